@@ -1,0 +1,44 @@
+# BeaconBridge: every target installs what it needs first (idempotent), so a fresh Debian 12 machine with only
+# the Swift toolchain can run `make test` and `make demo` directly.
+SHELL := /bin/bash
+SWIFT ?= swift
+SWIFTC ?= swiftc
+APT_PACKAGES := libbluetooth-dev libmosquitto-dev libsqlite3-dev libyaml-dev pkg-config mosquitto mosquitto-clients openssl
+FUZZ_SECONDS ?= 60
+BUILD_FLAGS := -Xswiftc -warnings-as-errors
+
+.PHONY: deps build release test fuzz bench demo e2e clean
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build $(BUILD_FLAGS)
+
+release: deps
+	$(SWIFT) build -c release $(BUILD_FLAGS)
+
+test: deps
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	$(SWIFT) test --skip-build --parallel 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+
+fuzz: deps
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+bench: release
+	$(SWIFT) build -c release --product beaconbridge-bench $(BUILD_FLAGS)
+	.build/release/beaconbridge-bench
+
+demo: release
+	scripts/demo.sh
+
+e2e: release
+	scripts/e2e.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,52 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// BeaconBridge: BLE beacon to MQTT gateway.
+// Layout (see docs/architecture.md): a pure core (BeaconCore, no C imports, no I/O, no clock reads),
+// thin adapters that are the only places importing C, and a short executable that wires them.
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "BeaconBridge",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "beaconbridge", targets: ["beaconbridge"]),
+    ],
+    targets: [
+        // C libraries from Debian, wrapped as system library targets.
+        .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+
+        // The pure core.
+        .target(name: "BeaconCore", swiftSettings: strict),
+
+        // Adapters: the only modules that import C.
+        .target(name: "HCIScanner", dependencies: ["BeaconCore", "CBlueZ"], swiftSettings: strict),
+        .target(name: "MQTTPublisher", dependencies: ["BeaconCore", "CMosquitto"], swiftSettings: strict),
+        .target(name: "SQLiteStore", dependencies: ["BeaconCore", "CSQLite"], swiftSettings: strict),
+        .target(name: "YAMLConfig", dependencies: ["BeaconCore", "CYAML"], swiftSettings: strict),
+
+        // Command implementations (wiring), kept out of main.swift so tests and the bench can reuse them.
+        .target(
+            name: "BeaconBridgeCLI",
+            dependencies: ["BeaconCore", "HCIScanner", "MQTTPublisher", "SQLiteStore", "YAMLConfig"],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "beaconbridge", dependencies: ["BeaconBridgeCLI"], swiftSettings: strict),
+        .executableTarget(
+            name: "beaconbridge-bench",
+            dependencies: ["BeaconCore", "BeaconBridgeCLI", "MQTTPublisher", "SQLiteStore"],
+            swiftSettings: strict
+        ),
+
+        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "HCIScannerTests", dependencies: ["HCIScanner", "BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "YAMLConfigTests", dependencies: ["YAMLConfig", "BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["BeaconBridgeCLI", "BeaconCore"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,52 @@
+/// The `beaconbridge` command line: dispatch to one command per file. Exit codes follow sysexits(3).
+public enum CommandLineTool {
+    public static let version = "0.1.0"
+
+    public static let usage = """
+        beaconbridge \(version): Bluetooth LE beacons to MQTT
+
+        Usage:
+          beaconbridge run [--config FILE]          scan and publish (the daemon)
+          beaconbridge check-config [--config FILE] validate a configuration file
+          beaconbridge decode [--hci] [--layout L] HEX...   decode advertising bytes to JSON
+          beaconbridge decode --btsnoop FILE        decode every advertising report of a capture
+          beaconbridge replay FILE [--config FILE]  run a btsnoop capture through the pipeline
+          beaconbridge simulate --scenario FILE     run a scripted scenario, print events and accuracy
+          beaconbridge --version | --help
+
+        Exit codes: 0 ok, 1 input error, 64 usage, 69 unavailable, 70 internal, 74 I/O, 78 configuration.
+        """
+
+    public static func main(_ arguments: [String]) -> Int32 {
+        guard let command = arguments.first else {
+            Output.stderr(usage)
+            return ExitCode.usage
+        }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "--help", "-h", "help": Output.stdout(usage); return ExitCode.ok
+        case "--version", "-V": Output.stdout("beaconbridge \(version)"); return ExitCode.ok
+        case "decode": return DecodeCommand.run(rest)
+        case "simulate": return SimulateCommand.run(rest)
+        case "check-config": return CheckConfigCommand.run(rest)
+        case "run": return RunCommand.run(rest)
+        case "replay": return ReplayCommand.run(rest)
+        default:
+            Output.stderr("beaconbridge: unknown command '\(command)'\n\n\(usage)")
+            return ExitCode.usage
+        }
+    }
+}
+
+/// sysexits(3) codes.
+public enum ExitCode {
+    public static let ok: Int32 = 0
+    public static let inputError: Int32 = 1
+    public static let usage: Int32 = 64
+    public static let dataError: Int32 = 65
+    public static let noInput: Int32 = 66
+    public static let unavailable: Int32 = 69
+    public static let software: Int32 = 70
+    public static let ioError: Int32 = 74
+    public static let config: Int32 = 78
+}

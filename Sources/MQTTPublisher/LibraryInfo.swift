@@ -1,0 +1,11 @@
+import CMosquitto
+
+/// The MQTT adapter: the only module that talks to libmosquitto.
+public enum MQTTLibrary {
+    /// libmosquitto's version as (major, minor, revision). The corresponding C function is `mosquitto_lib_version`.
+    public static var version: (Int, Int, Int) {
+        var major: Int32 = 0, minor: Int32 = 0, revision: Int32 = 0
+        _ = mosquitto_lib_version(&major, &minor, &revision)
+        return (Int(major), Int(minor), Int(revision))
+    }
+}

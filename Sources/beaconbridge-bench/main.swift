@@ -1,0 +1,17 @@
+// `make bench`: prints each figure next to a reference measured in the same run where one exists.
+// Each area has its own file; run one with `beaconbridge-bench <area>`.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let areas: [(String, () -> Void)] = [
+    ("decode", DecodeBench.run),
+    ("tracker", TrackerBench.run),
+    ("publish", PublishBench.run),
+    ("daemon", DaemonBench.run),
+]
+let wanted = Set(CommandLine.arguments.dropFirst())
+for (name, run) in areas where wanted.isEmpty || wanted.contains(name) {
+    print("== \(name)")
+    run()
+}

@@ -1,0 +1,6 @@
+import BeaconBridgeCLI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+exit(CommandLineTool.main(Array(CommandLine.arguments.dropFirst())))
