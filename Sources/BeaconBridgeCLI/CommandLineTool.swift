@@ -12,6 +12,7 @@ public enum CommandLineTool {
           beaconbridge decode --btsnoop FILE        decode every advertising report of a capture
           beaconbridge replay FILE [--config FILE]  run a btsnoop capture through the pipeline
           beaconbridge simulate --scenario FILE     run a scripted scenario, print events and accuracy
+          beaconbridge scan [--adapter hci0] [--seconds N]  print raw advertising reports (diagnostics)
           beaconbridge --version | --help
 
         Exit codes: 0 ok, 1 input error, 64 usage, 69 unavailable, 70 internal, 74 I/O, 78 configuration.
@@ -31,6 +32,7 @@ public enum CommandLineTool {
         case "check-config": return CheckConfigCommand.run(rest)
         case "run": return RunCommand.run(rest)
         case "replay": return ReplayCommand.run(rest)
+        case "scan": return ScanCommand.run(rest)
         default:
             Output.stderr("beaconbridge: unknown command '\(command)'\n\n\(usage)")
             return ExitCode.usage
