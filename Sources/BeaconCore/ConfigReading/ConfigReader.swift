@@ -139,7 +139,7 @@ public struct ConfigReader {
                     line: place.isKnown ? place.line : nil, column: place.isKnown ? place.column : nil)
     }
 
-    static func sortedByPlace(_ issues: [ConfigIssue]) -> [ConfigIssue] {
+    public static func sortedByPlace(_ issues: [ConfigIssue]) -> [ConfigIssue] {
         // Stable: issues without a place keep their order after the placed ones.
         issues.enumerated().sorted { a, b in
             let ka = (a.element.line ?? Int.max, a.element.column ?? 0, a.offset)
