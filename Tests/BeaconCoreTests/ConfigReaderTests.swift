@@ -213,4 +213,21 @@ private func key(_ name: String, _ line: Int, _ column: Int, _ value: ConfigNode
         _ = GatewaySettings(from: &r, hostname: "h")
         #expect(r.issues.map(\.path) == ["id", "room", "name"])
     }
+
+    @Test func schemaPathsListEveryKnownKey() {
+        let root = ConfigNode.mapping([
+            "regions": .sequence([.mapping(["name": .scalar("a")]), .mapping(["name": .scalar("b")])]),
+            "formats": .mapping(["mine": .mapping(["layout": .scalar("x")])]),
+        ])
+        var r = ConfigReader(root)
+        _ = r.list("regions") { e in
+            _ = e.string("name")
+            _ = e.section("enter") { s in s.int("rssi_above", in: -127...20) }
+        }
+        _ = r.namedSections("formats") { _, f in f.string("layout") }
+        r.reportUnknownKeys()
+        #expect(r.issues.isEmpty)
+        #expect(r.knownSchemaPaths == ["regions", "regions[].name", "regions[].enter", "regions[].enter.rssi_above",
+                                       "formats", "formats.*.layout"])
+    }
 }
