@@ -36,7 +36,7 @@ public struct FormatSettings: Sendable, Equatable {
         var seen: Set<String> = []
         for (index, entry) in layouts.enumerated() {
             let path = "formats.layouts[\(index)]"
-            if let problem = Self.nameProblem(entry.name) {
+            if let problem = Self.layoutNameProblem(entry.name) {
                 issues.append(ConfigIssue(path: path + ".name", message: problem))
             } else if builtinNames.contains(entry.name) || entry.name == "device" || entry.name == "mac" {
                 issues.append(ConfigIssue(path: path + ".name", message: "'\(entry.name)' is a built-in format name"))
@@ -53,7 +53,7 @@ public struct FormatSettings: Sendable, Equatable {
     }
 
     /// Layout names become beacon-id prefixes and MQTT topic parts: lower-case letters, digits, '-' and '_'.
-    static func nameProblem(_ name: String) -> String? {
+    public static func layoutNameProblem(_ name: String) -> String? {
         guard !name.isEmpty else { return "a layout needs a name" }
         guard name.utf8.count <= 32 else { return "name longer than 32 characters" }
         let allowed = name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F }
