@@ -1,0 +1,34 @@
+import BeaconCore
+
+/// What the client reports, delivered on its network thread (handlers must only hand it over, never block).
+public enum MQTTClientEvent: Sendable, Equatable {
+    /// The broker accepted the connection (CONNACK success).
+    case connected
+    /// An attempt failed before the broker accepted us (TCP, TLS, refused CONNACK); retried after `retryIn` s.
+    case connectionFailed(MQTTError, retryIn: Double)
+    /// An established connection was lost; reconnecting after `retryIn` s.
+    case disconnected(MQTTError, retryIn: Double)
+    /// The broker acknowledged (QoS 1/2) or the client sent (QoS 0) the message with this id.
+    case acknowledged(messageID: Int32)
+    /// A message on a subscribed topic.
+    case message(topic: String, payload: [UInt8])
+    /// `stop()` finished: the network thread has ended.
+    case stopped
+}
+
+/// Everything the client needs to connect, resolved from configuration (the password already read).
+public struct MQTTClientOptions: Sendable {
+    public var settings: MQTTSettings
+    public var clientID: String
+    /// Never logged, never in an error message.
+    public var password: String?
+    /// The last will, e.g. `offline` retained on the availability topic.
+    public var will: ControlMessage?
+
+    public init(settings: MQTTSettings, clientID: String, password: String? = nil, will: ControlMessage? = nil) {
+        self.settings = settings
+        self.clientID = clientID
+        self.password = password
+        self.will = will
+    }
+}
