@@ -35,7 +35,7 @@ public final class MQTTClient: @unchecked Sendable {
     /// Creates and configures the libmosquitto handle (no network traffic until `start()`).
     /// The corresponding C functions are `mosquitto_new`, `mosquitto_tls_set`, `mosquitto_will_set`, ...
     public init(options: MQTTClientOptions, onEvent: @escaping @Sendable (MQTTClientEvent) -> Void) throws(MQTTError) {
-        guard MQTTClient.libraryReady, let handle = mosquitto_new(options.clientID, true, nil) else {
+        guard MQTTClient.libraryReady, let handle = mosquitto_new(options.clientID, options.cleanSession, nil) else {
             throw MQTTError(operation: "create client", code: MQTTError.errno, detail: String(cString: strerror(errno)))
         }
         self.handle = handle
