@@ -1,7 +1,73 @@
-// Placeholder until its issue lands; replaced by the real command.
+import BeaconCore
+import YAMLConfig
+
+/// `beaconbridge check-config [--config FILE]`: validates the configuration and reports every problem at
+/// once, one `FILE:LINE:COL: KEYPATH: MESSAGE` line each, on stderr (exit 78, EX_CONFIG); a missing or
+/// unreadable file exits 66 (EX_NOINPUT); a valid file prints a short summary on stdout (exit 0).
 enum CheckConfigCommand {
+    static let help = """
+        Usage: beaconbridge check-config [--config FILE]
+
+        Validates the configuration file and prints every problem as FILE:LINE:COL: KEYPATH: MESSAGE.
+        The file is --config FILE, else $BEACONBRIDGE_CONFIG, else \(ConfigurationLoader.defaultPath).
+        Exit codes: 0 valid, 64 usage, 66 file missing or unreadable, 78 invalid.
+        """
+
     static func run(_ arguments: [String]) -> Int32 {
-        Output.stderr("beaconbridge: this command is not built yet")
-        return ExitCode.software
+        run(arguments, environment: ProcessEnvironment.current(), hostEnvironment: nil)
+    }
+
+    static func run(_ arguments: [String], environment: [String: String],
+                    hostEnvironment: ConfigEnvironment?) -> Int32 {
+        var rest = arguments
+        if rest.contains("--help") || rest.contains("-h") {
+            Output.stdout(help)
+            return ExitCode.ok
+        }
+        let location: ConfigLocation
+        switch ConfigLocation.extract(from: &rest, environment: environment) {
+        case .success(let found): location = found
+        case .failure(let usage):
+            Output.stderr("beaconbridge check-config: \(usage.message)\n\n\(help)")
+            return ExitCode.usage
+        }
+        guard rest.isEmpty else {
+            Output.stderr("beaconbridge check-config: unexpected argument '\(rest[0])'\n\n\(help)")
+            return ExitCode.usage
+        }
+
+        switch ConfigurationLoader.load(path: location.path, environment: hostEnvironment) {
+        case .success(let configuration):
+            Output.stdout(summary(configuration, path: location.path))
+            return ExitCode.ok
+        case .failure(let errors) where errors.kind == .fileMissing:
+            Output.stderr("beaconbridge check-config: configuration file \(location.path) does not exist "
+                          + "(\(location.howToChange))")
+            return ExitCode.noInput
+        case .failure(let errors) where errors.kind == .fileUnreadable:
+            Output.stderr(errors.lines.map { "beaconbridge check-config: \($0)" }.joined(separator: "\n"))
+            return ExitCode.noInput
+        case .failure(let errors):
+            let count = errors.issues.count
+            Output.stderr(errors.lines.joined(separator: "\n"))
+            Output.stderr("\(location.path): \(count) problem\(count == 1 ? "" : "s") found")
+            return ExitCode.config
+        }
+    }
+
+    static func summary(_ c: GatewayConfiguration, path: String) -> String {
+        var lines = ["\(path): configuration is valid"]
+        var gateway = "  gateway: id=\(c.gateway.id)"
+        if c.gateway.name != c.gateway.id { gateway += " name=\"\(c.gateway.name)\"" }
+        if let room = c.gateway.room { gateway += " room=\(room)" }
+        lines.append(gateway)
+        lines.append("  logging: level=\(c.logging.level.rawValue) format=\(c.logging.format.rawValue)")
+        lines.append(c.telemetry.enabled
+                     ? "  telemetry: every \(ConfigDuration.format(seconds: c.telemetry.interval))"
+                     : "  telemetry: off")
+        if !c.unvalidatedSections.isEmpty {
+            lines.append("  not checked by this build: " + c.unvalidatedSections.joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n")
     }
 }

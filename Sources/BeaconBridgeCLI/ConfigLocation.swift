@@ -1,0 +1,79 @@
+import YAMLConfig
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where the configuration file is: `--config FILE` (or `--config=FILE`, `-c FILE`), else the environment
+/// variable `BEACONBRIDGE_CONFIG`, else `/etc/beaconbridge/beaconbridge.yaml`. Shared by every command that
+/// reads the configuration.
+struct ConfigLocation: Equatable {
+    static let environmentVariable = "BEACONBRIDGE_CONFIG"
+
+    enum Source: Equatable { case option, environment, builtIn }
+
+    var path: String
+    var source: Source
+
+    /// Removes the config option from `arguments` and returns the location, or a usage error message.
+    static func extract(from arguments: inout [String],
+                        environment: [String: String]) -> Result<ConfigLocation, UsageError> {
+        var found: String?
+        var rest: [String] = []
+        var i = 0
+        while i < arguments.count {
+            let argument = arguments[i]
+            if argument == "--config" || argument == "-c" {
+                guard i + 1 < arguments.count, !arguments[i + 1].isEmpty else {
+                    return .failure(UsageError("\(argument) needs a file name"))
+                }
+                found = arguments[i + 1]
+                i += 2
+                continue
+            }
+            if argument.hasPrefix("--config=") {
+                let value = String(argument.dropFirst("--config=".count))
+                guard !value.isEmpty else { return .failure(UsageError("--config needs a file name")) }
+                found = value
+            } else {
+                rest.append(argument)
+            }
+            i += 1
+        }
+        arguments = rest
+        if let found { return .success(ConfigLocation(path: found, source: .option)) }
+        if let fromEnvironment = environment[environmentVariable], !fromEnvironment.isEmpty {
+            return .success(ConfigLocation(path: fromEnvironment, source: .environment))
+        }
+        return .success(ConfigLocation(path: ConfigurationLoader.defaultPath, source: .builtIn))
+    }
+
+    /// How the user can point elsewhere, for "file missing" messages.
+    var howToChange: String {
+        switch source {
+        case .option: "check the --config argument"
+        case .environment: "check \(ConfigLocation.environmentVariable)"
+        case .builtIn: "pass --config FILE or set \(ConfigLocation.environmentVariable)"
+        }
+    }
+}
+
+struct UsageError: Error, Equatable {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// The process environment as a dictionary (`environ`).
+enum ProcessEnvironment {
+    static func current() -> [String: String] {
+        var out: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") {
+                out[String(text[..<eq])] = String(text[text.index(after: eq)...])
+            }
+            pointer += 1
+        }
+        return out
+    }
+}

@@ -1,0 +1,79 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes logfmt lines to a file descriptor (stderr by default), one `write` per line under a lock so lines
+/// from different threads never interleave.
+public struct LogfmtHandler: LogHandler {
+    public var logLevel: Logger.Level
+    public var metadata: Logger.Metadata = [:]
+    /// Whether lines start with `ts=`; journald stamps lines itself, so `run` turns it off under systemd.
+    public var includesTimestamp: Bool
+    private let sink: LogSink
+
+    public init(level: Logger.Level = .info, includesTimestamp: Bool = true, fileDescriptor: Int32 = 2) {
+        self.logLevel = level
+        self.includesTimestamp = includesTimestamp
+        self.sink = LogSink.shared(fileDescriptor)
+    }
+
+    public func log(level: Logger.Level, label: String, message: String, metadata extra: Logger.Metadata?) {
+        let merged = extra.map { metadata.merging($0) { $1 } } ?? metadata
+        let line = LogfmtFormatter.line(timestamp: includesTimestamp ? Self.timestamp() : nil, level: level,
+                                        label: label, message: message, metadata: merged)
+        sink.write(line + "\n")
+    }
+
+    /// RFC 3339 UTC with milliseconds, e.g. `2026-11-30T10:55:01.234Z`. The corresponding C functions are
+    /// `clock_gettime` and `gmtime_r`.
+    static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ n: Int32, _ width: Int) -> String {
+            let s = String(n)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        let millis = Int32(now.tv_nsec / 1_000_000)
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(millis, 3))Z"
+    }
+}
+
+/// One output file descriptor shared by every handler writing to it.
+final class LogSink: Sendable {
+    private let fileDescriptor: Int32
+    private let lock = Mutex(())
+
+    private init(_ fd: Int32) { fileDescriptor = fd }
+
+    private static let registry = Mutex<[Int32: LogSink]>([:])
+
+    static func shared(_ fd: Int32) -> LogSink {
+        registry.withLock { sinks in
+            if let sink = sinks[fd] { return sink }
+            let sink = LogSink(fd)
+            sinks[fd] = sink
+            return sink
+        }
+    }
+
+    /// The corresponding C function is `write` (EINTR retried, partial writes continued).
+    func write(_ text: String) {
+        lock.withLock { _ in
+            var text = text
+            text.withUTF8 { buffer in
+                guard let base = buffer.baseAddress else { return }
+                var offset = 0
+                while offset < buffer.count {
+                    let n = Glibc.write(fileDescriptor, base + offset, buffer.count - offset)
+                    if n < 0 { if errno == EINTR { continue }; return }
+                    offset += n
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import BeaconCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a configuration file's bytes, bounded in size.
+enum ConfigFile {
+    enum Failure: Error, Equatable {
+        case missing
+        case unreadable(String)
+        case tooLarge(Int)
+    }
+
+    /// The corresponding C functions are `open`, `fstat` and `read` (EINTR retried).
+    static func read(path: String, maxBytes: Int) -> Result<[UInt8], Failure> {
+        let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
+        if fd < 0 {
+            let code = errno
+            return .failure(code == ENOENT || code == ENOTDIR ? .missing : .unreadable(describe(code)))
+        }
+        defer { close(fd) }
+        var info = stat()
+        if fstat(fd, &info) != 0 { return .failure(.unreadable(describe(errno))) }
+        if info.st_mode & S_IFMT == S_IFDIR { return .failure(.unreadable("it is a directory")) }
+        if info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) > maxBytes {
+            return .failure(.tooLarge(Int(info.st_size)))
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(.unreadable(describe(errno)))
+            }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+            if bytes.count > maxBytes { return .failure(.tooLarge(bytes.count)) }
+        }
+        return .success(bytes)
+    }
+
+    static func describe(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "error \(code)" }
+        return String(cString: text).lowercased()
+    }
+}

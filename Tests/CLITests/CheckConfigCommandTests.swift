@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+/// Runs the built `beaconbridge` binary over the broken files in Tests/Fixtures/config. Each fixture states
+/// what it must produce in `# expect: LINE:COL: KEYPATH: MESSAGE` header lines; the output must hold exactly
+/// those problems (no more), each as `FILE:LINE:COL: KEYPATH: MESSAGE`, and exit 78.
+@Suite struct CheckConfigCommandTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    static let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures/config")
+    static let binary = packageRoot.appendingPathComponent(".build/debug/beaconbridge")
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs the binary with a clean environment (plus `environment`), reading both pipes to the end.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw BinaryMissing(path: binary.path)
+        }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
+        process.currentDirectoryURL = fixtures
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                   stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    struct BinaryMissing: Error, CustomStringConvertible {
+        var path: String
+        var description: String { "\(path) is missing: run `swift build` (or `make test`) before these tests" }
+    }
+
+    static let brokenFixtures: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: fixtures.path)) ?? []
+        return names.filter { $0.hasSuffix(".yaml") && !$0.hasPrefix("valid-") }.sorted()
+    }()
+
+    /// The `# expect:` lines of a fixture, without the prefix.
+    static func expectations(in name: String) throws -> [String] {
+        let data = try Data(contentsOf: fixtures.appendingPathComponent(name))
+        return String(decoding: data, as: UTF8.self).split(separator: "\n")
+            .filter { $0.hasPrefix("# expect: ") }
+            .map { String($0.dropFirst("# expect: ".count)) }
+    }
+
+    @Test func thereAreBrokenFixtures() {
+        #expect(Self.brokenFixtures.count >= 12)
+    }
+
+    @Test(arguments: brokenFixtures)
+    func brokenFileReportsEveryExpectedProblem(name: String) throws {
+        let expected = try Self.expectations(in: name)
+        try #require(!expected.isEmpty, "\(name) has no `# expect:` lines")
+        let result = try Self.run(["check-config", "--config", name])
+        #expect(result.status == 78)
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        let problems = lines.filter { $0.hasPrefix(name + ":") && !$0.hasPrefix(name + ": ") }
+        #expect(problems == expected.map { "\(name):\($0)" })
+        let count = expected.count
+        #expect(lines.last == "\(name): \(count) problem\(count == 1 ? "" : "s") found")
+    }
+
+    @Test func validFilePrintsSummary() throws {
+        let result = try Self.run(["check-config", "--config", "valid-minimal.yaml"])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty)
+        #expect(result.stdout.contains("valid-minimal.yaml: configuration is valid"))
+        #expect(result.stdout.contains("gateway: id=pi-kitchen name=\"Kitchen gateway\" room=kitchen"))
+        #expect(result.stdout.contains("telemetry: every 2m"))
+    }
+
+    @Test func environmentVariableNamesTheFileAndOptionWins() throws {
+        let viaEnvironment = try Self.run(["check-config"], environment: ["BEACONBRIDGE_CONFIG": "wrong-values.yaml"])
+        #expect(viaEnvironment.status == 78)
+        #expect(viaEnvironment.stderr.contains("wrong-values.yaml:9:10: logging.level:"))
+        let optionWins = try Self.run(["check-config", "--config=valid-minimal.yaml"],
+                                      environment: ["BEACONBRIDGE_CONFIG": "wrong-values.yaml"])
+        #expect(optionWins.status == 0)
+    }
+
+    @Test func missingFileExits66WithHowToFix() throws {
+        let result = try Self.run(["check-config", "--config", "no-such-file.yaml"])
+        #expect(result.status == 66)
+        #expect(result.stderr.contains("configuration file no-such-file.yaml does not exist (check the --config argument)"))
+        let builtIn = try Self.run(["check-config"])
+        if !FileManager.default.fileExists(atPath: "/etc/beaconbridge/beaconbridge.yaml") {
+            #expect(builtIn.status == 66)
+            #expect(builtIn.stderr.contains("/etc/beaconbridge/beaconbridge.yaml does not exist (pass --config FILE"))
+        }
+    }
+
+    @Test func directoryIsUnreadable() throws {
+        let result = try Self.run(["check-config", "--config", "."])
+        #expect(result.status == 66)
+        #expect(result.stderr.contains(".: cannot read: it is a directory"))
+    }
+
+    @Test(arguments: [["check-config", "--config"], ["check-config", "extra"], ["check-config", "-c", ""]])
+    func usageErrorsExit64(arguments: [String]) throws {
+        let result = try Self.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("Usage: beaconbridge check-config"))
+    }
+
+    @Test func helpExitsZero() throws {
+        let result = try Self.run(["check-config", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("BEACONBRIDGE_CONFIG"))
+    }
+}
