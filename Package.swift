@@ -43,7 +43,7 @@ let package = Package(
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(name: "HCIScannerTests", dependencies: ["HCIScanner", "BeaconCore"], swiftSettings: strict),
-        .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "SQLiteStore", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "YAMLConfigTests", dependencies: ["YAMLConfig", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["BeaconBridgeCLI", "BeaconCore"], swiftSettings: strict),

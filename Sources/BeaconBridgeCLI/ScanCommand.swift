@@ -1,7 +1,196 @@
-// Placeholder until its issue lands; replaced by the real command.
+#if canImport(Glibc)
+import Glibc
+#endif
+import BeaconCore
+import Dispatch
+import HCIScanner
+import Synchronization
+
+/// `beaconbridge scan`: scans one adapter and prints one line per raw LE advertising event
+/// (capture time, then the HCI event bytes in hex), for diagnostics. Notices go to stderr.
 enum ScanCommand {
+    static let usage = """
+        Usage: beaconbridge scan [--adapter hci0|N|AA:BB:CC:DD:EE:FF] [--seconds N] [--record FILE] [--passive]
+                                 [--extended auto|on|off] [--replay FILE [--speed X]]
+        Prints one line per LE advertising event: <unix time> <event bytes hex>. Stops after N seconds
+        (default: on SIGINT/SIGTERM). --replay reads a btsnoop capture instead of the adapter.
+        """
+
+    struct Options {
+        var settings = ScannerSettings()
+        var seconds: Double?
+    }
+
     static func run(_ arguments: [String]) -> Int32 {
-        Output.stderr("beaconbridge: this command is not built yet")
-        return ExitCode.software
+        let options: Options
+        switch parse(arguments) {
+        case let .success(parsed): options = parsed
+        case let .failure(message):
+            Output.stderr("beaconbridge scan: \(message)\n\n\(usage)")
+            return ExitCode.usage
+        }
+        if arguments.contains("--help") { Output.stdout(usage); return ExitCode.ok }
+        let issues = options.settings.validate(path: "scan")
+        guard issues.isEmpty else {
+            for issue in issues { Output.stderr("beaconbridge scan: \(issue)") }
+            return ExitCode.usage
+        }
+        return BlockingRun.wait { await scan(options) }
+    }
+
+    enum ParseResult { case success(Options), failure(String) }
+
+    static func parse(_ arguments: [String]) -> ParseResult {
+        var options = Options()
+        var index = 0
+        func value(_ flag: String) -> String? {
+            index += 1
+            return index < arguments.count ? arguments[index] : nil
+        }
+        while index < arguments.count {
+            let flag = arguments[index]
+            switch flag {
+            case "--help": break
+            case "--passive": options.settings.active = false
+            case "--active": options.settings.active = true
+            case "--adapter", "-i":
+                guard let text = value(flag) else { return .failure("\(flag) needs a value") }
+                options.settings.adapter = text
+            case "--seconds":
+                guard let text = value(flag), let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                    return .failure("--seconds needs a positive number")
+                }
+                options.seconds = seconds
+            case "--record":
+                guard let text = value(flag), !text.isEmpty else { return .failure("--record needs a file") }
+                options.settings.record = text
+            case "--extended":
+                guard let text = value(flag), let mode = ScannerSettings.ExtendedScanning(rawValue: text) else {
+                    return .failure("--extended takes auto, on or off")
+                }
+                options.settings.extended = mode
+            case "--replay":
+                guard let text = value(flag), !text.isEmpty else { return .failure("--replay needs a file") }
+                options.settings.source = .replay(path: text)
+            case "--speed":
+                guard let text = value(flag), let speed = Double(text) else { return .failure("--speed needs a number") }
+                options.settings.replaySpeed = speed
+            default:
+                return .failure("unknown option '\(flag)'")
+            }
+            index += 1
+        }
+        return .success(options)
+    }
+
+    static func scan(_ options: Options) async -> Int32 {
+        let settings = options.settings
+        let recorder: BTSnoopFileRecorder?
+        if let path = settings.record {
+            do { recorder = try BTSnoopFileRecorder(path: path) } catch {
+                Output.stderr("beaconbridge scan: cannot record: \(error)")
+                return ExitCode.ioError
+            }
+        } else {
+            recorder = nil
+        }
+        let source: any HCIEventSource
+        switch settings.source {
+        case .hci:
+            source = HCIScanner(settings: settings, recorder: recorder) { notice in
+                Output.stderr("beaconbridge scan: \(notice)")
+            }
+        case let .replay(path):
+            source = ReplaySource(path: path, speed: settings.replaySpeed)
+        }
+        let stream: AsyncStream<CapturedHCIEvent>
+        do {
+            stream = try await source.events()
+        } catch {
+            Output.stderr("beaconbridge scan: \(error)")
+            return error is HCIError ? ExitCode.unavailable : ExitCode.noInput
+        }
+        StopSignals.install()
+        let deadline = options.seconds.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
+        var printed = 0
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                // Stops the source at the deadline or on SIGINT/SIGTERM; checks every 100 ms.
+                while !Task.isCancelled {
+                    if StopSignals.received || (deadline.map { ContinuousClock.now >= $0 } ?? false) {
+                        source.stop()
+                        return
+                    }
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            for await event in stream where event.isAdvertisingReport {
+                Output.stdout("\(format(event.timestamp)) \(hex(event.bytes))")
+                printed += 1
+            }
+            group.cancelAll()
+        }
+        recorder?.close()
+        let stats = source.statistics
+        Output.stderr("beaconbridge scan: \(printed) advertising events, \(stats.dropped) dropped, "
+            + "\(stats.scanRestarts) scan restarts, \(stats.adapterPowerCycles) power cycles"
+            + (recorder.map { ", \($0.records) records written to \($0.path)" } ?? ""))
+        if let failure = recorder?.failure { Output.stderr("beaconbridge scan: recording stopped: \(failure)") }
+        if let failure = source.failure {
+            Output.stderr("beaconbridge scan: \(failure)")
+            return ExitCode.ioError
+        }
+        return ExitCode.ok
+    }
+
+    /// Unix seconds with microseconds, e.g. `1764500000.123456`.
+    static func format(_ time: Timestamp) -> String {
+        guard time.isFinite else { return "?" }
+        let micros = Int64((time * 1_000_000).rounded())
+        let fraction = String(abs(micros % 1_000_000))
+        return "\(micros / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits: [Character] = Array("0123456789abcdef")
+        var out = ""
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return out
+    }
+
+    /// SIGINT / SIGTERM as a flag the scan loop polls.
+    enum StopSignals {
+        private static let flag = Atomic<Bool>(false)
+
+        static func install() {
+            signal(SIGINT) { _ in StopSignals.flag.store(true, ordering: .relaxed) }
+            signal(SIGTERM) { _ in StopSignals.flag.store(true, ordering: .relaxed) }
+        }
+
+        static var received: Bool { flag.load(ordering: .relaxed) }
+    }
+
+    /// Runs async work from a synchronous command entry point: the calling (main) thread waits on a semaphore
+    /// while the work runs on the concurrency pool.
+    enum BlockingRun {
+        private final class Result: @unchecked Sendable {
+            // Written once by the task before `signal()`, read after `wait()`: the semaphore orders the accesses.
+            var code: Int32 = ExitCode.software
+        }
+
+        static func wait(_ work: @escaping @Sendable () async -> Int32) -> Int32 {
+            let result = Result()
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                result.code = await work()
+                done.signal()
+            }
+            done.wait()
+            return result.code
+        }
     }
 }

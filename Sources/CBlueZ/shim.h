@@ -3,7 +3,37 @@
 // libbluetooth (BlueZ) headers. Helpers here are only for what Swift cannot import (macros, inline bit ops).
 #include <sys/socket.h>
 #include <sys/ioctl.h>
+#include <string.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <bluetooth/bluetooth.h>
 #include <bluetooth/hci.h>
 #include <bluetooth/hci_lib.h>
+
+/// ioctl(ctl, HCIDEVUP, dev_id): power the adapter on (needs CAP_NET_ADMIN).
+static inline int bb_hci_dev_up(int ctl, int dev_id) { return ioctl(ctl, HCIDEVUP, dev_id); }
+
+/// ioctl(ctl, HCIDEVDOWN, dev_id): power the adapter off (needs CAP_NET_ADMIN).
+static inline int bb_hci_dev_down(int ctl, int dev_id) { return ioctl(ctl, HCIDEVDOWN, dev_id); }
+
+/// ioctl(ctl, HCIGETDEVINFO, info) with info->dev_id set by the caller.
+static inline int bb_hci_dev_info(int ctl, struct hci_dev_info *info) {
+    return ioctl(ctl, HCIGETDEVINFO, (void *)info);
+}
+
+/// ioctl(ctl, HCIGETDEVLIST): writes up to `max` adapter ids to `ids`; returns their count or -1 (errno).
+static inline int bb_hci_dev_ids(int ctl, uint16_t *ids, int max) {
+    if (max <= 0 || max > HCI_MAX_DEV) { errno = EINVAL; return -1; }
+    struct hci_dev_list_req *list = calloc(1, sizeof(*list) + (size_t)max * sizeof(struct hci_dev_req));
+    if (!list) { errno = ENOMEM; return -1; }
+    list->dev_num = (uint16_t)max;
+    if (ioctl(ctl, HCIGETDEVLIST, (void *)list) < 0) { int saved = errno; free(list); errno = saved; return -1; }
+    int count = list->dev_num;
+    for (int i = 0; i < count; i++) ids[i] = list->dev_req[i].dev_id;
+    free(list);
+    return count;
+}
+
+/// True when the adapter's HCI_UP flag is set in hci_dev_info.flags.
+static inline int bb_hci_dev_is_up(const struct hci_dev_info *info) { return hci_test_bit(HCI_UP, (void *)&info->flags) != 0; }
 #endif

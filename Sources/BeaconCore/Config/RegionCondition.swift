@@ -1,0 +1,18 @@
+/// A threshold on a beacon's signal: RSSI above/below a level, or distance below/above a radius.
+/// Enter conditions use the `rssiAbove` / `distanceBelow` sense, exit conditions the opposite sense: a
+/// beacon keeps qualifying for "inside" while it is above the exit RSSI / nearer than the exit distance.
+public enum RegionCondition: Sendable, Equatable, Hashable {
+    /// dBm.
+    case rssi(Double)
+    /// Metres.
+    case distance(Double)
+
+    /// The default exit condition derived from an enter condition: 5 dB lower, or 1.5 times the radius
+    /// (about 4.7 dB with a path-loss exponent of 2.7, so both kinds get the same hysteresis in signal terms).
+    public var defaultExit: RegionCondition {
+        switch self {
+        case let .rssi(level): .rssi(level - 5)
+        case let .distance(metres): .distance(metres * 1.5)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+/// The `topics` section: topic layout, per-kind QoS and retain, and the compatibility modes.
+/// Every key is documented in docs/mqtt.md.
+public struct TopicSettings: Sendable, Equatable {
+    /// `topics.prefix`: first topic level; events go under `<prefix>/<gateway_id>/...`.
+    public var prefix: String
+    /// `topics.qos.<kind>` and `topics.retain.<kind>`.
+    public var delivery: [EventKind: DeliveryPolicy]
+    public var espresense: ESPresenseSettings
+    public var homeAssistant: HomeAssistantSettings
+
+    public init(prefix: String = "beaconbridge", delivery: [EventKind: DeliveryPolicy] = TopicSettings.defaultDelivery,
+                espresense: ESPresenseSettings = ESPresenseSettings(),
+                homeAssistant: HomeAssistantSettings = HomeAssistantSettings()) {
+        self.prefix = prefix
+        self.delivery = delivery
+        self.espresense = espresense
+        self.homeAssistant = homeAssistant
+    }
+
+    /// Region and presence QoS 1 and retained (the last message on each topic is the current state);
+    /// sightings and ESPresense QoS 0, not retained (a stream of measurements); telemetry QoS 0, retained.
+    public static let defaultDelivery: [EventKind: DeliveryPolicy] = [
+        .sighting: DeliveryPolicy(qos: 0, retain: false),
+        .presence: DeliveryPolicy(qos: 1, retain: true),
+        .region: DeliveryPolicy(qos: 1, retain: true),
+        .telemetry: DeliveryPolicy(qos: 0, retain: true),
+        .espresense: DeliveryPolicy(qos: 0, retain: false),
+    ]
+
+    public func policy(for kind: EventKind) -> DeliveryPolicy {
+        delivery[kind] ?? TopicSettings.defaultDelivery[kind] ?? DeliveryPolicy(qos: 0, retain: false)
+    }
+
+    public func validate() -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        if let problem = TopicLayout.problem(inTopic: prefix, allowLevels: true) {
+            issues.append(ConfigIssue(path: "topics.prefix", message: problem))
+        }
+        for kind in EventKind.allCases.sorted(by: { $0.rawValue < $1.rawValue }) {
+            if let policy = delivery[kind], policy.qos > 2 {
+                issues.append(ConfigIssue(path: "topics.qos.\(kind.rawValue)",
+                                          message: "QoS must be 0, 1 or 2, got \(policy.qos)"))
+            }
+        }
+        issues += espresense.validate()
+        issues += homeAssistant.validate()
+        return issues
+    }
+}
+
+/// `topics.espresense`: also publish sightings the way an ESPresense node does.
+public struct ESPresenseSettings: Sendable, Equatable {
+    /// `topics.espresense.enabled`.
+    public var enabled: Bool
+    /// `topics.espresense.room`: the room this gateway stands in (last topic level). Required when enabled.
+    public var room: String?
+    /// `topics.espresense.prefix`: ESPresense's root topic.
+    public var prefix: String
+
+    public init(enabled: Bool = false, room: String? = nil, prefix: String = "espresense") {
+        self.enabled = enabled; self.room = room; self.prefix = prefix
+    }
+
+    public func validate() -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        if let problem = TopicLayout.problem(inTopic: prefix, allowLevels: true) {
+            issues.append(ConfigIssue(path: "topics.espresense.prefix", message: problem))
+        }
+        if enabled {
+            if let room {
+                if let problem = TopicLayout.problem(inTopic: room, allowLevels: false) {
+                    issues.append(ConfigIssue(path: "topics.espresense.room", message: problem))
+                }
+            } else {
+                issues.append(ConfigIssue(path: "topics.espresense.room",
+                                          message: "required when topics.espresense.enabled is true"))
+            }
+        }
+        return issues
+    }
+}
+
+/// `topics.home_assistant`: Home Assistant MQTT discovery.
+public struct HomeAssistantSettings: Sendable, Equatable {
+    /// `topics.home_assistant.enabled`.
+    public var enabled: Bool
+    /// `topics.home_assistant.discovery_prefix`: Home Assistant's discovery prefix; its birth topic is
+    /// `<discovery_prefix>/status`.
+    public var discoveryPrefix: String
+
+    public init(enabled: Bool = false, discoveryPrefix: String = "homeassistant") {
+        self.enabled = enabled; self.discoveryPrefix = discoveryPrefix
+    }
+
+    public func validate() -> [ConfigIssue] {
+        guard let problem = TopicLayout.problem(inTopic: discoveryPrefix, allowLevels: true) else { return [] }
+        return [ConfigIssue(path: "topics.home_assistant.discovery_prefix", message: problem)]
+    }
+}

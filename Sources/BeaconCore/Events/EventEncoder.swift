@@ -1,0 +1,90 @@
+/// Turns engine events and gateway telemetry into envelopes: topic, QoS/retain for the kind, a sequence
+/// number from the reserved block, and the JSON payload documented in docs/mqtt.md and docs/schemas/.
+///
+/// Pure: the sequence block is refilled by the caller from durable storage (`needsSequences`), and time only
+/// comes from the events themselves.
+public struct EventEncoder: Sendable {
+    public let layout: TopicLayout
+    public var sequences: SequenceBlock
+
+    public init(layout: TopicLayout, sequences: SequenceBlock = .empty) {
+        self.layout = layout
+        self.sequences = sequences
+    }
+
+    public var gatewayID: String { layout.gatewayID }
+
+    /// Envelopes one event can need at most (the event itself plus its ESPresense rendering).
+    public static let maxEnvelopesPerEvent: UInt64 = 2
+
+    /// True when the block may not cover the next event: reserve more and call `refill(_:)` first.
+    public var needsSequences: Bool { sequences.remaining < EventEncoder.maxEnvelopesPerEvent }
+
+    public mutating func refill(_ block: SequenceBlock) { sequences = block }
+
+    /// Envelopes for one engine event: one per event, plus the ESPresense rendering of a sighting when that
+    /// mode is on and a distance is known (`mqtt_room` needs one).
+    public mutating func encode(_ event: EngineEvent) throws(EventEncoderError) -> [EventEnvelope] {
+        switch event {
+        case let .sighting(sighting):
+            var out = [try envelope(.sighting, time: sighting.time, topic: layout.sighting(beaconID: sighting.beacon.beaconID)) {
+                EventPayload.sighting(sighting, head: $0)
+            }]
+            let espresense = layout.settings.espresense
+            if espresense.enabled, sighting.beacon.distance != nil,
+               let topic = layout.espresenseDevice(id: ESPresenseMapping.deviceID(for: sighting.beacon)) {
+                out.append(try envelope(.espresense, time: sighting.time, topic: topic) { _ in
+                    ESPresenseMapping.payload(for: sighting.beacon)
+                })
+            }
+            return out
+        case let .presence(presence):
+            return [try envelope(.presence, time: presence.time, topic: layout.presence(beaconID: presence.beacon.beaconID)) {
+                EventPayload.presence(presence, head: $0)
+            }]
+        case let .region(region):
+            return [try envelope(.region, time: region.time, topic: layout.region(region.region, beaconID: region.beaconID)) {
+                EventPayload.region(region, head: $0)
+            }]
+        }
+    }
+
+    /// Encodes a batch of events, in order.
+    public mutating func encode(_ events: [EngineEvent]) throws(EventEncoderError) -> [EventEnvelope] {
+        var out: [EventEnvelope] = []
+        out.reserveCapacity(events.count)
+        for event in events { out += try encode(event) }
+        return out
+    }
+
+    /// The telemetry event.
+    public mutating func encode(_ telemetry: GatewayTelemetry) throws(EventEncoderError) -> EventEnvelope {
+        try envelope(.telemetry, time: telemetry.time, topic: layout.telemetry) {
+            EventPayload.telemetry(telemetry, head: $0)
+        }
+    }
+
+    private mutating func envelope(_ kind: EventKind, time: Timestamp, topic: String,
+                                   payload: (_ head: [(String, JSONValue)]) -> JSONValue) throws(EventEncoderError) -> EventEnvelope {
+        guard let sequence = sequences.take() else { throw .sequencesExhausted }
+        let id = EventEnvelope.eventID(gatewayID: gatewayID, sequence: sequence)
+        let head: [(String, JSONValue)] = [
+            ("schema", .string(EventEnvelope.schemaVersion)), ("id", .string(id)), ("gateway", .string(gatewayID)),
+            ("seq", .int(Int64(clamping: sequence))), ("kind", .string(kind.rawValue)), ("time", .double(time)),
+        ]
+        let policy = layout.settings.policy(for: kind)
+        return EventEnvelope(id: id, gatewayID: gatewayID, sequence: sequence, captureTime: time, kind: kind,
+                             topic: topic, qos: policy.qos, retain: policy.retain, payload: payload(head).serialized)
+    }
+}
+
+public enum EventEncoderError: Error, Equatable, CustomStringConvertible {
+    /// The reserved sequence block is used up: reserve a new one (programmer error in the caller's loop).
+    case sequencesExhausted
+
+    public var description: String {
+        switch self {
+        case .sequencesExhausted: "event encoder: sequence block exhausted; reserve sequences before encoding"
+        }
+    }
+}

@@ -1,0 +1,101 @@
+/// Every topic the gateway publishes to or subscribes, in one place (documented in docs/mqtt.md).
+///
+/// With the default prefix and gateway `gw1`:
+/// - `beaconbridge/gw1/availability`            `online` / `offline` (retained, `offline` is the will)
+/// - `beaconbridge/gw1/sighting/<beacon_id>`    sighting events
+/// - `beaconbridge/gw1/presence/<beacon_id>`    presence events (seen / away)
+/// - `beaconbridge/gw1/region/<region>/<beacon_id>`  region events (enter / exit / state)
+/// - `beaconbridge/gw1/telemetry`               gateway status and counters
+/// - `espresense/devices/<esp_id>/<room>`, `espresense/rooms/<room>/status` in ESPresense mode
+/// - `homeassistant/<component>/<node>/<object>/config` and `homeassistant/status` with discovery on
+public struct TopicLayout: Sendable, Equatable {
+    public var settings: TopicSettings
+    public var gatewayID: String
+
+    public init(settings: TopicSettings, gatewayID: String) {
+        self.settings = settings
+        self.gatewayID = gatewayID
+    }
+
+    /// `<prefix>/<gateway_id>`.
+    public var base: String { settings.prefix + "/" + TopicLayout.level(gatewayID) }
+
+    public var availability: String { base + "/availability" }
+    public var telemetry: String { base + "/telemetry" }
+    public func sighting(beaconID: String) -> String { base + "/sighting/" + TopicLayout.level(beaconID) }
+    public func presence(beaconID: String) -> String { base + "/presence/" + TopicLayout.level(beaconID) }
+    public func region(_ region: String, beaconID: String) -> String {
+        base + "/region/" + TopicLayout.level(region) + "/" + TopicLayout.level(beaconID)
+    }
+
+    /// `<espresense prefix>/devices/<id>/<room>`; nil unless ESPresense mode has a room.
+    public func espresenseDevice(id: String) -> String? {
+        guard let room = settings.espresense.room else { return nil }
+        return settings.espresense.prefix + "/devices/" + TopicLayout.level(id) + "/" + TopicLayout.level(room)
+    }
+
+    /// `<espresense prefix>/rooms/<room>/status`; nil unless ESPresense mode has a room.
+    public var espresenseRoomStatus: String? {
+        guard let room = settings.espresense.room else { return nil }
+        return settings.espresense.prefix + "/rooms/" + TopicLayout.level(room) + "/status"
+    }
+
+    /// Home Assistant's birth / last-will topic: `<discovery_prefix>/status`.
+    public var homeAssistantStatus: String { settings.homeAssistant.discoveryPrefix + "/status" }
+
+    /// `<discovery_prefix>/<component>/<node_id>/<object_id>/config`.
+    public func discoveryConfig(component: String, objectID: String) -> String {
+        settings.homeAssistant.discoveryPrefix + "/" + component + "/" + discoveryNodeID + "/" + objectID + "/config"
+    }
+
+    /// The discovery node id: `beaconbridge_<gateway_id>` reduced to `[a-z0-9_]`.
+    public var discoveryNodeID: String { "beaconbridge_" + TopicLayout.slug(gatewayID) }
+
+    /// Makes `text` safe as one topic level: `/`, `+`, `#` and NUL become `_`; empty becomes `_`.
+    public static func level(_ text: String) -> String {
+        guard !text.isEmpty else { return "_" }
+        var out = ""
+        out.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "/", "+", "#", "\u{0}": out.unicodeScalars.append("_")
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// Lower-case `[a-z0-9_]` form of `text` for Home Assistant ids (runs of other characters become one `_`).
+    public static func slug(_ text: String) -> String {
+        var out = ""
+        var lastWasUnderscore = false
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            let isAlnum = (0x30...0x39).contains(value) || (0x61...0x7A).contains(value) || (0x41...0x5A).contains(value)
+            if isAlnum {
+                out.unicodeScalars.append(Unicode.Scalar(UInt8(value >= 0x41 && value <= 0x5A ? value + 0x20 : value)))
+                lastWasUnderscore = false
+            } else if !lastWasUnderscore {
+                out += "_"
+                lastWasUnderscore = true
+            }
+        }
+        return out.isEmpty ? "_" : out
+    }
+
+    /// Why `topic` is not a valid topic to publish under, or nil. `allowLevels` permits `/` inside.
+    public static func problem(inTopic topic: String, allowLevels: Bool) -> String? {
+        if topic.isEmpty { return "must not be empty" }
+        if topic.utf8.count > 1024 { return "must be at most 1024 bytes" }
+        for scalar in topic.unicodeScalars {
+            switch scalar {
+            case "+", "#": return "must not contain MQTT wildcards (+ or #)"
+            case "\u{0}": return "must not contain NUL"
+            case "/" where !allowLevels: return "must be a single topic level (no /)"
+            default: continue
+            }
+        }
+        if allowLevels && (topic.hasPrefix("/") || topic.hasSuffix("/")) { return "must not start or end with /" }
+        return nil
+    }
+}

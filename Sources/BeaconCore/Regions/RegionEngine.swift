@@ -1,0 +1,129 @@
+/// Turns observations into events: per-beacon tracking (filter, distance, presence), region enter/exit with
+/// hysteresis and evidence, rate-limited sightings, and region state to persist. A value type owned by one task;
+/// it never reads a clock: time comes with each observation, and `advance(to:)` lets the caller fire timeouts
+/// (exit periods, away) when no reports arrive. Call `advance(to:)` about once a second.
+public struct RegionEngine: Sendable {
+    var evaluator: RegionEvaluator
+    var tracker: BeaconTracker
+    var changes = RegionStateChanges()
+    /// No timeout is due before this time (a lower bound; `advance` scans only after it).
+    var earliestDeadline: Timestamp = -.infinity
+
+    public var settings: TrackerSettings { evaluator.settings }
+    public var regions: [RegionRule] { evaluator.rules }
+    public var counters: TrackerCounters { tracker.counters }
+    /// Beacons tracked now.
+    public var trackedCount: Int { tracker.count }
+
+    /// - Parameters:
+    ///   - restoring: persisted rows (from a `RegionStateStore`); rows older than `restoreMaxAge` at `now`, of
+    ///     regions no longer configured, or in state `unknown` are ignored. A restored `inside` stays inside
+    ///     without a new `enter`; its exit period starts again at `now` (nothing could be heard while down).
+    ///   - now: the capture-time clock at start.
+    public init(settings: TrackerSettings = .default, regions: [RegionRule], distance: any DistanceEstimating,
+                restoring: [PersistedRegionState] = [], now: Timestamp) {
+        evaluator = RegionEvaluator(rules: regions, settings: settings, estimator: distance)
+        tracker = BeaconTracker(maxBeacons: settings.maxBeacons)
+        restore(restoring, now: now)
+    }
+
+    private mutating func restore(_ rows: [PersistedRegionState], now: Timestamp) {
+        let fresh = rows.filter { now - $0.updated <= settings.restoreMaxAge && $0.state != .unknown }
+            .sorted { ($0.updated, $0.beaconID, $0.region) < ($1.updated, $1.beaconID, $1.region) }
+        let filterSettings = settings.filter
+        for row in fresh {
+            guard let regionIndex = evaluator.regionIndex(named: row.region) else { continue }
+            let (slot, created, evicted) = tracker.slot(for: row.beaconID) {
+                TrackedBeacon(beaconID: row.beaconID, filter: RSSIFilter(filterSettings), now: now)
+            }
+            _ = evicted
+            if created {
+                tracker.slots[slot].present = true
+                tracker.slots[slot].lastSeen = row.lastQualifying
+            }
+            var membership = RegionMembership(region: Int32(regionIndex), state: row.state, since: row.since,
+                                              lastQualifying: row.state == .inside ? max(row.lastQualifying, now) : row.lastQualifying)
+            membership.lastPersisted = row.updated
+            if let filter = evaluator.rules[regionIndex].filter { membership.filter = RSSIFilter(filter) }
+            tracker.slots[slot].memberships.removeAll { $0.region == Int32(regionIndex) }
+            tracker.slots[slot].memberships.append(membership)
+            tracker.slots[slot].lastSeen = max(tracker.slots[slot].lastSeen, row.lastQualifying)
+        }
+    }
+
+    /// Processes one observation; returns the events it causes, in order.
+    public mutating func process(_ observation: Observation) -> [EngineEvent] {
+        tracker.counters.observations += 1
+        guard observation.timestamp.isFinite else {
+            tracker.counters.invalidTime += 1
+            return []
+        }
+        var events: [EngineEvent] = []
+        if observation.rssi == nil { tracker.counters.rssiUnavailable += 1 }
+        let filterSettings = settings.filter
+        let (slot, _, evicted) = tracker.slot(for: observation.beaconID) {
+            TrackedBeacon(beaconID: observation.beaconID, filter: RSSIFilter(filterSettings), now: observation.timestamp)
+        }
+        if let evicted {
+            evaluator.departure(of: evicted, at: observation.timestamp, events: &events, changes: &changes)
+        }
+        var time = observation.timestamp
+        if time < tracker.slots[slot].lastSeen {
+            tracker.counters.outOfOrder += 1
+            time = tracker.slots[slot].lastSeen
+        }
+        evaluator.observe(&tracker.slots[slot], observation, at: time, events: &events, changes: &changes)
+        earliestDeadline = min(earliestDeadline, evaluator.nextDeadline(of: tracker.slots[slot]))
+        return events
+    }
+
+    /// Fires timeouts due at `time` (exits after the exit period, `away` after the away timeout) for beacons
+    /// that sent nothing since. Cheap when nothing is due.
+    public mutating func advance(to time: Timestamp) -> [EngineEvent] {
+        guard time.isFinite, time >= earliestDeadline else { return [] }
+        var events: [EngineEvent] = []
+        var next = Timestamp.infinity
+        for slot in tracker.liveSlots {
+            if time >= evaluator.nextDeadline(of: tracker.slots[slot]) {
+                evaluator.expire(&tracker.slots[slot], at: max(time, tracker.slots[slot].lastSeen),
+                                 events: &events, changes: &changes)
+            }
+            next = min(next, evaluator.nextDeadline(of: tracker.slots[slot]))
+        }
+        earliestDeadline = next
+        return events
+    }
+
+    /// A `state` event for every (region, beacon) pair known, including `unknown` and `outside`, ordered by
+    /// region then beacon id: for the start, after reconnecting to the broker, or on request.
+    public func stateSnapshot(at time: Timestamp) -> [EngineEvent] {
+        var rows: [RegionEvent] = []
+        for slot in tracker.liveSlots {
+            let beacon = tracker.slots[slot]
+            for membership in beacon.memberships {
+                rows.append(RegionEvent(kind: .state, time: time, region: evaluator.rules[Int(membership.region)].name,
+                                        beaconID: beacon.beaconID, state: membership.state, since: membership.since,
+                                        beacon: beacon.identityKnown ? beacon.snapshot(at: time) : nil))
+            }
+        }
+        rows.sort { ($0.region, $0.beaconID) < ($1.region, $1.beaconID) }
+        return rows.map { .region($0) }
+    }
+
+    /// Rows to save to the `RegionStateStore` since the last call: state changes, and refreshed `inside` rows
+    /// (at most every `state_persist_interval_s` per pair while the beacon keeps qualifying).
+    public mutating func takeStateChanges() -> [PersistedRegionState] { changes.take() }
+
+    /// The region state of one beacon, for diagnostics and tests.
+    public func state(of beaconID: String, in region: String) -> RegionState? {
+        guard let slot = tracker.slot(of: beaconID), let regionIndex = evaluator.regionIndex(named: region) else {
+            return nil
+        }
+        return tracker.slots[slot].memberships.first { Int($0.region) == regionIndex }?.state
+    }
+
+    /// What the tracker knows about a beacon now.
+    public func snapshot(of beaconID: String, at time: Timestamp) -> BeaconSnapshot? {
+        tracker.slot(of: beaconID).map { tracker.slots[$0].snapshot(at: time) }
+    }
+}

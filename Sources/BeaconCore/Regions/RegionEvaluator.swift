@@ -1,0 +1,159 @@
+/// The read-only half of the region engine: the configured regions, the settings and the distance model,
+/// and the per-beacon logic that uses them. The engine owns the mutable state (tracker, change log) and
+/// hands one beacon at a time to these functions.
+struct RegionEvaluator: Sendable {
+    let rules: [RegionRule]
+    let settings: TrackerSettings
+    let estimator: any DistanceEstimating
+    /// Indices of rules that look at the local name (re-matched when a beacon's name changes).
+    let usesName: Bool
+
+    init(rules: [RegionRule], settings: TrackerSettings, estimator: any DistanceEstimating) {
+        self.rules = rules
+        self.settings = settings
+        self.estimator = estimator
+        usesName = rules.contains { $0.match.namePattern != nil }
+    }
+
+    func regionIndex(named name: String) -> Int? { rules.firstIndex { $0.name == name } }
+
+    /// Applies one observation (at `time`, already clamped to be monotonic for this beacon) to `beacon`.
+    func observe(_ beacon: inout TrackedBeacon, _ observation: Observation, at time: Timestamp,
+                 events: inout [EngineEvent], changes: inout RegionStateChanges) {
+        expire(&beacon, at: time, events: &events, changes: &changes)
+
+        let identityChanged = beacon.adoptIdentity(of: observation)
+        let firstEventIndex = events.count
+        if identityChanged {
+            rematch(&beacon, at: time, events: &events, changes: &changes)
+        }
+        beacon.lastSeen = time
+        beacon.quietSince = time
+        beacon.rate.record(at: time)
+        beacon.rssi = observation.rssi
+        if let rssi = observation.rssi {
+            let smoothed = beacon.filter.add(rssi, at: time)
+            beacon.smoothedRSSI = smoothed
+            beacon.distance = estimator.distance(rssi: smoothed, measuredPower: beacon.measuredPower,
+                                                 format: beacon.format)
+        }
+
+        var regionChanged = events.count > firstEventIndex
+        for index in beacon.memberships.indices {
+            let rule = rules[Int(beacon.memberships[index].region)]
+            if step(&beacon.memberships[index], rule: rule, beacon: beacon, rssi: observation.rssi, at: time,
+                    changes: &changes) {
+                regionChanged = true
+                events.append(.region(RegionEvent(kind: .enter, time: time, region: rule.name,
+                                                  beaconID: beacon.beaconID, state: .inside, since: time, beacon: nil)))
+            }
+        }
+        if !beacon.present || regionChanged {
+            let snapshot = beacon.snapshot(at: time)
+            if !beacon.present {
+                beacon.present = true
+                events.insert(.presence(PresenceEvent(time: time, state: .seen, beacon: snapshot)), at: firstEventIndex)
+            }
+            if regionChanged {
+                for index in events.indices.dropFirst(firstEventIndex) {
+                    if case var .region(event) = events[index], event.beacon == nil {
+                        event.beacon = snapshot
+                        events[index] = .region(event)
+                    }
+                }
+            }
+        }
+        if settings.publish.isDue(now: time, distance: beacon.distance, lastTime: beacon.lastPublished,
+                                  lastDistance: beacon.lastPublishedDistance, regionChanged: regionChanged) {
+            beacon.lastPublished = time
+            beacon.lastPublishedDistance = beacon.distance
+            events.append(.sighting(SightingEvent(time: time, beacon: beacon.snapshot(at: time))))
+        }
+    }
+
+    /// Fires what is due at `time`: exits whose exit period ran out, then `away` after the away timeout.
+    func expire(_ beacon: inout TrackedBeacon, at time: Timestamp, events: inout [EngineEvent],
+                changes: inout RegionStateChanges) {
+        for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
+            let rule = rules[Int(beacon.memberships[index].region)]
+            guard time - beacon.memberships[index].lastQualifying >= rule.exitPeriod else { continue }
+            transition(&beacon.memberships[index], to: .outside, at: time, beaconID: beacon.beaconID,
+                       changes: &changes)
+            events.append(.region(RegionEvent(kind: .exit, time: time, region: rule.name, beaconID: beacon.beaconID,
+                                              state: .outside, since: time,
+                                              beacon: beacon.identityKnown ? beacon.snapshot(at: time) : nil)))
+        }
+        if beacon.present, time - beacon.quietSince >= settings.awayTimeout {
+            beacon.present = false
+            events.append(.presence(PresenceEvent(time: time, state: .away, beacon: beacon.snapshot(at: time))))
+        }
+    }
+
+    /// The earliest time at which `expire` would fire something for this beacon.
+    func nextDeadline(of beacon: TrackedBeacon) -> Timestamp {
+        var deadline = beacon.present ? beacon.quietSince + settings.awayTimeout : .infinity
+        for membership in beacon.memberships where membership.state == .inside {
+            deadline = min(deadline, membership.lastQualifying + rules[Int(membership.region)].exitPeriod)
+        }
+        return deadline
+    }
+
+    /// Events for a beacon leaving the tracker (eviction): exit from every region it is inside, then away.
+    func departure(of beacon: TrackedBeacon, at time: Timestamp, events: inout [EngineEvent],
+                   changes: inout RegionStateChanges) {
+        var beacon = beacon
+        for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
+            let rule = rules[Int(beacon.memberships[index].region)]
+            transition(&beacon.memberships[index], to: .outside, at: time, beaconID: beacon.beaconID,
+                       changes: &changes)
+            events.append(.region(RegionEvent(kind: .exit, time: time, region: rule.name, beaconID: beacon.beaconID,
+                                              state: .outside, since: time,
+                                              beacon: beacon.identityKnown ? beacon.snapshot(at: time) : nil)))
+        }
+        if beacon.present {
+            events.append(.presence(PresenceEvent(time: time, state: .away, beacon: beacon.snapshot(at: time))))
+        }
+    }
+
+    /// Recomputes which regions match the beacon: keeps the state of regions that still match, adds new ones as
+    /// `unknown`, and drops the rest (an `exit` first for those the beacon was inside).
+    func rematch(_ beacon: inout TrackedBeacon, at time: Timestamp, events: inout [EngineEvent],
+                 changes: inout RegionStateChanges) {
+        var kept: [RegionMembership] = []
+        for (ruleIndex, rule) in rules.enumerated() {
+            let existing = beacon.memberships.first { Int($0.region) == ruleIndex }
+            let matches = beacon.identityKnown
+                && rule.match.matches(format: beacon.format, identifiers: beacon.identifiers,
+                                      address: beacon.address, name: beacon.name)
+            if matches {
+                var membership = existing
+                    ?? RegionMembership(region: Int32(ruleIndex), state: .unknown, since: time, lastQualifying: time)
+                if membership.filter == nil, let filter = rule.filter { membership.filter = RSSIFilter(filter) }
+                kept.append(membership)
+            } else if var membership = existing, membership.state == .inside, beacon.identityKnown {
+                transition(&membership, to: .outside, at: time, beaconID: beacon.beaconID, changes: &changes)
+                events.append(.region(RegionEvent(kind: .exit, time: time, region: rule.name, beaconID: beacon.beaconID,
+                                                  state: .outside, since: time, beacon: nil)))
+            }
+        }
+        beacon.memberships = kept
+    }
+
+    func transition(_ membership: inout RegionMembership, to state: RegionState, at time: Timestamp,
+                    beaconID: String, changes: inout RegionStateChanges) {
+        membership.state = state
+        membership.since = time
+        membership.enterSum = 0
+        membership.otherSum = 0
+        if state == .inside { membership.lastQualifying = time }
+        persist(&membership, beaconID: beaconID, at: time, changes: &changes)
+    }
+
+    func persist(_ membership: inout RegionMembership, beaconID: String, at time: Timestamp,
+                 changes: inout RegionStateChanges) {
+        membership.lastPersisted = time
+        changes.record(PersistedRegionState(region: rules[Int(membership.region)].name, beaconID: beaconID,
+                                            state: membership.state, since: membership.since,
+                                            lastQualifying: membership.lastQualifying, updated: time))
+    }
+}

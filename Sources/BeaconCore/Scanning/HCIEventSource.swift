@@ -1,0 +1,34 @@
+/// A source of raw HCI events: the live scanner on a Bluetooth adapter (HCIScanner's `HCIScanner`) or a
+/// btsnoop capture (`ReplaySource`). The pipeline consumes either the same way.
+public protocol HCIEventSource: AnyObject, Sendable {
+    /// Starts the source and returns its events. The stream finishes when the source stops: `stop()`, the
+    /// end of a capture, or an error the source cannot recover from (see `failure`).
+    func events() async throws -> AsyncStream<CapturedHCIEvent>
+
+    /// Stops the source; the stream finishes. Safe to call more than once.
+    func stop()
+
+    /// Counters since the start.
+    var statistics: HCISourceStatistics { get }
+
+    /// The error that ended the stream, nil while running or after a normal end.
+    var failure: (any Error)? { get }
+}
+
+/// Counters a source keeps.
+public struct HCISourceStatistics: Sendable, Equatable {
+    /// Events handed to the stream.
+    public var delivered: UInt64
+    /// Events dropped because the consumer fell behind (the oldest queued event is dropped).
+    public var dropped: UInt64
+    /// Scan restarts and adapter power cycles done by supervision.
+    public var scanRestarts: UInt64
+    public var adapterPowerCycles: UInt64
+
+    public init(delivered: UInt64 = 0, dropped: UInt64 = 0, scanRestarts: UInt64 = 0, adapterPowerCycles: UInt64 = 0) {
+        self.delivered = delivered
+        self.dropped = dropped
+        self.scanRestarts = scanRestarts
+        self.adapterPowerCycles = adapterPowerCycles
+    }
+}

@@ -1,0 +1,160 @@
+/// Decides how to recover a scan that stopped delivering: restart the scan, then power-cycle the adapter,
+/// with exponential backoff; reopen (with backoff) an adapter that disappeared.
+///
+/// A pure state machine: the scanner feeds it what happened (with the time, from any monotonic clock) and
+/// performs the actions it returns, then reports the outcome (`scanStarted` or `recoveryFailed`).
+public struct ScanSupervisor: Sendable {
+    public struct Policy: Sendable, Equatable {
+        /// No advertising report for this long while scanning counts as a stall; 0 disables stall detection.
+        public var stallTimeout: Double
+        /// Wait before the first retry of a failed power cycle or reopen; doubles per attempt.
+        public var initialBackoff: Double
+        public var maximumBackoff: Double
+
+        public init(stallTimeout: Double, initialBackoff: Double = 1, maximumBackoff: Double = 60) {
+            self.stallTimeout = stallTimeout
+            self.initialBackoff = initialBackoff
+            self.maximumBackoff = maximumBackoff
+        }
+    }
+
+    /// Something that went wrong with a running scan.
+    public enum Fault: Sendable, Equatable {
+        /// The adapter was unregistered (unplugged, driver unloaded): reads fail with ENODEV or similar.
+        case adapterRemoved
+        /// A read or poll on the HCI socket failed with this errno.
+        case readFailed(errno: Int32)
+        /// The controller sent an HCI Hardware Error event with this code.
+        case hardwareError(code: UInt8)
+    }
+
+    public enum Reason: Sendable, Equatable {
+        case stalled(seconds: Double)
+        case fault(Fault)
+        /// The previous recovery step failed (its error, as text).
+        case recoveryFailed(String)
+    }
+
+    public enum Action: Sendable, Equatable {
+        /// Disable and re-enable scanning on the open socket.
+        case restartScan(reason: Reason)
+        /// Close, bring the adapter down and up (HCIDEVDOWN/HCIDEVUP), reopen and reconfigure.
+        case powerCycle(reason: Reason, attempt: Int)
+        /// Close and open the adapter again (it disappeared), then configure.
+        case reopen(reason: Reason, attempt: Int)
+    }
+
+    enum State: Sendable, Equatable {
+        case idle
+        /// `since`: scan start or last report. `suspect`: no report since the last recovery.
+        case scanning(since: Double, escalation: Int, suspect: Bool)
+        /// A recovery action is being performed.
+        case recovering(Action)
+        /// Waiting until `notBefore` to perform `next`.
+        case backingOff(next: Action, notBefore: Double)
+    }
+
+    public let policy: Policy
+    private(set) var state: State = .idle
+
+    public init(policy: Policy) { self.policy = policy }
+
+    /// The time the caller must call `tick` at the latest (stall deadline or end of backoff); nil if none.
+    public var nextDeadline: Double? {
+        switch state {
+        case .idle, .recovering: return nil
+        case let .scanning(since, _, _):
+            return policy.stallTimeout > 0 ? since + policy.stallTimeout : nil
+        case let .backingOff(_, notBefore): return notBefore
+        }
+    }
+
+    /// True while a recovery is in progress or scheduled.
+    public var isRecovering: Bool {
+        switch state {
+        case .recovering, .backingOff: return true
+        case .idle, .scanning: return false
+        }
+    }
+
+    /// Scanning is (again) enabled: after the first start or a successful recovery action.
+    public mutating func scanStarted(at now: Double) {
+        switch state {
+        case let .recovering(action):
+            state = .scanning(since: now, escalation: Self.level(of: action), suspect: true)
+        case .idle, .scanning, .backingOff:
+            state = .scanning(since: now, escalation: 0, suspect: false)
+        }
+    }
+
+    /// An advertising report arrived: the scan is healthy.
+    public mutating func reportReceived(at now: Double) {
+        if case .scanning = state { state = .scanning(since: now, escalation: 0, suspect: false) }
+    }
+
+    /// Checks for a stall or the end of a backoff.
+    public mutating func tick(at now: Double) -> Action? {
+        switch state {
+        case .idle, .recovering: return nil
+        case let .scanning(since, escalation, suspect):
+            guard policy.stallTimeout > 0, now - since >= policy.stallTimeout else { return nil }
+            let reason = Reason.stalled(seconds: now - since)
+            // A stall right after a recovery that brought no report escalates.
+            let action: Action = (suspect && escalation >= 1)
+                ? .powerCycle(reason: reason, attempt: 1)
+                : .restartScan(reason: reason)
+            state = .recovering(action)
+            return action
+        case let .backingOff(next, notBefore):
+            guard now >= notBefore else { return nil }
+            state = .recovering(next)
+            return next
+        }
+    }
+
+    /// A fault on the running scan.
+    public mutating func faultOccurred(_ fault: Fault, at now: Double) -> Action? {
+        if case .recovering = state { return nil }
+        let reason = Reason.fault(fault)
+        let action: Action
+        switch fault {
+        case .adapterRemoved: action = .reopen(reason: reason, attempt: 1)
+        case .hardwareError: action = .powerCycle(reason: reason, attempt: 1)
+        case .readFailed: action = .restartScan(reason: reason)
+        }
+        state = .recovering(action)
+        return action
+    }
+
+    /// The recovery action in progress failed. Returns the next action to perform now (escalation from a scan
+    /// restart to a power cycle), or nil when the next attempt waits for its backoff (see `nextDeadline`).
+    public mutating func recoveryFailed(at now: Double, error: String, adapterGone: Bool = false) -> Action? {
+        guard case let .recovering(failed) = state else { return nil }
+        let reason = Reason.recoveryFailed(error)
+        switch failed {
+        case .restartScan:
+            let next: Action = adapterGone ? .reopen(reason: reason, attempt: 1) : .powerCycle(reason: reason, attempt: 1)
+            state = .recovering(next)
+            return next
+        case let .powerCycle(_, attempt), let .reopen(_, attempt):
+            let next: Action = adapterGone
+                ? .reopen(reason: reason, attempt: attempt + 1)
+                : .powerCycle(reason: reason, attempt: attempt + 1)
+            state = .backingOff(next: next, notBefore: now + backoff(afterAttempt: attempt))
+            return nil
+        }
+    }
+
+    /// The wait after a failed attempt: initial * 2^(attempt-1), capped.
+    public func backoff(afterAttempt attempt: Int) -> Double {
+        let exponent = min(max(attempt - 1, 0), 30)
+        return min(policy.initialBackoff * Double(1 << exponent), policy.maximumBackoff)
+    }
+
+    private static func level(of action: Action) -> Int {
+        switch action {
+        case .restartScan: return 1
+        case .powerCycle, .reopen: return 2
+        }
+    }
+}

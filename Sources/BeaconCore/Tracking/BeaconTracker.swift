@@ -1,0 +1,98 @@
+/// Per-beacon state keyed by beacon id, in slots linked in least-recently-seen order so the stalest beacon
+/// is evicted in O(1) when `maxBeacons` is reached.
+struct BeaconTracker: Sendable {
+    var slots: [TrackedBeacon] = []
+    private var index: [String: Int32] = [:]
+    private var free: [Int32] = []
+    /// Most and least recently seen slots.
+    private(set) var newest: Int32 = -1
+    private(set) var oldest: Int32 = -1
+    var maxBeacons: Int
+    var counters = TrackerCounters()
+
+    init(maxBeacons: Int) { self.maxBeacons = maxBeacons }
+
+    var count: Int { index.count }
+
+    func slot(of beaconID: String) -> Int? { index[beaconID].map(Int.init) }
+
+    /// The slot of `beaconID`, created when missing. When the tracker is full the least recently seen beacon is
+    /// removed first and returned as `evicted`.
+    mutating func slot(for beaconID: String, make: () -> TrackedBeacon) -> (slot: Int, created: Bool, evicted: TrackedBeacon?) {
+        if let existing = index[beaconID] {
+            touch(Int(existing))
+            return (Int(existing), false, nil)
+        }
+        var evicted: TrackedBeacon?
+        if index.count >= maxBeacons, oldest >= 0 {
+            evicted = remove(slot: Int(oldest))
+            counters.evictions += 1
+        }
+        let beacon = make()
+        let slot: Int
+        if let reused = free.popLast() {
+            slot = Int(reused)
+            slots[slot] = beacon
+        } else {
+            slot = slots.count
+            slots.append(beacon)
+        }
+        index[beaconID] = Int32(slot)
+        linkNewest(slot)
+        counters.beaconsAdded += 1
+        counters.tracked = index.count
+        return (slot, true, evicted)
+    }
+
+    /// Removes the least recently seen beacon.
+    mutating func evictOldest() -> TrackedBeacon? {
+        guard oldest >= 0 else { return nil }
+        counters.evictions += 1
+        return remove(slot: Int(oldest))
+    }
+
+    mutating func remove(slot: Int) -> TrackedBeacon {
+        unlink(slot)
+        let beacon = slots[slot]
+        index[beacon.beaconID] = nil
+        slots[slot] = TrackedBeacon(beaconID: "", filter: .kalman(KalmanRSSIFilter()), now: 0)
+        free.append(Int32(slot))
+        counters.tracked = index.count
+        return beacon
+    }
+
+    /// Marks a slot most recently seen.
+    mutating func touch(_ slot: Int) {
+        guard newest != Int32(slot) else { return }
+        unlink(slot)
+        linkNewest(slot)
+    }
+
+    /// Slots in use, most recently seen first.
+    var liveSlots: [Int] {
+        var result: [Int] = []
+        result.reserveCapacity(index.count)
+        var cursor = newest
+        while cursor >= 0 {
+            result.append(Int(cursor))
+            cursor = slots[Int(cursor)].older
+        }
+        return result
+    }
+
+    private mutating func linkNewest(_ slot: Int) {
+        slots[slot].newer = -1
+        slots[slot].older = newest
+        if newest >= 0 { slots[Int(newest)].newer = Int32(slot) }
+        newest = Int32(slot)
+        if oldest < 0 { oldest = Int32(slot) }
+    }
+
+    private mutating func unlink(_ slot: Int) {
+        let newer = slots[slot].newer, older = slots[slot].older
+        if newer >= 0 { slots[Int(newer)].older = older } else { newest = older }
+        if older >= 0 { slots[Int(older)].newer = newer } else { oldest = newer }
+        slots[slot].newer = -1
+        slots[slot].older = -1
+    }
+}

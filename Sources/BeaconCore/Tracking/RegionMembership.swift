@@ -1,0 +1,35 @@
+/// The state of one beacon in one region it matches, kept inside the beacon's tracker entry.
+struct RegionMembership: Sendable {
+    /// Index into the engine's region list.
+    var region: Int32
+    var state: RegionState
+    /// When `state` began.
+    var since: Timestamp
+    /// Last sighting that kept the beacon inside (the exit period runs from here).
+    var lastQualifying: Timestamp
+    /// When this pair was last handed out by `takeStateChanges()`.
+    var lastPersisted: Timestamp = -.infinity
+    /// CUSUM of `rssi - enterLevel` (dB) while not inside.
+    var enterSum: Float = 0
+    /// While inside: CUSUM of `exitLevel - rssi`. While unknown: CUSUM of `enterLevel - rssi` (evidence of
+    /// being outside).
+    var otherSum: Float = 0
+    /// Start of the run of reports that built `enterSum`.
+    var runStart: Timestamp = 0
+    /// Cached RSSI levels for the region's conditions, valid for `levelPower`.
+    var enterLevel: Float = .nan
+    var exitLevel: Float = .nan
+    var levelPower: Int16 = RegionMembership.noLevels
+    /// The region's own filter, when it overrides the gateway's.
+    var filter: RSSIFilter?
+
+    static let noLevels = Int16.min
+    static let levelsForNilPower = Int16.min + 1
+
+    init(region: Int32, state: RegionState, since: Timestamp, lastQualifying: Timestamp) {
+        self.region = region
+        self.state = state
+        self.since = since
+        self.lastQualifying = lastQualifying
+    }
+}

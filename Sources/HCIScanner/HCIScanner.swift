@@ -1,0 +1,191 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BeaconCore
+import CBlueZ
+import Synchronization
+
+/// Receives what the scanner sends and reads, for a btsnoop recording. Called on the reading thread.
+public protocol HCITrafficRecorder: Sendable {
+    /// `packet` starts with the H4 packet type byte; `received` is false for commands the scanner sent.
+    func record(packet: [UInt8], received: Bool, timestamp: Timestamp)
+}
+
+/// The live source: scans on one adapter through a raw HCI socket and delivers every LE Meta event.
+///
+/// All socket work happens on one dedicated thread (never on the Swift concurrency pool); the events go
+/// through a bounded queue that drops the oldest on overload. Supervision (`ScanSupervisor`) restarts the scan
+/// and power-cycles the adapter when it stalls or fails. Sendable: every stored property is immutable or
+/// synchronized; the socket lives only on the reading thread.
+public final class HCIScanner: HCIEventSource, Sendable {
+    public let settings: ScannerSettings
+    private let selector: AdapterSelector
+    private let parameters: ScanParameters
+    private let onNotice: @Sendable (HCIScannerNotice) -> Void
+    private let recorder: (any HCITrafficRecorder)?
+    private let queue: CapturedEventQueue
+    private let stopRequested = Atomic<Bool>(false)
+    private let started = Atomic<Bool>(false)
+    private let restarts = Atomic<UInt64>(0)
+    private let powerCycles = Atomic<UInt64>(0)
+    private let failureBox = Mutex<HCIError?>(nil)
+
+    /// - Parameters:
+    ///   - settings: must have passed `validate()`; an invalid adapter or scan timing throws at `events()`.
+    ///   - recorder: receives every command sent and event read (e.g. a btsnoop file).
+    ///   - onNotice: called on the reading thread for each step worth logging; must not block.
+    public init(settings: ScannerSettings, recorder: (any HCITrafficRecorder)? = nil,
+                onNotice: @escaping @Sendable (HCIScannerNotice) -> Void = { _ in }) {
+        self.settings = settings
+        self.selector = settings.adapterSelector ?? .index(-1)
+        self.parameters = settings.scanParameters ?? ScanParameters(active: settings.active, intervalUnits: 0x00A0,
+                                                                    windowUnits: 0x00A0)
+        self.recorder = recorder
+        self.onNotice = onNotice
+        self.queue = CapturedEventQueue(capacity: max(1, settings.queueCapacity))
+    }
+
+    public var statistics: HCISourceStatistics {
+        HCISourceStatistics(delivered: queue.delivered, dropped: queue.dropped,
+                            scanRestarts: restarts.load(ordering: .relaxed),
+                            adapterPowerCycles: powerCycles.load(ordering: .relaxed))
+    }
+
+    public var failure: (any Error)? { failureBox.withLock { $0 } }
+
+    /// Opens and configures the adapter on the reading thread and returns the event stream once scanning
+    /// runs; throws `HCIError` when it cannot start (no Bluetooth, no permission, no adapter, ...).
+    public func events() async throws -> AsyncStream<CapturedHCIEvent> {
+        guard settings.adapterSelector != nil else {
+            throw HCIError(kind: .adapterAbsent, adapter: settings.adapter, call: "scanner.adapter", errno: EINVAL)
+        }
+        guard settings.scanParameters != nil else {
+            throw HCIError(kind: .system, adapter: settings.adapter, call: "scanner.interval_ms/window_ms", errno: EINVAL)
+        }
+        guard !started.exchange(true, ordering: .relaxed) else { return queue.stream }
+        queue.onTermination { [weak self] in self?.stop() }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let result = DedicatedThread.start { [self] in
+                self.runLoop(startup: { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+                })
+            }
+            if result != 0 {
+                continuation.resume(throwing: HCIError(kind: .system, adapter: settings.adapter,
+                                                       call: "pthread_create", errno: result))
+            }
+        }
+        return queue.stream
+    }
+
+    /// Asks the reading thread to stop scanning, restore the socket filter and close; the stream then finishes.
+    public func stop() { stopRequested.store(true, ordering: .relaxed) }
+
+    // MARK: - The reading thread
+
+    private func runLoop(startup: (HCIError?) -> Void) {
+        let tap: ((_ packet: [UInt8], _ received: Bool) -> Void)? = recorder.map { recorder in
+            { packet, received in recorder.record(packet: packet, received: received, timestamp: HCIClock.realtime()) }
+        }
+        var session: ScanSession?
+        do {
+            session = try openSession(tap: tap)
+        } catch {
+            failureBox.withLock { $0 = error }
+            queue.finish()
+            startup(error)
+            return
+        }
+        startup(nil)
+        var supervisor = ScanSupervisor(policy: .init(stallTimeout: settings.stallTimeoutSeconds))
+        supervisor.scanStarted(at: HCIClock.monotonic())
+
+        while !stopRequested.load(ordering: .relaxed) {
+            let now = HCIClock.monotonic()
+            let wait = min(0.25, max(0.001, (supervisor.nextDeadline ?? now + 0.25) - now))
+            var action: ScanSupervisor.Action?
+            if let current = session {
+                switch current.socket.readEvent(timeoutMilliseconds: Int32(wait * 1000)) {
+                case let .event(bytes):
+                    action = handle(bytes, supervisor: &supervisor)
+                case .timeout:
+                    break
+                case let .failed(code):
+                    let fault: ScanSupervisor.Fault = Self.removalErrnos.contains(code)
+                        ? .adapterRemoved : .readFailed(errno: code)
+                    action = supervisor.faultOccurred(fault, at: HCIClock.monotonic())
+                }
+            } else {
+                var none = pollfd()
+                _ = poll(&none, 0, Int32(wait * 1000))
+            }
+            if action == nil { action = supervisor.tick(at: HCIClock.monotonic()) }
+            while let step = action, !stopRequested.load(ordering: .relaxed) {
+                action = perform(step, session: &session, supervisor: &supervisor, tap: tap)
+            }
+        }
+        if let session {
+            session.close()
+            onNotice(.stopped(adapter: session.adapter.name))
+        }
+        queue.finish()
+    }
+
+    /// errno values of reads on a socket whose adapter was unregistered.
+    static let removalErrnos: Set<Int32> = [ENODEV, ENXIO, EPIPE, EBADFD, ENETDOWN]
+
+    private func openSession(tap: ((_ packet: [UInt8], _ received: Bool) -> Void)?) throws(HCIError) -> ScanSession {
+        let session = try ScanSession(selector: selector, parameters: parameters, mode: settings.extended, tap: tap,
+                                      onBroughtUp: { onNotice(.broughtUp(adapter: $0.name)) })
+        onNotice(.opened(adapter: session.adapter.name, address: session.adapter.address,
+                         extended: session.extended, active: parameters.active))
+        return session
+    }
+
+    private func handle(_ bytes: [UInt8], supervisor: inout ScanSupervisor) -> ScanSupervisor.Action? {
+        let event = CapturedHCIEvent(timestamp: HCIClock.realtime(), bytes: bytes)
+        if event.eventCode == UInt8(EVT_HARDWARE_ERROR) {
+            return supervisor.faultOccurred(.hardwareError(code: bytes.count > 2 ? bytes[2] : 0),
+                                            at: HCIClock.monotonic())
+        }
+        if event.isAdvertisingReport { supervisor.reportReceived(at: HCIClock.monotonic()) }
+        queue.push(event)
+        return nil
+    }
+
+    /// Performs one supervision step; returns the next step when it must follow at once.
+    private func perform(_ action: ScanSupervisor.Action, session: inout ScanSession?,
+                         supervisor: inout ScanSupervisor,
+                         tap: ((_ packet: [UInt8], _ received: Bool) -> Void)?) -> ScanSupervisor.Action? {
+        onNotice(.recovering(action))
+        do throws(HCIError) {
+            switch action {
+            case .restartScan:
+                restarts.add(1, ordering: .relaxed)
+                guard let current = session else {
+                    throw HCIError(kind: .adapterAbsent, adapter: settings.adapter, call: "scan restart", errno: ENODEV)
+                }
+                try current.restartScan()
+            case .powerCycle:
+                powerCycles.add(1, ordering: .relaxed)
+                session?.close()
+                session = nil
+                let adapter = try HCIAdapter.resolve(selector)
+                try? HCIAdapter.down(deviceID: adapter.deviceID, label: adapter.name)
+                try HCIAdapter.up(deviceID: adapter.deviceID, label: adapter.name)
+                session = try openSession(tap: tap)
+            case .reopen:
+                session?.close()
+                session = nil
+                session = try openSession(tap: tap)
+            }
+            supervisor.scanStarted(at: HCIClock.monotonic())
+            onNotice(.recovered(action))
+            return nil
+        } catch {
+            onNotice(.recoveryFailed(action, error))
+            return supervisor.recoveryFailed(at: HCIClock.monotonic(), error: error.description,
+                                             adapterGone: error.adapterGone)
+        }
+    }
+}

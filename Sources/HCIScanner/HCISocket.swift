@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BeaconCore
+import CBlueZ
+
+/// A raw HCI socket bound to one adapter: filter, commands, event reads.
+///
+/// Not Sendable: owned by the scanner's reading thread (or one test) for its whole life.
+final class HCISocket {
+    /// Outcome of one read.
+    enum ReadResult {
+        case event([UInt8])
+        case timeout
+        case failed(errno: Int32)
+    }
+
+    let deviceID: Int32
+    /// `hci0`, for messages.
+    let label: String
+    private(set) var fd: Int32
+    private var savedFilter: hci_filter?
+    /// LE Meta events that arrived while waiting for a command's reply; returned by the next reads.
+    private var pending: [[UInt8]] = []
+    private var buffer = [UInt8](repeating: 0, count: Int(HCI_MAX_EVENT_SIZE) + 1)
+    /// Called with every command sent and every event read (for the btsnoop recording).
+    var tap: ((_ packet: [UInt8], _ received: Bool) -> Void)?
+
+    /// Opens a raw HCI socket and binds it to the adapter.
+    /// The corresponding C calls are `socket(AF_BLUETOOTH, SOCK_RAW, BTPROTO_HCI)` and `bind`.
+    init(deviceID: Int32, label: String) throws(HCIError) {
+        self.deviceID = deviceID
+        self.label = label
+        let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
+        guard fd >= 0 else { throw HCIError.system(errno, adapter: label, call: "socket(AF_BLUETOOTH, BTPROTO_HCI)") }
+        var address = sockaddr_hci()
+        address.hci_family = sa_family_t(AF_BLUETOOTH)
+        address.hci_dev = UInt16(truncatingIfNeeded: deviceID)
+        address.hci_channel = UInt16(HCI_CHANNEL_RAW)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size))
+            }
+        }
+        guard bound == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw HCIError.system(code, adapter: label, call: "bind(\(label))")
+        }
+        self.fd = fd
+    }
+
+    deinit { close() }
+
+    /// Saves the socket's current HCI filter, to be put back by `restoreFilter()`.
+    func saveFilter() throws(HCIError) {
+        var filter = hci_filter()
+        var length = socklen_t(MemoryLayout<hci_filter>.size)
+        guard getsockopt(fd, SOL_HCI, HCI_FILTER, &filter, &length) == 0 else {
+            throw HCIError.system(errno, adapter: label, call: "getsockopt(HCI_FILTER)")
+        }
+        savedFilter = filter
+    }
+
+    /// Lets through HCI event packets with the given event codes only.
+    func setEventFilter(_ events: [Int32]) throws(HCIError) {
+        var filter = hci_filter()
+        hci_filter_clear(&filter)
+        hci_filter_set_ptype(HCI_EVENT_PKT, &filter)
+        for event in events { hci_filter_set_event(event, &filter) }
+        guard setsockopt(fd, SOL_HCI, HCI_FILTER, &filter, socklen_t(MemoryLayout<hci_filter>.size)) == 0 else {
+            throw HCIError.system(errno, adapter: label, call: "setsockopt(HCI_FILTER)")
+        }
+    }
+
+    /// Puts back the filter saved by `saveFilter()`; best effort (the socket may already be dead).
+    func restoreFilter() {
+        guard fd >= 0, var filter = savedFilter else { return }
+        _ = setsockopt(fd, SOL_HCI, HCI_FILTER, &filter, socklen_t(MemoryLayout<hci_filter>.size))
+    }
+
+    /// Sends a command and waits for its Command Complete or Command Status. Returns the return parameters
+    /// (status byte first). A non-zero status throws `commandFailed`. The socket's filter must let Command
+    /// Complete and Command Status through.
+    @discardableResult
+    func send(_ command: HCICommand, timeout: Double = 2) throws(HCIError) -> [UInt8] {
+        let packet = command.packet
+        let written = packet.withUnsafeBytes { raw in
+            var result: Int
+            repeat { result = write(fd, raw.baseAddress, raw.count) } while result < 0 && errno == EINTR
+            return result
+        }
+        guard written == packet.count else {
+            throw HCIError.system(written < 0 ? errno : EIO, adapter: label, call: command.name)
+        }
+        tap?(packet, false)
+        let deadline = HCIClock.monotonic() + timeout
+        while true {
+            let remaining = deadline - HCIClock.monotonic()
+            guard remaining > 0 else { throw HCIError(kind: .commandTimeout, adapter: label, call: command.name) }
+            switch readRaw(timeoutMilliseconds: Int32(min(remaining * 1000, 1000)) + 1) {
+            case .timeout: continue
+            case let .failed(code): throw HCIError.system(code, adapter: label, call: command.name)
+            case let .event(bytes):
+                guard let reply = HCICommandReply(event: bytes), reply.opcode == command.opcode else {
+                    if bytes.first == UInt8(EVT_LE_META_EVENT) { pending.append(bytes) }
+                    continue
+                }
+                if let status = reply.status, status != 0 {
+                    throw HCIError(kind: .commandFailed(status: status), adapter: label, call: command.name)
+                }
+                if case let .complete(_, parameters) = reply { return parameters }
+                return [0]
+            }
+        }
+    }
+
+    /// Reads one event (event code first, H4 byte stripped), waiting at most `timeoutMilliseconds`.
+    func readEvent(timeoutMilliseconds: Int32) -> ReadResult {
+        if !pending.isEmpty { return .event(pending.removeFirst()) }
+        return readRaw(timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    private func readRaw(timeoutMilliseconds: Int32) -> ReadResult {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, timeoutMilliseconds)
+        if ready < 0 { return errno == EINTR ? .timeout : .failed(errno: errno) }
+        if ready == 0 { return .timeout }
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0 {
+            let code = errno
+            return code == EINTR || code == EAGAIN ? .timeout : .failed(errno: code)
+        }
+        if count == 0 { return .failed(errno: EPIPE) }
+        // H4 packet type first; the filter only lets events through, but check anyway.
+        guard count >= 3, buffer[0] == UInt8(HCI_EVENT_PKT) else { return .timeout }
+        let packet = Array(buffer[0..<count])
+        tap?(packet, true)
+        return .event(Array(packet.dropFirst()))
+    }
+
+    func close() {
+        guard fd >= 0 else { return }
+        Glibc.close(fd)
+        fd = -1
+    }
+}

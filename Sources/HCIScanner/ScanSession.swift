@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BeaconCore
+import CBlueZ
+
+/// One open, configured adapter: the socket, which scan commands it takes, and the scan on/off steps.
+///
+/// Not Sendable: owned by the scanner's reading thread.
+final class ScanSession {
+    let adapter: HCIAdapter
+    let socket: HCISocket
+    let extended: Bool
+    let parameters: ScanParameters
+
+    /// Events the socket lets through while reading: LE Meta (advertising reports) and Hardware Error
+    /// (so supervision sees a controller reset at once).
+    static let readingEvents: [Int32] = [EVT_LE_META_EVENT, EVT_HARDWARE_ERROR]
+    /// While sending commands, their replies must pass too.
+    static let commandEvents: [Int32] = [EVT_CMD_COMPLETE, EVT_CMD_STATUS, EVT_LE_META_EVENT, EVT_HARDWARE_ERROR]
+
+    /// Opens the adapter, brings it up if it is down (needs CAP_NET_ADMIN), picks legacy or extended scanning,
+    /// sets the parameters and enables scanning (disable first, duplicates filter off).
+    init(selector: AdapterSelector, parameters: ScanParameters, mode: ScannerSettings.ExtendedScanning,
+         tap: ((_ packet: [UInt8], _ received: Bool) -> Void)?, onBroughtUp: (HCIAdapter) -> Void) throws(HCIError) {
+        var adapter = try HCIAdapter.resolve(selector)
+        if !adapter.isUp {
+            try HCIAdapter.up(deviceID: adapter.deviceID, label: adapter.name)
+            adapter = try HCIAdapter.info(deviceID: adapter.deviceID, label: adapter.name)
+            onBroughtUp(adapter)
+        }
+        let socket = try HCISocket(deviceID: adapter.deviceID, label: adapter.name)
+        socket.tap = tap
+        try socket.saveFilter()
+        try socket.setEventFilter(Self.commandEvents)
+
+        let useExtended: Bool
+        switch mode {
+        case .off:
+            useExtended = false
+        case .auto, .on:
+            let commands = try? socket.send(.readLocalSupportedCommands)
+            let features = try? socket.send(.leReadLocalSupportedFeatures)
+            let capabilities = ControllerCapabilities(supportedCommandsReply: commands, leFeaturesReply: features)
+            if mode == .on && !capabilities.supportsExtendedScanning {
+                socket.restoreFilter()
+                throw HCIError(kind: .unsupported, adapter: adapter.name, call: "LE extended scanning (extended: on)")
+            }
+            useExtended = capabilities.supportsExtendedScanning
+        }
+        self.adapter = adapter
+        self.socket = socket
+        self.extended = useExtended
+        self.parameters = parameters
+        do {
+            try configure()
+            try socket.setEventFilter(Self.readingEvents)
+        } catch {
+            socket.restoreFilter()
+            socket.close()
+            throw error
+        }
+    }
+
+    /// Sets the scan parameters and enables scanning; scanning is disabled first (a controller rejects
+    /// "enable" while enabled with Command Disallowed).
+    func configure() throws(HCIError) {
+        disableQuietly()
+        if extended {
+            try socket.send(.leSetExtendedScanParameters(parameters))
+            try socket.send(.leSetExtendedScanEnable(true, filterDuplicates: false))
+        } else {
+            try socket.send(.leSetScanParameters(parameters))
+            try socket.send(.leSetScanEnable(true, filterDuplicates: false))
+        }
+    }
+
+    /// Disables and re-enables scanning (the first supervision step).
+    func restartScan() throws(HCIError) {
+        try socket.setEventFilter(Self.commandEvents)
+        defer { try? socket.setEventFilter(Self.readingEvents) }
+        disableQuietly()
+        if extended {
+            try socket.send(.leSetExtendedScanEnable(true, filterDuplicates: false))
+        } else {
+            try socket.send(.leSetScanEnable(true, filterDuplicates: false))
+        }
+    }
+
+    /// Disables scanning; a controller that was not scanning answers Command Disallowed, which is fine.
+    func disableQuietly() {
+        _ = try? socket.send(extended ? .leSetExtendedScanEnable(false) : .leSetScanEnable(false))
+    }
+
+    /// Stops scanning, puts the socket's filter back and closes it. Best effort: the adapter may be gone.
+    func close() {
+        if socket.fd >= 0 {
+            try? socket.setEventFilter(Self.commandEvents)
+            disableQuietly()
+            socket.restoreFilter()
+        }
+        socket.close()
+    }
+}

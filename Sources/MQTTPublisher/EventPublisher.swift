@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BeaconCore
+import Synchronization
+
+/// Delivers envelopes to the broker, in sequence order, at least once for QoS 1/2, through the outbox when
+/// the broker is unreachable or the in-flight window is full (docs/mqtt.md, docs/outbox.md).
+///
+/// `publish(_:)` only enqueues; `run()` is the single task that owns the delivery state (`PublisherDelivery`)
+/// and performs every libmosquitto and outbox call. Acknowledgements from the network thread arrive through
+/// the same queue, so a message id is always registered before its acknowledgement is processed, even when
+/// libmosquitto fires `on_publish` before `mosquitto_publish` returns.
+public final class EventPublisher: Sendable {
+    enum Input: Sendable {
+        case publish([EventEnvelope])
+        case client(MQTTClientEvent)
+        case discovery([ControlMessage])
+        case tick
+        case stop
+    }
+
+    public struct Configuration: Sendable {
+        public var mqtt: MQTTSettings
+        public var clientID: String
+        public var password: String?
+        public var layout: TopicLayout
+        public var outbox: OutboxSettings
+        /// Wall clock in seconds since the Unix epoch (injected so tests can age sightings).
+        public var now: @Sendable () -> Double
+
+        public init(mqtt: MQTTSettings, clientID: String? = nil, password: String? = nil, layout: TopicLayout,
+                    outbox: OutboxSettings = OutboxSettings(), now: @escaping @Sendable () -> Double = EventPublisher.wallClock) {
+            self.mqtt = mqtt
+            self.clientID = clientID ?? mqtt.clientID ?? "beaconbridge-\(layout.gatewayID)"
+            self.password = password
+            self.layout = layout
+            self.outbox = outbox
+            self.now = now
+        }
+    }
+
+    let configuration: Configuration
+    let client: MQTTClient
+    let store: (any EventOutbox)?
+    let inputs: AsyncStream<Input>
+    let inputContinuation: AsyncStream<Input>.Continuation
+    let noticeContinuation: AsyncStream<PublisherNotice>.Continuation
+    let sharedCounters = Mutex(PublisherCounters())
+    let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    /// Connection changes and snapshot requests. Buffers the newest 1000 when nobody listens.
+    public let notices: AsyncStream<PublisherNotice>
+
+    /// - Parameter outbox: the durable outbox (`GatewayDatabase`), or nil to keep the backlog in memory only
+    ///   (e.g. when the database could not be opened).
+    public init(configuration: Configuration, outbox: (any EventOutbox)?) throws(MQTTError) {
+        self.configuration = configuration
+        self.store = outbox
+        (inputs, inputContinuation) = AsyncStream.makeStream(of: Input.self)
+        (notices, noticeContinuation) = AsyncStream.makeStream(of: PublisherNotice.self, bufferingPolicy: .bufferingNewest(1000))
+        let continuation = inputContinuation
+        let layout = configuration.layout
+        client = try MQTTClient(
+            options: MQTTClientOptions(settings: configuration.mqtt, clientID: configuration.clientID,
+                                       password: configuration.password,
+                                       will: ControlMessage(topic: layout.availability, payload: "offline", qos: 1, retain: true)),
+            onEvent: { event in continuation.yield(.client(event)) })
+    }
+
+    /// Enqueues envelopes for delivery, in order. Never blocks.
+    public func publish(_ envelopes: [EventEnvelope]) {
+        guard !envelopes.isEmpty else { return }
+        inputContinuation.yield(.publish(envelopes))
+    }
+
+    /// Sets the Home Assistant discovery configs, published now (if connected), on every connect and when
+    /// Home Assistant announces `online`.
+    public func setDiscovery(_ messages: [ControlMessage]) {
+        inputContinuation.yield(.discovery(messages))
+    }
+
+    /// A snapshot of the counters.
+    public var counters: PublisherCounters { sharedCounters.withLock { $0 } }
+
+    /// Connects and delivers until `stop()`. On stop: waits up to 2 s for acknowledgements, writes events
+    /// still unacknowledged to the outbox, publishes `offline`, disconnects.
+    public func run() async {
+        let delivery = PublisherDelivery(publisher: self)
+        client.start()
+        await withTaskGroup(of: Void.self) { group in
+            let continuation = inputContinuation
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(250))
+                    continuation.yield(.tick)
+                }
+            }
+            for await input in inputs {
+                if await delivery.handle(input) == .finished { break }
+            }
+            group.cancelAll()
+        }
+        await client.stop()
+        noticeContinuation.finish()
+        let waiters = finished.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.done = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Asks `run()` to finish and waits until it has.
+    public func stop() async {
+        inputContinuation.yield(.stop)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = finished.withLock { state -> Bool in
+                if !state.done { state.waiters.append(continuation) }
+                return state.done
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    func notify(_ notice: PublisherNotice) { noticeContinuation.yield(notice) }
+
+    /// CLOCK_REALTIME in seconds.
+    public static func wallClock() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CMosquitto
+
+extension MQTTClient {
+    /// The network thread: connect, run `mosquitto_loop` until the connection fails, back off, reconnect.
+    func runNetworkLoop() {
+        let settings = options.settings
+        let target = "connect to \(settings.host):\(settings.port)"
+        var attempt = 0
+        var firstAttempt = true
+        while !isStopping {
+            state.withLock { $0.lastLog = nil; $0.refusal = nil; $0.connackSeen = false }
+            let rc = firstAttempt
+                ? mosquitto_connect(handle, settings.host, Int32(settings.port), Int32(settings.keepalive))
+                : mosquitto_reconnect(handle)
+            firstAttempt = false
+            var failure: MQTTError
+            if rc != MQTTError.success {
+                failure = connectionError(target, rc)
+            } else {
+                var loopRC = MQTTError.success
+                while loopRC == MQTTError.success && !isStopping {
+                    loopRC = mosquitto_loop(handle, 100, 1)
+                }
+                if isStopping { break }
+                failure = connectionError(target, loopRC)
+            }
+            let wasConnected = state.withLock { $0.connackSeen }
+            attempt = wasConnected ? 1 : attempt + 1
+            let delay = MQTTClient.backoff(attempt: attempt, minimum: settings.reconnectMin, maximum: settings.reconnectMax)
+            onEvent(wasConnected ? .disconnected(failure, retryIn: delay) : .connectionFailed(failure, retryIn: delay))
+            sleepUnlessStopped(delay)
+        }
+        // Flush the DISCONNECT queued by stop() (bounded).
+        for _ in 0..<20 where mosquitto_loop(handle, 50, 1) == MQTTError.success {}
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.finished = true
+            defer { state.stopWaiters.removeAll() }
+            return state.stopWaiters
+        }
+        onEvent(.stopped)
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The error for a failed connect or loop, with the broker's refusal and libmosquitto's last logged error.
+    func connectionError(_ operation: String, _ rc: Int32) -> MQTTError {
+        let (refusal, lastLog) = state.withLock { ($0.refusal, $0.lastLog) }
+        var error = MQTTError(operation: operation, code: rc,
+                              detail: rc == MQTTError.errno ? String(cString: strerror(errno)) : nil)
+        if let refusal {
+            error.refusal = refusal
+            let reason = options.settings.protocolVersion == .v5
+                ? String(cString: mosquitto_reason_string(refusal)) : String(cString: mosquitto_connack_string(refusal))
+            error.message = "broker refused the connection: \(reason)"
+        } else if let lastLog {
+            error.message += ": \(lastLog)"
+        }
+        return error
+    }
+
+    func sleepUnlessStopped(_ seconds: Double) {
+        var remaining = seconds
+        while remaining > 0 && !isStopping {
+            let step = min(remaining, 0.02)
+            usleep(UInt32(step * 1_000_000))
+            remaining -= step
+        }
+    }
+
+    /// Installs the C callbacks; each only records state or hands an event to `onEvent`.
+    func installCallbacks() {
+        mosquitto_connect_callback_set(handle) { _, context, rc in
+            guard let client = MQTTClient.from(context) else { return }
+            if rc == 0 {
+                client.state.withLock { $0.connackSeen = true }
+                client.onEvent(.connected)
+            } else {
+                client.state.withLock { $0.refusal = rc }
+            }
+        }
+        mosquitto_publish_callback_set(handle) { _, context, messageID in
+            MQTTClient.from(context)?.onEvent(.acknowledged(messageID: messageID))
+        }
+        mosquitto_message_callback_set(handle) { _, context, message in
+            guard let client = MQTTClient.from(context), let message = message?.pointee else { return }
+            let topic = message.topic.map { String(cString: $0) } ?? ""
+            var payload: [UInt8] = []
+            if let bytes = message.payload, message.payloadlen > 0 {
+                payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))
+            }
+            client.onEvent(.message(topic: topic, payload: payload))
+        }
+        mosquitto_log_callback_set(handle) { _, context, level, text in
+            guard level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0, let client = MQTTClient.from(context), let text else { return }
+            let line = String(cString: text)
+            client.state.withLock { $0.lastLog = line }
+        }
+    }
+
+    static func from(_ context: UnsafeMutableRawPointer?) -> MQTTClient? {
+        context.map { Unmanaged<MQTTClient>.fromOpaque($0).takeUnretainedValue() }
+    }
+}

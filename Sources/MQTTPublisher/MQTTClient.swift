@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BeaconCore
+import CMosquitto
+import Synchronization
+
+/// An MQTT connection through libmosquitto, driven by its own network thread that connects, runs
+/// `mosquitto_loop` and reconnects with capped exponential backoff and jitter, reporting every step through
+/// `onEvent`. Publishing and subscribing are safe from any thread.
+///
+/// `@unchecked Sendable`. Invariant: `handle` is created `threaded`, so `mosquitto_publish`,
+/// `mosquitto_subscribe` and `mosquitto_disconnect` may be called from any thread; `mosquitto_connect`,
+/// `mosquitto_reconnect` and `mosquitto_loop` run only on the network thread; `mosquitto_destroy` runs in
+/// `deinit`, which cannot happen before the network thread (which retains the client) has ended. All other
+/// mutable state lives in `state`, a `Mutex`.
+public final class MQTTClient: @unchecked Sendable {
+    struct State {
+        var started = false
+        var stopping = false
+        var finished = false
+        var connackSeen = false
+        var refusal: Int32?
+        var lastLog: String?
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let handle: OpaquePointer
+    public let options: MQTTClientOptions
+    let onEvent: @Sendable (MQTTClientEvent) -> Void
+    let state = Mutex(State())
+
+    private static let libraryReady: Bool = { mosquitto_lib_init() == MQTTError.success }()
+
+    /// Creates and configures the libmosquitto handle (no network traffic until `start()`).
+    /// The corresponding C functions are `mosquitto_new`, `mosquitto_tls_set`, `mosquitto_will_set`, ...
+    public init(options: MQTTClientOptions, onEvent: @escaping @Sendable (MQTTClientEvent) -> Void) throws(MQTTError) {
+        guard MQTTClient.libraryReady, let handle = mosquitto_new(options.clientID, options.cleanSession, nil) else {
+            throw MQTTError(operation: "create client", code: MQTTError.errno, detail: String(cString: strerror(errno)))
+        }
+        self.handle = handle
+        self.options = options
+        self.onEvent = onEvent
+        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        try configure()
+        installCallbacks()
+    }
+
+    deinit { mosquitto_destroy(handle) }
+
+    private func configure() throws(MQTTError) {
+        let settings = options.settings
+        func check(_ rc: Int32, _ operation: String) throws(MQTTError) {
+            guard rc == MQTTError.success else { throw MQTTError(operation: operation, code: rc) }
+        }
+        try check(mosquitto_threaded_set(handle, true), "set threaded mode")
+        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION,
+                                       settings.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311),
+                  "set protocol version \(settings.protocolVersion.rawValue)")
+        try check(mosquitto_int_option(handle, MOSQ_OPT_SEND_MAXIMUM, Int32(clamping: settings.inflightWindow)),
+                  "set send maximum")
+        try check(mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1), "set TCP_NODELAY")
+        if let username = settings.username {
+            try check(mosquitto_username_pw_set(handle, username, options.password), "set username and password")
+        }
+        if let will = options.will {
+            var payload = will.payload
+            let rc = payload.withUTF8 { buffer in
+                mosquitto_will_set(handle, will.topic, Int32(buffer.count), buffer.baseAddress, Int32(will.qos), will.retain)
+            }
+            try check(rc, "set will on \(will.topic)")
+        }
+        if let tls = settings.tls {
+            try check(mosquitto_tls_set(handle, tls.caFile, tls.caDir, tls.certFile, tls.keyFile, nil),
+                      "configure TLS (ca_file \(tls.caFile ?? "-"), cert_file \(tls.certFile ?? "-"))")
+            try check(mosquitto_tls_opts_set(handle, tls.verify ? 1 : 0, tls.version, nil), "set TLS options")
+            try check(mosquitto_tls_insecure_set(handle, !(tls.verify && tls.verifyHostname)), "set TLS hostname check")
+        }
+    }
+
+    /// Starts the network thread: connect, loop, reconnect until `stop()`.
+    public func start() {
+        let alreadyStarted = state.withLock { state -> Bool in
+            defer { state.started = true }
+            return state.started
+        }
+        precondition(!alreadyStarted, "MQTTClient.start() called twice")
+        NetworkThread.spawn { [self] in self.runNetworkLoop() }
+    }
+
+    /// Sends DISCONNECT and ends the network thread; returns once it has ended. Safe to call more than once.
+    public func stop() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state -> Bool in
+                state.stopping = true
+                if state.finished || !state.started { return true }
+                state.stopWaiters.append(continuation)
+                return false
+            }
+            _ = mosquitto_disconnect(handle)
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// Queues a message; returns its message id. The acknowledgement (`.acknowledged`) can arrive before
+    /// this returns. The corresponding C function is `mosquitto_publish`.
+    public func publish(topic: String, payload: String, qos: UInt8, retain: Bool) -> Result<Int32, MQTTError> {
+        var messageID: Int32 = 0
+        var payload = payload
+        let rc = payload.withUTF8 { buffer in
+            mosquitto_publish(handle, &messageID, topic, Int32(buffer.count), buffer.baseAddress, Int32(qos), retain)
+        }
+        guard rc == MQTTError.success else { return .failure(MQTTError(operation: "publish to \(topic)", code: rc)) }
+        return .success(messageID)
+    }
+
+    /// Subscribes. The corresponding C function is `mosquitto_subscribe`.
+    @discardableResult
+    public func subscribe(_ pattern: String, qos: UInt8) -> MQTTError? {
+        let rc = mosquitto_subscribe(handle, nil, pattern, Int32(qos))
+        return rc == MQTTError.success ? nil : MQTTError(operation: "subscribe to \(pattern)", code: rc)
+    }
+
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
+    /// Capped exponential backoff with jitter: a uniformly random delay in [d/2, d], d = min(max, min * 2^(n-1)).
+    static func backoff(attempt: Int, minimum: Double, maximum: Double) -> Double {
+        var ceiling = minimum
+        for _ in 1..<max(1, min(attempt, 40)) { ceiling = min(maximum, ceiling * 2) }
+        ceiling = min(maximum, ceiling)
+        return ceiling / 2 + Double.random(in: 0...(ceiling / 2))
+    }
+}

@@ -1,0 +1,42 @@
+import CMosquitto
+
+/// A libmosquitto failure: the operation, the `MOSQ_ERR_*` code with `mosquitto_strerror`'s text, the
+/// broker's CONNACK reason when it refused us, and the last error libmosquitto logged (TLS details).
+public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was attempted, e.g. `connect to 127.0.0.1:8883`.
+    public var operation: String
+    /// `MOSQ_ERR_*` code (0 when the problem is not libmosquitto's, e.g. a password file).
+    public var code: Int32
+    /// CONNACK return code (MQTT 3.1.1) or reason code (MQTT 5) when the broker refused the connection.
+    public var refusal: Int32?
+    public var message: String
+
+    public init(operation: String, code: Int32, refusal: Int32? = nil, message: String) {
+        self.operation = operation
+        self.code = code
+        self.refusal = refusal
+        self.message = message
+    }
+
+    /// Builds the error for a libmosquitto return code. The corresponding C function is `mosquitto_strerror`.
+    init(operation: String, code: Int32, detail: String? = nil) {
+        var text = String(cString: mosquitto_strerror(code))
+        if code == MQTTError.errno, let detail = detail, !detail.isEmpty { text += " (\(detail))" }
+        else if let detail, !detail.isEmpty { text += ": \(detail)" }
+        self.init(operation: operation, code: code, message: text)
+    }
+
+    /// The broker refused the connection (bad credentials, not authorised, ...).
+    public var isRefused: Bool { refusal != nil }
+    /// A TLS failure (handshake, certificate verification).
+    public var isTLS: Bool { code == Int32(MOSQ_ERR_TLS.rawValue) || message.contains("SSL") || message.contains("certificate") }
+
+    public var description: String {
+        var text = "MQTT \(operation) failed: \(message)"
+        if let refusal { text += " (refusal code \(refusal))" }
+        return text
+    }
+
+    static let success = Int32(MOSQ_ERR_SUCCESS.rawValue)
+    static let errno = Int32(MOSQ_ERR_ERRNO.rawValue)
+}

@@ -1,0 +1,62 @@
+import BeaconCore
+
+/// Figures for telemetry, readable at any time (`EventPublisher.counters`).
+public struct PublisherCounters: Sendable, Equatable {
+    /// Events handed to libmosquitto (live and from the outbox).
+    public var published = 0
+    /// Events acknowledged by the broker (QoS 1/2) or written to the socket (QoS 0).
+    public var acknowledged = 0
+    /// Events written to the outbox (disconnected, window full, unacknowledged at disconnect or stop).
+    public var queued = 0
+    /// Events sent from the outbox after a reconnect.
+    public var drained = 0
+    /// Dropped events by reason: the outbox's (`expired`, `row_cap`, `byte_cap`, also from the memory
+    /// fallback) plus `connection_lost` (QoS 0 events in flight when the connection broke) and
+    /// `outbox_unavailable` (an append failed on both the database and the memory fallback).
+    public var dropped: [String: Int] = [:]
+    public var backlogRows = 0
+    public var backlogBytes = 0
+    public var inflight = 0
+    public var connected = false
+    public var connects = 0
+    public var connectionFailures = 0
+    /// True once the database failed and the memory fallback took over.
+    public var outboxDegraded = false
+    public var lastError: String?
+    /// Drops counted by a replaced outbox (the database before the memory fallback took over).
+    var storeDropBase: [OutboxDropReason: Int] = [:]
+
+    public init() {}
+
+    public var droppedTotal: Int { dropped.values.reduce(0, +) }
+
+    /// Counters as telemetry name/value pairs (snake_case), stable order.
+    public var telemetry: [(String, Int64)] {
+        var out: [(String, Int64)] = [
+            ("published", Int64(published)), ("acknowledged", Int64(acknowledged)), ("queued", Int64(queued)),
+            ("drained", Int64(drained)), ("outbox_rows", Int64(backlogRows)), ("outbox_bytes", Int64(backlogBytes)),
+            ("inflight", Int64(inflight)), ("connects", Int64(connects)),
+            ("connection_failures", Int64(connectionFailures)), ("outbox_degraded", outboxDegraded ? 1 : 0),
+            ("dropped", Int64(droppedTotal)),
+        ]
+        for (reason, count) in dropped.sorted(by: { $0.key < $1.key }) { out.append(("dropped_\(reason)", Int64(count))) }
+        return out
+    }
+}
+
+/// What the publisher tells its owner.
+public enum PublisherNotice: Sendable, Equatable {
+    case connected
+    case connectionFailed(MQTTError, retryIn: Double)
+    case disconnected(MQTTError, retryIn: Double)
+    /// Publish region `state` events for every (region, beacon) now: after every (re)connect and whenever
+    /// Home Assistant announces `online`.
+    case snapshotRequested(SnapshotReason)
+    /// The outbox database failed; events are kept in memory from now on.
+    case outboxFailed(String)
+
+    public enum SnapshotReason: String, Sendable, Equatable {
+        case connected
+        case homeAssistantOnline = "home_assistant_online"
+    }
+}

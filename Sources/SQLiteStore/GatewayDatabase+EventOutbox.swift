@@ -1,0 +1,37 @@
+import BeaconCore
+
+extension GatewayDatabase: EventOutbox {
+    public func append(_ envelopes: [EventEnvelope]) async throws {
+        try await perform { (connection) throws(SQLiteError) in try connection.outbox.append(envelopes) }
+    }
+
+    public func peek(after sequence: UInt64?, limit: Int) async throws -> [EventEnvelope] {
+        try await perform { (connection) throws(SQLiteError) in try connection.outbox.peek(after: sequence, limit: limit) }
+    }
+
+    public func delete(_ sequences: [UInt64]) async throws {
+        try await perform { (connection) throws(SQLiteError) in try connection.outbox.delete(sequences) }
+    }
+
+    public func expire(before captureTime: Timestamp) async throws {
+        try await perform { (connection) throws(SQLiteError) in try connection.outbox.expire(before: captureTime) }
+    }
+
+    public func stats() async throws -> OutboxStats {
+        try await perform { connection in connection.outbox.stats }
+    }
+}
+
+extension GatewayDatabase: RegionStateStore {
+    public func loadRegionStates() throws -> [PersistedRegionState] {
+        try performSync { (connection) throws(SQLiteError) in try connection.regionStates.load() }
+    }
+
+    public func saveRegionStates(_ states: [PersistedRegionState]) throws {
+        try performSync { (connection) throws(SQLiteError) in try connection.regionStates.save(states) }
+    }
+
+    public func deleteRegionStates(_ keys: [(region: String, beaconID: String)]) throws {
+        try performSync { (connection) throws(SQLiteError) in try connection.regionStates.delete(keys) }
+    }
+}

@@ -1,0 +1,101 @@
+import BeaconCore
+import CSQLite
+import Dispatch
+
+/// The gateway's SQLite database: outbox, region state and sequence counter in one WAL-mode file.
+///
+/// All SQLite work runs on one private serial dispatch queue, never on the cooperative thread pool: the async
+/// methods hop onto it and resume the caller when done; the `RegionStateStore` methods (a synchronous
+/// contract) wait for it with `queue.sync`.
+///
+/// `@unchecked Sendable`: the invariant is that `connection` (the SQLite handle and everything holding it) is
+/// only touched from blocks running on `queue`.
+public final class GatewayDatabase: @unchecked Sendable {
+    /// Everything that holds the SQLite handle. `@unchecked Sendable` only so blocks can carry it to `queue`:
+    /// it is used exclusively from blocks running on `queue`.
+    final class Connection: @unchecked Sendable {
+        let database: SQLiteDatabase
+        let outbox: Outbox
+        let counter: SequenceCounter
+        let regionStates: RegionStateTable
+
+        init(database: SQLiteDatabase, settings: OutboxSettings) throws(SQLiteError) {
+            self.database = database
+            try database.execute("PRAGMA busy_timeout = 5000")
+            guard try database.text("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {
+                throw SQLiteError(code: SQLITE_ERROR, message: "cannot switch to WAL journal mode",
+                                  sql: "PRAGMA journal_mode = WAL", path: database.path)
+            }
+            try database.execute("PRAGMA synchronous = \(settings.synchronous == "full" ? "FULL" : "NORMAL")")
+            try StoreSchema.migrate(database)
+            self.counter = SequenceCounter(database: database)
+            try counter.catchUp()
+            self.outbox = try Outbox(database: database, maxRows: settings.maxRows, maxBytes: settings.maxBytes)
+            self.regionStates = RegionStateTable(database: database)
+        }
+    }
+
+    private let queue: DispatchQueue
+    private let connection: Connection
+    public let path: String
+
+    /// Opens or creates the database at `settings.path` and migrates it. Throws `SQLiteError` with a clear
+    /// message for a damaged file (`isCorrupt`), a full disk (`isDiskFull`) or an unreadable path.
+    public init(settings: OutboxSettings) throws(SQLiteError) {
+        let queue = DispatchQueue(label: "beaconbridge.sqlite")
+        let result: Result<Connection, SQLiteError> = queue.sync {
+            do throws(SQLiteError) {
+                let database = try SQLiteDatabase(path: settings.path)
+                return .success(try Connection(database: database, settings: settings))
+            } catch {
+                return .failure(error)
+            }
+        }
+        self.queue = queue
+        self.connection = try result.get()
+        self.path = settings.path
+    }
+
+    /// Runs `body` on the database queue and resumes with its result.
+    func perform<T: Sendable>(_ body: @escaping @Sendable (Connection) throws(SQLiteError) -> T) async throws(SQLiteError) -> T {
+        let connection = self.connection
+        let result: Result<T, SQLiteError> = await withCheckedContinuation { continuation in
+            queue.async {
+                do throws(SQLiteError) {
+                    continuation.resume(returning: .success(try body(connection)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Runs `body` on the database queue, blocking the caller (for the synchronous contracts).
+    func performSync<T>(_ body: (Connection) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        let result: Result<T, SQLiteError> = queue.sync {
+            do throws(SQLiteError) { return .success(try body(connection)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Reserves `count` sequence numbers, committed before they are returned.
+    public func reserveSequences(_ count: Int = 1024) async throws(SQLiteError) -> SequenceBlock {
+        try await perform { (connection) throws(SQLiteError) in
+            let block = try connection.counter.reserve(count)
+            return SequenceBlock(first: block.first, end: block.end)
+        }
+    }
+
+    /// Runs raw SQL on the queue: maintenance and tests (e.g. `PRAGMA max_page_count`).
+    public func execute(_ sql: String) async throws(SQLiteError) {
+        try await perform { (connection) throws(SQLiteError) in try connection.database.execute(sql) }
+    }
+}
+
+extension GatewayDatabase {
+    /// `PRAGMA page_count`: pages in the file.
+    public func pageCount() async throws(SQLiteError) -> Int {
+        try await perform { (connection) throws(SQLiteError) in Int(try connection.database.scalar("PRAGMA page_count") ?? 0) }
+    }
+}

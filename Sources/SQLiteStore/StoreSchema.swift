@@ -1,0 +1,54 @@
+/// Versioned schema migrations, tracked in `PRAGMA user_version` (docs/outbox.md describes the tables).
+/// Migration N (1-based) brings the schema from version N-1 to N; existing migrations are never edited.
+enum StoreSchema {
+    static let migrations: [String] = [
+        // 1: outbox, region state, counters.
+        """
+        CREATE TABLE outbox (
+            seq INTEGER PRIMARY KEY,
+            event_id TEXT NOT NULL,
+            gateway TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            expires INTEGER NOT NULL,
+            topic TEXT NOT NULL,
+            qos INTEGER NOT NULL,
+            retain INTEGER NOT NULL,
+            payload BLOB NOT NULL,
+            capture_time REAL NOT NULL,
+            created REAL NOT NULL
+        );
+        CREATE INDEX outbox_expiring ON outbox (expires, seq);
+        CREATE TABLE region_state (
+            region TEXT NOT NULL,
+            beacon_id TEXT NOT NULL,
+            state TEXT NOT NULL,
+            since REAL NOT NULL,
+            last_qualifying REAL NOT NULL,
+            updated REAL NOT NULL,
+            PRIMARY KEY (region, beacon_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE counters (
+            name TEXT PRIMARY KEY,
+            value INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        INSERT INTO counters (name, value) VALUES ('event_sequence', 0);
+        """,
+    ]
+
+    static var currentVersion: Int { migrations.count }
+
+    /// Applies the pending migrations, each in its own transaction.
+    static func migrate(_ database: SQLiteDatabase) throws(SQLiteError) {
+        let version = try database.userVersion
+        guard version <= currentVersion else {
+            throw SQLiteError(code: 1, message: "schema version \(version) is newer than this gateway knows (\(currentVersion))",
+                              sql: "PRAGMA user_version", path: database.path)
+        }
+        for target in (version + 1)...max(version + 1, currentVersion) where target <= currentVersion {
+            try database.transaction { () throws(SQLiteError) in
+                try database.execute(migrations[target - 1])
+                try database.execute("PRAGMA user_version = \(target)")
+            }
+        }
+    }
+}

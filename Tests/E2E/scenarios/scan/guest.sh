@@ -1,0 +1,25 @@
+# Scenario "scan": beaconbridge scan on hci0 receives, through the guest kernel's HCI socket, the LE
+# Advertising Reports of an iBeacon and an Eddystone-UID advertised from hci1 (btvirt, one virtual radio).
+start_btvirt 2
+hciconfig hci1 up || fail "hci1 up"
+ADVERTISER=$(adapter_address hci1)
+e2e "advertiser hci1 is $ADVERTISER; scanner adapter hci0 is left down for beaconbridge to bring up"
+start_beacon_loop hci1 "$IBEACON_AD" "$EDDYSTONE_UID_AD"
+
+for mode in auto off; do
+    beaconbridge scan --adapter hci0 --seconds 4 --extended "$mode" --record "/tmp/scan-$mode.btsnoop" \
+        > "/tmp/scan-$mode.out" 2> "/tmp/scan-$mode.err"
+    status=$?
+    sed 's/^/E2E: scan stderr: /' "/tmp/scan-$mode.err"
+    head -n 6 "/tmp/scan-$mode.out" | sed "s/^/E2E-SCAN-$mode: /"
+    [ "$status" = 0 ] || fail "beaconbridge scan --extended $mode exited $status"
+    e2e "mode $mode: $(wc -l < "/tmp/scan-$mode.out") advertising events, iBeacon $(grep -c 4c000215e2c56db5 "/tmp/scan-$mode.out"), Eddystone-UID $(grep -c aafe00ecedd1ebeac04e5defa017 "/tmp/scan-$mode.out")"
+    grep -q 4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5 "/tmp/scan-$mode.out" || fail "no iBeacon report ($mode)"
+    grep -q aafe00ecedd1ebeac04e5defa0170bdb87539b67 "/tmp/scan-$mode.out" || fail "no Eddystone-UID report ($mode)"
+    # The advertiser's address, little endian as HCI carries it, must be in the reports.
+    le=$(echo "$ADVERTISER" | tr -d ':' | sed 's/\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)/\6\5\4\3\2\1/' | tr 'A-F' 'a-f')
+    grep -q "$le" "/tmp/scan-$mode.out" || fail "reports do not carry the advertiser address $ADVERTISER ($mode)"
+    e2e "mode $mode: btsnoop recording $(wc -c < "/tmp/scan-$mode.btsnoop") bytes"
+done
+stop_beacon_loop hci1
+e2e "scan scenario passed"

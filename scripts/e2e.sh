@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# BeaconBridge end-to-end tests through the real Linux BlueZ stack in a QEMU guest (see docs/e2e.md).
+# Usage: scripts/e2e.sh [scenario...]   (default: every directory under Tests/E2E/scenarios)
+# Environment: E2E_BIN (beaconbridge binary, default .build/release/beaconbridge), E2E_CACHE (default
+# .build/e2e-cache), E2E_ACCEL (kvm|tcg|kvm:tcg), E2E_TIMEOUT (seconds per guest, default 120), E2E_KEEP=1.
+# Exits 0 when every scenario passed, 1 otherwise; prints "SKIP" and exits 0 only when QEMU cannot run here.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+HERE="$REPO/scripts/e2e"
+SCENARIOS_DIR="$REPO/Tests/E2E/scenarios"
+# shellcheck source=e2e/host-lib.sh
+. "$HERE/host-lib.sh"
+
+E2E_CACHE=${E2E_CACHE:-$REPO/.build/e2e-cache}
+E2E_BIN=${E2E_BIN:-$REPO/.build/release/beaconbridge}
+E2E_TIMEOUT=${E2E_TIMEOUT:-120}
+stage_start=$(e2e_now)
+
+if ! reason=$(e2e_can_run_qemu); then
+    echo "SKIP e2e: this machine cannot run QEMU: $reason"
+    exit 0
+fi
+mkdir -p "$E2E_CACHE"
+e2e_install_deps || e2e_die "could not install the harness packages ($E2E_PACKAGES)"
+command -v qemu-system-x86_64 >/dev/null || { echo "SKIP e2e: qemu-system-x86_64 unavailable after install"; exit 0; }
+
+if [ ! -x "$E2E_BIN" ]; then
+    e2e_log "building $E2E_BIN"
+    ( cd "$REPO" && swift build -c release --product beaconbridge -Xswiftc -warnings-as-errors ) || e2e_die "build failed"
+fi
+
+if [ $# -gt 0 ]; then scenarios=("$@"); else
+    scenarios=(); for d in "$SCENARIOS_DIR"/*/; do scenarios+=("$(basename "$d")"); done
+fi
+
+e2e_fetch_kernel || e2e_die "could not fetch the Debian kernel"
+e2e_build_base "$HERE" || e2e_die "could not build the base initramfs"
+E2E_RUN=$(mktemp -d "$E2E_CACHE/run.XXXXXX")
+cleanup() { e2e_stop_broker; [ -n "${E2E_KEEP:-}" ] || rm -rf "$E2E_RUN/overlay" "$E2E_RUN/initrd.cpio"; }
+trap cleanup EXIT
+e2e_build_overlay "$E2E_BIN" "$E2E_RUN/overlay.cpio" "$SCENARIOS_DIR" || e2e_die "could not build the overlay"
+cat "$E2E_BASE_CPIO" "$E2E_RUN/overlay.cpio" > "$E2E_RUN/initrd.cpio"
+e2e_log "kernel $E2E_KVER ($(basename "$E2E_KERNEL")), accel $(e2e_accel), initramfs $(du -h "$E2E_RUN/initrd.cpio" | cut -f1), ready in $(e2e_elapsed "$stage_start") s"
+
+failed=0; summary=()
+for scenario in "${scenarios[@]}"; do
+    dir="$SCENARIOS_DIR/$scenario"
+    if [ ! -f "$dir/guest.sh" ]; then summary+=("FAIL $scenario (no such scenario)"); failed=1; continue; fi
+    mkdir -p "$E2E_RUN/$scenario"
+    e2e_start_broker || e2e_die "could not start mosquitto"
+    t0=$(e2e_now)
+    e2e_boot "$scenario" "$E2E_RUN/initrd.cpio" "$E2E_TIMEOUT"; status=$?
+    boot_seconds=$(e2e_elapsed "$t0")
+    sleep 0.5
+    e2e_stop_broker
+    cp "$E2E_RUN/console.log" "$E2E_RUN/mqtt.log" "$E2E_RUN/$scenario/" 2>/dev/null
+    console="$E2E_RUN/$scenario/console.log"
+    echo "----- guest console, scenario $scenario (E2E lines) -----"
+    tr -d '\r' < "$console" | grep -E '^(E2E|beaconbridge)' || true
+    echo "-----"
+    verdict=PASS
+    if [ "$status" != 0 ]; then
+        verdict=FAIL; e2e_log "$scenario: guest status $status (124 timeout, 125 no E2E-EXIT line); full console: $console"
+        tail -n 40 "$console"
+    elif [ -x "$dir/check.sh" ]; then
+        CONSOLE_LOG="$console" MQTT_LOG="$E2E_RUN/$scenario/mqtt.log" "$dir/check.sh" || verdict=FAIL
+    fi
+    [ "$verdict" = PASS ] || failed=1
+    summary+=("$verdict $scenario (guest ${boot_seconds} s)")
+done
+echo "===== e2e summary (stage $(e2e_elapsed "$stage_start") s, logs in $E2E_RUN) ====="
+printf '%s\n' "${summary[@]}"
+exit $failed

@@ -1,0 +1,59 @@
+# BeaconBridge E2E guest helpers, sourced before each scenario's guest.sh (busybox sh).
+
+# Advertising data (AD structures) of the test beacons, hex.
+# iBeacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 major 1 minor 2, measured power -59.
+IBEACON_AD=0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5
+# Eddystone-UID namespace edd1ebeac04e5defa017 instance 0bdb87539b67, tx power at 0 m -20.
+EDDYSTONE_UID_AD=0201060303aafe1716aafe00ecedd1ebeac04e5defa0170bdb87539b670000
+
+e2e() { echo "E2E: $*"; }
+fail() { echo "E2E: FAIL: $*"; exit 1; }
+
+# "0a0b" -> "0a 0b"
+hex_bytes() { echo "$1" | sed 's/../& /g'; }
+
+# Starts btvirt with $1 (default 2) controllers and waits for hci0..hci<n-1>.
+start_btvirt() {
+    local count="${1:-2}" i
+    btvirt -l"$count" > /tmp/btvirt.log 2>&1 &
+    BTVIRT_PID=$!
+    for i in $(seq 1 100); do
+        [ -e "/sys/class/bluetooth/hci$((count - 1))" ] && break
+        sleep 0.05
+    done
+    [ -e "/sys/class/bluetooth/hci$((count - 1))" ] || fail "btvirt did not create $count controllers"
+    e2e "btvirt (pid $BTVIRT_PID) created: $(ls /sys/class/bluetooth | tr '\n' ' ')"
+}
+
+stop_btvirt() { kill "$BTVIRT_PID" 2>/dev/null; wait "$BTVIRT_PID" 2>/dev/null; }
+
+# The controller address of $1 (hciconfig), e.g. 00:AA:01:01:00:01.
+adapter_address() { hciconfig "$1" | sed -n 's/.*BD Address: \([0-9A-F:]*\).*/\1/p'; }
+
+# Legacy advertising from $1: parameters (non-connectable, 100 ms), then data $2 (hex AD structures).
+advertise() {
+    local dev="$1" data="$2" len pad
+    len=$(( ${#data} / 2 ))
+    pad=$(( 31 - len ))
+    hcitool -i "$dev" cmd 0x08 0x000a 00 > /dev/null
+    hcitool -i "$dev" cmd 0x08 0x0006 a0 00 a0 00 03 00 00 00 00 00 00 00 00 07 00 > /dev/null
+    hcitool -i "$dev" cmd 0x08 0x0008 $(printf '%02x' "$len") $(hex_bytes "$data") $(yes 00 | head -n "$pad") > /dev/null
+    hcitool -i "$dev" cmd 0x08 0x000a 01 > /dev/null
+}
+
+stop_advertising() { hcitool -i "$1" cmd 0x08 0x000a 00 > /dev/null; }
+
+# Background loop: cycles advertising data on $1 through the remaining arguments every ~0.5 s, re-enabling
+# each time (btvirt sends a report only when advertising or scanning is re-enabled). Sets BEACON_LOOP_PID.
+start_beacon_loop() {
+    local dev="$1"; shift
+    (
+        while :; do
+            for data in "$@"; do advertise "$dev" "$data"; sleep 0.25; done
+        done
+    ) &
+    BEACON_LOOP_PID=$!
+    e2e "advertising from $dev (pid $BEACON_LOOP_PID): $*"
+}
+
+stop_beacon_loop() { kill "$BEACON_LOOP_PID" 2>/dev/null; wait "$BEACON_LOOP_PID" 2>/dev/null; stop_advertising "$1"; }

@@ -1,0 +1,216 @@
+# BeaconBridge end-to-end harness: host-side functions (sourced by scripts/e2e.sh).
+# Everything it builds is cached under $E2E_CACHE; nothing outside the repository is written except apt installs.
+
+E2E_PACKAGES="qemu-system-x86 busybox-static bluez bluez-test-tools mosquitto mosquitto-clients socat cpio xz-utils kmod"
+E2E_MODULES="bluetooth hci_vhci af_alg algif_hash algif_skcipher ecb cmac e1000"
+
+e2e_log() { printf '[e2e %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+e2e_die() { e2e_log "ERROR: $*"; exit 1; }
+e2e_now() { date +%s.%N; }
+e2e_elapsed() { awk -v a="$1" -v b="$(e2e_now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# Prints a reason and returns 1 when this machine cannot run QEMU at all (the only reason to skip).
+e2e_can_run_qemu() {
+    if [ "$(uname -m)" != x86_64 ]; then echo "host is $(uname -m), the harness boots an x86_64 guest"; return 1; fi
+    if command -v qemu-system-x86_64 >/dev/null 2>&1; then return 0; fi
+    if [ "$(id -u)" != 0 ] && ! command -v sudo >/dev/null 2>&1; then
+        echo "qemu-system-x86_64 is not installed and neither root nor sudo is available to install it"; return 1
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then echo "qemu-system-x86_64 missing and no apt-get"; return 1; fi
+    return 0
+}
+
+# Installs the Debian packages the harness needs (idempotent).
+e2e_install_deps() {
+    local missing="" p
+    for p in $E2E_PACKAGES; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+    done
+    [ -z "$missing" ] && return 0
+    e2e_log "installing:$missing"
+    local sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null \
+        || return 1
+}
+
+# Fetches Debian's linux-image-amd64 (and the versioned image it depends on) into the cache, extracts
+# vmlinuz, an uncompressed vmlinux (for PVH boot, ~6 s faster under TCG) and the modules the guest needs.
+# Sets E2E_KERNEL (file to boot) and E2E_KVER.
+e2e_fetch_kernel() {
+    local dir="$E2E_CACHE/kernel"
+    mkdir -p "$dir"; chmod 0777 "$dir" 2>/dev/null || true
+    if [ ! -f "$dir/ready" ]; then
+        e2e_log "downloading linux-image-amd64 from the Debian archive"
+        ( cd "$dir" && rm -f ./*.deb && apt-get download -q linux-image-amd64 >/dev/null 2>&1 ) || return 1
+        local meta dep
+        meta=$(ls "$dir"/linux-image-amd64_*.deb | head -1)
+        dep=$(dpkg-deb -f "$meta" Depends | tr ',' '\n' | sed -n 's/^ *\(linux-image-[0-9][^ ]*\).*/\1/p' | head -1)
+        [ -n "$dep" ] || { e2e_log "cannot find the versioned kernel package in $meta"; return 1; }
+        ( cd "$dir" && apt-get download -q "$dep" >/dev/null 2>&1 ) || return 1
+        rm -rf "$dir/root" && mkdir -p "$dir/root"
+        dpkg-deb -x "$(ls "$dir"/"$dep"_*.deb | head -1)" "$dir/root" || return 1
+        E2E_KVER=$(ls "$dir/root/lib/modules" | head -1)
+        depmod -b "$dir/root" "$E2E_KVER" || return 1
+        cp "$dir/root/boot/vmlinuz-$E2E_KVER" "$dir/vmlinuz"
+        # The bzImage carries an xz-compressed vmlinux (CONFIG_KERNEL_XZ); PVH boot needs the ELF.
+        local offset
+        offset=$(LC_ALL=C grep -obUaP '\xfd\x37\x7a\x58\x5a\x00' "$dir/vmlinuz" | head -1 | cut -d: -f1)
+        if [ -n "$offset" ] && tail -c +"$((offset + 1))" "$dir/vmlinuz" | xz -dc --single-stream > "$dir/vmlinux" 2>/dev/null \
+            && [ "$(head -c 4 "$dir/vmlinux" | od -An -c | tr -d ' ')" = "177ELF" ]; then
+            :
+        else
+            rm -f "$dir/vmlinux"
+        fi
+        echo "$E2E_KVER" > "$dir/ready"
+        rm -f "$dir"/*.deb
+    fi
+    E2E_KVER=$(cat "$dir/ready")
+    E2E_KERNEL="$dir/vmlinuz"
+    if [ -f "$dir/vmlinux" ] && [ "${E2E_PVH:-1}" = 1 ]; then E2E_KERNEL="$dir/vmlinux"; fi
+    E2E_KROOT="$dir/root"
+}
+
+# Modules in load order (dependencies first), paths relative to lib/modules/$KVER.
+e2e_module_order() {
+    local dep="$E2E_KROOT/lib/modules/$E2E_KVER/modules.dep" seen="" out=""
+    _visit() {
+        local rel="$1" line d
+        case " $seen " in *" $rel "*) return ;; esac
+        seen="$seen $rel"
+        line=$(grep -m1 "^$rel:" "$dep" | cut -d: -f2)
+        for d in $line; do _visit "$d"; done
+        out="$out $rel"
+    }
+    local m rel
+    for m in $E2E_MODULES; do
+        rel=$(grep -m1 -E "/$m\.ko(\.[a-z]+)?:" "$dep" | cut -d: -f1)
+        [ -n "$rel" ] || { e2e_log "module $m not found in $E2E_KVER"; return 1; }
+        _visit "$rel"
+    done
+    echo $out
+}
+
+# Copies an executable and its ldd closure into the root $1, keeping library paths.
+e2e_copy_with_libs() {
+    local root="$1" bin="$2" dest="${3:-$2}" lib
+    mkdir -p "$root$(dirname "$dest")"
+    cp -L "$bin" "$root$dest"
+    for lib in $(ldd "$bin" | awk '/=>/ { print $3 } /^\t\// { print $1 }'); do
+        [ -f "$lib" ] || continue
+        [ -f "$root$lib" ] && continue
+        mkdir -p "$root$(dirname "$lib")"
+        cp -L "$lib" "$root$lib"
+    done
+}
+
+# The base initramfs (busybox, modules, BlueZ tools, guest init): cached, rebuilt when an input changes.
+# Sets E2E_BASE_CPIO.
+e2e_build_base() {
+    local here="$1"
+    local key
+    key=$( { echo "$E2E_KVER $E2E_MODULES"; md5sum /usr/bin/busybox /usr/bin/btvirt /usr/bin/hcitool /usr/bin/hciconfig \
+        "$here/guest-init.sh" "$here/guest-lib.sh" "$here/host-lib.sh"; } | md5sum | cut -c1-16)
+    E2E_BASE_CPIO="$E2E_CACHE/base-$key.cpio"
+    [ -f "$E2E_BASE_CPIO" ] && return 0
+    e2e_log "building the base initramfs"
+    local root="$E2E_CACHE/base-root"
+    rm -rf "$root" && mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,e2e,lib/modules}
+    cp /usr/bin/busybox "$root/bin/busybox"
+    local tool
+    for tool in btvirt hcitool hciconfig; do e2e_copy_with_libs "$root" "/usr/bin/$tool"; done
+    local order rel
+    order=$(e2e_module_order) || return 1
+    for rel in $order; do
+        cp "$E2E_KROOT/lib/modules/$E2E_KVER/$rel" "$root/lib/modules/$(basename "$rel")"
+        echo "$(basename "$rel")" >> "$root/lib/modules/load-order"
+    done
+    install -m 0755 "$here/guest-init.sh" "$root/init"
+    install -m 0644 "$here/guest-lib.sh" "$root/e2e/guest-lib.sh"
+    rm -f "$E2E_CACHE"/base-*.cpio
+    ( cd "$root" && find . -print0 | cpio --null -o -H newc --quiet ) > "$E2E_BASE_CPIO.tmp" && mv "$E2E_BASE_CPIO.tmp" "$E2E_BASE_CPIO"
+}
+
+# Per-run overlay: the beaconbridge binary with its libraries (Swift runtime included) and the scenarios.
+# Writes $2 (cpio). Appended to the base archive: the kernel unpacks concatenated archives in order.
+e2e_build_overlay() {
+    local bin="$1" out="$2" scenarios="$3"
+    local root="$E2E_RUN/overlay"
+    rm -rf "$root" && mkdir -p "$root/usr/bin" "$root/e2e"
+    e2e_copy_with_libs "$root" "$bin" /usr/bin/beaconbridge
+    cp -r "$scenarios" "$root/e2e/scenarios"
+    ( cd "$root" && find . -print0 | cpio --null -o -H newc --quiet ) > "$out"
+}
+
+# Chooses the accelerator: $E2E_ACCEL, else KVM when /dev/kvm is usable, else TCG.
+e2e_accel() {
+    if [ -n "${E2E_ACCEL:-}" ]; then echo "$E2E_ACCEL"; return; fi
+    if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then echo "kvm:tcg"; else echo tcg; fi
+}
+
+# Starts mosquitto on a free loopback port and a subscriber writing `topic payload` lines to $E2E_RUN/mqtt.log.
+# Sets E2E_BROKER_PORT, E2E_BROKER_PID, E2E_SUB_PID.
+e2e_start_broker() {
+    local port tries=0
+    while :; do
+        tries=$((tries + 1)); [ $tries -le 50 ] || { e2e_log "no free loopback port"; return 1; }
+        port=$((20000 + RANDOM % 30000))
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && continue
+        printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' "$port" > "$E2E_RUN/mosquitto.conf"
+        mosquitto -c "$E2E_RUN/mosquitto.conf" > "$E2E_RUN/mosquitto.log" 2>&1 &
+        E2E_BROKER_PID=$!
+        local i
+        for i in $(seq 1 50); do
+            (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+            kill -0 "$E2E_BROKER_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        if kill -0 "$E2E_BROKER_PID" 2>/dev/null; then break; fi
+    done
+    E2E_BROKER_PORT=$port
+    mosquitto_sub -h 127.0.0.1 -p "$port" -v -t '#' > "$E2E_RUN/mqtt.log" 2>&1 &
+    E2E_SUB_PID=$!
+}
+
+e2e_stop_broker() {
+    [ -n "${E2E_SUB_PID:-}" ] && kill "$E2E_SUB_PID" 2>/dev/null
+    [ -n "${E2E_BROKER_PID:-}" ] && kill "$E2E_BROKER_PID" 2>/dev/null
+    wait "${E2E_SUB_PID:-}" "${E2E_BROKER_PID:-}" 2>/dev/null
+    E2E_SUB_PID=""; E2E_BROKER_PID=""
+}
+
+# Boots the guest for one scenario; console to $E2E_RUN/console.log. Returns the guest's E2E-EXIT status
+# (or 124 on timeout, 125 when the guest printed none).
+e2e_boot() {
+    local scenario="$1" initrd="$2" timeout="${3:-120}"
+    local accel console="$E2E_RUN/console.log"
+    accel=$(e2e_accel)
+    local accel_args=() a
+    for a in ${accel//:/ }; do accel_args+=(-accel "$a"); done
+    : > "$console"
+    local net="user,id=n0,restrict=on"
+    [ -n "${E2E_BROKER_PORT:-}" ] && net="$net,guestfwd=tcp:10.0.2.100:1883-cmd:socat - TCP:127.0.0.1:$E2E_BROKER_PORT"
+    qemu-system-x86_64 "${accel_args[@]}" -machine pc -cpu max -m "${E2E_MEM:-1024}" -smp 1 \
+        -nodefaults -display none -no-reboot -monitor none -serial "file:$console" \
+        -kernel "$E2E_KERNEL" -initrd "$initrd" \
+        -append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init e2e.scenario=$scenario" \
+        -netdev "$net" -device e1000,netdev=n0,romfile= \
+        > "$E2E_RUN/qemu.log" 2>&1 &
+    E2E_QEMU_PID=$!
+    local start; start=$(e2e_now)
+    local waited=0
+    while kill -0 "$E2E_QEMU_PID" 2>/dev/null; do
+        if [ -n "${E2E_VERBOSE:-}" ]; then :; fi
+        sleep 0.2
+        waited=$(awk -v s="$start" -v n="$(e2e_now)" 'BEGIN { print int(n - s) }')
+        if [ "$waited" -ge "$timeout" ]; then
+            e2e_log "guest timed out after ${timeout}s: stopping qemu (pid $E2E_QEMU_PID)"
+            kill "$E2E_QEMU_PID" 2>/dev/null; wait "$E2E_QEMU_PID" 2>/dev/null
+            return 124
+        fi
+    done
+    wait "$E2E_QEMU_PID" 2>/dev/null
+    local status
+    status=$(tr -d '\r' < "$console" | sed -n 's/^E2E-EXIT=\([0-9]*\).*/\1/p' | tail -1)
+    [ -n "$status" ] || return 125
+    return "$status"
+}
