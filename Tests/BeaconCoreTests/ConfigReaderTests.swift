@@ -39,13 +39,6 @@ private func key(_ name: String, _ line: Int, _ column: Int, _ value: ConfigNode
         #expect(issues.map(\.path) == ["gatway", "mqt"])
     }
 
-    @Test func pendingSectionsAreAcceptedAndListed() {
-        let root = ConfigNode.mapping(["mqtt": .mapping(["host": .scalar("x")]), "regions": .sequence([])])
-        let (value, issues) = GatewayConfiguration.read(root, file: nil, environment: ConfigEnvironment(hostname: "h"))
-        #expect(issues.isEmpty)
-        #expect(value.unvalidatedSections == ["regions", "mqtt"])
-    }
-
     @Test(arguments: [("30", 30.0), ("30s", 30), ("500ms", 0.5), ("2m", 120), ("1h", 3600), ("1m30s", 90),
                       ("1.5s", 1.5), ("0", 0)])
     func durations(text: String, seconds: Double) {

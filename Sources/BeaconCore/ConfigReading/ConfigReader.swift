@@ -131,12 +131,18 @@ public struct ConfigReader {
 
     /// Adopts issues found by validation code that knows only key paths relative to this section (for example
     /// a settings struct's `validate()`): each is placed at the deepest node of its path that exists.
+    /// An issue is dropped when this reader already reported one at the same path or at an ancestor (a value
+    /// that failed to read was replaced by its default, so the validator's view of it says nothing new).
     public mutating func report(_ relative: [ConfigIssue]) {
         for item in relative {
             let sub = ConfigPath(parsing: item.path)
-            let at = locate(sub) ?? mark
             let full = ConfigPath(path.components + sub.components)
-            issues.append(Self.issue(file: file, path: full, at: at, item.message))
+            let text = full.description
+            let covered = issues.contains { existing in
+                existing.path == text || text.hasPrefix(existing.path + ".") || text.hasPrefix(existing.path + "[")
+            }
+            if covered { continue }
+            issues.append(Self.issue(file: file, path: full, at: locate(sub) ?? mark, item.message))
         }
     }
 
@@ -144,6 +150,9 @@ public struct ConfigReader {
     public mutating func issue(_ message: String, path issuePath: ConfigPath, at place: SourceMark) {
         issues.append(Self.issue(file: file, path: issuePath, at: place, message))
     }
+
+    /// Adds issues found elsewhere (so that `report` does not repeat them).
+    public mutating func absorbIssues(_ other: [ConfigIssue]) { issues.append(contentsOf: other) }
 
     mutating func absorb(_ other: ConfigReader) {
         issues.append(contentsOf: other.issues)
