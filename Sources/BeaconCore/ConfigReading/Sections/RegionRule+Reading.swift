@@ -32,9 +32,9 @@ extension RegionRule {
         switch (rssi, distance) {
         case let (level?, nil): return .rssi(level)
         case let (nil, metres?): return .distance(metres)
-        case (.some, .some):
+        case let (level?, .some):
             c.issue("set either `\(rssiKey)` or `\(distanceKey)`, not both", key: distanceKey)
-            return nil
+            return .rssi(level) // keeps later checks (exit needs enter) from piling up on this one mistake
         case (nil, nil):
             if !c.has(rssiKey) && !c.has(distanceKey) { c.issue("needs `\(rssiKey)` or `\(distanceKey)`") }
             return nil
