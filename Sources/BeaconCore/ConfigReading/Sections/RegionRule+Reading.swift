@@ -7,8 +7,9 @@ extension RegionRule {
             match = r.section("match") { RegionMatch(from: &$0) }
         } else {
             r.declare("match")
-            if !r.entries.isEmpty {
-                r.issue("missing required key `match` (write `match: {}` to watch every beacon)")
+            if !r.isStandIn {
+                r.issue("missing required key `match` (write `match: {}` to watch every beacon)",
+                        path: r.path.appending("match"), at: r.mark)
             }
         }
         let enter = r.optionalSection("enter") { c in
@@ -36,7 +37,9 @@ extension RegionRule {
             c.issue("set either `\(rssiKey)` or `\(distanceKey)`, not both", key: distanceKey)
             return .rssi(level) // keeps later checks (exit needs enter) from piling up on this one mistake
         case (nil, nil):
-            if !c.has(rssiKey) && !c.has(distanceKey) { c.issue("needs `\(rssiKey)` or `\(distanceKey)`") }
+            // Other keys there are reported as unknown (with a hint), which says more than this would.
+            let others = c.entries.contains { $0.key != rssiKey && $0.key != distanceKey }
+            if !c.has(rssiKey) && !c.has(distanceKey) && !others { c.issue("needs `\(rssiKey)` or `\(distanceKey)`") }
             return nil
         }
     }
@@ -71,12 +74,7 @@ extension RegionMatch {
                         key: keys.first { m.has($0) })
                 break
             }
-            identifiers = keys.map { key in
-                if key == "uuid", let text = m.string(key), text != "*" {
-                    return (try? ConfigUUID.decodeConfig(ConfigScalar(text)).text) ?? text
-                }
-                return m.string(key)
-            }
+            identifiers = keys.map { key in RegionMatch.shorthand(key, from: &m) }
             while identifiers.last.map({ $0 == nil }) == true { identifiers.removeLast() }
         }
         m.declare("uuid", "major", "minor", "namespace", "instance")
@@ -84,5 +82,24 @@ extension RegionMatch {
             BluetoothAddress(string: $0)
         }
         namePattern = m.string("name")
+    }
+
+    /// A shorthand identifier, checked by its name (a `uuid` is a UUID whatever the format says); `*` or
+    /// absent is "any". A bad value is reported here and becomes "any", so it is not reported twice.
+    static func shorthand(_ key: String, from m: inout ConfigReader) -> String? {
+        guard let text = m.string(key), text != "*" else { return nil }
+        let valid: String?
+        switch key {
+        case "uuid": valid = try? ConfigUUID.decodeConfig(ConfigScalar(text)).text
+        case "major", "minor": valid = UInt16(text).map(String.init)
+        case "namespace": valid = HexBytes.parse(text).flatMap { $0.count == 10 ? text.lowercased() : nil }
+        default: valid = HexBytes.parse(text).flatMap { $0.count == 6 ? text.lowercased() : nil }
+        }
+        if valid == nil {
+            let expected = ["uuid": "a UUID (8-4-4-4-12 hex digits)", "major": "0...65535", "minor": "0...65535",
+                            "namespace": "a 10-byte hex namespace"][key] ?? "a 6-byte hex instance"
+            m.issue("`\(text)` is not \(expected)", key: key)
+        }
+        return valid
     }
 }
