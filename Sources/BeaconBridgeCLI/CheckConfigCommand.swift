@@ -36,22 +36,12 @@ enum CheckConfigCommand {
             return ExitCode.usage
         }
 
-        switch ConfigurationLoader.load(path: location.path, environment: hostEnvironment) {
-        case .success(let configuration):
+        switch location.load(command: "check-config", hostEnvironment: hostEnvironment) {
+        case .loaded(let configuration):
             Output.stdout(summary(configuration, path: location.path))
             return ExitCode.ok
-        case .failure(let errors) where errors.kind == .fileMissing:
-            Output.stderr("beaconbridge check-config: configuration file \(location.path) does not exist "
-                          + "(\(location.howToChange))")
-            return ExitCode.noInput
-        case .failure(let errors) where errors.kind == .fileUnreadable:
-            Output.stderr(errors.lines.map { "beaconbridge check-config: \($0)" }.joined(separator: "\n"))
-            return ExitCode.noInput
-        case .failure(let errors):
-            let count = errors.issues.count
-            Output.stderr(errors.lines.joined(separator: "\n"))
-            Output.stderr("\(location.path): \(count) problem\(count == 1 ? "" : "s") found")
-            return ExitCode.config
+        case .failed(let exitCode):
+            return exitCode
         }
     }
 

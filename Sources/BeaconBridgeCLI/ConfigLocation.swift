@@ -1,3 +1,4 @@
+import BeaconCore
 import YAMLConfig
 #if canImport(Glibc)
 import Glibc
@@ -53,6 +54,34 @@ struct ConfigLocation: Equatable {
         case .option: "check the --config argument"
         case .environment: "check \(ConfigLocation.environmentVariable)"
         case .builtIn: "pass --config FILE or set \(ConfigLocation.environmentVariable)"
+        }
+    }
+}
+
+extension ConfigLocation {
+    enum LoadOutcome {
+        case loaded(GatewayConfiguration)
+        /// The problems were printed on stderr; exit with this code (66 file missing/unreadable, 78 invalid).
+        case failed(exitCode: Int32)
+    }
+
+    /// Loads and validates the file for `command` (e.g. "run"), printing every problem on stderr the same way
+    /// `check-config` does. Commands that need the configuration call this and exit with the code on failure.
+    func load(command: String, hostEnvironment: ConfigEnvironment? = nil) -> LoadOutcome {
+        switch ConfigurationLoader.load(path: path, environment: hostEnvironment) {
+        case .success(let configuration):
+            return .loaded(configuration)
+        case .failure(let errors) where errors.kind == .fileMissing:
+            Output.stderr("beaconbridge \(command): configuration file \(path) does not exist (\(howToChange))")
+            return .failed(exitCode: ExitCode.noInput)
+        case .failure(let errors) where errors.kind == .fileUnreadable:
+            Output.stderr(errors.lines.map { "beaconbridge \(command): \($0)" }.joined(separator: "\n"))
+            return .failed(exitCode: ExitCode.noInput)
+        case .failure(let errors):
+            let count = errors.issues.count
+            Output.stderr(errors.lines.joined(separator: "\n"))
+            Output.stderr("\(path): \(count) problem\(count == 1 ? "" : "s") found")
+            return .failed(exitCode: ExitCode.config)
         }
     }
 }
