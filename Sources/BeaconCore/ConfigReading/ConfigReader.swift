@@ -33,7 +33,7 @@ public struct ConfigReader {
     /// Keys read or declared, in first-use order.
     public private(set) var knownKeys: [String] = []
     /// True when the section was not a mapping (already reported): missing-key errors are not repeated.
-    let isStandIn: Bool
+    public let isStandIn: Bool
     /// This section's place in the schema: like `path`, with `[]` for any list index and `*` for a
     /// user-chosen name (`regions[].enter`, `formats.*`).
     public let schemaPath: String
