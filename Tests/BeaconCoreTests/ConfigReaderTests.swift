@@ -223,4 +223,20 @@ private func key(_ name: String, _ line: Int, _ column: Int, _ value: ConfigNode
         #expect(r.knownSchemaPaths == ["regions", "regions[].name", "regions[].enter", "regions[].enter.rssi_above",
                                        "formats", "formats.*.layout"])
     }
+
+    @Test func misplacedKeysSayWhereTheyBelong() {
+        let root = ConfigNode.mapping([
+            key("host", 1, 1, scalar("broker.lan", 1, 7)),
+            key("regions", 2, 1, .sequence([
+                .mapping([key("name", 3, 5, scalar("desk", 3, 11)), key("match", 4, 5, .mapping([ConfigEntry]())),
+                          key("rssi_above", 5, 5, scalar("-70", 5, 17))], at: at(3, 5)),
+            ], at: at(3, 3))),
+            key("x-defaults", 6, 1, .mapping(["rssi_above": .scalar("-70")])),
+        ], at: at(1, 1))
+        let (_, issues) = GatewayConfiguration.read(root, file: nil, environment: ConfigEnvironment(hostname: "h"))
+        #expect(issues.map(\.located) == [
+            "1:1: host: unknown key `host`; it belongs under `mqtt`",
+            "5:5: regions[0].rssi_above: unknown key `rssi_above`; it belongs under `regions[].enter`",
+        ])
+    }
 }

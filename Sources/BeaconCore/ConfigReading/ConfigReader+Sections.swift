@@ -16,6 +16,14 @@ extension ConfigReader {
         (schemaPath.isEmpty ? key : schemaPath + "." + key) + suffix
     }
 
+    /// Runs `body` on an empty mapping only to learn the keys it knows (for "it belongs under" hints about
+    /// sections the file leaves out); its value and issues are dropped.
+    public mutating func learnKeys<T>(of key: String, suffix: String = "", _ body: (inout ConfigReader) -> T) {
+        var probe = ConfigReader(.null(), file: file, path: path.appending(key), schemaPath: schema(key, suffix))
+        _ = body(&probe)
+        knownSchemaPaths.formUnion(probe.knownSchemaPaths)
+    }
+
     /// A nested mapping. When the key is absent, `body` still runs (on an empty mapping), so defaults and
     /// missing required keys come out the same way as for a present section.
     public mutating func section<T>(_ key: String, _ body: (inout ConfigReader) -> T) -> T {
@@ -27,16 +35,21 @@ extension ConfigReader {
 
     /// A nested mapping that is only read when present (and not empty).
     public mutating func optionalSection<T>(_ key: String, _ body: (inout ConfigReader) -> T) -> T? {
-        guard has(key) else { declare(key); return nil }
+        guard has(key) else {
+            declare(key)
+            learnKeys(of: key, body)
+            return nil
+        }
         return section(key, body)
     }
 
     /// A list of mappings, e.g. `regions:`; `body` reads one element. A single mapping where a list is
     /// expected is reported.
     public mutating func list<T>(_ key: String, _ body: (inout ConfigReader) -> T) -> [T] {
-        guard let node = node(key) else { return [] }
-        guard let items = node.items else {
-            issue("expected a list, found \(node.kindDescription)", key: key)
+        let node = node(key)
+        if let node, node.items == nil { issue("expected a list, found \(node.kindDescription)", key: key) }
+        guard let items = node?.items, !items.isEmpty else {
+            learnKeys(of: key, suffix: "[]", body)
             return []
         }
         var out: [T] = []
@@ -81,7 +94,10 @@ extension ConfigReader {
     /// `body` gets the name and a reader for the value. Document order is kept.
     public mutating func namedSections<T>(_ key: String,
                                           _ body: (_ name: String, inout ConfigReader) -> T) -> [(name: String, value: T)] {
-        guard let node = node(key) else { return [] }
+        guard let node = node(key) else {
+            learnKeys(of: key, suffix: ".*") { body("*", &$0) }
+            return []
+        }
         guard let entries = node.entries else {
             issue("expected a mapping of names, found \(node.kindDescription)", key: key)
             return []

@@ -39,7 +39,7 @@ public struct ConfigReader {
     public let schemaPath: String
     /// Every key read or declared by this section and the sections it read, as schema paths
     /// (`regions[].enter.rssi_above`): the keys this build understands, for docs and tests.
-    public private(set) var knownSchemaPaths: Set<String> = []
+    public internal(set) var knownSchemaPaths: Set<String> = []
     private var reportedUnknown: Set<String> = []
 
     /// A reader over `node`, which should be a mapping. A null node reads as an empty mapping; any other
@@ -69,6 +69,7 @@ public struct ConfigReader {
         var reader = ConfigReader(root, file: file)
         let value = body(&reader)
         reader.reportUnknownKeys()
+        reader.hintMisplacedKeys()
         return (value, sortedByPlace(reader.issues))
     }
 
@@ -94,6 +95,12 @@ public struct ConfigReader {
             }
         }
         return out
+    }
+
+    /// Accepts keys without reading them and without making them part of the schema (e.g. top-level `x-...`
+    /// keys that only hold YAML anchors).
+    public mutating func ignore(_ keys: [String]) {
+        for key in keys where !knownKeys.contains(key) { knownKeys.append(key) }
     }
 
     /// Whether the key is present with a non-empty value. Does not mark it known.
@@ -173,6 +180,26 @@ public struct ConfigReader {
     static func issue(file: String?, path: ConfigPath, at place: SourceMark, _ message: String) -> ConfigIssue {
         ConfigIssue(path: path.description, message: message, file: file,
                     line: place.isKnown ? place.line : nil, column: place.isKnown ? place.column : nil)
+    }
+
+    /// For unknown keys without a spelling hint that are known elsewhere in the schema (a `rssi_above`
+    /// directly under a region instead of under its `enter`), says where they belong.
+    mutating func hintMisplacedKeys() {
+        for index in issues.indices {
+            let message = issues[index].message
+            guard message.hasPrefix("unknown key `"), !message.contains("did you mean") else { continue }
+            let here = ConfigPath(parsing: issues[index].path)
+            guard case .key(let key)? = here.components.last else { continue }
+            let parentHere = ConfigReader.schemaPath(of: ConfigPath(Array(here.components.dropLast())))
+            let homes = knownSchemaPaths.compactMap { known -> String? in
+                let parts = known.split(separator: ".", omittingEmptySubsequences: false)
+                guard let last = parts.last, last == key || last == key + "[]" else { return nil }
+                let parent = parts.dropLast().joined(separator: ".")
+                return parent == parentHere ? nil : parent
+            }
+            guard let home = homes.min(by: { ($0.count, $0) < ($1.count, $1) }) else { continue }
+            issues[index].message += home.isEmpty ? "; it belongs at the top level" : "; it belongs under `\(home)`"
+        }
     }
 
     public static func sortedByPlace(_ issues: [ConfigIssue]) -> [ConfigIssue] {

@@ -22,6 +22,8 @@ extension GatewayConfiguration {
         outbox = r.section("outbox") { OutboxSettings(from: &$0) }
         // Declared so a typo of any section name gets the hint.
         r.declare(GatewayConfiguration.sectionNames)
+        // `x-...` keys hold YAML anchors for reuse (`x-defaults: &defaults`), as in Docker Compose files.
+        r.ignore(r.entries.map(\.key).filter { $0.hasPrefix("x-") })
 
         // The ESPresense room is the gateway's room unless set on its own.
         if topics.espresense.room == nil { topics.espresense.room = gateway.room }

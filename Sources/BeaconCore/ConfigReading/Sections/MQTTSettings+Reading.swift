@@ -38,24 +38,29 @@ extension MQTTTLSSettings {
 
     /// `tls: true` (verify against the system CAs), `tls: false` / absent (plain TCP), or a mapping.
     static func read(_ key: String, from r: inout ConfigReader) -> MQTTTLSSettings? {
-        guard let node = r.node(key) else { return nil }
+        guard let node = r.node(key) else {
+            r.learnKeys(of: key) { readMapping(from: &$0) }
+            return nil
+        }
         if node.scalar != nil {
             guard let enabled = r.value(key, as: Bool.self) else { return nil }
             return enabled ? MQTTTLSSettings(caDir: systemCADirectory) : nil
         }
-        return r.section(key) { t in
-            var tls = MQTTTLSSettings()
-            tls.caFile = t.string("ca_file")
-            tls.caDir = t.string("ca_dir")
-            tls.certFile = t.string("cert_file")
-            tls.keyFile = t.string("key_file")
-            tls.verify = t.bool("verify", default: tls.verify)
-            tls.verifyHostname = t.bool("verify_hostname", default: tls.verifyHostname)
-            tls.version = t.string("version")
-            if tls.caFile == nil && tls.caDir == nil && !t.has("ca_file") && !t.has("ca_dir") && !t.isStandIn {
-                tls.caDir = systemCADirectory
-            }
-            return tls
+        return r.section(key) { readMapping(from: &$0) }
+    }
+
+    static func readMapping(from t: inout ConfigReader) -> MQTTTLSSettings {
+        var tls = MQTTTLSSettings()
+        tls.caFile = t.string("ca_file")
+        tls.caDir = t.string("ca_dir")
+        tls.certFile = t.string("cert_file")
+        tls.keyFile = t.string("key_file")
+        tls.verify = t.bool("verify", default: tls.verify)
+        tls.verifyHostname = t.bool("verify_hostname", default: tls.verifyHostname)
+        tls.version = t.string("version")
+        if tls.caFile == nil && tls.caDir == nil && !t.has("ca_file") && !t.has("ca_dir") && !t.isStandIn {
+            tls.caDir = systemCADirectory
         }
+        return tls
     }
 }

@@ -19,7 +19,10 @@ extension FilterSettings {
     /// `key: kalman` (a kind with its defaults) or a mapping with `kind` and its parameters. Nil when absent.
     /// A parameter of another kind (e.g. `fence_k` with `kalman`) is an error, not silently ignored.
     public static func read(_ key: String, from r: inout ConfigReader) -> FilterSettings? {
-        guard let node = r.node(key) else { return nil }
+        guard let node = r.node(key) else {
+            r.learnKeys(of: key) { FilterSettings(from: &$0) }
+            return nil
+        }
         if node.scalar != nil {
             return r.choice(key, as: Kind.self).map { FilterSettings(kind: $0) }
         }
