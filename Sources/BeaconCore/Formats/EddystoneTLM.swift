@@ -8,7 +8,7 @@ enum EddystoneTLM {
     static func beacon(in bytes: [UInt8], payload: Range<Int>, address: BluetoothAddress) -> Beacon? {
         let base = payload.lowerBound
         guard payload.count >= 4, bytes[base + 2] == frameType else { return nil }
-        var fields: [String: FieldValue] = [:]
+        var fields = [String: FieldValue](minimumCapacity: 6)
         switch bytes[base + 3] {
         case 0x00:
             guard payload.count >= 16 else { return nil }
