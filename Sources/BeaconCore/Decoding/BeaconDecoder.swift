@@ -103,15 +103,42 @@ public struct BeaconDecoder: Sendable {
     /// The beacons in parsed advertising data.
     public func beacons(in data: AdvertisingData, address: BluetoothAddress) -> [Beacon] {
         var found: [Beacon] = []
+        forEachBeacon(in: data, address: address) { found.append($0) }
+        return found
+    }
+
+    /// The observations of one report without keeping the intermediate `DecodedAdvertisement` (the daemon's
+    /// path): the same values as `decode(report).observations(includeDevices:)`.
+    public func observations(of report: AdvertisingReport, includeDevices: Bool) -> [Observation] {
+        let data = AdvertisingData(report.data)
+        var observations: [Observation] = []
+        var name: String?
+        var nameRead = false
+        let rssi = report.rssi.map { Int($0) }
+        forEachBeacon(in: data, address: report.address) { beacon in
+            if !nameRead { name = data.localName; nameRead = true }
+            observations.append(Observation(timestamp: report.timestamp, beaconID: beacon.beaconID, format: beacon.format,
+                                            identifiers: beacon.identifiers, address: report.address,
+                                            addressType: report.addressType, rssi: rssi,
+                                            measuredPower: beacon.measuredPower, name: name, fields: beacon.fields))
+        }
+        if observations.isEmpty, includeDevices {
+            observations.append(DecodedAdvertisement(report: report, advertisingData: data, beacons: []).deviceObservation())
+        }
+        return observations
+    }
+
+    /// Calls `body` with each beacon in parsed advertising data, in AD structure order.
+    @inline(__always)
+    func forEachBeacon(in data: AdvertisingData, address: BluetoothAddress, _ body: (Beacon) -> Void) {
         let bytes = data.bytes
         for structure in data.structures {
             let type = structure.type
             guard type == AdvertisingData.manufacturerSpecific || type == AdvertisingData.serviceData16
                 || type == AdvertisingData.serviceData32 || type == AdvertisingData.serviceData128 else { continue }
             for index in checks.indices where checks[index].passes(bytes, structure) {
-                if let beacon = formats[index].beacon(in: bytes, structure, address) { found.append(beacon); break }
+                if let beacon = formats[index].beacon(in: bytes, structure, address) { body(beacon); break }
             }
         }
-        return found
     }
 }

@@ -29,11 +29,14 @@ extension BeaconLayout {
             case .hex: total += 1 + 2 * range.count
             }
         }
+        var name = self.name
         return String(unsafeUninitializedCapacity: total) { out in
             var position = 0
-            for byte in name.utf8 where position < out.count {
-                out[position] = byte
-                position += 1
+            name.withUTF8 { utf8 in
+                for byte in utf8 where position < out.count {
+                    out[position] = byte
+                    position += 1
+                }
             }
             for field in identifiers {
                 guard let relative = resolved(field, count: count), position < out.count else { continue }

@@ -63,3 +63,27 @@ import Testing
         }
     }
 }
+
+@Suite struct ObservationPathTests {
+    /// The daemon's direct path gives exactly what the full decode gives, on the capture and on every frame.
+    @Test func directObservationsEqualFullDecode() throws {
+        let capture = try BTSnoopReader.readAll(Fixtures.capture)
+        var reports: [AdvertisingReport] = []
+        for record in capture.records {
+            guard let event = record.hciEvent(datalink: capture.datalink) else { continue }
+            reports += try HCIEventParser.parse(Array(event), timestamp: record.unixTime)
+        }
+        for (_, hex) in TestFrames.allAdvertisingPayloads {
+            reports.append(AdvertisingReport(timestamp: 3, eventType: 0x10, isExtended: false, address: TestFrames.address,
+                                             addressType: .publicDevice, rssi: -40, txPower: nil, data: Fixtures.hex(hex)))
+        }
+        #expect(reports.count == 412 + TestFrames.allAdvertisingPayloads.count)
+        let decoder = BeaconDecoder()
+        for report in reports {
+            for includeDevices in [false, true] {
+                #expect(decoder.observations(of: report, includeDevices: includeDevices)
+                        == decoder.decode(report).observations(includeDevices: includeDevices))
+            }
+        }
+    }
+}
