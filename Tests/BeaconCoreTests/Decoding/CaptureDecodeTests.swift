@@ -18,7 +18,7 @@ import Testing
         for record in capture.records {
             guard let event = record.hciEvent(datalink: capture.datalink) else { continue }
             do {
-                let reports = try HCIEventParser.parse(Array(event), timestamp: record.unixTime)
+                let reports = try HCIEventParser.parse(Array(event), timestamp: record.unixTime, h4: false)
                 if reports.isEmpty { summary.otherEvents += 1 } else { summary.advertisingEvents += 1 }
                 summary.reports += reports.map(decoder.decode)
             } catch {
@@ -71,7 +71,7 @@ import Testing
         var reports: [AdvertisingReport] = []
         for record in capture.records {
             guard let event = record.hciEvent(datalink: capture.datalink) else { continue }
-            reports += try HCIEventParser.parse(Array(event), timestamp: record.unixTime)
+            reports += try HCIEventParser.parse(Array(event), timestamp: record.unixTime, h4: false)
         }
         for (_, hex) in TestFrames.allAdvertisingPayloads {
             reports.append(AdvertisingReport(timestamp: 3, eventType: 0x10, isExtended: false, address: TestFrames.address,
