@@ -114,12 +114,14 @@ public struct BeaconDecoder: Sendable {
         var observations: [Observation] = []
         var name: String?
         var nameRead = false
+        // Plain locals, so that the closure does not copy the whole report.
+        let timestamp = report.timestamp, address = report.address, addressType = report.addressType
         let rssi = report.rssi.map { Int($0) }
-        forEachBeacon(in: data, address: report.address) { beacon in
+        forEachBeacon(in: data, address: address) { beacon in
             if !nameRead { name = data.localName; nameRead = true }
-            observations.append(Observation(timestamp: report.timestamp, beaconID: beacon.beaconID, format: beacon.format,
-                                            identifiers: beacon.identifiers, address: report.address,
-                                            addressType: report.addressType, rssi: rssi,
+            observations.append(Observation(timestamp: timestamp, beaconID: beacon.beaconID, format: beacon.format,
+                                            identifiers: beacon.identifiers, address: address,
+                                            addressType: addressType, rssi: rssi,
                                             measuredPower: beacon.measuredPower, name: name, fields: beacon.fields))
         }
         if observations.isEmpty, includeDevices {

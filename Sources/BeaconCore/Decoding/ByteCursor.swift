@@ -88,7 +88,12 @@ public struct ByteCursor: Sendable {
 
     /// Copies the next `count` bytes.
     public mutating func readBytes(_ count: Int, _ what: StaticString = "bytes") throws(DecodeError) -> [UInt8] {
-        Array(bytes[try readRange(count, what)])
+        let range = try readRange(count, what)
+        guard count > 0 else { return [] }
+        // `readRange` checked `range` against `end <= bytes.count`: a plain memory copy is in bounds.
+        return bytes.withUnsafeBufferPointer { source in
+            Array(UnsafeBufferPointer(rebasing: source[range]))
+        }
     }
 
     public mutating func skip(_ count: Int, _ what: StaticString = "bytes") throws(DecodeError) {

@@ -70,6 +70,11 @@ enum HexText {
         return position
     }
 
+    /// Decimal text of `value` (up to 15 digits stay a small string, no allocation).
+    static func decimal(_ value: UInt64) -> String {
+        String(unsafeUninitializedCapacity: decimalLength(value)) { out in writeDecimal(value, to: out, at: 0) }
+    }
+
     static func decimalLength(_ value: UInt64) -> Int {
         var length = 1, rest = value
         while rest >= 10 { rest /= 10; length += 1 }

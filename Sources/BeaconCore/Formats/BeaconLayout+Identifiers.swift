@@ -10,7 +10,7 @@ extension BeaconLayout {
 
     func render(_ bytes: [UInt8], _ range: Range<Int>, littleEndian: Bool) -> String {
         switch rendering(length: range.count) {
-        case .decimal: String(HexText.unsigned(bytes, range, littleEndian: littleEndian))
+        case .decimal: HexText.decimal(HexText.unsigned(bytes, range, littleEndian: littleEndian))
         case .uuid: HexText.uuid(bytes, range, reversed: littleEndian)
         case .hex: HexText.hex(bytes, range, reversed: littleEndian, prefix: true)
         }
@@ -33,10 +33,11 @@ extension BeaconLayout {
         return String(unsafeUninitializedCapacity: total) { out in
             var position = 0
             name.withUTF8 { utf8 in
-                for byte in utf8 where position < out.count {
-                    out[position] = byte
-                    position += 1
+                let length = min(utf8.count, out.count)
+                if length > 0, let source = utf8.baseAddress, let target = out.baseAddress {
+                    target.update(from: source, count: length)
                 }
+                position = length
             }
             for field in identifiers {
                 guard let relative = resolved(field, count: count), position < out.count else { continue }
