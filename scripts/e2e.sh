@@ -35,12 +35,15 @@ fi
 
 e2e_fetch_kernel || e2e_die "could not fetch the Debian kernel"
 e2e_build_base "$HERE" || e2e_die "could not build the base initramfs"
+# Keep the logs of the last few runs only.
+ls -dt "$E2E_CACHE"/run.* 2>/dev/null | tail -n +4 | xargs -r rm -rf
 E2E_RUN=$(mktemp -d "$E2E_CACHE/run.XXXXXX")
 cleanup() { e2e_stop_broker; [ -n "${E2E_KEEP:-}" ] || rm -rf "$E2E_RUN/overlay" "$E2E_RUN/initrd.cpio"; }
 trap cleanup EXIT
 e2e_build_overlay "$E2E_BIN" "$E2E_RUN/overlay.cpio" "$SCENARIOS_DIR" || e2e_die "could not build the overlay"
 cat "$E2E_BASE_CPIO" "$E2E_RUN/overlay.cpio" > "$E2E_RUN/initrd.cpio"
-e2e_log "kernel $E2E_KVER ($(basename "$E2E_KERNEL")), accel $(e2e_accel), initramfs $(du -h "$E2E_RUN/initrd.cpio" | cut -f1), ready in $(e2e_elapsed "$stage_start") s"
+e2e_choose_accel "$E2E_RUN/initrd.cpio"
+e2e_log "kernel $E2E_KVER ($(basename "$E2E_KERNEL")), accel $E2E_ACCEL, initramfs $(du -h "$E2E_RUN/initrd.cpio" | cut -f1), ready in $(e2e_elapsed "$stage_start") s"
 
 failed=0; summary=()
 for scenario in "${scenarios[@]}"; do

@@ -55,7 +55,8 @@ e2e_fetch_kernel() {
         # The bzImage carries an xz-compressed vmlinux (CONFIG_KERNEL_XZ); PVH boot needs the ELF.
         local offset
         offset=$(LC_ALL=C grep -obUaP '\xfd\x37\x7a\x58\x5a\x00' "$dir/vmlinuz" | head -1 | cut -d: -f1)
-        if [ -n "$offset" ] && tail -c +"$((offset + 1))" "$dir/vmlinuz" | xz -dc --single-stream > "$dir/vmlinux" 2>/dev/null \
+        # (xz stops after the first stream: feed it from a process substitution so tail's SIGPIPE is harmless.)
+        if [ -n "$offset" ] && xz -dc --single-stream < <(tail -c +"$((offset + 1))" "$dir/vmlinuz") > "$dir/vmlinux" 2>/dev/null \
             && [ "$(head -c 4 "$dir/vmlinux" | od -An -c | tr -d ' ')" = "177ELF" ]; then
             :
         else
@@ -141,10 +142,23 @@ e2e_build_overlay() {
     ( cd "$root" && find . -print0 | cpio --null -o -H newc --quiet ) > "$out"
 }
 
-# Chooses the accelerator: $E2E_ACCEL, else KVM when /dev/kvm is usable, else TCG.
-e2e_accel() {
-    if [ -n "${E2E_ACCEL:-}" ]; then echo "$E2E_ACCEL"; return; fi
-    if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then echo "kvm:tcg"; else echo tcg; fi
+# Chooses the accelerator: $E2E_ACCEL, else KVM when a probe boot under KVM reaches the guest's init (on some
+# hosts /dev/kvm opens but the guest dies with "KVM internal error"), else TCG. The probe result is cached
+# per host kernel. Sets E2E_ACCEL.
+e2e_choose_accel() {
+    local initrd="$1"
+    [ -n "${E2E_ACCEL:-}" ] && return 0
+    E2E_ACCEL=tcg
+    [ -r /dev/kvm ] && [ -w /dev/kvm ] || return 0
+    local probe="$E2E_CACHE/kvm-probe-$(uname -r)"
+    if [ ! -f "$probe" ]; then
+        e2e_log "probing KVM (one boot, at most 15 s; cached in $probe)"
+        local saved_run="$E2E_RUN"; E2E_RUN="$E2E_RUN/kvm-probe"; mkdir -p "$E2E_RUN"
+        E2E_ACCEL=kvm e2e_boot __probe "$initrd" 15 >/dev/null 2>&1
+        if grep -q "E2E: init at uptime" "$E2E_RUN/console.log"; then echo kvm > "$probe"; else echo tcg > "$probe"; fi
+        E2E_RUN="$saved_run"
+    fi
+    E2E_ACCEL=$(cat "$probe")
 }
 
 # Starts mosquitto on a free loopback port and a subscriber writing `topic payload` lines to $E2E_RUN/mqtt.log.
@@ -182,14 +196,13 @@ e2e_stop_broker() {
 # (or 124 on timeout, 125 when the guest printed none).
 e2e_boot() {
     local scenario="$1" initrd="$2" timeout="${3:-120}"
-    local accel console="$E2E_RUN/console.log"
-    accel=$(e2e_accel)
+    local accel="${E2E_ACCEL:-tcg}" console="$E2E_RUN/console.log"
     local accel_args=() a
     for a in ${accel//:/ }; do accel_args+=(-accel "$a"); done
     : > "$console"
     local net="user,id=n0,restrict=on"
     [ -n "${E2E_BROKER_PORT:-}" ] && net="$net,guestfwd=tcp:10.0.2.100:1883-cmd:socat - TCP:127.0.0.1:$E2E_BROKER_PORT"
-    qemu-system-x86_64 "${accel_args[@]}" -machine pc -cpu max -m "${E2E_MEM:-1024}" -smp 1 \
+    qemu-system-x86_64 "${accel_args[@]}" -machine pc -cpu "${E2E_CPU:-max}" -m "${E2E_MEM:-1024}" -smp 1 \
         -nodefaults -display none -no-reboot -monitor none -serial "file:$console" \
         -kernel "$E2E_KERNEL" -initrd "$initrd" \
         -append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init e2e.scenario=$scenario" \
@@ -203,7 +216,7 @@ e2e_boot() {
         sleep 0.2
         waited=$(awk -v s="$start" -v n="$(e2e_now)" 'BEGIN { print int(n - s) }')
         if [ "$waited" -ge "$timeout" ]; then
-            e2e_log "guest timed out after ${timeout}s: stopping qemu (pid $E2E_QEMU_PID)"
+            [ "$scenario" = __probe ] || e2e_log "guest timed out after ${timeout}s: stopping qemu (pid $E2E_QEMU_PID)"
             kill "$E2E_QEMU_PID" 2>/dev/null; wait "$E2E_QEMU_PID" 2>/dev/null
             return 124
         fi
