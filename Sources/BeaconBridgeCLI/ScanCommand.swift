@@ -11,7 +11,8 @@ import Synchronization
 enum ScanCommand {
     static let usage = """
         Usage: beaconbridge scan [--adapter hci0|N|AA:BB:CC:DD:EE:FF] [--seconds N] [--record FILE] [--passive]
-                                 [--extended auto|on|off] [--replay FILE [--speed X]]
+                                 [--extended auto|on|off] [--interval-ms MS] [--window-ms MS]
+                                 [--stall-timeout S] [--queue N] [--replay FILE [--speed X]]
         Prints one line per LE advertising event: <unix time> <event bytes hex>. Stops after N seconds
         (default: on SIGINT/SIGTERM). --replay reads a btsnoop capture instead of the adapter.
         """
@@ -69,6 +70,16 @@ enum ScanCommand {
                     return .failure("--extended takes auto, on or off")
                 }
                 options.settings.extended = mode
+            case "--interval-ms", "--window-ms", "--stall-timeout", "--queue":
+                guard let text = value(flag), let number = Double(text) else { return .failure("\(flag) needs a number") }
+                switch flag {
+                case "--interval-ms": options.settings.intervalMilliseconds = number
+                case "--window-ms": options.settings.windowMilliseconds = number
+                case "--stall-timeout": options.settings.stallTimeoutSeconds = number
+                default:
+                    guard let capacity = Int(exactly: number) else { return .failure("--queue needs a whole number") }
+                    options.settings.queueCapacity = capacity
+                }
             case "--replay":
                 guard let text = value(flag), !text.isEmpty else { return .failure("--replay needs a file") }
                 options.settings.source = .replay(path: text)

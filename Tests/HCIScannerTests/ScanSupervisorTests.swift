@@ -34,6 +34,31 @@ import Testing
         #expect(supervisor.tick(at: 61) == .powerCycle(reason: .stalled(seconds: 30), attempt: 1))
     }
 
+    @Test func stallsWithoutReportsPowerCycleAtGrowingIntervals() {
+        var supervisor = scanning(stallTimeout: 10)
+        var now = 0.0
+        var intervals: [Double] = []
+        var attempts: [Int] = []
+        for _ in 0..<9 {
+            let deadline = supervisor.nextDeadline!
+            intervals.append(deadline - now)
+            #expect(supervisor.tick(at: deadline - 0.01) == nil)
+            switch supervisor.tick(at: deadline) {
+            case .restartScan?: attempts.append(0)
+            case let .powerCycle(_, attempt)?: attempts.append(attempt)
+            default: Issue.record("a stall must start a recovery")
+            }
+            now = deadline + 1
+            supervisor.scanStarted(at: now)
+        }
+        // Restart, then power cycles; the timeout doubles after the second quiet recovery, capped at 32x.
+        #expect(attempts == [0, 1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(intervals == [10, 10, 20, 40, 80, 160, 320, 320, 320])
+        supervisor.reportReceived(at: now + 1)
+        #expect(supervisor.quietRecoveries == 0)
+        #expect(supervisor.nextDeadline == now + 11)
+    }
+
     @Test func aReportAfterARestartResetsTheEscalation() {
         var supervisor = scanning()
         _ = supervisor.tick(at: 30)
