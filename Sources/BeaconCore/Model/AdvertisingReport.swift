@@ -39,6 +39,8 @@ public struct AdvertisingReport: Sendable, Equatable {
     public var txPower: Int8?
     /// The AD structures (advertising data or scan response payload).
     public var data: [UInt8]
+    /// Advertising set id of an extended report (0x00-0x0F; 0xFF = none); nil for legacy reports.
+    public var advertisingSID: UInt8? = nil
 
     public init(timestamp: Timestamp, eventType: UInt16, isExtended: Bool, address: BluetoothAddress,
                 addressType: AddressType, rssi: Int8?, txPower: Int8?, data: [UInt8]) {

@@ -1,0 +1,158 @@
+import Testing
+import BeaconCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the built `beaconbridge` binary (`swift build --build-tests` builds it next to the tests) and checks
+/// its JSON output and exit codes.
+@Suite struct DecodeCommandTests {
+    static let packageRoot: String = {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        while let last = parts.last, last != "Tests" { parts.removeLast() }
+        parts.removeLast()
+        return parts.joined(separator: "/")
+    }()
+
+    static let binary = packageRoot + "/.build/debug/beaconbridge"
+    static let capture = packageRoot + "/Tests/Fixtures/android-horizon74-btsnoop.log"
+
+    struct Run { var status: Int32; var lines: [String]; var stderr: String }
+
+    /// posix_spawn with stdout and stderr on pipes; reads both to the end, then waits.
+    static func run(_ arguments: [String]) throws -> Run {
+        guard access(binary, X_OK) == 0 else {
+            struct Missing: Error, CustomStringConvertible { var description: String }
+            throw Missing(description: "\(binary) missing: run `swift build --build-tests` first")
+        }
+        var out: [Int32] = [0, 0], err: [Int32] = [0, 0]
+        #expect(pipe(&out) == 0 && pipe(&err) == 0)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, out[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, err[1], 2)
+        posix_spawn_file_actions_addclose(&actions, out[0])
+        posix_spawn_file_actions_addclose(&actions, err[0])
+        let argv: [UnsafeMutablePointer<CChar>?] = ([binary] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, environ)
+        close(out[1])
+        close(err[1])
+        defer { close(out[0]); close(err[0]) }
+        #expect(spawned == 0)
+        let stdoutText = readAll(out[0])
+        let stderrText = readAll(err[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exitCode = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1
+        return Run(status: exitCode, lines: stdoutText.split(separator: "\n").map(String.init), stderr: stderrText)
+    }
+
+    static func readAll(_ fd: Int32) -> String {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func decodesAdvertisingPayloads() throws {
+        let result = try Self.run(["decode", "0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5",
+                                   "0303aafe1116aafe20000bb81780000004d200003039"])
+        #expect(result.status == 0)
+        #expect(result.lines.count == 2)
+        #expect(result.lines[0].hasPrefix(#"{"input":0,"ad":{"data":"0201061aff4c"#))
+        #expect(result.lines[0].contains(#""id":"ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2","format":"ibeacon""#))
+        #expect(result.lines[1].contains(#""fields":{"adv_count":1234,"battery_mv":3000,"encrypted":false,"temperature_c":23.5,"tlm_version":0,"uptime_s":1234.5}"#))
+    }
+
+    @Test func decodesWholeHCIEventsWithAndWithoutH4() throws {
+        let event = "3e2a02010301221100eeffc01e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5c4"
+        let result = try Self.run(["decode", "--hci", "04" + event, event])
+        #expect(result.status == 0)
+        #expect(result.lines.count == 2)
+        for line in result.lines {
+            #expect(line.contains(#""address":"C0:FF:EE:00:11:22","address_type":"random","event_type":16"#))
+            #expect(line.contains(#""rssi":-60"#))
+            #expect(line.contains("ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2"))
+        }
+    }
+
+    @Test func malformedInputIsAJSONErrorWithOffset() throws {
+        let result = try Self.run(["decode", "--hci", "3e10020100", "3e0102"])
+        #expect(result.status == 1)
+        #expect(result.lines == [
+            #"{"input":0,"error":"event declares 16 parameter bytes, 3 present","offset":1}"#,
+            #"{"input":1,"error":"truncated number of reports: need 1 byte(s), 0 left","offset":3}"#,
+        ])
+        let badHex = try Self.run(["decode", "02010x"])
+        #expect(badHex.status == 1)
+        #expect(badHex.lines == [#"{"input":0,"error":"not a hex digit","offset":5,"offset_unit":"character"}"#])
+        let overrun = try Self.run(["decode", "0201060aff4c00"])
+        #expect(overrun.status == 1)
+        #expect(overrun.lines.first?.hasSuffix(#""error":"AD structure length runs past the end of the data","offset":3}"#) == true)
+    }
+
+    @Test func runtimeLayoutAddsAFormat() throws {
+        let result = try Self.run(["decode", "--layout", "acme=m:0-1=9900,i:2-3,p:-:-65", "05ff99000102"])
+        #expect(result.status == 0)
+        #expect(result.lines.first?.contains(#""beacons":[{"id":"acme:258","format":"acme","identifiers":["258"],"measured_power":-65}]"#) == true)
+        let bad = try Self.run(["decode", "--layout", "acme=m:0-1=9900,i:3-2", "05ff99000102"])
+        #expect(bad.status == 1)
+        #expect(bad.lines.first?.contains(#""term_number":2,"term":"i:3-2""#) == true)
+    }
+
+    @Test func usageErrors() throws {
+        #expect(try Self.run(["decode"]).status == 64)
+        #expect(try Self.run(["decode", "--frobnicate"]).status == 64)
+        #expect(try Self.run(["decode", "--btsnoop"]).status == 64)
+        #expect(try Self.run(["decode", "--btsnoop", "/nonexistent/capture.log"]).status == 66)
+    }
+
+    @Test func decodesTheAndroidCapture() throws {
+        let result = try Self.run(["decode", "--btsnoop", Self.capture])
+        #expect(result.status == 0)
+        #expect(result.lines.count == 413)
+        let summary = try #require(result.lines.last)
+        #expect(summary.hasPrefix(#"{"summary":{"records":2572,"hci_events":818,"advertising_events":412,"reports":412"#))
+        let govee = result.lines.filter { $0.contains("ibeacon:494e5445-4c4c-495f-524f-434b535f4857:20594:62207") }
+        #expect(!govee.isEmpty)
+        #expect(govee.allSatisfy { $0.contains(#""scan_response":true"#) })
+        #expect(result.lines.dropLast().allSatisfy { $0.hasPrefix(#"{"record":"#) })
+    }
+
+    @Test func truncatedCaptureKeepsEarlierReports() throws {
+        guard let bytes = readFile(Self.capture) else { Issue.record("capture missing"); return }
+        let path = "/tmp/beaconbridge-decode-test-\(getpid()).log"
+        defer { unlink(path) }
+        let records = try BTSnoopReader.readAll(bytes).records
+        let cut = Array(bytes[0..<(records[300].fileOffset + 30)])
+        guard let handle = fopen(path, "wb") else { Issue.record("cannot write \(path)"); return }
+        _ = cut.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
+        fclose(handle)
+        let result = try Self.run(["decode", "--btsnoop", path])
+        #expect(result.status == 1)
+        #expect(result.lines.count > 1)
+        let summary = try #require(result.lines.last)
+        #expect(summary.contains(#""error":"truncated record"#))
+    }
+
+    func readFile(_ path: String) -> [UInt8]? {
+        guard let handle = fopen(path, "rb") else { return nil }
+        defer { fclose(handle) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, handle) }
+            if count <= 0 { break }
+            out += chunk[0..<count]
+        }
+        return out
+    }
+}

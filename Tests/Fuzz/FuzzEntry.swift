@@ -1,0 +1,66 @@
+// libFuzzer entry point for the decoding core. Built by scripts/fuzz.sh together with every BeaconCore source
+// file into one module (so no `import BeaconCore`), with `-sanitize=fuzzer,address`. Any trap, overflow or
+// memory error is a finding; the decoders must only ever return values or throw.
+
+/// Layouts compiled from the built-in grammar strings, plus the user-style ones the tests use.
+let fuzzLayouts: [BeaconLayout] = [
+    "m:2-3=0215,i:4-19,i:20-21,i:22-23,p:24-24",
+    "s:0-1=feaa,m:2-2=10,p:3-3:-41,i:4-20v",
+    "m:0-1=9900,m:2-2=01,i:3-4l,i:5-10,p:11-12l:3,d:13-13,d:14-30v",
+    "x,s:0-1=feaa,m:2-2=20,d:3-3,d:4-5,d:6-7,d:8-11,d:12-15",
+].compactMap { try? BeaconLayout(name: "fuzz", layout: $0) }
+
+let fuzzDecoder = BeaconDecoder(layouts: fuzzLayouts)
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    var sink = 0
+
+    // 1. The bytes as an HCI event (H4 detection included), every report decoded down to observations/JSON.
+    var assembler = ExtendedReportAssembler(maxPending: 4, maxDataLength: 64)
+    do {
+        try HCIEventParser.forEachReport(in: bytes, timestamp: 1) { report in
+            if let joined = assembler.add(report) { sink &+= consume(fuzzDecoder.decode(joined)) }
+        }
+    } catch {
+        sink &+= error.offset
+    }
+
+    // 2. The bytes as AD structures of a report.
+    let report = AdvertisingReport(timestamp: 0, eventType: 0x10, isExtended: false,
+                                   address: BluetoothAddress(rawValue: 0x0102_0304_0506), addressType: .randomDevice,
+                                   rssi: -60, txPower: nil, data: bytes)
+    sink &+= consume(fuzzDecoder.decode(report))
+
+    // 3. The bytes as a layout string, matched against the bytes themselves when it parses.
+    let text = String(decoding: bytes.prefix(160), as: UTF8.self)
+    if let layout = try? BeaconLayout(name: "fuzzed", layout: text) {
+        sink &+= layout.beacon(in: bytes, payload: 0..<bytes.count, address: report.address)?.identifiers.count ?? 0
+    }
+
+    // 4. The bytes as the body of a btsnoop file.
+    let file = BTSnoopWriter(datalink: bytes.first.map { $0 & 1 == 0 ? .hciUART : .hciUnencapsulated } ?? .hciUART).header() + bytes
+    if let capture = try? BTSnoopReader.readAll(file) {
+        for record in capture.records.prefix(8) {
+            if let event = record.hciEvent(datalink: capture.datalink), let reports = try? HCIEventParser.parse(Array(event)) {
+                sink &+= reports.count
+            }
+            sink &+= Int(record.unixTime.isFinite ? 1 : 0)
+        }
+    }
+    return sink == Int.min ? 1 : 0
+}
+
+private func consume(_ decoded: DecodedAdvertisement) -> Int {
+    var count = 0
+    for observation in decoded.observations(includeDevices: true) {
+        count &+= observation.beaconID.utf8.count &+ observation.fields.count
+    }
+    count &+= decoded.json().serialized.utf8.count
+    let estimator = DistanceEstimator()
+    if let rssi = decoded.report.rssi, let distance = estimator.distance(rssi: Double(rssi), measuredPower: decoded.beacons.first?.measuredPower, format: "fuzz") {
+        count &+= distance.isFinite ? 1 : 0
+    }
+    return count
+}
