@@ -12,14 +12,16 @@ enum ScanCommand {
     static let usage = """
         Usage: beaconbridge scan [--adapter hci0|N|AA:BB:CC:DD:EE:FF] [--seconds N] [--record FILE] [--passive]
                                  [--extended auto|on|off] [--interval-ms MS] [--window-ms MS]
-                                 [--stall-timeout S] [--queue N] [--replay FILE [--speed X]]
-        Prints one line per LE advertising event: <unix time> <event bytes hex>. Stops after N seconds
+                                 [--stall-timeout S] [--queue N] [--replay FILE [--speed X]] [--json]
+        Prints one line per LE advertising event: <unix time> <event bytes hex>, or with --json one JSON
+        object per advertising report (decoded as `beaconbridge decode` does). Stops after N seconds
         (default: on SIGINT/SIGTERM). --replay reads a btsnoop capture instead of the adapter.
         """
 
     struct Options {
         var settings = ScannerSettings()
         var seconds: Double?
+        var json = false
     }
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -52,6 +54,7 @@ enum ScanCommand {
             let flag = arguments[index]
             switch flag {
             case "--help": break
+            case "--json": options.json = true
             case "--passive": options.settings.active = false
             case "--active": options.settings.active = true
             case "--adapter", "-i":
@@ -124,6 +127,7 @@ enum ScanCommand {
         StopSignals.install()
         let deadline = options.seconds.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
         var printed = 0
+        let decoder = BeaconDecoder()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 // Stops the source at the deadline or on SIGINT/SIGTERM; checks every 100 ms.
@@ -136,8 +140,23 @@ enum ScanCommand {
                 }
             }
             for await event in stream where event.isAdvertisingReport {
-                Output.stdout("\(format(event.timestamp)) \(hex(event.bytes))")
                 printed += 1
+                guard options.json else {
+                    Output.stdout("\(format(event.timestamp)) \(hex(event.bytes))")
+                    continue
+                }
+                do {
+                    for report in try HCIEventParser.parse(event.bytes, timestamp: event.timestamp) {
+                        var members: [(String, JSONValue)] = [("time", .double(report.timestamp))]
+                        if case let .object(decoded) = decoder.decode(report).json(includeReport: true) {
+                            members += decoded
+                        }
+                        Output.stdout(JSONValue.object(members).serialized)
+                    }
+                } catch {
+                    Output.stdout(JSONValue.object([("time", .double(event.timestamp)), ("event", .string(hex(event.bytes))),
+                                                    ("error", .string("\(error)"))]).serialized)
+                }
             }
             group.cancelAll()
         }
