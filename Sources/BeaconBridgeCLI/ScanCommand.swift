@@ -94,28 +94,20 @@ enum ScanCommand {
             }
             index += 1
         }
+        if options.settings.record != nil, case .replay = options.settings.source {
+            return .failure("--record records a live adapter, not a replay")
+        }
         return .success(options)
     }
 
     static func scan(_ options: Options) async -> Int32 {
         let settings = options.settings
-        let recorder: BTSnoopFileRecorder?
-        if let path = settings.record {
-            do { recorder = try BTSnoopFileRecorder(path: path) } catch {
-                Output.stderr("beaconbridge scan: cannot record: \(error)")
-                return ExitCode.ioError
-            }
-        } else {
-            recorder = nil
-        }
         let source: any HCIEventSource
-        switch settings.source {
-        case .hci:
-            source = HCIScanner(settings: settings, recorder: recorder) { notice in
-                Output.stderr("beaconbridge scan: \(notice)")
-            }
-        case let .replay(path):
-            source = ReplaySource(path: path, speed: settings.replaySpeed)
+        do {
+            source = try settings.makeSource { notice in Output.stderr("beaconbridge scan: \(notice)") }
+        } catch {
+            Output.stderr("beaconbridge scan: cannot record: \(error)")
+            return ExitCode.ioError
         }
         let stream: AsyncStream<CapturedHCIEvent>
         do {
@@ -160,12 +152,13 @@ enum ScanCommand {
             }
             group.cancelAll()
         }
-        recorder?.close()
         let stats = source.statistics
         Output.stderr("beaconbridge scan: \(printed) advertising events, \(stats.dropped) dropped, "
-            + "\(stats.scanRestarts) scan restarts, \(stats.adapterPowerCycles) power cycles"
-            + (recorder.map { ", \($0.records) records written to \($0.path)" } ?? ""))
-        if let failure = recorder?.failure { Output.stderr("beaconbridge scan: recording stopped: \(failure)") }
+            + "\(stats.scanRestarts) scan restarts, \(stats.adapterPowerCycles) power cycles")
+        if let recorder = (source as? HCIScanner)?.recorder as? BTSnoopFileRecorder {
+            Output.stderr("beaconbridge scan: \(recorder.records) records written to \(recorder.path)"
+                + (recorder.failure.map { ", recording stopped: \($0)" } ?? ""))
+        }
         if let failure = source.failure {
             Output.stderr("beaconbridge scan: \(failure)")
             return ExitCode.ioError

@@ -9,6 +9,8 @@ import Synchronization
 public protocol HCITrafficRecorder: Sendable {
     /// `packet` starts with the H4 packet type byte; `received` is false for commands the scanner sent.
     func record(packet: [UInt8], received: Bool, timestamp: Timestamp)
+    /// Called once when the scanner stops; later records are ignored.
+    func close()
 }
 
 /// The live source: scans on one adapter through a raw HCI socket and delivers every LE Meta event.
@@ -22,7 +24,8 @@ public final class HCIScanner: HCIEventSource, Sendable {
     private let selector: AdapterSelector
     private let parameters: ScanParameters
     private let onNotice: @Sendable (HCIScannerNotice) -> Void
-    private let recorder: (any HCITrafficRecorder)?
+    /// Where the traffic is recorded, if anywhere.
+    public let recorder: (any HCITrafficRecorder)?
     private let queue: CapturedEventQueue
     private let stopRequested = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
@@ -92,6 +95,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
             session = try openSession(tap: tap)
         } catch {
             failureBox.withLock { $0 = error }
+            recorder?.close()
             queue.finish()
             startup(error)
             return
@@ -128,6 +132,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
             session.close()
             onNotice(.stopped(adapter: session.adapter.name))
         }
+        recorder?.close()
         queue.finish()
     }
 

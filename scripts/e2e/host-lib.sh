@@ -109,7 +109,7 @@ e2e_copy_with_libs() {
 e2e_build_base() {
     local here="$1"
     local key
-    key=$( { echo "$E2E_KVER $E2E_MODULES"; md5sum /usr/bin/busybox /usr/bin/btvirt /usr/bin/hcitool /usr/bin/hciconfig \
+    key=$( { echo "$E2E_KVER $E2E_MODULES"; md5sum /usr/bin/busybox /usr/bin/btvirt /usr/bin/hcitool /usr/bin/hciconfig /usr/bin/btmon \
         "$here/guest-init.sh" "$here/guest-lib.sh" "$here/host-lib.sh"; } | md5sum | cut -c1-16)
     E2E_BASE_CPIO="$E2E_CACHE/base-$key.cpio"
     [ -f "$E2E_BASE_CPIO" ] && return 0
@@ -118,7 +118,7 @@ e2e_build_base() {
     rm -rf "$root" && mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,e2e,lib/modules}
     cp /usr/bin/busybox "$root/bin/busybox"
     local tool
-    for tool in btvirt hcitool hciconfig; do e2e_copy_with_libs "$root" "/usr/bin/$tool"; done
+    for tool in btvirt hcitool hciconfig btmon; do e2e_copy_with_libs "$root" "/usr/bin/$tool"; done
     local order rel
     order=$(e2e_module_order) || return 1
     for rel in $order; do
