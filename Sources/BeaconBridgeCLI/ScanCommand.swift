@@ -154,7 +154,8 @@ enum ScanCommand {
         }
         let stats = source.statistics
         Output.stderr("beaconbridge scan: \(printed) advertising events, \(stats.dropped) dropped, "
-            + "\(stats.scanRestarts) scan restarts, \(stats.adapterPowerCycles) power cycles")
+            + "\(stats.scanRestarts) scan restarts, \(stats.adapterPowerCycles) power cycles, "
+            + "\(stats.adapterReopens) reopens")
         if let recorder = (source as? HCIScanner)?.recorder as? BTSnoopFileRecorder {
             Output.stderr("beaconbridge scan: \(recorder.records) records written to \(recorder.path)"
                 + (recorder.failure.map { ", recording stopped: \($0)" } ?? ""))

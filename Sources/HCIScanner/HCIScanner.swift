@@ -31,6 +31,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
     private let started = Atomic<Bool>(false)
     private let restarts = Atomic<UInt64>(0)
     private let powerCycles = Atomic<UInt64>(0)
+    private let reopens = Atomic<UInt64>(0)
     private let failureBox = Mutex<HCIError?>(nil)
 
     /// - Parameters:
@@ -51,7 +52,8 @@ public final class HCIScanner: HCIEventSource, Sendable {
     public var statistics: HCISourceStatistics {
         HCISourceStatistics(delivered: queue.delivered, dropped: queue.dropped,
                             scanRestarts: restarts.load(ordering: .relaxed),
-                            adapterPowerCycles: powerCycles.load(ordering: .relaxed))
+                            adapterPowerCycles: powerCycles.load(ordering: .relaxed),
+                            adapterReopens: reopens.load(ordering: .relaxed))
     }
 
     public var failure: (any Error)? { failureBox.withLock { $0 } }
@@ -180,6 +182,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
                 try HCIAdapter.up(deviceID: adapter.deviceID, label: adapter.name)
                 session = try openSession(tap: tap)
             case .reopen:
+                reopens.add(1, ordering: .relaxed)
                 session?.close()
                 session = nil
                 session = try openSession(tap: tap)
