@@ -59,7 +59,8 @@ public final class HCIScanner: HCIEventSource, Sendable {
     public var failure: (any Error)? { failureBox.withLock { $0 } }
 
     /// Opens and configures the adapter on the reading thread and returns the event stream once scanning
-    /// runs; throws `HCIError` when it cannot start (no Bluetooth, no permission, no adapter, ...).
+    /// runs; throws `HCIError` when it cannot start (no Bluetooth, no permission, no adapter, ...). The scanner
+    /// is single-use with a single consumer: a second call returns the same stream.
     public func events() async throws -> AsyncStream<CapturedHCIEvent> {
         guard settings.adapterSelector != nil else {
             throw HCIError(kind: .adapterAbsent, adapter: settings.adapter, call: "scanner.adapter", errno: EINVAL)
