@@ -62,12 +62,25 @@ enum CheckConfigCommand {
         if let room = c.gateway.room { gateway += " room=\(room)" }
         lines.append(gateway)
         lines.append("  logging: level=\(c.logging.level.rawValue) format=\(c.logging.format.rawValue)")
+        let source = c.scanner.source == .hci ? "adapter \(c.scanner.adapter)" : c.scanner.source.configValue
+        lines.append("  scanner: \(source), \(c.scanner.active ? "active" : "passive")"
+                     + (c.scanner.record.map { ", recording to \($0)" } ?? ""))
+        let layouts = c.formats.layouts.map(\.name)
+        lines.append("  formats: \(c.formats.enabled.count) built-in" + (layouts.isEmpty ? "" : " + " + layouts.joined(separator: ", ")))
+        lines.append("  regions: \(c.regions.count)" + (c.regions.isEmpty ? "" : " (" + c.regions.map(\.name).joined(separator: ", ") + ")"))
+        lines.append("  beacons: \(c.beacons.count) named")
+        let scheme = c.mqtt.tls == nil ? "mqtt" : "mqtts"
+        var broker = "  broker: \(scheme)://\(c.mqtt.host):\(c.mqtt.port)"
+        if let user = c.mqtt.username { broker += " as \(user)" }
+        lines.append(broker)
+        var topics = "  topics: \(c.topics.prefix)/\(c.gateway.id)/..."
+        if c.topics.homeAssistant.enabled { topics += ", Home Assistant discovery" }
+        if c.topics.espresense.enabled { topics += ", ESPresense room \(c.topics.espresense.room ?? "?")" }
+        lines.append(topics)
+        lines.append("  outbox: \(c.outbox.path)")
         lines.append(c.telemetry.enabled
                      ? "  telemetry: every \(ConfigDuration.format(seconds: c.telemetry.interval))"
                      : "  telemetry: off")
-        if !c.unvalidatedSections.isEmpty {
-            lines.append("  not checked by this build: " + c.unvalidatedSections.joined(separator: ", "))
-        }
         return lines.joined(separator: "\n")
     }
 }

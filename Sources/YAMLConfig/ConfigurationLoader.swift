@@ -16,10 +16,12 @@ public enum ConfigurationLoader {
         }
     }
 
-    /// Validates configuration text as if it were the file `file`.
-    public static func load(yaml: String, file: String, environment: ConfigEnvironment,
+    /// Validates configuration text as if it were the file `file`. `checksFiles`: also check that the files
+    /// it names (password, certificates, capture) exist and are readable.
+    public static func load(yaml: String, file: String, environment: ConfigEnvironment, checksFiles: Bool = true,
                             limits: YAMLLimits = .standard) -> Result<GatewayConfiguration, ConfigErrors> {
-        decode(YAMLParser.parse(yaml, file: file, limits: limits), file: file, environment: environment)
+        decode(YAMLParser.parse(yaml, file: file, limits: limits), file: file, environment: environment,
+               checksFiles: checksFiles)
     }
 
     /// Reads and parses a file into a tree without decoding sections (for commands that read one section);
@@ -50,12 +52,20 @@ public enum ConfigurationLoader {
 
     /// Decodes the sections of a parsed document. Structural issues that still left a tree (a duplicate key,
     /// a tag) are reported together with the sections' issues, in file order.
-    static func decode(_ document: YAMLDocument, file: String,
-                       environment: ConfigEnvironment) -> Result<GatewayConfiguration, ConfigErrors> {
+    static func decode(_ document: YAMLDocument, file: String, environment: ConfigEnvironment,
+                       checksFiles: Bool = true) -> Result<GatewayConfiguration, ConfigErrors> {
         guard let root = document.root else {
             return .failure(ConfigErrors(kind: .invalid, issues: document.issues))
         }
-        let (configuration, issues) = GatewayConfiguration.read(root, file: file, environment: environment)
+        var (configuration, issues) = GatewayConfiguration.read(root, file: file, environment: environment)
+        if checksFiles {
+            // Placed at the keys naming the files; skipped where a key already has a problem.
+            var placer = ConfigReader(root, file: file)
+            placer.absorbIssues(issues)
+            placer.report(ReferencedFiles.issues(in: configuration,
+                                                 credentialsDirectory: getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }))
+            issues = placer.issues
+        }
         let all = ConfigReader.sortedByPlace(document.issues + issues)
         return all.isEmpty ? .success(configuration) : .failure(ConfigErrors(kind: .invalid, issues: all))
     }

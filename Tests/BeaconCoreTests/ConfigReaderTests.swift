@@ -39,13 +39,6 @@ private func key(_ name: String, _ line: Int, _ column: Int, _ value: ConfigNode
         #expect(issues.map(\.path) == ["gatway", "mqt"])
     }
 
-    @Test func pendingSectionsAreAcceptedAndListed() {
-        let root = ConfigNode.mapping(["mqtt": .mapping(["host": .scalar("x")]), "regions": .sequence([])])
-        let (value, issues) = GatewayConfiguration.read(root, file: nil, environment: ConfigEnvironment(hostname: "h"))
-        #expect(issues.isEmpty)
-        #expect(value.unvalidatedSections == ["regions", "mqtt"])
-    }
-
     @Test(arguments: [("30", 30.0), ("30s", 30), ("500ms", 0.5), ("2m", 120), ("1h", 3600), ("1m30s", 90),
                       ("1.5s", 1.5), ("0", 0)])
     func durations(text: String, seconds: Double) {
@@ -212,5 +205,22 @@ private func key(_ name: String, _ line: Int, _ column: Int, _ value: ConfigNode
         var r = ConfigReader(.mapping(["id": .scalar("a/b"), "room": .scalar("living room"), "name": .scalar("")]))
         _ = GatewaySettings(from: &r, hostname: "h")
         #expect(r.issues.map(\.path) == ["id", "room", "name"])
+    }
+
+    @Test func schemaPathsListEveryKnownKey() {
+        let root = ConfigNode.mapping([
+            "regions": .sequence([.mapping(["name": .scalar("a")]), .mapping(["name": .scalar("b")])]),
+            "formats": .mapping(["mine": .mapping(["layout": .scalar("x")])]),
+        ])
+        var r = ConfigReader(root)
+        _ = r.list("regions") { e in
+            _ = e.string("name")
+            _ = e.section("enter") { s in s.int("rssi_above", in: -127...20) }
+        }
+        _ = r.namedSections("formats") { _, f in f.string("layout") }
+        r.reportUnknownKeys()
+        #expect(r.issues.isEmpty)
+        #expect(r.knownSchemaPaths == ["regions", "regions[].name", "regions[].enter", "regions[].enter.rssi_above",
+                                       "formats", "formats.*.layout"])
     }
 }

@@ -82,6 +82,14 @@ import Testing
         #expect(result.stdout.contains("telemetry: every 2m"))
     }
 
+    @Test func shippedExampleIsValid() throws {
+        let example = Self.packageRoot.appendingPathComponent("config/beaconbridge.yaml").path
+        let result = try Self.run(["check-config", "--config", example])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("regions: 2 (desk, office)"))
+        #expect(result.stdout.contains("broker: mqtt://localhost:1883"))
+    }
+
     @Test func environmentVariableNamesTheFileAndOptionWins() throws {
         let viaEnvironment = try Self.run(["check-config"], environment: ["BEACONBRIDGE_CONFIG": "wrong-values.yaml"])
         #expect(viaEnvironment.status == 78)

@@ -1,3 +1,4 @@
+import BeaconCore
 import Testing
 @testable import BeaconBridgeCLI
 #if canImport(Glibc)
@@ -98,6 +99,14 @@ import Glibc
         #expect(line.hasSuffix("Z level=info logger=run msg=started version=0.1.0"))
         let ts = line.dropFirst(3).prefix { $0 != " " }
         #expect(ts.count == "2026-11-30T10:55:01.234Z".count)
+    }
+
+    @Test func journaldGetsNoTimestamps() {
+        let settings = LoggingSettings(level: .warning)
+        let underSystemd = LogfmtHandler(settings: settings, environment: ["JOURNAL_STREAM": "8:12345"])
+        let byHand = LogfmtHandler(settings: settings, environment: [:])
+        #expect(!underSystemd.includesTimestamp && byHand.includesTimestamp)
+        #expect(underSystemd.logLevel == .warning)
     }
 
     @Test func configuredLevelsMap() {

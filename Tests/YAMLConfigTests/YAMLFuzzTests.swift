@@ -1,4 +1,5 @@
 import BeaconCore
+import Foundation
 import Testing
 @testable import YAMLConfig
 
@@ -33,11 +34,19 @@ import Testing
         }
     }
 
-    @Test func randomMutationsNeverTrap() {
-        var rng = Generator(state: 0x9E37_79B9_7F4A_7C15)
-        let base = Array(Self.seed.utf8)
+    /// The shipped example: every section's decoder sees mutated input.
+    static func example() throws -> [UInt8] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/beaconbridge.yaml")
+        return Array(try Data(contentsOf: url))
+    }
+
+    @Test(arguments: [0, 1])
+    func randomMutationsNeverTrap(seedIndex: Int) throws {
+        var rng = Generator(state: 0x9E37_79B9_7F4A_7C15 &+ UInt64(seedIndex))
+        let base = seedIndex == 0 ? Array(Self.seed.utf8) : try Self.example()
         var parsed = 0, rejected = 0
-        for _ in 0..<3000 {
+        for _ in 0..<(seedIndex == 0 ? 3000 : 1000) {
             var bytes = base
             for _ in 0...rng.next(6) {
                 let at = rng.next(bytes.count + 1)

@@ -1,3 +1,4 @@
+import BeaconCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -16,6 +17,12 @@ public struct LogfmtHandler: LogHandler {
         self.logLevel = level
         self.includesTimestamp = includesTimestamp
         self.sink = LogSink.shared(fileDescriptor)
+    }
+
+    /// The handler `logging:` asks for, on stderr. Under systemd (`$JOURNAL_STREAM` set) lines carry no `ts=`:
+    /// journald stamps them itself.
+    public init(settings: LoggingSettings, environment: [String: String]) {
+        self.init(level: Logger.Level(settings.level), includesTimestamp: environment["JOURNAL_STREAM"] == nil)
     }
 
     public func log(level: Logger.Level, label: String, message: String, metadata extra: Logger.Metadata?) {

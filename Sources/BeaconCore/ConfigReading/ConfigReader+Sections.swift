@@ -2,13 +2,18 @@
 extension ConfigReader {
     /// Reads `node` as a mapping at `subpath` with a fresh reader, reports its unknown keys and keeps its
     /// issues. The building block of every nested accessor; use it for nodes you walked to yourself.
-    public mutating func read<T>(_ node: ConfigNode, at subpath: ConfigPath, mark place: SourceMark? = nil,
-                                 _ body: (inout ConfigReader) -> T) -> T {
-        var sub = ConfigReader(node, file: file, path: subpath, mark: place)
+    /// `schema` is the sub-reader's `schemaPath` (default: `subpath` with `[]` for indices).
+    public mutating func read<T>(_ node: ConfigNode, at subpath: ConfigPath, schema: String? = nil,
+                                 mark place: SourceMark? = nil, _ body: (inout ConfigReader) -> T) -> T {
+        var sub = ConfigReader(node, file: file, path: subpath, mark: place, schemaPath: schema)
         let value = body(&sub)
         sub.reportUnknownKeys()
-        absorb(sub.issues)
+        absorb(sub)
         return value
+    }
+
+    func schema(_ key: String, _ suffix: String = "") -> String {
+        (schemaPath.isEmpty ? key : schemaPath + "." + key) + suffix
     }
 
     /// A nested mapping. When the key is absent, `body` still runs (on an empty mapping), so defaults and
@@ -17,7 +22,7 @@ extension ConfigReader {
         let found = entry(key)
         let node = found?.value ?? .null(at: mark)
         let place = found.map { $0.value.isNull || !$0.value.mark.isKnown ? $0.keyMark : $0.value.mark } ?? mark
-        return read(node, at: path.appending(key), mark: place, body)
+        return read(node, at: path.appending(key), schema: schema(key), mark: place, body)
     }
 
     /// A nested mapping that is only read when present (and not empty).
@@ -37,7 +42,7 @@ extension ConfigReader {
         var out: [T] = []
         out.reserveCapacity(items.count)
         for (i, item) in items.enumerated() {
-            out.append(read(item, at: path.appending(key).appending(index: i), body))
+            out.append(read(item, at: path.appending(key).appending(index: i), schema: schema(key, "[]"), body))
         }
         return out
     }
@@ -82,7 +87,7 @@ extension ConfigReader {
             return []
         }
         return entries.map { entry in
-            let value = read(entry.value, at: path.appending(key).appending(entry.key),
+            let value = read(entry.value, at: path.appending(key).appending(entry.key), schema: schema(key, ".*"),
                              mark: entry.value.isNull ? entry.keyMark : entry.value.mark) { r in
                 body(entry.key, &r)
             }

@@ -117,6 +117,13 @@ extension ConfigReader {
         duration(key, in: range) ?? fallback
     }
 
+    /// A duration in seconds without a range check (for settings whose `validate()` checks the range).
+    public mutating func duration(_ key: String, default fallback: Double) -> Double {
+        value(key, as: ConfigDuration.self)?.seconds ?? fallback
+    }
+
+    public mutating func duration(_ key: String) -> Double? { value(key, as: ConfigDuration.self)?.seconds }
+
     public mutating func duration(_ key: String, in range: ClosedRange<Double>) -> Double? {
         let bounds = ConfigDuration(seconds: range.lowerBound)...ConfigDuration(seconds: range.upperBound)
         return value(key, as: ConfigDuration.self, in: bounds)?.seconds

@@ -34,12 +34,21 @@ public struct ConfigReader {
     public private(set) var knownKeys: [String] = []
     /// True when the section was not a mapping (already reported): missing-key errors are not repeated.
     let isStandIn: Bool
+    /// This section's place in the schema: like `path`, with `[]` for any list index and `*` for a
+    /// user-chosen name (`regions[].enter`, `formats.*`).
+    public let schemaPath: String
+    /// Every key read or declared by this section and the sections it read, as schema paths
+    /// (`regions[].enter.rssi_above`): the keys this build understands, for docs and tests.
+    public private(set) var knownSchemaPaths: Set<String> = []
+    private var reportedUnknown: Set<String> = []
 
     /// A reader over `node`, which should be a mapping. A null node reads as an empty mapping; any other
     /// node is reported and read as an empty mapping.
-    public init(_ node: ConfigNode, file: String? = nil, path: ConfigPath = .root, mark: SourceMark? = nil) {
+    public init(_ node: ConfigNode, file: String? = nil, path: ConfigPath = .root, mark: SourceMark? = nil,
+                schemaPath: String? = nil) {
         self.file = file
         self.path = path
+        self.schemaPath = schemaPath ?? ConfigReader.schemaPath(of: path)
         self.mark = mark ?? node.mark
         switch node.content {
         case .mapping(let entries):
@@ -69,7 +78,22 @@ public struct ConfigReader {
     public mutating func declare(_ keys: String...) { declare(keys) }
 
     public mutating func declare(_ keys: [String]) {
-        for key in keys where !knownKeys.contains(key) { knownKeys.append(key) }
+        for key in keys where !knownKeys.contains(key) {
+            knownKeys.append(key)
+            knownSchemaPaths.insert(schemaPath.isEmpty ? key : schemaPath + "." + key)
+        }
+    }
+
+    /// `regions[2].enter` -> `regions[].enter`.
+    static func schemaPath(of path: ConfigPath) -> String {
+        var out = ""
+        for component in path.components {
+            switch component {
+            case .index: out += "[]"
+            case .key(let key): out += (out.isEmpty ? "" : ".") + key
+            }
+        }
+        return out
     }
 
     /// Whether the key is present with a non-empty value. Does not mark it known.
@@ -107,12 +131,18 @@ public struct ConfigReader {
 
     /// Adopts issues found by validation code that knows only key paths relative to this section (for example
     /// a settings struct's `validate()`): each is placed at the deepest node of its path that exists.
+    /// An issue is dropped when this reader already reported one at the same path or at an ancestor (a value
+    /// that failed to read was replaced by its default, so the validator's view of it says nothing new).
     public mutating func report(_ relative: [ConfigIssue]) {
         for item in relative {
             let sub = ConfigPath(parsing: item.path)
-            let at = locate(sub) ?? mark
             let full = ConfigPath(path.components + sub.components)
-            issues.append(Self.issue(file: file, path: full, at: at, item.message))
+            let text = full.description
+            let covered = issues.contains { existing in
+                existing.path == text || text.hasPrefix(existing.path + ".") || text.hasPrefix(existing.path + "[")
+            }
+            if covered { continue }
+            issues.append(Self.issue(file: file, path: full, at: locate(sub) ?? mark, item.message))
         }
     }
 
@@ -121,17 +151,23 @@ public struct ConfigReader {
         issues.append(Self.issue(file: file, path: issuePath, at: place, message))
     }
 
-    mutating func absorb(_ other: [ConfigIssue]) { issues.append(contentsOf: other) }
+    /// Adds issues found elsewhere (so that `report` does not repeat them).
+    public mutating func absorbIssues(_ other: [ConfigIssue]) { issues.append(contentsOf: other) }
+
+    mutating func absorb(_ other: ConfigReader) {
+        issues.append(contentsOf: other.issues)
+        knownSchemaPaths.formUnion(other.knownSchemaPaths)
+    }
 
     /// Reports every key that was neither read nor declared.
     public mutating func reportUnknownKeys(hintingAmong extra: [String] = []) {
         let candidates = knownKeys + extra.filter { !knownKeys.contains($0) }
-        for entry in entries where !knownKeys.contains(entry.key) {
+        for entry in entries where !knownKeys.contains(entry.key) && !reportedUnknown.contains(entry.key) {
+            reportedUnknown.insert(entry.key)
             let hint = KeySuggestion.hint(for: entry.key, among: candidates)
             issues.append(Self.issue(file: file, path: path.appending(entry.key), at: entry.keyMark,
                                      "unknown key `\(entry.key)`\(hint)"))
         }
-        declare(entries.map(\.key)) // report each once
     }
 
     static func issue(file: String?, path: ConfigPath, at place: SourceMark, _ message: String) -> ConfigIssue {

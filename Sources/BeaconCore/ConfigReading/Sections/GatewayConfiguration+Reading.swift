@@ -6,13 +6,63 @@ extension GatewayConfiguration {
         ConfigReader.read(root, file: file) { r in GatewayConfiguration(from: &r, environment: environment) }
     }
 
+    /// Reads every section, then checks each with its owner's `validate()` and the sections against each other.
     public init(from r: inout ConfigReader, environment: ConfigEnvironment) {
         gateway = r.section("gateway") { GatewaySettings(from: &$0, hostname: environment.hostname) }
         logging = r.section("logging") { LoggingSettings(from: &$0) }
         telemetry = r.section("telemetry") { TelemetrySettings(from: &$0) }
-        unvalidatedSections = GatewayConfiguration.pendingSectionNames.filter { r.has($0) }
-        // Declared so a typo of any section name gets the hint, and pending sections are not "unknown".
+        scanner = r.section("scanner") { ScannerSettings(from: &$0) }
+        formats = r.section("formats") { FormatSettings(from: &$0) }
+        distance = r.section("distance") { DistanceSettings(from: &$0) }
+        tracking = r.section("tracking") { TrackerSettings(from: &$0) }
+        regions = r.list("regions") { RegionRule(from: &$0) }
+        beacons = r.list("beacons") { KnownBeacon(from: &$0) }
+        mqtt = r.section("mqtt") { MQTTSettings(from: &$0) }
+        topics = r.section("topics") { TopicSettings(from: &$0) }
+        outbox = r.section("outbox") { OutboxSettings(from: &$0) }
+        // Declared so a typo of any section name gets the hint.
         r.declare(GatewayConfiguration.sectionNames)
+
+        // The ESPresense room is the gateway's room unless set on its own.
+        if topics.espresense.room == nil { topics.espresense.room = gateway.room }
+
+        r.report(scanner.validate(path: "scanner"))
+        r.report(formats.validate())
+        r.report(distance.validate())
+        r.report(tracking.validate(path: "tracking"))
+        r.report(RegionRule.validate(regions, path: "regions"))
+        r.report(KnownBeacon.validate(beacons, path: "beacons"))
+        r.report(mqtt.validate())
+        r.report(topics.validate())
+        r.report(outbox.validate())
+        r.report(crossSectionIssues())
+    }
+
+    /// References between sections: format names used in regions, beacon ids and measured powers must exist.
+    func crossSectionIssues() -> [ConfigIssue] {
+        let known = formats.knownFormatNames
+        func unknown(_ name: String) -> String? {
+            guard !known.contains(name.lowercased()) else { return nil }
+            return "unknown format `\(name)`\(KeySuggestion.hint(for: name, among: known)) (built-in formats and "
+                + "formats.layouts names)"
+        }
+        var issues: [ConfigIssue] = []
+        for (index, region) in regions.enumerated() {
+            if let format = region.match.format, format != "*", let problem = unknown(format) {
+                issues.append(ConfigIssue(path: "regions[\(index)].match.format", message: problem))
+            }
+        }
+        for (index, beacon) in beacons.enumerated() {
+            if let format = beacon.formatName, let problem = unknown(format) {
+                issues.append(ConfigIssue(path: "beacons[\(index)].id", message: problem))
+            }
+        }
+        for format in distance.measuredPower.keys.sorted() {
+            if let problem = unknown(format) {
+                issues.append(ConfigIssue(path: "distance.measured_power.\(format)", message: problem))
+            }
+        }
+        return issues
     }
 }
 

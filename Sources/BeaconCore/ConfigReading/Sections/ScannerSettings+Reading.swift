@@ -1,0 +1,16 @@
+extension ScannerSettings {
+    /// The `scanner:` section. Ranges and cross-checks are `validate()`'s (reported by the caller).
+    public init(from r: inout ConfigReader) {
+        self.init()
+        adapter = r.string("adapter", default: adapter)
+        active = r.bool("active", default: active)
+        intervalMilliseconds = r.value("interval_ms", default: intervalMilliseconds)
+        windowMilliseconds = r.value("window_ms", default: windowMilliseconds)
+        extended = r.choice("extended", default: extended)
+        queueCapacity = r.value("queue_capacity", default: queueCapacity)
+        stallTimeoutSeconds = r.duration("stall_timeout_s", default: stallTimeoutSeconds)
+        record = r.string("record")
+        source = r.value("source", expecting: "`hci` or `replay:FILE`", Source.init(configValue:)) ?? source
+        replaySpeed = r.value("replay_speed", default: replaySpeed)
+    }
+}
