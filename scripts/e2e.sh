@@ -29,24 +29,45 @@ if [ ! -x "$E2E_BIN" ]; then
     ( cd "$REPO" && swift build -c release --product beaconbridge -Xswiftc -warnings-as-errors ) || e2e_die "build failed"
 fi
 
-if [ $# -gt 0 ]; then scenarios=("$@"); else
+explicit=0
+if [ $# -gt 0 ]; then scenarios=("$@"); explicit=1; else
     scenarios=(); for d in "$SCENARIOS_DIR"/*/; do scenarios+=("$(basename "$d")"); done
 fi
 
+# A scenario's `requires` file lists beaconbridge commands it needs (e.g. `run`); a command is there when
+# `beaconbridge <command> --help` exits 0.
+missing_requirement() {
+    local req
+    [ -f "$1/requires" ] || return 1
+    for req in $(grep -v '^#' "$1/requires"); do
+        "$E2E_BIN" "$req" --help >/dev/null 2>&1 || { echo "$req"; return 0; }
+    done
+    return 1
+}
+
 e2e_fetch_kernel || e2e_die "could not fetch the Debian kernel"
 e2e_build_base "$HERE" || e2e_die "could not build the base initramfs"
+# Keep the logs of the last few runs only.
+ls -dt "$E2E_CACHE"/run.* 2>/dev/null | tail -n +4 | xargs -r rm -rf
 E2E_RUN=$(mktemp -d "$E2E_CACHE/run.XXXXXX")
 cleanup() { e2e_stop_broker; [ -n "${E2E_KEEP:-}" ] || rm -rf "$E2E_RUN/overlay" "$E2E_RUN/initrd.cpio"; }
 trap cleanup EXIT
 e2e_build_overlay "$E2E_BIN" "$E2E_RUN/overlay.cpio" "$SCENARIOS_DIR" || e2e_die "could not build the overlay"
 cat "$E2E_BASE_CPIO" "$E2E_RUN/overlay.cpio" > "$E2E_RUN/initrd.cpio"
-e2e_log "kernel $E2E_KVER ($(basename "$E2E_KERNEL")), accel $(e2e_accel), initramfs $(du -h "$E2E_RUN/initrd.cpio" | cut -f1), ready in $(e2e_elapsed "$stage_start") s"
+e2e_choose_accel "$E2E_RUN/initrd.cpio"
+e2e_log "kernel $E2E_KVER ($(basename "$E2E_KERNEL")), accel $E2E_ACCEL, initramfs $(du -h "$E2E_RUN/initrd.cpio" | cut -f1), ready in $(e2e_elapsed "$stage_start") s"
 
 failed=0; summary=()
 for scenario in "${scenarios[@]}"; do
     dir="$SCENARIOS_DIR/$scenario"
     if [ ! -f "$dir/guest.sh" ]; then summary+=("FAIL $scenario (no such scenario)"); failed=1; continue; fi
+    if req=$(missing_requirement "$dir"); then
+        if [ $explicit = 1 ]; then summary+=("FAIL $scenario (\`beaconbridge $req\` is not built yet)"); failed=1
+        else summary+=("PENDING $scenario (\`beaconbridge $req\` is not built yet)"); fi
+        continue
+    fi
     mkdir -p "$E2E_RUN/$scenario"
+    : > "$E2E_RUN/mqtt.log"
     e2e_start_broker || e2e_die "could not start mosquitto"
     t0=$(e2e_now)
     e2e_boot "$scenario" "$E2E_RUN/initrd.cpio" "$E2E_TIMEOUT"; status=$?

@@ -41,7 +41,7 @@ struct DecodeCapture {
             counts.events += 1
             var reports: [AdvertisingReport] = []
             do {
-                try HCIEventParser.forEachReport(in: Array(event), timestamp: record.unixTime) { reports.append($0) }
+                try HCIEventParser.forEachReport(in: Array(event), timestamp: record.unixTime, h4: false) { reports.append($0) }
             } catch {
                 counts.errors += 1
                 let offset = record.fileOffset + BTSnoopReader.recordHeaderLength + (reader.datalink == .hciUART ? 1 : 0) + error.offset

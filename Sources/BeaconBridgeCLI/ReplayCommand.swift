@@ -1,7 +1,7 @@
-// Placeholder until its issue lands; replaced by the real command.
+/// `beaconbridge replay FILE [--config FILE] [--speed X]`: feeds a btsnoop capture through the whole pipeline
+/// to the configured broker, with time taken from the capture (as fast as possible by default).
 enum ReplayCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        Output.stderr("beaconbridge: this command is not built yet")
-        return ExitCode.software
+        RunCommand.start(arguments, replay: true)
     }
 }

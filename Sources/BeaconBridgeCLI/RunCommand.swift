@@ -1,7 +1,16 @@
-// Placeholder until its issue lands; replaced by the real command.
+/// `beaconbridge run [--config FILE] [--log-level L] [--record FILE]`: the daemon.
 enum RunCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        Output.stderr("beaconbridge: this command is not built yet")
-        return ExitCode.software
+        start(arguments, replay: false)
+    }
+
+    static func start(_ arguments: [String], replay: Bool) -> Int32 {
+        switch DaemonOptions.parse(arguments, replay: replay, environment: ProcessEnvironment.current()) {
+        case let .failure(error):
+            Output.stderr("beaconbridge \(replay ? "replay" : "run"): \(error.message)\n\n\(CommandLineTool.usage)")
+            return ExitCode.usage
+        case let .success(options):
+            return AsyncMain.block { await Daemon.start(options) }
+        }
     }
 }

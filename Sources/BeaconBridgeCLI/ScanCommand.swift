@@ -11,14 +11,17 @@ import Synchronization
 enum ScanCommand {
     static let usage = """
         Usage: beaconbridge scan [--adapter hci0|N|AA:BB:CC:DD:EE:FF] [--seconds N] [--record FILE] [--passive]
-                                 [--extended auto|on|off] [--replay FILE [--speed X]]
-        Prints one line per LE advertising event: <unix time> <event bytes hex>. Stops after N seconds
+                                 [--extended auto|on|off] [--interval-ms MS] [--window-ms MS]
+                                 [--stall-timeout S] [--queue N] [--replay FILE [--speed X]] [--json]
+        Prints one line per LE advertising event: <unix time> <event bytes hex>, or with --json one JSON
+        object per advertising report (decoded as `beaconbridge decode` does). Stops after N seconds
         (default: on SIGINT/SIGTERM). --replay reads a btsnoop capture instead of the adapter.
         """
 
     struct Options {
         var settings = ScannerSettings()
         var seconds: Double?
+        var json = false
     }
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -51,6 +54,7 @@ enum ScanCommand {
             let flag = arguments[index]
             switch flag {
             case "--help": break
+            case "--json": options.json = true
             case "--passive": options.settings.active = false
             case "--active": options.settings.active = true
             case "--adapter", "-i":
@@ -69,6 +73,16 @@ enum ScanCommand {
                     return .failure("--extended takes auto, on or off")
                 }
                 options.settings.extended = mode
+            case "--interval-ms", "--window-ms", "--stall-timeout", "--queue":
+                guard let text = value(flag), let number = Double(text) else { return .failure("\(flag) needs a number") }
+                switch flag {
+                case "--interval-ms": options.settings.intervalMilliseconds = number
+                case "--window-ms": options.settings.windowMilliseconds = number
+                case "--stall-timeout": options.settings.stallTimeoutSeconds = number
+                default:
+                    guard let capacity = Int(exactly: number) else { return .failure("--queue needs a whole number") }
+                    options.settings.queueCapacity = capacity
+                }
             case "--replay":
                 guard let text = value(flag), !text.isEmpty else { return .failure("--replay needs a file") }
                 options.settings.source = .replay(path: text)
@@ -80,28 +94,20 @@ enum ScanCommand {
             }
             index += 1
         }
+        if options.settings.record != nil, case .replay = options.settings.source {
+            return .failure("--record records a live adapter, not a replay")
+        }
         return .success(options)
     }
 
     static func scan(_ options: Options) async -> Int32 {
         let settings = options.settings
-        let recorder: BTSnoopFileRecorder?
-        if let path = settings.record {
-            do { recorder = try BTSnoopFileRecorder(path: path) } catch {
-                Output.stderr("beaconbridge scan: cannot record: \(error)")
-                return ExitCode.ioError
-            }
-        } else {
-            recorder = nil
-        }
         let source: any HCIEventSource
-        switch settings.source {
-        case .hci:
-            source = HCIScanner(settings: settings, recorder: recorder) { notice in
-                Output.stderr("beaconbridge scan: \(notice)")
-            }
-        case let .replay(path):
-            source = ReplaySource(path: path, speed: settings.replaySpeed)
+        do {
+            source = try settings.makeSource { notice in Output.stderr("beaconbridge scan: \(notice)") }
+        } catch {
+            Output.stderr("beaconbridge scan: cannot record: \(error)")
+            return ExitCode.ioError
         }
         let stream: AsyncStream<CapturedHCIEvent>
         do {
@@ -113,6 +119,7 @@ enum ScanCommand {
         StopSignals.install()
         let deadline = options.seconds.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
         var printed = 0
+        let decoder = BeaconDecoder()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 // Stops the source at the deadline or on SIGINT/SIGTERM; checks every 100 ms.
@@ -125,17 +132,34 @@ enum ScanCommand {
                 }
             }
             for await event in stream where event.isAdvertisingReport {
-                Output.stdout("\(format(event.timestamp)) \(hex(event.bytes))")
                 printed += 1
+                guard options.json else {
+                    Output.stdout("\(format(event.timestamp)) \(hex(event.bytes))")
+                    continue
+                }
+                do {
+                    for report in try HCIEventParser.parse(event.bytes, timestamp: event.timestamp) {
+                        var members: [(String, JSONValue)] = [("time", .double(report.timestamp))]
+                        if case let .object(decoded) = decoder.decode(report).json(includeReport: true) {
+                            members += decoded
+                        }
+                        Output.stdout(JSONValue.object(members).serialized)
+                    }
+                } catch {
+                    Output.stdout(JSONValue.object([("time", .double(event.timestamp)), ("event", .string(hex(event.bytes))),
+                                                    ("error", .string("\(error)"))]).serialized)
+                }
             }
             group.cancelAll()
         }
-        recorder?.close()
         let stats = source.statistics
         Output.stderr("beaconbridge scan: \(printed) advertising events, \(stats.dropped) dropped, "
-            + "\(stats.scanRestarts) scan restarts, \(stats.adapterPowerCycles) power cycles"
-            + (recorder.map { ", \($0.records) records written to \($0.path)" } ?? ""))
-        if let failure = recorder?.failure { Output.stderr("beaconbridge scan: recording stopped: \(failure)") }
+            + "\(stats.scanRestarts) scan restarts, \(stats.adapterPowerCycles) power cycles, "
+            + "\(stats.adapterReopens) reopens")
+        if let recorder = (source as? HCIScanner)?.recorder as? BTSnoopFileRecorder {
+            Output.stderr("beaconbridge scan: \(recorder.records) records written to \(recorder.path)"
+                + (recorder.failure.map { ", recording stopped: \($0)" } ?? ""))
+        }
         if let failure = source.failure {
             Output.stderr("beaconbridge scan: \(failure)")
             return ExitCode.ioError

@@ -1,7 +1,96 @@
-// Placeholder until its issue lands; replaced by the real command.
+import BeaconCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `beaconbridge simulate --scenario FILE [--seed N] [--summary-only]`: runs a scripted scenario through the
+/// tracker and region engine; prints every event as one JSON line on stdout, then a `summary` line, and the
+/// summary as text on stderr. Exit 0; 64 usage; 66 unreadable file; 65 malformed scenario; 78 invalid settings.
 enum SimulateCommand {
+    static let usage = """
+        Usage: beaconbridge simulate --scenario FILE [--seed N] [--summary-only]
+          --scenario FILE   scenario (JSON, see docs/scenarios.md)
+          --seed N          override the scenario's seed (0...2^64-1)
+          --summary-only    print only the summary line, not the events
+        """
+
     static func run(_ arguments: [String]) -> Int32 {
-        Output.stderr("beaconbridge: this command is not built yet")
-        return ExitCode.software
+        var path: String?
+        var seed: UInt64?
+        var summaryOnly = false
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--scenario":
+                guard let value = rest.popFirst() else { return usageError("--scenario needs a file") }
+                path = value
+            case "--seed":
+                guard let value = rest.popFirst(), let parsed = UInt64(value) else {
+                    return usageError("--seed needs a number 0...18446744073709551615")
+                }
+                seed = parsed
+            case "--summary-only": summaryOnly = true
+            case "--help", "-h": Output.stdout(usage); return ExitCode.ok
+            default: return usageError("unknown argument '\(argument)'")
+            }
+        }
+        guard let path else { return usageError("--scenario FILE is required") }
+
+        let text: String
+        switch ScenarioFile.read(path) {
+        case let .success(contents): text = contents
+        case let .failure(problem):
+            Output.stderr("beaconbridge simulate: \(path): \(problem.message)")
+            return ExitCode.noInput
+        }
+        var scenario: Scenario
+        do {
+            scenario = try Scenario(json: text)
+        } catch {
+            Output.stderr("beaconbridge simulate: \(path): \(error)")
+            return error.kind == .invalid ? ExitCode.config : ExitCode.dataError
+        }
+        if let seed { scenario.seed = seed }
+
+        let summary = ScenarioRun(scenario).run { event in
+            if !summaryOnly { Output.stdout(SimulateEventJSON.encode(event).serialized) }
+        }
+        Output.stdout(SimulateEventJSON.encode(summary, scenario: scenario).serialized)
+        Output.stderr(SimulateEventJSON.text(summary, scenario: scenario))
+        return ExitCode.ok
+    }
+
+    private static func usageError(_ message: String) -> Int32 {
+        Output.stderr("beaconbridge simulate: \(message)\n\n\(usage)")
+        return ExitCode.usage
+    }
+}
+
+/// Reads a whole (small) file with POSIX calls.
+enum ScenarioFile {
+    struct Problem: Error { var message: String }
+
+    static let maxBytes = 16 << 20
+
+    static func read(_ path: String) -> Result<String, Problem> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(Problem(message: String(cString: strerror(errno)))) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(Problem(message: String(cString: strerror(errno))))
+            }
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+            if bytes.count > maxBytes { return .failure(Problem(message: "larger than 16 MiB")) }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            return .failure(Problem(message: "not UTF-8 text"))
+        }
+        return .success(text)
     }
 }

@@ -91,6 +91,12 @@ public struct HCIError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// True when the controller answered with a non-zero status.
+    public var isCommandFailure: Bool {
+        if case .commandFailed = kind { return true }
+        return false
+    }
+
     /// True when the adapter itself is gone (reopen rather than power-cycle).
     public var adapterGone: Bool { kind == .adapterAbsent }
 

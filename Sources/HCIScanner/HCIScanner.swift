@@ -9,6 +9,8 @@ import Synchronization
 public protocol HCITrafficRecorder: Sendable {
     /// `packet` starts with the H4 packet type byte; `received` is false for commands the scanner sent.
     func record(packet: [UInt8], received: Bool, timestamp: Timestamp)
+    /// Called once when the scanner stops; later records are ignored.
+    func close()
 }
 
 /// The live source: scans on one adapter through a raw HCI socket and delivers every LE Meta event.
@@ -22,12 +24,14 @@ public final class HCIScanner: HCIEventSource, Sendable {
     private let selector: AdapterSelector
     private let parameters: ScanParameters
     private let onNotice: @Sendable (HCIScannerNotice) -> Void
-    private let recorder: (any HCITrafficRecorder)?
+    /// Where the traffic is recorded, if anywhere.
+    public let recorder: (any HCITrafficRecorder)?
     private let queue: CapturedEventQueue
     private let stopRequested = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
     private let restarts = Atomic<UInt64>(0)
     private let powerCycles = Atomic<UInt64>(0)
+    private let reopens = Atomic<UInt64>(0)
     private let failureBox = Mutex<HCIError?>(nil)
 
     /// - Parameters:
@@ -48,13 +52,15 @@ public final class HCIScanner: HCIEventSource, Sendable {
     public var statistics: HCISourceStatistics {
         HCISourceStatistics(delivered: queue.delivered, dropped: queue.dropped,
                             scanRestarts: restarts.load(ordering: .relaxed),
-                            adapterPowerCycles: powerCycles.load(ordering: .relaxed))
+                            adapterPowerCycles: powerCycles.load(ordering: .relaxed),
+                            adapterReopens: reopens.load(ordering: .relaxed))
     }
 
     public var failure: (any Error)? { failureBox.withLock { $0 } }
 
     /// Opens and configures the adapter on the reading thread and returns the event stream once scanning
-    /// runs; throws `HCIError` when it cannot start (no Bluetooth, no permission, no adapter, ...).
+    /// runs; throws `HCIError` when it cannot start (no Bluetooth, no permission, no adapter, ...). The scanner
+    /// is single-use with a single consumer: a second call returns the same stream.
     public func events() async throws -> AsyncStream<CapturedHCIEvent> {
         guard settings.adapterSelector != nil else {
             throw HCIError(kind: .adapterAbsent, adapter: settings.adapter, call: "scanner.adapter", errno: EINVAL)
@@ -92,6 +98,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
             session = try openSession(tap: tap)
         } catch {
             failureBox.withLock { $0 = error }
+            recorder?.close()
             queue.finish()
             startup(error)
             return
@@ -128,6 +135,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
             session.close()
             onNotice(.stopped(adapter: session.adapter.name))
         }
+        recorder?.close()
         queue.finish()
     }
 
@@ -175,6 +183,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
                 try HCIAdapter.up(deviceID: adapter.deviceID, label: adapter.name)
                 session = try openSession(tap: tap)
             case .reopen:
+                reopens.add(1, ordering: .relaxed)
                 session?.close()
                 session = nil
                 session = try openSession(tap: tap)

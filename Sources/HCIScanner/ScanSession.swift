@@ -34,7 +34,7 @@ final class ScanSession {
         try socket.saveFilter()
         try socket.setEventFilter(Self.commandEvents)
 
-        let useExtended: Bool
+        var useExtended: Bool
         switch mode {
         case .off:
             useExtended = false
@@ -48,24 +48,30 @@ final class ScanSession {
             }
             useExtended = capabilities.supportsExtendedScanning
         }
-        self.adapter = adapter
-        self.socket = socket
-        self.extended = useExtended
-        self.parameters = parameters
         do {
-            try configure()
+            do {
+                try Self.configure(socket, extended: useExtended, parameters: parameters)
+            } catch where mode == .auto && useExtended && error.isCommandFailure {
+                // The controller advertised extended scanning but rejects it: legacy is the safe choice.
+                useExtended = false
+                try Self.configure(socket, extended: false, parameters: parameters)
+            }
             try socket.setEventFilter(Self.readingEvents)
         } catch {
             socket.restoreFilter()
             socket.close()
             throw error
         }
+        self.adapter = adapter
+        self.socket = socket
+        self.extended = useExtended
+        self.parameters = parameters
     }
 
     /// Sets the scan parameters and enables scanning; scanning is disabled first (a controller rejects
     /// "enable" while enabled with Command Disallowed).
-    func configure() throws(HCIError) {
-        disableQuietly()
+    private static func configure(_ socket: HCISocket, extended: Bool, parameters: ScanParameters) throws(HCIError) {
+        _ = try? socket.send(extended ? .leSetExtendedScanEnable(false) : .leSetScanEnable(false))
         if extended {
             try socket.send(.leSetExtendedScanParameters(parameters))
             try socket.send(.leSetExtendedScanEnable(true, filterDuplicates: false))

@@ -38,6 +38,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let layout = try? BeaconLayout(name: "fuzzed", layout: text) {
         sink &+= layout.beacon(in: bytes, payload: 0..<bytes.count, address: report.address)?.identifiers.count ?? 0
     }
+    let settings = FormatSettings(enabled: [text], layouts: [.init(name: text, layout: text)])
+    sink &+= settings.validate().count
 
     // 4. The bytes as the body of a btsnoop file.
     let file = BTSnoopWriter(datalink: bytes.first.map { $0 & 1 == 0 ? .hciUART : .hciUnencapsulated } ?? .hciUART).header() + bytes

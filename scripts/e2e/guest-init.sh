@@ -18,6 +18,8 @@ if ip link set eth0 up 2>/dev/null; then
     ip route add default via 10.0.2.2
 fi
 scenario=$(sed -n 's/.*e2e\.scenario=\([^ ]*\).*/\1/p' /proc/cmdline)
+# The broker's port on the host, for tests that prove it is NOT reachable directly.
+export E2E_BROKER_PORT=$(sed -n 's/.*e2e\.broker_port=\([0-9]*\).*/\1/p' /proc/cmdline)
 echo "E2E: modules loaded at uptime $(cut -d' ' -f1 /proc/uptime) s, running scenario '$scenario'"
 status=1
 if [ -f "/e2e/scenarios/$scenario/guest.sh" ]; then

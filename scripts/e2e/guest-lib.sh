@@ -57,3 +57,43 @@ start_beacon_loop() {
 }
 
 stop_beacon_loop() { kill "$BEACON_LOOP_PID" 2>/dev/null; wait "$BEACON_LOOP_PID" 2>/dev/null; stop_advertising "$1"; }
+
+# Starts `beaconbridge run --config $1` in the background (log: /tmp/daemon.log); sets DAEMON_PID and prints
+# the wall-clock start (the host compares it with the arrival times in mqtt.log).
+start_daemon() {
+    beaconbridge run --config "$1" > /tmp/daemon.log 2>&1 &
+    DAEMON_PID=$!
+    echo "E2E: daemon (pid $DAEMON_PID) started at unix $(date +%s)"
+}
+
+# SIGTERM, wait, print the daemon's log on the console (E2E-DAEMON: lines); fails unless it exited 0.
+stop_daemon() {
+    local status
+    kill -TERM "$DAEMON_PID" 2>/dev/null
+    wait "$DAEMON_PID"
+    status=$?
+    sed 's/^/E2E-DAEMON: /' /tmp/daemon.log
+    e2e "daemon exited with status $status"
+    [ "$status" = 0 ] || fail "beaconbridge run exited $status"
+}
+
+# Prints a directive the host harness acts on (see scripts/e2e/host-lib.sh), then gives it time to act.
+host_directive() { echo "E2E-HOST: $1"; sleep "${2:-1}"; }
+
+# Prints the wall-clock time of an event for the host's check (E2E-MARK: <name> <unix seconds>).
+mark() { echo "E2E-MARK: $1 $(date +%s)"; }
+
+# Publishes $2 to topic $1 (QoS 0) on the host's test broker through the relay at 10.0.2.100:1883 with a
+# hand-made MQTT 3.1.1 CONNECT / PUBLISH / DISCONNECT (busybox nc); the broker's CONNACK is discarded.
+# Topic and payload: at most 100 bytes together.
+mqtt_publish() {
+    local topic="$1" payload="$2" oct
+    oct() { printf '\\%03o' "$1"; }
+    {
+        printf "\020\016\000\004MQTT\004\002\000\074\000\002e2"
+        printf "$(oct 48)$(oct $(( 2 + ${#topic} + ${#payload} )))$(oct 0)$(oct ${#topic})"
+        printf '%s%s' "$topic" "$payload"
+        printf "\340\000"
+        sleep 1
+    } | nc 10.0.2.100 1883 > /dev/null 2>&1
+}

@@ -55,7 +55,8 @@ e2e_fetch_kernel() {
         # The bzImage carries an xz-compressed vmlinux (CONFIG_KERNEL_XZ); PVH boot needs the ELF.
         local offset
         offset=$(LC_ALL=C grep -obUaP '\xfd\x37\x7a\x58\x5a\x00' "$dir/vmlinuz" | head -1 | cut -d: -f1)
-        if [ -n "$offset" ] && tail -c +"$((offset + 1))" "$dir/vmlinuz" | xz -dc --single-stream > "$dir/vmlinux" 2>/dev/null \
+        # (xz stops after the first stream: feed it from a process substitution so tail's SIGPIPE is harmless.)
+        if [ -n "$offset" ] && xz -dc --single-stream < <(tail -c +"$((offset + 1))" "$dir/vmlinuz") > "$dir/vmlinux" 2>/dev/null \
             && [ "$(head -c 4 "$dir/vmlinux" | od -An -c | tr -d ' ')" = "177ELF" ]; then
             :
         else
@@ -108,7 +109,7 @@ e2e_copy_with_libs() {
 e2e_build_base() {
     local here="$1"
     local key
-    key=$( { echo "$E2E_KVER $E2E_MODULES"; md5sum /usr/bin/busybox /usr/bin/btvirt /usr/bin/hcitool /usr/bin/hciconfig \
+    key=$( { echo "$E2E_KVER $E2E_MODULES"; md5sum /usr/bin/busybox /usr/bin/btvirt /usr/bin/hcitool /usr/bin/hciconfig /usr/bin/btmon \
         "$here/guest-init.sh" "$here/guest-lib.sh" "$here/host-lib.sh"; } | md5sum | cut -c1-16)
     E2E_BASE_CPIO="$E2E_CACHE/base-$key.cpio"
     [ -f "$E2E_BASE_CPIO" ] && return 0
@@ -117,7 +118,7 @@ e2e_build_base() {
     rm -rf "$root" && mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,e2e,lib/modules}
     cp /usr/bin/busybox "$root/bin/busybox"
     local tool
-    for tool in btvirt hcitool hciconfig; do e2e_copy_with_libs "$root" "/usr/bin/$tool"; done
+    for tool in btvirt hcitool hciconfig btmon; do e2e_copy_with_libs "$root" "/usr/bin/$tool"; done
     local order rel
     order=$(e2e_module_order) || return 1
     for rel in $order; do
@@ -141,22 +142,36 @@ e2e_build_overlay() {
     ( cd "$root" && find . -print0 | cpio --null -o -H newc --quiet ) > "$out"
 }
 
-# Chooses the accelerator: $E2E_ACCEL, else KVM when /dev/kvm is usable, else TCG.
-e2e_accel() {
-    if [ -n "${E2E_ACCEL:-}" ]; then echo "$E2E_ACCEL"; return; fi
-    if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then echo "kvm:tcg"; else echo tcg; fi
+# Chooses the accelerator: $E2E_ACCEL, else KVM when a probe boot under KVM reaches the guest's init (on some
+# hosts /dev/kvm opens but the guest dies with "KVM internal error"), else TCG. The probe result is cached
+# per host kernel. Sets E2E_ACCEL.
+e2e_choose_accel() {
+    local initrd="$1"
+    [ -n "${E2E_ACCEL:-}" ] && return 0
+    E2E_ACCEL=tcg
+    [ -r /dev/kvm ] && [ -w /dev/kvm ] || return 0
+    local probe="$E2E_CACHE/kvm-probe-$(uname -r)"
+    if [ ! -f "$probe" ]; then
+        e2e_log "probing KVM (one boot, at most 15 s; cached in $probe)"
+        local saved_run="$E2E_RUN"; E2E_RUN="$E2E_RUN/kvm-probe"; mkdir -p "$E2E_RUN"
+        E2E_ACCEL=kvm e2e_boot __probe "$initrd" 15 >/dev/null 2>&1
+        if grep -q "E2E: init at uptime" "$E2E_RUN/console.log"; then echo kvm > "$probe"; else echo tcg > "$probe"; fi
+        E2E_RUN="$saved_run"
+    fi
+    E2E_ACCEL=$(cat "$probe")
 }
 
-# Starts mosquitto on a free loopback port and a subscriber writing `topic payload` lines to $E2E_RUN/mqtt.log.
+# Starts mosquitto on a loopback port ($1, or a free one) and a subscriber writing
+# `<unix time> <topic> <payload>` lines to $E2E_RUN/mqtt.log (appending, so a restart keeps earlier lines).
 # Sets E2E_BROKER_PORT, E2E_BROKER_PID, E2E_SUB_PID.
 e2e_start_broker() {
-    local port tries=0
+    local port="${1:-}" tries=0 fixed="${1:-}"
     while :; do
         tries=$((tries + 1)); [ $tries -le 50 ] || { e2e_log "no free loopback port"; return 1; }
-        port=$((20000 + RANDOM % 30000))
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && continue
+        [ -n "$fixed" ] || port=$((20000 + RANDOM % 30000))
+        if [ -z "$fixed" ] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi
         printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' "$port" > "$E2E_RUN/mosquitto.conf"
-        mosquitto -c "$E2E_RUN/mosquitto.conf" > "$E2E_RUN/mosquitto.log" 2>&1 &
+        mosquitto -c "$E2E_RUN/mosquitto.conf" >> "$E2E_RUN/mosquitto.log" 2>&1 &
         E2E_BROKER_PID=$!
         local i
         for i in $(seq 1 50); do
@@ -165,45 +180,72 @@ e2e_start_broker() {
             sleep 0.1
         done
         if kill -0 "$E2E_BROKER_PID" 2>/dev/null; then break; fi
+        [ -z "$fixed" ] || sleep 0.5
     done
     E2E_BROKER_PORT=$port
-    mosquitto_sub -h 127.0.0.1 -p "$port" -v -t '#' > "$E2E_RUN/mqtt.log" 2>&1 &
+    mosquitto_sub -h 127.0.0.1 -p "$port" -F '%U %t %p' -t '#' >> "$E2E_RUN/mqtt.log" 2>&1 &
     E2E_SUB_PID=$!
+    # Wait until the subscriber receives (ready before the guest publishes anything).
+    local probe="ready-$port-$RANDOM"
+    for i in $(seq 1 50); do
+        mosquitto_pub -h 127.0.0.1 -p "$port" -t e2e/probe -m "$probe" 2>/dev/null
+        sleep 0.1
+        grep -q "$probe" "$E2E_RUN/mqtt.log" 2>/dev/null && return 0
+    done
+    e2e_log "the test subscriber did not receive its probe message"
+    return 1
 }
 
 e2e_stop_broker() {
     [ -n "${E2E_SUB_PID:-}" ] && kill "$E2E_SUB_PID" 2>/dev/null
     [ -n "${E2E_BROKER_PID:-}" ] && kill "$E2E_BROKER_PID" 2>/dev/null
-    wait "${E2E_SUB_PID:-}" "${E2E_BROKER_PID:-}" 2>/dev/null
+    [ -n "${E2E_SUB_PID:-}${E2E_BROKER_PID:-}" ] && wait ${E2E_SUB_PID:-} ${E2E_BROKER_PID:-} 2>/dev/null
     E2E_SUB_PID=""; E2E_BROKER_PID=""
+}
+
+# Console directives a guest script can print to act on the host (handled while the guest runs):
+#   E2E-HOST: broker-stop     stops the test broker (and its subscriber)
+#   E2E-HOST: broker-start    starts it again on the same port
+e2e_handle_directives() {
+    local console="$1" line count=0
+    while IFS= read -r line; do
+        count=$((count + 1))
+        [ "$count" -le "$E2E_DIRECTIVES_HANDLED" ] && continue
+        E2E_DIRECTIVES_HANDLED=$count
+        case "$line" in
+            "E2E-HOST: broker-stop") e2e_log "guest asked: stop the broker"; e2e_stop_broker ;;
+            "E2E-HOST: broker-start") e2e_log "guest asked: start the broker"; e2e_start_broker "$E2E_BROKER_PORT" ;;
+            *) e2e_log "unknown guest directive: $line" ;;
+        esac
+    done < <(tr -d '\r' < "$console" | grep '^E2E-HOST: ')
 }
 
 # Boots the guest for one scenario; console to $E2E_RUN/console.log. Returns the guest's E2E-EXIT status
 # (or 124 on timeout, 125 when the guest printed none).
 e2e_boot() {
     local scenario="$1" initrd="$2" timeout="${3:-120}"
-    local accel console="$E2E_RUN/console.log"
-    accel=$(e2e_accel)
+    local accel="${E2E_ACCEL:-tcg}" console="$E2E_RUN/console.log"
     local accel_args=() a
     for a in ${accel//:/ }; do accel_args+=(-accel "$a"); done
     : > "$console"
     local net="user,id=n0,restrict=on"
     [ -n "${E2E_BROKER_PORT:-}" ] && net="$net,guestfwd=tcp:10.0.2.100:1883-cmd:socat - TCP:127.0.0.1:$E2E_BROKER_PORT"
-    qemu-system-x86_64 "${accel_args[@]}" -machine pc -cpu max -m "${E2E_MEM:-1024}" -smp 1 \
+    qemu-system-x86_64 "${accel_args[@]}" -machine pc -cpu "${E2E_CPU:-max}" -m "${E2E_MEM:-1024}" -smp 1 \
         -nodefaults -display none -no-reboot -monitor none -serial "file:$console" \
         -kernel "$E2E_KERNEL" -initrd "$initrd" \
-        -append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init e2e.scenario=$scenario" \
+        -append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init e2e.scenario=$scenario e2e.broker_port=${E2E_BROKER_PORT:-0}" \
         -netdev "$net" -device e1000,netdev=n0,romfile= \
         > "$E2E_RUN/qemu.log" 2>&1 &
     E2E_QEMU_PID=$!
     local start; start=$(e2e_now)
     local waited=0
+    E2E_DIRECTIVES_HANDLED=0
     while kill -0 "$E2E_QEMU_PID" 2>/dev/null; do
-        if [ -n "${E2E_VERBOSE:-}" ]; then :; fi
         sleep 0.2
+        if grep -q '^E2E-HOST: ' "$console" 2>/dev/null; then e2e_handle_directives "$console"; fi
         waited=$(awk -v s="$start" -v n="$(e2e_now)" 'BEGIN { print int(n - s) }')
         if [ "$waited" -ge "$timeout" ]; then
-            e2e_log "guest timed out after ${timeout}s: stopping qemu (pid $E2E_QEMU_PID)"
+            [ "$scenario" = __probe ] || e2e_log "guest timed out after ${timeout}s: stopping qemu (pid $E2E_QEMU_PID)"
             kill "$E2E_QEMU_PID" 2>/dev/null; wait "$E2E_QEMU_PID" 2>/dev/null
             return 124
         fi

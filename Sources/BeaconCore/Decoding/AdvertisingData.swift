@@ -1,21 +1,3 @@
-/// One AD structure: its type and the index range of its payload (after the type byte) in the data.
-public struct ADStructure: Sendable, Equatable {
-    public var type: UInt8
-    public var range: Range<Int>
-}
-
-/// Manufacturer specific data (AD 0xFF). `range` covers the whole payload, company code included.
-public struct ManufacturerData: Sendable, Equatable {
-    public var companyID: UInt16
-    public var range: Range<Int>
-}
-
-/// Service data (AD 0x16 / 0x20 / 0x21). `range` covers the whole payload, service UUID included.
-public struct ServiceData: Sendable, Equatable {
-    public var uuid: ServiceUUID
-    public var range: Range<Int>
-}
-
 /// The AD structures of one advertising report, parsed without copying: accessors read `bytes` on demand.
 ///
 /// Parsing stops cleanly at a zero length byte (the rest is padding) or at a length that runs past the end

@@ -17,25 +17,32 @@ public enum HCIEventParser {
         0x1B,  // SCAN_RSP (to ADV_IND): connectable, scannable, scan response, legacy
     ]
 
-    /// True when `bytes` look like an H4 event packet: 0x04 followed by a complete event. (Event code 0x04,
-    /// Connection Request, is told apart by its length byte.)
+    /// True when `bytes` look like an H4 event packet: 0x04 followed by a complete event. Event code 0x04
+    /// (Connection Request) is told apart by its length byte; callers that know the framing (btsnoop records,
+    /// the HCI socket) pass `h4:` explicitly instead.
     public static func hasH4Indicator(_ bytes: [UInt8]) -> Bool {
         bytes.count >= 3 && bytes[0] == 0x04 && Int(bytes[2]) == bytes.count - 3
     }
 
     /// All advertising reports in one HCI event.
-    public static func parse(_ bytes: [UInt8], timestamp: Timestamp = 0) throws(DecodeError) -> [AdvertisingReport] {
+    /// - Parameter h4: whether `bytes` start with the H4 indicator; nil detects it (`hasH4Indicator`).
+    public static func parse(_ bytes: [UInt8], timestamp: Timestamp = 0, h4: Bool? = nil) throws(DecodeError) -> [AdvertisingReport] {
         var reports: [AdvertisingReport] = []
-        try forEachReport(in: bytes, timestamp: timestamp) { reports.append($0) }
+        try forEachReport(in: bytes, timestamp: timestamp, h4: h4) { reports.append($0) }
         return reports
     }
 
     /// Calls `body` for each advertising report in one HCI event, without collecting them. Reports before a
     /// malformed one are delivered before the error is thrown.
-    public static func forEachReport(in bytes: [UInt8], timestamp: Timestamp = 0,
+    public static func forEachReport(in bytes: [UInt8], timestamp: Timestamp = 0, h4: Bool? = nil,
                                      _ body: (AdvertisingReport) -> Void) throws(DecodeError) {
         var cursor = ByteCursor(bytes)
-        if hasH4Indicator(bytes) { try cursor.skip(1) }
+        if h4 ?? hasH4Indicator(bytes) {
+            let indicator = try cursor.readUInt8("H4 packet indicator")
+            guard indicator == 0x04 else {
+                throw DecodeError(offset: 0, reason: "H4 packet type \(indicator) is not an HCI event (0x04)")
+            }
+        }
         let code = try cursor.readUInt8("event code")
         let lengthOffset = cursor.offset
         let length = Int(try cursor.readUInt8("parameter length"))

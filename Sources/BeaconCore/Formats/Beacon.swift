@@ -26,21 +26,26 @@ public struct Beacon: Sendable, Equatable {
 
     /// `<format>:<id1>:<id2>...` with the `0x` prefix of hex identifiers dropped.
     static func canonicalID(format: String, identifiers: [String]) -> String {
-        var out = format
-        out.reserveCapacity(format.utf8.count + identifiers.reduce(0) { $0 + $1.utf8.count + 1 })
+        var total = format.utf8.count
+        for identifier in identifiers { total += 1 + identifier.utf8.count }
+        var out = ""
+        out.reserveCapacity(total)
+        out += format
         for identifier in identifiers {
             out += ":"
-            if identifier.utf8.starts(with: "0x".utf8) {
-                out += identifier.dropFirst(2)
-            } else {
-                out += identifier
-            }
+            if isHex(identifier) { out += identifier.dropFirst(2) } else { out += identifier }
         }
         return out
     }
 
+    @inline(__always)
+    static func isHex(_ identifier: String) -> Bool {
+        var bytes = identifier.utf8.makeIterator()
+        return bytes.next() == 0x30 && bytes.next() == 0x78
+    }
+
     /// `<format>:<AA:BB:CC:DD:EE:FF>` for frames identified by the sending device.
     static func addressID(format: String, address: BluetoothAddress) -> String {
-        format + ":" + address.description
+        format + ":" + HexText.address(address)
     }
 }

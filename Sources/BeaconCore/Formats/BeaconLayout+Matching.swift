@@ -38,7 +38,7 @@ extension BeaconLayout {
         }
         let beaconID = isExtraFrame
             ? Beacon.addressID(format: name, address: address)
-            : Beacon.canonicalID(format: name, identifiers: rendered)
+            : canonicalID(bytes, base: base, count: count)
         return Beacon(format: name, beaconID: beaconID, identifiers: rendered, measuredPower: measuredPower,
                       fields: fields, isExtraFrame: isExtraFrame)
     }
@@ -50,15 +50,6 @@ extension BeaconLayout {
         if field.end < count { return field.start..<(field.end + 1) }
         if field.variableLength, field.start < count { return field.start..<count }
         return nil
-    }
-
-    /// Identifier rendering: 2 bytes decimal, 16 bytes dashed UUID, anything else 0x-hex.
-    func render(_ bytes: [UInt8], _ range: Range<Int>, littleEndian: Bool) -> String {
-        if !hexIdentifiers {
-            if range.count == 2 { return String(HexText.unsigned(bytes, range, littleEndian: littleEndian)) }
-            if range.count == 16 { return HexText.uuid(bytes, range, reversed: littleEndian) }
-        }
-        return HexText.hex(bytes, range, reversed: littleEndian, prefix: true)
     }
 
     /// Data fields of up to 8 bytes are unsigned integers (when they fit Int64), longer ones hex strings.

@@ -4,11 +4,17 @@
 enum EddystoneTLM {
     static let frameType: UInt8 = 0x20
 
+    /// True when the service data at `base` starts with the Eddystone UUID 0xFEAA (little endian: aa fe).
+    @inline(__always)
+    static func isEddystone(_ bytes: [UInt8], _ base: Int) -> Bool {
+        base >= 0 && base + 1 < bytes.count && bytes[base] == 0xAA && bytes[base + 1] == 0xFE
+    }
+
     /// `bytes[payload]` is the service data starting with the UUID (aa fe).
     static func beacon(in bytes: [UInt8], payload: Range<Int>, address: BluetoothAddress) -> Beacon? {
         let base = payload.lowerBound
-        guard payload.count >= 4, bytes[base + 2] == frameType else { return nil }
-        var fields: [String: FieldValue] = [:]
+        guard payload.count >= 4, isEddystone(bytes, base), bytes[base + 2] == frameType else { return nil }
+        var fields = [String: FieldValue](minimumCapacity: 6)
         switch bytes[base + 3] {
         case 0x00:
             guard payload.count >= 16 else { return nil }

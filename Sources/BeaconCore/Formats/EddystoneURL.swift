@@ -9,7 +9,7 @@ enum EddystoneURL {
     /// `bytes[payload]` is the service data starting with the UUID (aa fe).
     static func beacon(in bytes: [UInt8], payload: Range<Int>, address: BluetoothAddress) -> Beacon? {
         let base = payload.lowerBound
-        guard payload.count >= 5, payload.count <= 4 + 18, bytes[base + 2] == frameType,
+        guard payload.count >= 5, payload.count <= 4 + 18, EddystoneTLM.isEddystone(bytes, base), bytes[base + 2] == frameType,
               let url = expand(bytes, (base + 4)..<payload.upperBound)
         else { return nil }
         let txPower = Int(Int8(bitPattern: bytes[base + 3]))

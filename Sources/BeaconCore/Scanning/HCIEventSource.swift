@@ -21,14 +21,18 @@ public struct HCISourceStatistics: Sendable, Equatable {
     public var delivered: UInt64
     /// Events dropped because the consumer fell behind (the oldest queued event is dropped).
     public var dropped: UInt64
-    /// Scan restarts and adapter power cycles done by supervision.
+    /// Scan restarts, adapter power cycles and adapter reopens (after it disappeared) done by supervision,
+    /// counted when attempted.
     public var scanRestarts: UInt64
     public var adapterPowerCycles: UInt64
+    public var adapterReopens: UInt64
 
-    public init(delivered: UInt64 = 0, dropped: UInt64 = 0, scanRestarts: UInt64 = 0, adapterPowerCycles: UInt64 = 0) {
+    public init(delivered: UInt64 = 0, dropped: UInt64 = 0, scanRestarts: UInt64 = 0, adapterPowerCycles: UInt64 = 0,
+                adapterReopens: UInt64 = 0) {
         self.delivered = delivered
         self.dropped = dropped
         self.scanRestarts = scanRestarts
         self.adapterPowerCycles = adapterPowerCycles
+        self.adapterReopens = adapterReopens
     }
 }

@@ -1,6 +1,10 @@
 /// Decides how to recover a scan that stopped delivering: restart the scan, then power-cycle the adapter,
 /// with exponential backoff; reopen (with backoff) an adapter that disappeared.
 ///
+/// A stall is "no advertising report for `stallTimeout`". The first stall restarts the scan, a second one
+/// without a report in between power-cycles the adapter; while recoveries keep bringing no report (perhaps
+/// simply no beacon in range), the stall timeout doubles after each one, up to `maximumStallFactor` times.
+///
 /// A pure state machine: the scanner feeds it what happened (with the time, from any monotonic clock) and
 /// performs the actions it returns, then reports the outcome (`scanStarted` or `recoveryFailed`).
 public struct ScanSupervisor: Sendable {
@@ -10,11 +14,15 @@ public struct ScanSupervisor: Sendable {
         /// Wait before the first retry of a failed power cycle or reopen; doubles per attempt.
         public var initialBackoff: Double
         public var maximumBackoff: Double
+        /// Cap of the stall timeout's growth while recoveries bring no report.
+        public var maximumStallFactor: Double
 
-        public init(stallTimeout: Double, initialBackoff: Double = 1, maximumBackoff: Double = 60) {
+        public init(stallTimeout: Double, initialBackoff: Double = 1, maximumBackoff: Double = 60,
+                    maximumStallFactor: Double = 32) {
             self.stallTimeout = stallTimeout
             self.initialBackoff = initialBackoff
             self.maximumBackoff = maximumBackoff
+            self.maximumStallFactor = maximumStallFactor
         }
     }
 
@@ -46,8 +54,8 @@ public struct ScanSupervisor: Sendable {
 
     enum State: Sendable, Equatable {
         case idle
-        /// `since`: scan start or last report. `suspect`: no report since the last recovery.
-        case scanning(since: Double, escalation: Int, suspect: Bool)
+        /// `since`: scan start or last report.
+        case scanning(since: Double)
         /// A recovery action is being performed.
         case recovering(Action)
         /// Waiting until `notBefore` to perform `next`.
@@ -56,6 +64,8 @@ public struct ScanSupervisor: Sendable {
 
     public let policy: Policy
     private(set) var state: State = .idle
+    /// Recoveries done since the last advertising report.
+    public private(set) var quietRecoveries = 0
 
     public init(policy: Policy) { self.policy = policy }
 
@@ -63,8 +73,8 @@ public struct ScanSupervisor: Sendable {
     public var nextDeadline: Double? {
         switch state {
         case .idle, .recovering: return nil
-        case let .scanning(since, _, _):
-            return policy.stallTimeout > 0 ? since + policy.stallTimeout : nil
+        case let .scanning(since):
+            return policy.stallTimeout > 0 ? since + currentStallTimeout : nil
         case let .backingOff(_, notBefore): return notBefore
         }
     }
@@ -77,32 +87,41 @@ public struct ScanSupervisor: Sendable {
         }
     }
 
+    /// The stall timeout in force: `stallTimeout`, doubled per quiet recovery beyond the first two, capped.
+    public var currentStallTimeout: Double {
+        let doublings = min(max(quietRecoveries - 1, 0), 30)
+        return policy.stallTimeout * min(Double(1 << doublings), max(1, policy.maximumStallFactor))
+    }
+
     /// Scanning is (again) enabled: after the first start or a successful recovery action.
     public mutating func scanStarted(at now: Double) {
         switch state {
-        case let .recovering(action):
-            state = .scanning(since: now, escalation: Self.level(of: action), suspect: true)
-        case .idle, .scanning, .backingOff:
-            state = .scanning(since: now, escalation: 0, suspect: false)
+        case .recovering, .backingOff:
+            quietRecoveries += 1
+        case .idle, .scanning:
+            quietRecoveries = 0
         }
+        state = .scanning(since: now)
     }
 
     /// An advertising report arrived: the scan is healthy.
     public mutating func reportReceived(at now: Double) {
-        if case .scanning = state { state = .scanning(since: now, escalation: 0, suspect: false) }
+        guard case .scanning = state else { return }
+        state = .scanning(since: now)
+        quietRecoveries = 0
     }
 
     /// Checks for a stall or the end of a backoff.
     public mutating func tick(at now: Double) -> Action? {
         switch state {
         case .idle, .recovering: return nil
-        case let .scanning(since, escalation, suspect):
-            guard policy.stallTimeout > 0, now - since >= policy.stallTimeout else { return nil }
+        case let .scanning(since):
+            guard policy.stallTimeout > 0, now - since >= currentStallTimeout else { return nil }
             let reason = Reason.stalled(seconds: now - since)
             // A stall right after a recovery that brought no report escalates.
-            let action: Action = (suspect && escalation >= 1)
-                ? .powerCycle(reason: reason, attempt: 1)
-                : .restartScan(reason: reason)
+            let action: Action = quietRecoveries == 0
+                ? .restartScan(reason: reason)
+                : .powerCycle(reason: reason, attempt: quietRecoveries)
             state = .recovering(action)
             return action
         case let .backingOff(next, notBefore):
@@ -149,12 +168,5 @@ public struct ScanSupervisor: Sendable {
     public func backoff(afterAttempt attempt: Int) -> Double {
         let exponent = min(max(attempt - 1, 0), 30)
         return min(policy.initialBackoff * Double(1 << exponent), policy.maximumBackoff)
-    }
-
-    private static func level(of action: Action) -> Int {
-        switch action {
-        case .restartScan: return 1
-        case .powerCycle, .reopen: return 2
-        }
     }
 }

@@ -40,6 +40,10 @@ extension Scenario {
             default: throw ScenarioError(path: "restarts_s[\(index)]", message: "must be a time inside the scenario")
             }
         }
+        let downtime = try fields.double("restart_downtime_s", default: 0)
+        guard downtime >= 0, downtime <= 86_400 else {
+            throw ScenarioError(path: "restart_downtime_s", message: "must be 0...86400 seconds")
+        }
         let startTime = try fields.double("start_time", default: 1_700_000_000)
         guard startTime >= 0, startTime < 1e11 else {
             throw ScenarioError(path: "start_time", message: "must be seconds since 1970")
@@ -53,7 +57,7 @@ extension Scenario {
         }
         self.init(name: name, seed: UInt64(seed), startTime: startTime, duration: duration,
                   advanceInterval: advance, radio: radio, settings: settings, regions: regions, beacons: beacons,
-                  restarts: restarts.sorted())
+                  restarts: restarts.sorted(), restartDowntime: downtime)
     }
 }
 

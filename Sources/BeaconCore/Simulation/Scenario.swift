@@ -15,11 +15,13 @@ public struct Scenario: Sendable {
     public var beacons: [ScenarioBeacon]
     /// Scenario seconds at which the gateway restarts: state is saved to a store, the engine rebuilt from it.
     public var restarts: [Double]
+    /// Seconds the gateway is down at each restart (reports in that time are not heard).
+    public var restartDowntime: Double
 
     public init(name: String = "scenario", seed: UInt64 = 1, startTime: Timestamp = 1_700_000_000,
                 duration: Double, advanceInterval: Double = 0.25, radio: ScenarioRadio = ScenarioRadio(),
                 settings: TrackerSettings = .default, regions: [RegionRule], beacons: [ScenarioBeacon],
-                restarts: [Double] = []) {
+                restarts: [Double] = [], restartDowntime: Double = 0) {
         self.name = name
         self.seed = seed
         self.startTime = startTime
@@ -30,6 +32,7 @@ public struct Scenario: Sendable {
         self.regions = regions
         self.beacons = beacons
         self.restarts = restarts
+        self.restartDowntime = restartDowntime
     }
 
     /// The distance model matching the radio (used by the engine in simulation and by the ground truth).

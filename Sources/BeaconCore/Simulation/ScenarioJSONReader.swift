@@ -52,8 +52,12 @@ public struct ScenarioJSONReader {
     }
 
     private mutating func literal(_ word: String) throws(SyntaxError) {
+        let start = position
         for expected in word.utf8 {
-            guard peek == expected else { throw error("invalid literal, expected '\(word)'") }
+            guard peek == expected else {
+                position = start
+                throw error("invalid literal, expected '\(word)'")
+            }
             position += 1
         }
     }

@@ -42,9 +42,15 @@ public struct ScenarioRun {
             if let restart = restarts.first, restart <= time {
                 restarts.removeFirst()
                 deliver([])
+                // Down: nothing is heard and no time passes for the engine until it is rebuilt.
+                let back = restart + scenario.restartDowntime
+                while nextObservation < observations.count, observations[nextObservation].timestamp < back {
+                    nextObservation += 1
+                }
+                while start + Double(tick) * scenario.advanceInterval < back { tick += 1 }
                 let rows = (try? store.loadRegionStates()) ?? []
                 engine = RegionEngine(settings: scenario.settings, regions: scenario.regions, distance: model,
-                                      restoring: rows, now: restart)
+                                      restoring: rows, now: back)
                 recorder.restarted(at: restart)
                 continue
             }

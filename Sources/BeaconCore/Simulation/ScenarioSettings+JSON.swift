@@ -93,6 +93,9 @@ extension RegionMatch {
             }
             for key in keys { identifiers.append(try fields.identifier(key)) }
         }
+        if let uuid = identifiers.first ?? nil, fields.has("uuid"), !RegionRule.isUUID(uuid) {
+            throw ScenarioError(kind: .invalid, path: fields.keyPath("uuid"), message: "'\(uuid)' is not a UUID (8-4-4-4-12 hex digits)")
+        }
         if let text = try fields.string("address") {
             guard let parsed = BluetoothAddress(string: text) else {
                 throw ScenarioError(kind: .invalid, path: fields.keyPath("address"), message: "'\(text)' is not an address like AA:BB:CC:DD:EE:FF")

@@ -18,7 +18,7 @@ import Testing
         for record in capture.records {
             guard let event = record.hciEvent(datalink: capture.datalink) else { continue }
             do {
-                let reports = try HCIEventParser.parse(Array(event), timestamp: record.unixTime)
+                let reports = try HCIEventParser.parse(Array(event), timestamp: record.unixTime, h4: false)
                 if reports.isEmpty { summary.otherEvents += 1 } else { summary.advertisingEvents += 1 }
                 summary.reports += reports.map(decoder.decode)
             } catch {
@@ -60,6 +60,30 @@ import Testing
             let observations = decoded.observations(includeDevices: true)
             #expect(observations.count >= 1)
             #expect(observations.allSatisfy { $0.timestamp > 1_600_000_000 })
+        }
+    }
+}
+
+@Suite struct ObservationPathTests {
+    /// The daemon's direct path gives exactly what the full decode gives, on the capture and on every frame.
+    @Test func directObservationsEqualFullDecode() throws {
+        let capture = try BTSnoopReader.readAll(Fixtures.capture)
+        var reports: [AdvertisingReport] = []
+        for record in capture.records {
+            guard let event = record.hciEvent(datalink: capture.datalink) else { continue }
+            reports += try HCIEventParser.parse(Array(event), timestamp: record.unixTime, h4: false)
+        }
+        for (_, hex) in TestFrames.allAdvertisingPayloads {
+            reports.append(AdvertisingReport(timestamp: 3, eventType: 0x10, isExtended: false, address: TestFrames.address,
+                                             addressType: .publicDevice, rssi: -40, txPower: nil, data: Fixtures.hex(hex)))
+        }
+        #expect(reports.count == 412 + TestFrames.allAdvertisingPayloads.count)
+        let decoder = BeaconDecoder()
+        for report in reports {
+            for includeDevices in [false, true] {
+                #expect(decoder.observations(of: report, includeDevices: includeDevices)
+                        == decoder.decode(report).observations(includeDevices: includeDevices))
+            }
         }
     }
 }

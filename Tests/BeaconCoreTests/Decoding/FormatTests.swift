@@ -95,6 +95,14 @@ import Testing
         #expect(decode("0616aafe2002ffff").beacons.isEmpty)  // unknown TLM version
     }
 
+    @Test func eddystoneFramesNeedTheEddystoneUUID() {
+        // The same frames under service UUID 0x12AA are no Eddystone beacons.
+        #expect(decode("1116aa12 20 00 0bb8 1780 000004d2 00003039").beacons.isEmpty)
+        #expect(decode("0d16aa12 10 f0 01 676f6f676c65 00").beacons.isEmpty)
+        #expect(decode("1716aa12 00 ee 00010203040506070809 0a0b0c0d0e0f 0000").beacons.isEmpty)
+        #expect(decode("0d16aa12 30 f4 1122334455667788").beacons.isEmpty)
+    }
+
     @Test func eddystoneEID() throws {
         let beacon = try only(TestFrames.eddystoneEID)
         #expect(beacon.format == "eddystone-eid")

@@ -68,6 +68,20 @@ import Testing
         #expect(report.eventType == 0x0023)
     }
 
+    @Test func explicitFraming() throws {
+        // A Connection Request event (code 0x04) whose first parameter byte equals its length minus 3 would
+        // look like H4; the explicit flag settles it.
+        let connectionRequest = Fixtures.hex("040a 07 05040302 01 0c0000 01")
+        #expect(HCIEventParser.hasH4Indicator(connectionRequest) == false)
+        let ambiguous = Fixtures.hex("040a 09 05040302 01 0c0000 01")
+        #expect(HCIEventParser.hasH4Indicator(ambiguous))
+        #expect(try HCIEventParser.parse(ambiguous, h4: false) == [])
+        #expect(try HCIEventParser.parse(TestFrames.legacyTwoReports, h4: true).count == 2)
+        #expect(throws: DecodeError(offset: 0, reason: "H4 packet type 2 is not an HCI event (0x04)")) {
+            try HCIEventParser.parse([0x02, 0x00, 0x00], h4: true)
+        }
+    }
+
     @Test func nonAdvertisingEventsYieldNothing() throws {
         // Command Complete (0x0E), LE Connection Complete (meta 0x01), HCI event with no parameters.
         #expect(try HCIEventParser.parse(Fixtures.hex("0e0401 0c2000")) == [])

@@ -120,3 +120,22 @@ import Testing
         #expect(beacons.map(\.beaconID) == ["acme:258:aabbccddeeff", "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2"])
     }
 }
+
+@Suite struct CanonicalIDTests {
+    /// The id rendered straight from the bytes equals the id joined from the rendered identifiers.
+    @Test(arguments: [
+        ("m:2-3=0215,i:4-19,i:20-21,i:22-23,p:24-24", "4c000215e2c56db5dffb48d2b060d0f5a71096e0ffff0000c5"),
+        ("m:0-0=01,i:1-1,i:2-3l,i:4-19l,i:20-30v", "01 ff 0900 000102030405060708090a0b0c0d0e0f 0a0b"),
+        ("s:0-1=feaa,m:2-2=00,p:3-3:-41,i:4-13,i:14-19", "aafe00ee00010203040506070809a0b0c0d0e0f0"),
+    ])
+    func idFromBytesMatchesJoinedIdentifiers(layout: String, payload: String) throws {
+        let compiled = try BeaconLayout(name: "t", layout: layout)
+        let bytes = Fixtures.hex(payload)
+        let beacon = try #require(compiled.beacon(in: bytes, payload: 0..<bytes.count, address: TestFrames.address))
+        #expect(beacon.beaconID == Beacon.canonicalID(format: "t", identifiers: beacon.identifiers))
+    }
+
+    @Test func joinedIDDropsHexPrefixes() {
+        #expect(Beacon.canonicalID(format: "f", identifiers: ["0xab", "12", "x0"]) == "f:ab:12:x0")
+    }
+}

@@ -19,7 +19,17 @@ for mode in auto off; do
     # The advertiser's address, little endian as HCI carries it, must be in the reports.
     le=$(echo "$ADVERTISER" | tr -d ':' | sed 's/\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)/\6\5\4\3\2\1/' | tr 'A-F' 'a-f')
     grep -q "$le" "/tmp/scan-$mode.out" || fail "reports do not carry the advertiser address $ADVERTISER ($mode)"
-    e2e "mode $mode: btsnoop recording $(wc -c < "/tmp/scan-$mode.btsnoop") bytes"
+    e2e "mode $mode: btsnoop recording $(wc -c < "/tmp/scan-$mode.btsnoop") bytes; btmon -r reads:"
+    btmon -r "/tmp/scan-$mode.btsnoop" > "/tmp/btmon-$mode.txt" 2>&1
+    grep -E 'Set (Extended )?Scan (Parameters|Enable)|Advertising Report' "/tmp/btmon-$mode.txt" | head -n 8 \
+        | sed "s/^/E2E-BTMON-$mode: /"
+    grep -q 'Advertising Report' "/tmp/btmon-$mode.txt" || fail "btmon -r found no advertising report ($mode)"
 done
+# Decoded: the same reports as JSON with the beacon ids.
+beaconbridge scan --adapter hci0 --seconds 3 --json > /tmp/scan-json.out 2> /tmp/scan-json.err || fail "scan --json"
+grep -m1 ibeacon: /tmp/scan-json.out | sed 's/^/E2E-SCAN-json: /'
+grep -m1 eddystone-uid: /tmp/scan-json.out | sed 's/^/E2E-SCAN-json: /'
+grep -q '"id":"ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2"' /tmp/scan-json.out || fail "iBeacon id not decoded"
+grep -q '"id":"eddystone-uid:edd1ebeac04e5defa017:0bdb87539b67"' /tmp/scan-json.out || fail "Eddystone-UID id not decoded"
 stop_beacon_loop hci1
 e2e "scan scenario passed"

@@ -1,0 +1,83 @@
+import BeaconCore
+import MQTTPublisher
+import SQLiteStore
+
+extension Daemon {
+    /// Encodes engine events into envelopes (reserving sequence numbers in the database first) and hands
+    /// them to the publisher. An event that cannot be encoded is logged and counted, never fatal.
+    func publish(_ events: [EngineEvent]) async {
+        guard !events.isEmpty else { return }
+        let needed = UInt64(events.count) * EventEncoder.maxEnvelopesPerEvent
+        if encoder.sequences.remaining < needed { await reserveSequences(atLeast: needed) }
+        var envelopes: [EventEnvelope] = []
+        envelopes.reserveCapacity(events.count)
+        for event in events {
+            do {
+                envelopes.append(contentsOf: try encoder.encode(event))
+            } catch {
+                telemetry.encodeFailures += 1
+                logger.error("cannot encode event", metadata: ["error": "\(error)"])
+            }
+        }
+        telemetry.submitted += envelopes.count
+        publisher.publish(envelopes)
+    }
+
+    /// Gateway status and counters, every `telemetry.interval` seconds of wall time.
+    func publishTelemetryIfDue() async {
+        guard configuration.telemetry.enabled else { return }
+        let now = ProcessStatistics.monotonic()
+        guard now - telemetry.lastPublished >= configuration.telemetry.interval else { return }
+        telemetry.lastPublished = now
+        let report = telemetry.report(time: clock, pipeline: pipeline, source: source.statistics,
+                                      publisher: publisher.counters)
+        if encoder.sequences.remaining < 1 { await reserveSequences(atLeast: 1) }
+        do {
+            let envelope = try encoder.encode(report)
+            telemetry.submitted += 1
+            publisher.publish([envelope])
+        } catch {
+            logger.error("cannot encode telemetry", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Sequence numbers come in blocks reserved in the database so they keep increasing across restarts.
+    /// Without a database, a block starting at the wall clock in microseconds keeps them increasing too.
+    private func reserveSequences(atLeast count: UInt64) async {
+        let size = Int(max(count, 1024))
+        if let database {
+            do {
+                encoder.refill(try await database.reserveSequences(size))
+                return
+            } catch {
+                logger.error("cannot reserve sequence numbers in the database", metadata: ["error": "\(error)"])
+            }
+        }
+        let start = max(encoder.sequences.end, UInt64(ProcessStatistics.wallClock() * 1_000_000))
+        encoder.refill(SequenceBlock(first: start, end: start + UInt64(size)))
+    }
+
+    /// Home Assistant discovery configs for the configured beacons and regions (when enabled).
+    func publishDiscovery() {
+        guard configuration.topics.homeAssistant.enabled else { return }
+        let discovery = HomeAssistantDiscovery(layout: encoder.layout, gatewayName: configuration.gateway.name,
+                                               softwareVersion: CommandLineTool.version)
+        let beacons = configuration.beacons.map { HomeAssistantDiscovery.Beacon(id: $0.id, name: $0.name) }
+        publisher.setDiscovery(discovery.messages(beacons: beacons, regions: configuration.regions.map(\.name)))
+    }
+
+    static func log(_ notice: PublisherNotice, to logger: Logger) {
+        switch notice {
+        case .connected:
+            logger.notice("connected to the MQTT broker")
+        case let .connectionFailed(error, retry):
+            logger.error("cannot connect to the MQTT broker", metadata: ["error": "\(error)", "retry_in_s": "\(retry)"])
+        case let .disconnected(error, retry):
+            logger.warning("MQTT connection lost; buffering to the outbox", metadata: ["error": "\(error)", "retry_in_s": "\(retry)"])
+        case .snapshotRequested:
+            break
+        case let .outboxFailed(message):
+            logger.error("outbox database failed; keeping events in memory", metadata: ["error": "\(message)"])
+        }
+    }
+}

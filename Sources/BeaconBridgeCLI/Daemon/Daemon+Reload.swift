@@ -1,0 +1,47 @@
+import BeaconCore
+import YAMLConfig
+
+extension Daemon {
+    /// SIGHUP: re-reads the file and applies formats, regions, tracking and known beacons without losing
+    /// tracker or region state. A file with problems is refused as a whole and the running configuration kept.
+    func reload() async {
+        notifySystemd(.reloading)
+        defer { notifySystemd(.ready) }
+        let loaded: GatewayConfiguration
+        switch ConfigurationLoader.load(path: options.config.path) {
+        case let .success(configuration): loaded = configuration
+        case let .failure(errors):
+            logger.error("reload refused: the configuration has problems; keeping the running one",
+                         metadata: ["problems": "\(errors.issues.count)"])
+            for line in errors.lines { logger.error(line) }
+            return
+        }
+        let decoder: BeaconDecoder
+        do { decoder = try BeaconDecoder(settings: loaded.formats) } catch {
+            logger.error("reload refused: \(error)")
+            return
+        }
+        let events = pipeline.reload(decoder: decoder, includeDevices: loaded.formats.includeDevices,
+                                     regions: loaded.regions, settings: loaded.tracking, now: clock)
+        let unchanged = [
+            loaded.mqtt != configuration.mqtt ? "mqtt" : nil, loaded.topics != configuration.topics ? "topics" : nil,
+            loaded.outbox != configuration.outbox ? "outbox" : nil, loaded.scanner != configuration.scanner ? "scanner" : nil,
+            loaded.gateway != configuration.gateway ? "gateway" : nil,
+        ].compactMap { $0 }
+        if !unchanged.isEmpty {
+            logger.warning("these sections changed but apply only after a restart", metadata: ["sections": "\(unchanged.joined(separator: ","))"])
+        }
+        configuration.formats = loaded.formats
+        configuration.distance = loaded.distance
+        configuration.tracking = loaded.tracking
+        configuration.regions = loaded.regions
+        configuration.beacons = loaded.beacons
+        configuration.telemetry = loaded.telemetry
+        logger.notice("configuration reloaded", metadata: [
+            "regions": "\(loaded.regions.count)", "layouts": "\(loaded.formats.layouts.count)",
+            "tracked": "\(pipeline.engine.trackedCount)",
+        ])
+        await publish(events)
+        publishDiscovery()
+    }
+}

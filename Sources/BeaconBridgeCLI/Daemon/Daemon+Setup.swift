@@ -1,0 +1,98 @@
+import BeaconCore
+import HCIScanner
+import MQTTPublisher
+import SQLiteStore
+import YAMLConfig
+
+extension Daemon {
+    /// Loads the configuration and builds every part; on failure prints why and returns the exit code.
+    static func start(_ options: DaemonOptions) async -> Int32 {
+        let environment = ProcessEnvironment.current()
+        let configuration: GatewayConfiguration
+        switch ConfigurationLoader.load(path: options.config.path) {
+        case let .success(loaded): configuration = loaded
+        case let .failure(errors):
+            if errors.kind == .fileMissing {
+                Output.stderr("beaconbridge: configuration file \(options.config.path) not found (\(options.config.howToChange))")
+                return ExitCode.noInput
+            }
+            for line in errors.lines { Output.stderr(line) }
+            Output.stderr("beaconbridge: \(errors.issues.count) problem(s) in \(options.config.path); nothing started")
+            return ExitCode.config
+        }
+        var level = Logger.Level(configuration.logging.level)
+        if let text = options.logLevel {
+            guard let parsed = LoggingSettings.Level(rawValue: text) else {
+                Output.stderr("beaconbridge: --log-level must be one of \(LoggingSettings.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+                return ExitCode.usage
+            }
+            level = Logger.Level(parsed)
+        }
+        let logger = Logger(label: "beaconbridge", handler: LogfmtHandler(level: level))
+        let isReplay = options.replayPath != nil
+        let now = ProcessStatistics.wallClock()
+
+        // The database: outbox, region state, sequence counter. Without it the gateway still publishes live.
+        var database: GatewayDatabase?
+        do { database = try GatewayDatabase(settings: configuration.outbox) } catch {
+            logger.error("cannot open the outbox database; publishing live only, nothing buffered to disk",
+                         metadata: ["path": "\(configuration.outbox.path)", "error": "\(error)"])
+        }
+        var restored: [PersistedRegionState] = []
+        if !isReplay, let database {
+            do { restored = try database.loadRegionStates() } catch {
+                logger.error("cannot read saved region state; starting with every region unknown", metadata: ["error": "\(error)"])
+            }
+        }
+
+        let decoder: BeaconDecoder
+        do { decoder = try BeaconDecoder(settings: configuration.formats) } catch {
+            Output.stderr("beaconbridge: \(error)")
+            return ExitCode.config
+        }
+        let engine = RegionEngine(settings: configuration.tracking, regions: configuration.regions,
+                                  distance: DistanceEstimator(settings: configuration.distance),
+                                  restoring: restored, now: now)
+        if !restored.isEmpty { logger.info("region state restored", metadata: ["rows": "\(restored.count)"]) }
+        let pipeline = GatewayPipeline(decoder: decoder, engine: engine, includeDevices: configuration.formats.includeDevices)
+
+        let password: String?
+        do { password = try MQTTCredentials.password(for: configuration.mqtt, environment: { environment[$0] }) } catch {
+            Output.stderr("beaconbridge: \(error)")
+            return ExitCode.config
+        }
+        let layout = TopicLayout(settings: configuration.topics, gatewayID: configuration.gateway.id)
+        let publisher: EventPublisher
+        do {
+            publisher = try EventPublisher(configuration: .init(mqtt: configuration.mqtt, password: password, layout: layout,
+                                                                outbox: configuration.outbox),
+                                           outbox: database)
+        } catch {
+            Output.stderr("beaconbridge: cannot set up the MQTT client: \(error)")
+            return ExitCode.software
+        }
+
+        let source: any HCIEventSource
+        switch (options.replayPath, configuration.scanner.source) {
+        case let (path?, _):
+            source = ReplaySource(path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed)
+        case let (nil, .replay(path)):
+            source = ReplaySource(path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed)
+        case (nil, .hci):
+            var recorder: BTSnoopFileRecorder?
+            if let path = options.recordPath ?? configuration.scanner.record {
+                do { recorder = try BTSnoopFileRecorder(path: path) } catch {
+                    Output.stderr("beaconbridge: cannot record to \(path): \(error)")
+                    return ExitCode.ioError
+                }
+            }
+            let scannerLogger = logger.child(label: "scanner")
+            source = HCIScanner(settings: configuration.scanner, recorder: recorder) { notice in
+                if case .recoveryFailed = notice { scannerLogger.error("\(notice)") } else { scannerLogger.notice("\(notice)") }
+            }
+        }
+        let daemon = Daemon(options: options, configuration: configuration, logger: logger, database: database,
+                            publisher: publisher, source: source, pipeline: pipeline)
+        return await daemon.run()
+    }
+}

@@ -1,0 +1,216 @@
+import BeaconCore
+import HCIScanner
+import MQTTPublisher
+import SQLiteStore
+import YAMLConfig
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `beaconbridge run` / `replay`: wires the source, the pure pipeline, the SQLite database and the MQTT
+/// publisher, and owns the pipeline on one task.
+///
+/// Inputs (HCI events, ticks, snapshot requests, signals) arrive through one stream (`DaemonInput`), so the
+/// pipeline, the event encoder and the state bookkeeping are touched by this loop only.
+final class Daemon {
+    let options: DaemonOptions
+    var configuration: GatewayConfiguration
+    let logger: Logger
+    let database: GatewayDatabase?
+    let publisher: EventPublisher
+    let source: any HCIEventSource
+    let isReplay: Bool
+    var pipeline: GatewayPipeline
+    var encoder: EventEncoder
+    var telemetry: DaemonTelemetry
+    /// The capture-time clock: the newest event's time (replay), or the wall clock (live).
+    var clock: Timestamp = 0
+    var lastAdvance: Timestamp = 0
+    var lastDecodeErrorLog: Timestamp = -.infinity
+    let inputs: AsyncStream<DaemonInput>
+    let input: AsyncStream<DaemonInput>.Continuation
+
+    init(options: DaemonOptions, configuration: GatewayConfiguration, logger: Logger, database: GatewayDatabase?,
+         publisher: EventPublisher, source: any HCIEventSource, pipeline: GatewayPipeline) {
+        self.options = options
+        self.configuration = configuration
+        self.logger = logger
+        self.database = database
+        self.publisher = publisher
+        self.source = source
+        self.isReplay = options.replayPath != nil || configuration.scanner.source != .hci
+        self.pipeline = pipeline
+        self.encoder = EventEncoder(layout: TopicLayout(settings: configuration.topics, gatewayID: configuration.gateway.id))
+        self.telemetry = DaemonTelemetry(startedAt: ProcessStatistics.monotonic())
+        (inputs, input) = AsyncStream.makeStream(of: DaemonInput.self, bufferingPolicy: .bufferingNewest(16_384))
+    }
+
+    /// Runs until SIGTERM/SIGINT (live) or the end of the capture (replay); returns the exit code.
+    func run() async -> Int32 {
+        let signals = SignalStream(signals: [SIGTERM, SIGINT, SIGHUP]) { [input] number in
+            input.yield(number == SIGHUP ? .reload : .stop(number))
+        }
+        defer { signals.cancel() }
+        let stream: AsyncStream<CapturedHCIEvent>
+        do {
+            stream = try await source.events()
+        } catch {
+            logger.critical("cannot start the source", metadata: ["error": "\(error)"])
+            return ExitCode.unavailable
+        }
+        logger.notice(isReplay ? "replaying capture" : "scanning", metadata: [
+            "gateway": "\(configuration.gateway.id)", "source": "\(options.replayPath ?? configuration.scanner.source.configValue)",
+            "broker": "\(configuration.mqtt.host):\(configuration.mqtt.port)", "regions": "\(configuration.regions.count)",
+        ])
+        publishDiscovery()
+        var exitCode = ExitCode.ok
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [publisher] in await publisher.run() }
+            group.addTask { [input] in
+                for await event in stream {
+                    if case .dropped = input.yield(.hci(event)) { DaemonTelemetry.pipelineDrops.add(1, ordering: .relaxed) }
+                }
+                input.yield(.sourceEnded)
+            }
+            group.addTask { [input] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    input.yield(.tick)
+                }
+            }
+            group.addTask { [publisher, input, logger] in
+                for await notice in publisher.notices {
+                    if case let .snapshotRequested(reason) = notice { input.yield(.snapshot(reason.rawValue)) }
+                    Daemon.log(notice, to: logger)
+                }
+            }
+            if let watchdog = SystemdWatchdog(environment: ProcessEnvironment.current()) {
+                // Healthy while the loop keeps handling its once-a-second tick.
+                group.addTask { [logger] in
+                    await watchdog.run(isHealthy: { DaemonTelemetry.loopIsAlive() },
+                                       onError: { logger.warning("systemd watchdog: \($0)") })
+                }
+            }
+            notifySystemd(.ready)
+            exitCode = await loop()
+            notifySystemd(.stopping)
+            source.stop()
+            persistStates()
+            if isReplay { await waitForDelivery(timeout: 10) }
+            await publisher.stop()
+            group.cancelAll()
+        }
+        logger.notice("stopped", metadata: telemetry.summary(pipeline: pipeline, publisher: publisher.counters))
+        return exitCode
+    }
+
+    /// The single loop that owns the pipeline.
+    private func loop() async -> Int32 {
+        for await item in inputs {
+            switch item {
+            case let .hci(event):
+                handle(event)
+            case .tick:
+                DaemonTelemetry.loopHeartbeat()
+                if !isReplay { clock = max(clock, ProcessStatistics.wallClock()) }
+                await publish(pipeline.advance(to: clock))
+                lastAdvance = clock
+                persistStates()
+                await publishTelemetryIfDue()
+            case let .snapshot(reason):
+                logger.info("publishing region state snapshot", metadata: ["reason": "\(reason)"])
+                await publish(pipeline.stateSnapshot(at: clock))
+            case .reload:
+                await reload()
+            case let .stop(signal):
+                logger.notice("stopping", metadata: ["signal": "\(signal == SIGTERM ? "SIGTERM" : "SIGINT")"])
+                return ExitCode.ok
+            case .sourceEnded:
+                return await sourceEnded()
+            }
+            await flushPending()
+        }
+        return ExitCode.ok
+    }
+
+    /// Events produced by the last HCI events, published in batches between inputs.
+    var pending: [EngineEvent] = []
+
+    private func handle(_ event: CapturedHCIEvent) {
+        clock = max(clock, event.timestamp)
+        pipeline.ingest(event, into: &pending)
+        if isReplay, clock - lastAdvance >= 1 {
+            pending.append(contentsOf: pipeline.advance(to: clock))
+            lastAdvance = clock
+        }
+        if let problem = pipeline.lastDecodeError, clock - lastDecodeErrorLog >= 60 {
+            lastDecodeErrorLog = clock
+            logger.warning("malformed HCI event skipped", metadata: [
+                "offset": "\(problem.offset)", "reason": "\(problem.reason)",
+                "malformed_total": "\(pipeline.counters.malformedEvents)",
+            ])
+        }
+    }
+
+    private func flushPending() async {
+        guard !pending.isEmpty else { return }
+        let batch = pending
+        pending.removeAll(keepingCapacity: true)
+        await publish(batch)
+    }
+
+    /// End of the source: for a replay, let the exit periods and away timeouts of the story run out.
+    private func sourceEnded() async -> Int32 {
+        await flushPending()
+        if let failure = source.failure {
+            logger.error("source ended", metadata: ["error": "\(failure)"])
+            if !isReplay { return ExitCode.unavailable }
+        }
+        guard isReplay else { return ExitCode.unavailable }
+        let tail = max(configuration.tracking.awayTimeout,
+                       configuration.regions.map(\.exitPeriod).max() ?? 0) + 1
+        clock += tail
+        await publish(pipeline.advance(to: clock))
+        logger.notice("capture replayed", metadata: [
+            "hci_events": "\(pipeline.counters.hciEvents)", "reports": "\(pipeline.counters.reports)",
+            "beacons": "\(pipeline.counters.beacons)", "malformed": "\(pipeline.counters.malformedEvents)",
+        ])
+        return ExitCode.ok
+    }
+
+    /// Waits until the publisher has nothing in flight and nothing in the outbox, up to `timeout` seconds.
+    private func waitForDelivery(timeout: Double) async {
+        let deadline = ProcessStatistics.monotonic() + timeout
+        while ProcessStatistics.monotonic() < deadline {
+            let counters = publisher.counters
+            if counters.connected, counters.inflight == 0, counters.backlogRows == 0,
+               counters.published + counters.droppedTotal >= telemetry.submitted { return }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        logger.warning("events still undelivered at exit stay in the outbox", metadata: ["backlog": "\(publisher.counters.backlogRows)"])
+    }
+
+    private func persistStates() {
+        let changes = pipeline.takeStateChanges()
+        guard !changes.isEmpty, !isReplay, let database else { return }
+        do { try database.saveRegionStates(changes) } catch {
+            logger.error("cannot save region state", metadata: ["error": "\(error)"])
+        }
+    }
+
+    enum SystemdMessage { case ready, reloading, stopping }
+
+    /// Tells systemd (Type=notify) where the daemon is; nothing when not started by systemd.
+    func notifySystemd(_ message: SystemdMessage) {
+        guard let notifier = SystemdNotifier(environment: ProcessEnvironment.current()) else { return }
+        do throws(SystemdNotifyError) {
+            switch message {
+            case .ready: try notifier.ready(status: isReplay ? "replaying" : "scanning")
+            case .reloading: try notifier.reloading()
+            case .stopping: try notifier.stopping()
+            }
+        } catch {
+            logger.warning("systemd notify: \(error)")
+        }
+    }
+}

@@ -1,0 +1,51 @@
+/// What `run` and `replay` were asked to do on the command line (everything else is in the config file).
+struct DaemonOptions: Equatable {
+    var config: ConfigLocation
+    /// Replay this btsnoop capture instead of the configured source.
+    var replayPath: String?
+    /// Replay speed: 0 as fast as possible, 1 real time (default for `replay`: 0).
+    var replaySpeed: Double?
+    /// Overrides `logging.level`.
+    var logLevel: String?
+    /// Record raw HCI traffic to this btsnoop file (overrides `scanner.record`).
+    var recordPath: String?
+
+    /// Parses `[--config FILE] [--speed X] [--log-level L] [--record FILE] [CAPTURE]`; the capture is required
+    /// for `replay` and refused for `run`.
+    static func parse(_ arguments: [String], replay: Bool, environment: [String: String]) -> Result<DaemonOptions, UsageError> {
+        var rest = arguments
+        let location: ConfigLocation
+        switch ConfigLocation.extract(from: &rest, environment: environment) {
+        case let .success(found): location = found
+        case let .failure(error): return .failure(error)
+        }
+        var options = DaemonOptions(config: location)
+        var index = 0
+        while index < rest.count {
+            let argument = rest[index]
+            let next: String? = index + 1 < rest.count ? rest[index + 1] : nil
+            switch argument {
+            case "--log-level", "--record", "--speed":
+                guard let next else { return .failure(UsageError("\(argument) needs a value")) }
+                index += 1
+                if argument == "--log-level" { options.logLevel = next }
+                if argument == "--record" { options.recordPath = next }
+                if argument == "--speed" {
+                    guard replay else { return .failure(UsageError("--speed is for replay")) }
+                    guard let speed = Double(next), speed.isFinite, speed >= 0 else {
+                        return .failure(UsageError("--speed needs a number >= 0 (0: as fast as possible, 1: real time)"))
+                    }
+                    options.replaySpeed = speed
+                }
+            default:
+                guard replay, !argument.hasPrefix("-"), options.replayPath == nil else {
+                    return .failure(UsageError("unexpected argument '\(argument)'"))
+                }
+                options.replayPath = argument
+            }
+            index += 1
+        }
+        if replay, options.replayPath == nil { return .failure(UsageError("replay needs a btsnoop capture file")) }
+        return .success(options)
+    }
+}

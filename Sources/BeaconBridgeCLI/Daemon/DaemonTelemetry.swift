@@ -1,0 +1,67 @@
+import BeaconCore
+import MQTTPublisher
+import Synchronization
+
+/// The daemon's own counters and the telemetry event built from all counters.
+struct DaemonTelemetry {
+    /// HCI events dropped between the source and the loop because the loop fell behind.
+    static let pipelineDrops = Atomic<UInt64>(0)
+    /// Monotonic milliseconds of the loop's last tick, for the systemd watchdog.
+    private static let lastTick = Atomic<Int64>(Int64(ProcessStatistics.monotonic() * 1000))
+
+    static func loopHeartbeat() { lastTick.store(Int64(ProcessStatistics.monotonic() * 1000), ordering: .relaxed) }
+
+    /// True while the loop handled a tick within the last 10 s.
+    static func loopIsAlive() -> Bool {
+        Int64(ProcessStatistics.monotonic() * 1000) - lastTick.load(ordering: .relaxed) < 10_000
+    }
+
+    let startedAt: Double
+    var lastPublished: Double = -.infinity
+    var submitted = 0
+    var encodeFailures = 0
+    private var lastReports: UInt64 = 0
+    private var lastReportTime: Double
+
+    init(startedAt: Double) {
+        self.startedAt = startedAt
+        self.lastReportTime = startedAt
+    }
+
+    /// The telemetry event: reports per second since the last one, drops, backlog, adapter restarts, memory.
+    mutating func report(time: Timestamp, pipeline: GatewayPipeline, source: HCISourceStatistics,
+                         publisher: PublisherCounters) -> GatewayTelemetry {
+        let now = ProcessStatistics.monotonic()
+        let reports = pipeline.counters.reports
+        let rate = now > lastReportTime ? Double(reports - lastReports) / (now - lastReportTime) : 0
+        lastReports = reports
+        lastReportTime = now
+        let tracker = pipeline.engine.counters
+        var counters: [(String, Int64)] = [
+            ("reports_per_second", Int64(rate.rounded())),
+            ("hci_events", Int64(pipeline.counters.hciEvents)),
+            ("reports", Int64(reports)),
+            ("malformed_events", Int64(pipeline.counters.malformedEvents)),
+            ("beacon_observations", Int64(pipeline.counters.beacons)),
+            ("tracked_beacons", Int64(pipeline.engine.trackedCount)),
+            ("tracker_evictions", Int64(tracker.evictions)),
+            ("source_dropped", Int64(source.dropped)),
+            ("pipeline_dropped", Int64(Self.pipelineDrops.load(ordering: .relaxed))),
+            ("scan_restarts", Int64(source.scanRestarts)),
+            ("adapter_power_cycles", Int64(source.adapterPowerCycles)),
+            ("encode_failures", Int64(encodeFailures)),
+            ("rss_bytes", Int64(ProcessStatistics.residentBytes() ?? 0)),
+        ]
+        counters.append(contentsOf: publisher.telemetry)
+        return GatewayTelemetry(time: time, uptime: now - startedAt, counters: counters)
+    }
+
+    /// Log metadata summing up a run.
+    func summary(pipeline: GatewayPipeline, publisher: PublisherCounters) -> Logger.Metadata {
+        [
+            "hci_events": "\(pipeline.counters.hciEvents)", "beacons": "\(pipeline.counters.beacons)",
+            "events": "\(submitted)", "published": "\(publisher.published)", "acknowledged": "\(publisher.acknowledged)",
+            "outbox_rows": "\(publisher.backlogRows)", "dropped": "\(publisher.droppedTotal)",
+        ]
+    }
+}

@@ -1,0 +1,119 @@
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the built `beaconbridge` binary (`swift build` first) against the example scenarios.
+@Suite struct SimulateCommandTests {
+    static let packageRoot: String = {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3) // Tests/CLITests/SimulateCommandTests.swift
+        return parts.joined(separator: "/")
+    }()
+    static let binary = packageRoot + "/.build/debug/beaconbridge"
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs the binary with `arguments`, capturing stdout and stderr through temporary files.
+    static func run(_ arguments: [String]) throws -> Result {
+        let outPath = "/tmp/beaconbridge-simulate-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let errPath = outPath + ".err"
+        defer { unlink(outPath); unlink(errPath) }
+        let quoted = ([binary] + arguments).map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
+        let status = system("\(quoted) >\(outPath) 2>\(errPath)")
+        return Result(status: (status >> 8) & 0xFF, stdout: try read(outPath), stderr: try read(errPath))
+    }
+
+    static func read(_ path: String) throws -> String {
+        guard let file = fopen(path, "r") else { return "" }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count == 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func writeTemporary(_ text: String) -> String {
+        let path = "/tmp/beaconbridge-scenario-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json"
+        let file = fopen(path, "w")!
+        fputs(text, file)
+        fclose(file)
+        return path
+    }
+
+    @Test func walkPastPrintsEventsAndASummary() throws {
+        try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
+        let result = try Self.run(["simulate", "--scenario", Self.packageRoot + "/config/scenarios/walk-past.json"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count > 10)
+        #expect(lines.allSatisfy { $0.hasPrefix("{\"type\":\"") && $0.hasSuffix("}") })
+        let enters = lines.filter { $0.hasPrefix("{\"type\":\"region\",\"kind\":\"enter\"") }
+        let exits = lines.filter { $0.hasPrefix("{\"type\":\"region\",\"kind\":\"exit\"") }
+        #expect(enters.count == 2, "the walker enters the desk region twice")
+        #expect(exits.count == 2)
+        #expect(lines.contains { $0.contains("\"type\":\"presence\",") && $0.contains("\"state\":\"seen\"") })
+        #expect(lines.last!.hasPrefix("{\"type\":\"summary\",\"scenario\":\"walk-past\",\"seed\":7,"))
+        #expect(lines.last!.contains("\"flaps\":0"))
+        #expect(result.stderr.contains("time in the right state:"))
+        #expect(result.stderr.contains("enter latency: p50"))
+    }
+
+    @Test func seedOverrideChangesTheRunDeterministically() throws {
+        try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
+        let scenario = Self.packageRoot + "/config/scenarios/walk-past.json"
+        let a = try Self.run(["simulate", "--scenario", scenario, "--seed", "99", "--summary-only"])
+        let b = try Self.run(["simulate", "--scenario", scenario, "--seed", "99", "--summary-only"])
+        let c = try Self.run(["simulate", "--scenario", scenario, "--seed", "100", "--summary-only"])
+        #expect(a.status == 0)
+        #expect(a.stdout == b.stdout)
+        #expect(a.stdout != c.stdout)
+        #expect(a.stdout.split(separator: "\n").count == 1)
+        #expect(a.stdout.contains("\"seed\":99,"))
+    }
+
+    @Test func malformedScenarioNamesTheProblem() throws {
+        try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
+        let path = Self.writeTemporary(#"{"duration_s": 60, "beacons": [{"path": [{"t": "soon"}]}]}"#)
+        defer { unlink(path) }
+        let result = try Self.run(["simulate", "--scenario", path])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("beacons[0].path[0].t: expected a number"))
+        #expect(result.stdout.isEmpty)
+
+        let broken = Self.writeTemporary("{\"duration_s\": 60,\n \"beacons\": [}")
+        defer { unlink(broken) }
+        let syntax = try Self.run(["simulate", "--scenario", broken])
+        #expect(syntax.status == 65)
+        #expect(syntax.stderr.contains("line 2, column 14"))
+    }
+
+    @Test func invalidRegionIsAConfigurationError() throws {
+        try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
+        let path = Self.writeTemporary(#"""
+            {"duration_s": 60, "regions": [{"name": "a", "match": {}, "enter": {"rssi_above": -70},
+              "exit": {"rssi_below": -60}}], "beacons": [{"path": [{"t": 0, "x": 1}]}]}
+            """#)
+        defer { unlink(path) }
+        let result = try Self.run(["simulate", "--scenario", path])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("regions[0].exit.rssi_below: must be lower than enter.rssi_above"))
+    }
+
+    @Test func usageAndMissingFile() throws {
+        try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
+        #expect(try Self.run(["simulate"]).status == 64)
+        #expect(try Self.run(["simulate", "--scenario", "x.json", "--seed", "-1"]).status == 64)
+        let missing = try Self.run(["simulate", "--scenario", "/nonexistent/scenario.json"])
+        #expect(missing.status == 66)
+        #expect(missing.stderr.contains("/nonexistent/scenario.json: No such file or directory"))
+    }
+}

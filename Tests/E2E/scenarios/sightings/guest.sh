@@ -1,0 +1,11 @@
+# Scenario 1 (issue 6): an iBeacon and an Eddystone-UID advertised from hci1 are published as sightings with
+# the right ids within a few seconds of the daemon's start.
+start_btvirt 2
+hciconfig hci1 up || fail "hci1 up"
+start_beacon_loop hci1 "$IBEACON_AD" "$EDDYSTONE_UID_AD"
+mark daemon-start
+start_daemon ./config.yaml
+sleep 12
+stop_beacon_loop hci1
+stop_daemon
+e2e "sightings scenario done"
