@@ -177,4 +177,24 @@ import Testing
             "t.yaml:5:34: mqtt.tls.ca_dir: `/etc/hostname` is not a directory",
         ])
     }
+
+    @Test func beaconIdsMustBeCanonical() {
+        #expect(problems("""
+            beacons:
+              - {id: "ibeacon:2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6:01:7"}
+              - {id: "ibeacon:2f234454-cf6d-4a0f-adf2-f4911ba9ffa6:1"}
+              - {id: "eddystone-uid:0x00010203040506070809:0A0B0C0D0E0F"}
+              - {id: "eddystone-tlm:c0:ff:ee:00:11:22"}
+              - {id: "mac:C0:FF:EE:00:11:22"}
+              - {id: "ibeacon:2f234454-cf6d-4a0f-adf2-f4911ba9ffa6:1:7"}
+            """) == [
+            "t.yaml:2:10: beacons[0].id: ids are written as events carry them: did you mean "
+                + "`ibeacon:2f234454-cf6d-4a0f-adf2-f4911ba9ffa6:1:7`?",
+            "t.yaml:3:10: beacons[1].id: `ibeacon` ids look like ibeacon:<uuid>:<0-65535>:<0-65535>",
+            "t.yaml:4:10: beacons[2].id: ids are written as events carry them: did you mean "
+                + "`eddystone-uid:00010203040506070809:0a0b0c0d0e0f`?",
+            "t.yaml:5:10: beacons[3].id: ids are written as events carry them: did you mean "
+                + "`eddystone-tlm:C0:FF:EE:00:11:22`?",
+        ])
+    }
 }
