@@ -197,4 +197,17 @@ import Testing
                 + "`eddystone-tlm:C0:FF:EE:00:11:22`?",
         ])
     }
+
+    @Test func referencesToDisabledFormatsAreReported() {
+        #expect(problems("""
+            formats: {enabled: [ibeacon]}
+            regions: [{name: a, match: {format: eddystone-uid}}]
+            distance: {measured_power: {ibeacon: -60, exposure-notification: -59}}
+            """) == [
+            "t.yaml:2:37: regions[0].match.format: format `eddystone-uid` is not in formats.enabled, so nothing would "
+                + "ever match it",
+            "t.yaml:3:66: distance.measured_power.exposure-notification: format `exposure-notification` is not in "
+                + "formats.enabled, so nothing would ever match it",
+        ])
+    }
 }

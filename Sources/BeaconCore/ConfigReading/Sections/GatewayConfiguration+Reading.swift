@@ -43,8 +43,13 @@ extension GatewayConfiguration {
     /// References between sections: format names used in regions, beacon ids and measured powers must exist.
     func crossSectionIssues() -> [ConfigIssue] {
         let known = formats.knownFormatNames
+        let disabled = Set(BuiltinFormat.allCases.map(\.rawValue)).subtracting(formats.enabled)
         func unknown(_ name: String) -> String? {
-            guard !known.contains(name.lowercased()) else { return nil }
+            let lower = name.lowercased()
+            if disabled.contains(lower) {
+                return "format `\(lower)` is not in formats.enabled, so nothing would ever match it"
+            }
+            guard !known.contains(lower) else { return nil }
             return "unknown format `\(name)`\(KeySuggestion.hint(for: name, among: known)) (built-in formats and "
                 + "formats.layouts names)"
         }
