@@ -30,6 +30,20 @@ import Testing
         }
     }
 
+    /// The example says "values shown are the defaults": apart from its sample regions, beacons, layout and
+    /// measured power, it must decode to exactly what an empty file does.
+    @Test func exampleValuesAreTheDefaults() throws {
+        let environment = ConfigEnvironment(hostname: "pi.lan")
+        var example = try ConfigurationLoader.load(path: Self.example, environment: environment).get()
+        let defaults = try ConfigurationLoader.load(yaml: "", file: "empty.yaml", environment: environment).get()
+        #expect(!example.regions.isEmpty && !example.beacons.isEmpty && !example.formats.layouts.isEmpty)
+        example.regions = defaults.regions
+        example.beacons = defaults.beacons
+        example.formats.layouts = defaults.formats.layouts
+        example.distance.measuredPower = defaults.distance.measuredPower
+        #expect(example == defaults)
+    }
+
     /// The example with every commented-out `#key: value` line (a `#` right before a key) uncommented.
     static func uncommentedExample() throws -> String {
         let text = try String(contentsOfFile: example, encoding: .utf8)
