@@ -41,12 +41,15 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Shared by the integration tests: a real mosquitto on a free loopback port, a subscriber, the built binary.
+        .target(name: "TestSupport", dependencies: ["BeaconCore", "MQTTPublisher"], path: "Tests/TestSupport", swiftSettings: strict),
+
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(name: "HCIScannerTests", dependencies: ["HCIScanner", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "SQLiteStore", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "YAMLConfigTests", dependencies: ["YAMLConfig", "BeaconCore"], swiftSettings: strict),
-        .testTarget(name: "CLITests", dependencies: ["BeaconBridgeCLI", "BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["BeaconBridgeCLI", "BeaconCore", "SQLiteStore", "TestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,7 +2,8 @@ import BeaconCore
 
 /// `beaconbridge decode --btsnoop FILE`: one JSON line per advertising report (extended fragments joined),
 /// then a summary line. Records that are not HCI events, and events that are not advertising reports, are
-/// counted and skipped.
+/// counted and skipped. A malformed event prints an error line (offset counted in the file) and decoding
+/// goes on; a truncated record ends the file (the summary names its offset). Records are numbered from 1.
 struct DecodeCapture {
     let decoder: BeaconDecoder
 
@@ -25,7 +26,6 @@ struct DecodeCapture {
         var formats: [String: Int] = [:]
         var assembler = ExtendedReportAssembler()
         var fileError: DecodeError?
-        var recordNumber = 0
         while true {
             let record: BTSnoopRecord
             do {
@@ -36,7 +36,7 @@ struct DecodeCapture {
                 break
             }
             counts.records += 1
-            recordNumber += 1
+            let recordNumber = counts.records
             guard let event = record.hciEvent(datalink: reader.datalink) else { continue }
             counts.events += 1
             var reports: [AdvertisingReport] = []

@@ -8,7 +8,8 @@ import Glibc
 ///
 /// Each figure is measured in rounds over the whole mix (4096 events); a round's rate uses the thread's CPU
 /// time, so other processes on a shared machine do not count against it. Printed: the median and the best
-/// round, and the wall-clock rate over all rounds. Bounded: at most 2000 rounds and 2 s per figure.
+/// round, and the wall-clock rate over all rounds. Bounded: at most 2000 rounds and 2 s per figure (1 s for
+/// the stage figures).
 enum DecodeBench {
     /// Deterministic pseudo-random bytes (xorshift), so every run decodes the same mix.
     struct Random {
@@ -59,12 +60,12 @@ enum DecodeBench {
     }
 
     /// Runs `round` repeatedly (it returns items processed and an extra count) and rates items per CPU second.
-    static func measure(_ round: () -> (items: Int, extra: Int)) -> Figure {
+    static func measure(seconds budget: Duration = .seconds(2), _ round: () -> (items: Int, extra: Int)) -> Figure {
         let clock = ContinuousClock()
         let start = clock.now
         var rates: [Double] = []
         var items = 0, extra = 0
-        while rates.count < 2_000, clock.now - start < .seconds(2) {
+        while rates.count < 2_000, clock.now - start < budget {
             let cpu = threadCPUSeconds()
             let result = round()
             let spent = threadCPUSeconds() - cpu
@@ -104,6 +105,27 @@ enum DecodeBench {
             }
             return (reports, observations)
         }
+        // Stages, to see where the time goes: HCI parsing alone, then AD parsing and beacon matching.
+        let parseOnly = measure(seconds: .seconds(1)) {
+            var reports = 0, bytes = 0
+            for event in events {
+                try? HCIEventParser.forEachReport(in: event, timestamp: 1) { report in
+                    reports += 1
+                    bytes += report.data.count
+                }
+            }
+            return (reports, bytes)
+        }
+        let beaconsOnly = measure(seconds: .seconds(1)) {
+            var reports = 0, found = 0
+            for event in events {
+                try? HCIEventParser.forEachReport(in: event, timestamp: 1) { report in
+                    reports += 1
+                    found += decoder.beacons(in: AdvertisingData(report.data), address: report.address).count
+                }
+            }
+            return (reports, found)
+        }
         // Reference: copy each event's bytes and checksum them.
         var checksum: UInt64 = 0
         let reference = measure {
@@ -120,6 +142,8 @@ enum DecodeBench {
         }
         print(line("decode, DecodedAdvertisement + observations", full, "reports") + ", \(full.extra) observations")
         print(line("decode, observations(of:) (daemon path)", path, "reports") + ", \(path.extra) observations")
+        print(line("stage: HCI parsing only", parseOnly, "reports"))
+        print(line("stage: HCI + AD + beacons, no observations", beaconsOnly, "reports") + ", \(beaconsOnly.extra) beacons")
         print(line("reference copy+checksum", reference, "events") + ", checksum \(checksum & 0xFFFF)")
         print("  goal >= 2,000,000 reports/s per core (median): full decode \(full.median >= 2_000_000 ? "met" : "NOT met"), "
               + "daemon path \(path.median >= 2_000_000 ? "met" : "NOT met")")

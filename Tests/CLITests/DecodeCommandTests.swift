@@ -143,6 +143,28 @@ import Glibc
         #expect(summary.contains(#""error":"truncated record"#))
     }
 
+    @Test func malformedEventInACaptureIsReportedWithItsFileOffset() throws {
+        let writer = BTSnoopWriter(datalink: .hciUART)
+        let good: [UInt8] = [0x3E, 0x0C, 0x02, 0x01, 0x03, 0x00, 0x22, 0x11, 0x00, 0xEE, 0xFF, 0xC0, 0x00, 0xC4]
+        let bad: [UInt8] = [0x3E, 0x03, 0x02, 0x01, 0x07]
+        let file = writer.header() + writer.eventRecord(good, timestamp: 1_700_000_000)
+            + writer.eventRecord(bad, timestamp: 1_700_000_001) + writer.eventRecord(good, timestamp: 1_700_000_002)
+        let path = "/tmp/beaconbridge-decode-bad-\(getpid()).log"
+        defer { unlink(path) }
+        guard let handle = fopen(path, "wb") else { Issue.record("cannot write \(path)"); return }
+        _ = file.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
+        fclose(handle)
+        let result = try Self.run(["decode", "--btsnoop", path])
+        #expect(result.status == 1)
+        #expect(result.lines.count == 4)
+        // Record 2 starts at 16 + 24 + 15; its event follows the 24-byte header and the H4 byte; the bad
+        // event type is its 5th byte (offset 4).
+        let offset = 16 + (24 + 15) + 24 + 1 + 4
+        #expect(result.lines[1] == #"{"record":2,"error":"unknown legacy advertising event type 7","offset":\#(offset)}"#)
+        #expect(result.lines[0].contains(#""time":1700000000"#))
+        #expect(result.lines[3].contains(#""reports":2"#) && result.lines[3].contains(#""errors":1"#))
+    }
+
     func readFile(_ path: String) -> [UInt8]? {
         guard let handle = fopen(path, "rb") else { return nil }
         defer { fclose(handle) }

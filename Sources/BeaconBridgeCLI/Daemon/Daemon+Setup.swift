@@ -29,7 +29,7 @@ extension Daemon {
             level = Logger.Level(parsed)
         }
         let logger = Logger(label: "beaconbridge", handler: LogfmtHandler(level: level))
-        let isReplay = options.replayPath != nil
+        let isReplay = options.isReplay(configuration.scanner)
         let now = ProcessStatistics.wallClock()
 
         // The database: outbox, region state, sequence counter. Without it the gateway still publishes live.
@@ -62,11 +62,13 @@ extension Daemon {
             return ExitCode.config
         }
         let layout = TopicLayout(settings: configuration.topics, gatewayID: configuration.gateway.id)
+        let captureClock = CaptureClock()
         let publisher: EventPublisher
         do {
-            publisher = try EventPublisher(configuration: .init(mqtt: configuration.mqtt, password: password, layout: layout,
-                                                                outbox: configuration.outbox),
-                                           outbox: database)
+            var publisherConfiguration = EventPublisher.Configuration(mqtt: configuration.mqtt, password: password, layout: layout,
+                                                                      outbox: configuration.outbox)
+            if isReplay { publisherConfiguration.now = { captureClock.now } }
+            publisher = try EventPublisher(configuration: publisherConfiguration, outbox: database)
         } catch {
             Output.stderr("beaconbridge: cannot set up the MQTT client: \(error)")
             return ExitCode.software
@@ -92,7 +94,7 @@ extension Daemon {
             }
         }
         let daemon = Daemon(options: options, configuration: configuration, logger: logger, database: database,
-                            publisher: publisher, source: source, pipeline: pipeline)
+                            publisher: publisher, source: source, pipeline: pipeline, captureClock: captureClock)
         return await daemon.run()
     }
 }

@@ -20,6 +20,7 @@ final class Daemon {
     let publisher: EventPublisher
     let source: any HCIEventSource
     let isReplay: Bool
+    let captureClock: CaptureClock
     var pipeline: GatewayPipeline
     var encoder: EventEncoder
     var telemetry: DaemonTelemetry
@@ -27,18 +28,20 @@ final class Daemon {
     var clock: Timestamp = 0
     var lastAdvance: Timestamp = 0
     var lastDecodeErrorLog: Timestamp = -.infinity
+    var stoppedBySignal = false
     let inputs: AsyncStream<DaemonInput>
     let input: AsyncStream<DaemonInput>.Continuation
 
     init(options: DaemonOptions, configuration: GatewayConfiguration, logger: Logger, database: GatewayDatabase?,
-         publisher: EventPublisher, source: any HCIEventSource, pipeline: GatewayPipeline) {
+         publisher: EventPublisher, source: any HCIEventSource, pipeline: GatewayPipeline, captureClock: CaptureClock) {
+        self.captureClock = captureClock
         self.options = options
         self.configuration = configuration
         self.logger = logger
         self.database = database
         self.publisher = publisher
         self.source = source
-        self.isReplay = options.replayPath != nil || configuration.scanner.source != .hci
+        self.isReplay = options.isReplay(configuration.scanner)
         self.pipeline = pipeline
         self.encoder = EventEncoder(layout: TopicLayout(settings: configuration.topics, gatewayID: configuration.gateway.id))
         self.telemetry = DaemonTelemetry(startedAt: ProcessStatistics.monotonic())
@@ -96,7 +99,9 @@ final class Daemon {
             notifySystemd(.stopping)
             source.stop()
             persistStates()
-            if isReplay { await waitForDelivery(timeout: 10) }
+            // A replay that reached its end delivers what it produced before exiting (bounded); a stop by
+            // signal leaves undelivered events in the outbox for the next start.
+            if isReplay, exitCode == ExitCode.ok, !stoppedBySignal { await waitForDelivery(timeout: 10) }
             await publisher.stop()
             group.cancelAll()
         }
@@ -123,6 +128,7 @@ final class Daemon {
             case .reload:
                 await reload()
             case let .stop(signal):
+                stoppedBySignal = true
                 logger.notice("stopping", metadata: ["signal": "\(signal == SIGTERM ? "SIGTERM" : "SIGINT")"])
                 return ExitCode.ok
             case .sourceEnded:
@@ -138,6 +144,7 @@ final class Daemon {
 
     private func handle(_ event: CapturedHCIEvent) {
         clock = max(clock, event.timestamp)
+        captureClock.advance(to: clock)
         pipeline.ingest(event, into: &pending)
         if isReplay, clock - lastAdvance >= 1 {
             pending.append(contentsOf: pipeline.advance(to: clock))
@@ -170,6 +177,7 @@ final class Daemon {
         let tail = max(configuration.tracking.awayTimeout,
                        configuration.regions.map(\.exitPeriod).max() ?? 0) + 1
         clock += tail
+        captureClock.advance(to: clock)
         await publish(pipeline.advance(to: clock))
         logger.notice("capture replayed", metadata: [
             "hci_events": "\(pipeline.counters.hciEvents)", "reports": "\(pipeline.counters.reports)",

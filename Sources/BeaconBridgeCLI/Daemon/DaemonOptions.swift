@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// What `run` and `replay` were asked to do on the command line (everything else is in the config file).
 struct DaemonOptions: Equatable {
     var config: ConfigLocation
@@ -9,6 +11,9 @@ struct DaemonOptions: Equatable {
     var logLevel: String?
     /// Record raw HCI traffic to this btsnoop file (overrides `scanner.record`).
     var recordPath: String?
+
+    /// True when events come from a capture (the command line or `scanner.source: replay:FILE`), not an adapter.
+    func isReplay(_ scanner: ScannerSettings) -> Bool { replayPath != nil || scanner.source != .hci }
 
     /// Parses `[--config FILE] [--speed X] [--log-level L] [--record FILE] [CAPTURE]`; the capture is required
     /// for `replay` and refused for `run`.

@@ -132,7 +132,7 @@ public struct BeaconDecoder: Sendable {
 
     /// Calls `body` with each beacon in parsed advertising data, in AD structure order.
     @inline(__always)
-    func forEachBeacon(in data: AdvertisingData, address: BluetoothAddress, _ body: (Beacon) -> Void) {
+    func forEachBeacon(in data: AdvertisingData, address: BluetoothAddress, _ body: (consuming Beacon) -> Void) {
         let bytes = data.bytes
         for structure in data.structures {
             let type = structure.type

@@ -10,17 +10,21 @@ enum HexText {
 
     /// "AA:BB:CC:DD:EE:FF" (upper case, like `BluetoothAddress.description`) in one allocation.
     static func address(_ address: BluetoothAddress) -> String {
-        String(unsafeUninitializedCapacity: 17) { out in
-            var position = 0
-            for index in stride(from: 5, through: 0, by: -1) {
-                let byte = UInt8(truncatingIfNeeded: address.rawValue >> UInt64(8 * index))
-                out[position] = upperDigit(byte >> 4)
-                out[position + 1] = upperDigit(byte & 0x0F)
-                position += 2
-                if index > 0 { out[position] = UInt8(ascii: ":"); position += 1 }
-            }
-            return position
+        String(unsafeUninitializedCapacity: 17) { out in writeAddress(address, to: out, at: 0) }
+    }
+
+    /// Writes the 17 characters of an address (nothing when they do not fit).
+    static func writeAddress(_ address: BluetoothAddress, to out: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+        guard start + 17 <= out.count else { return start }
+        var position = start
+        for index in stride(from: 5, through: 0, by: -1) {
+            let byte = UInt8(truncatingIfNeeded: address.rawValue >> UInt64(8 * index))
+            out[position] = upperDigit(byte >> 4)
+            out[position + 1] = upperDigit(byte & 0x0F)
+            position += 2
+            if index > 0 { out[position] = UInt8(ascii: ":"); position += 1 }
         }
+        return position
     }
 
     /// Hex digits of `bytes[range]` (reversed when `reversed`), optionally prefixed with "0x".

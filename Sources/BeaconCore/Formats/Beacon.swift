@@ -44,8 +44,20 @@ public struct Beacon: Sendable, Equatable {
         return bytes.next() == 0x30 && bytes.next() == 0x78
     }
 
-    /// `<format>:<AA:BB:CC:DD:EE:FF>` for frames identified by the sending device.
+    /// `<format>:<AA:BB:CC:DD:EE:FF>` for frames identified by the sending device, in one allocation.
     static func addressID(format: String, address: BluetoothAddress) -> String {
-        format + ":" + HexText.address(address)
+        var format = format
+        return format.withUTF8 { name in
+            String(unsafeUninitializedCapacity: name.count + 18) { out in
+                var position = 0
+                for byte in name where position < out.count {
+                    out[position] = byte
+                    position += 1
+                }
+                guard position + 18 <= out.count else { return position }
+                out[position] = UInt8(ascii: ":")
+                return HexText.writeAddress(address, to: out, at: position + 1)
+            }
+        }
     }
 }

@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct AdvertisingDataTests {
     @Test func parsesEveryCommonStructure() {
-        let data = AdvertisingData(Fixtures.hex("""
+        let data = AdvertisingData(DecodingFixtures.hex("""
             020106 0aff4c001005 0b1c7e2a8f 06094b69740000 03084b69 0303aafe 05036ffd9ffe 050478563412
             11071bc5d5a50200 a6870de511940100 f0a9 020ac4 0516aafe0102 0720efbeadde0a0b
             """))
@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func lengthPastTheEndKeepsEarlierStructures() {
-        let data = AdvertisingData(Fixtures.hex("020106 0aff4c00 1005"))
+        let data = AdvertisingData(DecodingFixtures.hex("020106 0aff4c00 1005"))
         #expect(data.overrunOffset == 3)
         #expect(data.parsedEnd == 3)
         #expect(data.flags == 6)
@@ -28,14 +28,14 @@ import Testing
     }
 
     @Test func zeroLengthEndsTheSignificantPart() {
-        let data = AdvertisingData(Fixtures.hex("020106 00 0000 ffff"))
+        let data = AdvertisingData(DecodingFixtures.hex("020106 00 0000 ffff"))
         #expect(data.overrunOffset == nil)
         #expect(data.parsedEnd == 3)
         #expect(Array(data.structures).count == 1)
     }
 
     @Test func shortOrOddStructuresAreIgnored() {
-        let data = AdvertisingData(Fixtures.hex("0101 01ff 0216aa 0403aafe6f 020a"))
+        let data = AdvertisingData(DecodingFixtures.hex("0101 01ff 0216aa 0403aafe6f 020a"))
         #expect(data.flags == nil)  // flags with no payload
         #expect(data.manufacturerData.isEmpty)
         #expect(data.serviceData.isEmpty)

@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct BTSnoopTests {
     @Test func readsTheAndroidCapture() throws {
-        let bytes = Fixtures.capture
+        let bytes = DecodingFixtures.capture
         #expect(bytes.count == 123_160)
         let capture = try BTSnoopReader.readAll(bytes)
         #expect(capture.datalink == .hciUART)
@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func truncatedCaptureKeepsEarlierRecords() throws {
-        let bytes = Fixtures.capture
+        let bytes = DecodingFixtures.capture
         let full = try BTSnoopReader.readAll(bytes)
         let third = full.records[3]
         let cut = Array(bytes[0..<(third.fileOffset + 30)])

@@ -41,3 +41,22 @@ import Testing
         #expect(DecodeError(offset: 3, reason: "x").description == "at byte 3: x")
     }
 }
+
+@Suite struct HexTextTests {
+    @Test func addressRenderingMatchesTheContractType() {
+        for raw: UInt64 in [0, 0x0102_03AB_CDEF, 0xFFFF_FFFF_FFFF, 0xA4C1_38BF_6FAB] {
+            let address = BluetoothAddress(rawValue: raw)
+            #expect(HexText.address(address) == address.description)
+            #expect(Beacon.addressID(format: "eddystone-tlm", address: address) == "eddystone-tlm:" + address.description)
+        }
+    }
+
+    @Test func decimalAndHex() {
+        #expect(HexText.decimal(0) == "0")
+        #expect(HexText.decimal(65535) == "65535")
+        #expect(HexText.decimal(UInt64.max) == String(UInt64.max))
+        #expect(HexText.hex([0x00, 0xAB, 0xFF], 0..<3, prefix: true) == "0x00abff")
+        #expect(HexText.hex([0x00, 0xAB, 0xFF], 1..<9, reversed: true) == "ffab")
+        #expect(HexText.uuid([UInt8](repeating: 1, count: 4), 0..<4) == "")
+    }
+}

@@ -12,7 +12,7 @@ import Testing
     }
 
     func decodeCapture() throws -> Summary {
-        let capture = try BTSnoopReader.readAll(Fixtures.capture)
+        let capture = try BTSnoopReader.readAll(DecodingFixtures.capture)
         let decoder = BeaconDecoder()
         var summary = Summary()
         for record in capture.records {
@@ -67,7 +67,7 @@ import Testing
 @Suite struct ObservationPathTests {
     /// The daemon's direct path gives exactly what the full decode gives, on the capture and on every frame.
     @Test func directObservationsEqualFullDecode() throws {
-        let capture = try BTSnoopReader.readAll(Fixtures.capture)
+        let capture = try BTSnoopReader.readAll(DecodingFixtures.capture)
         var reports: [AdvertisingReport] = []
         for record in capture.records {
             guard let event = record.hciEvent(datalink: capture.datalink) else { continue }
@@ -75,7 +75,7 @@ import Testing
         }
         for (_, hex) in TestFrames.allAdvertisingPayloads {
             reports.append(AdvertisingReport(timestamp: 3, eventType: 0x10, isExtended: false, address: TestFrames.address,
-                                             addressType: .publicDevice, rssi: -40, txPower: nil, data: Fixtures.hex(hex)))
+                                             addressType: .publicDevice, rssi: -40, txPower: nil, data: DecodingFixtures.hex(hex)))
         }
         #expect(reports.count == 412 + TestFrames.allAdvertisingPayloads.count)
         let decoder = BeaconDecoder()

@@ -26,7 +26,7 @@ import Testing
     @Test func deviceJSONAndUnavailableRSSI() throws {
         let report = AdvertisingReport(timestamp: 0, eventType: 0x1B, isExtended: false, address: TestFrames.address,
                                        addressType: .publicDevice, rssi: nil, txPower: nil,
-                                       data: Fixtures.hex(TestFrames.plainDevice) + [0x05, 0xFF])
+                                       data: DecodingFixtures.hex(TestFrames.plainDevice) + [0x05, 0xFF])
         let json = BeaconDecoder().decode(report).json()
         #expect(json["rssi"] == .null)
         #expect(json["scan_response"] == .bool(true))

@@ -30,7 +30,7 @@ import Testing
         let decoder = try BeaconDecoder(settings: settings)
         let report = AdvertisingReport(timestamp: 0, eventType: 0x10, isExtended: false, address: TestFrames.address,
                                        addressType: .publicDevice, rssi: -70, txPower: nil,
-                                       data: Fixtures.hex("05ff99000102") + Fixtures.hex(TestFrames.iBeacon))
+                                       data: DecodingFixtures.hex("05ff99000102") + DecodingFixtures.hex(TestFrames.iBeacon))
         #expect(decoder.decode(report).beacons.map(\.beaconID) == ["acme:258"])
         #expect(throws: LayoutError.self) {
             try BeaconDecoder(settings: FormatSettings(layouts: [.init(name: "x", layout: "m:0-0=zz")]))

@@ -6,7 +6,7 @@ import Testing
 
     func decode(_ hex: String, rssi: Int8? = -60) -> DecodedAdvertisement {
         decoder.decode(AdvertisingReport(timestamp: 5, eventType: 0x10, isExtended: false, address: TestFrames.address,
-                                         addressType: .randomDevice, rssi: rssi, txPower: nil, data: Fixtures.hex(hex)))
+                                         addressType: .randomDevice, rssi: rssi, txPower: nil, data: DecodingFixtures.hex(hex)))
     }
 
     func only(_ hex: String) throws -> Beacon {
@@ -54,7 +54,7 @@ import Testing
         ("03 6162 08 2f 78 0a 04 05 0b 0c", "https://ab.org/x.net.info/.biz/.info.biz"),
     ])
     func urlExpansion(encoded: String, url: String) {
-        let bytes = Fixtures.hex(encoded)
+        let bytes = DecodingFixtures.hex(encoded)
         #expect(EddystoneURL.expand(bytes, 0..<bytes.count) == url)
     }
 
@@ -168,7 +168,7 @@ import Testing
         let only = BeaconDecoder(builtins: [.eddystoneUID])
         let report = AdvertisingReport(timestamp: 0, eventType: 0x10, isExtended: false, address: TestFrames.address,
                                        addressType: .publicDevice, rssi: nil, txPower: nil,
-                                       data: Fixtures.hex(TestFrames.iBeacon))
+                                       data: DecodingFixtures.hex(TestFrames.iBeacon))
         #expect(only.decode(report).beacons.isEmpty)
     }
 

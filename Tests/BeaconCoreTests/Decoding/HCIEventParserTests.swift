@@ -13,7 +13,7 @@ import Testing
         #expect(first.rssi == -60)
         #expect(first.txPower == nil)
         #expect(first.timestamp == 42)
-        #expect(first.data == Fixtures.hex(TestFrames.iBeacon))
+        #expect(first.data == DecodingFixtures.hex(TestFrames.iBeacon))
         let second = reports[1]
         #expect(second.eventType == 0x1B)
         #expect(second.isScanResponse)
@@ -56,7 +56,7 @@ import Testing
         #expect(report.rssi == -70)
         #expect(report.advertisingSID == 3)
         #expect(report.addressType == .randomDevice)
-        #expect(report.data == Fixtures.hex(TestFrames.eddystoneUID))
+        #expect(report.data == DecodingFixtures.hex(TestFrames.eddystoneUID))
     }
 
     @Test func extendedReportFieldsAndRSSIUnavailable() throws {
@@ -71,9 +71,9 @@ import Testing
     @Test func explicitFraming() throws {
         // A Connection Request event (code 0x04) whose first parameter byte equals its length minus 3 would
         // look like H4; the explicit flag settles it.
-        let connectionRequest = Fixtures.hex("040a 07 05040302 01 0c0000 01")
+        let connectionRequest = DecodingFixtures.hex("040a 07 05040302 01 0c0000 01")
         #expect(HCIEventParser.hasH4Indicator(connectionRequest) == false)
-        let ambiguous = Fixtures.hex("040a 09 05040302 01 0c0000 01")
+        let ambiguous = DecodingFixtures.hex("040a 09 05040302 01 0c0000 01")
         #expect(HCIEventParser.hasH4Indicator(ambiguous))
         #expect(try HCIEventParser.parse(ambiguous, h4: false) == [])
         #expect(try HCIEventParser.parse(TestFrames.legacyTwoReports, h4: true).count == 2)
@@ -84,16 +84,16 @@ import Testing
 
     @Test func nonAdvertisingEventsYieldNothing() throws {
         // Command Complete (0x0E), LE Connection Complete (meta 0x01), HCI event with no parameters.
-        #expect(try HCIEventParser.parse(Fixtures.hex("0e0401 0c2000")) == [])
-        #expect(try HCIEventParser.parse(Fixtures.hex("3e13 01 00 0000 00 00 112233445566 2800 0000 f401 00")) == [])
-        #expect(try HCIEventParser.parse(Fixtures.hex("0400")) == [])  // Connection Request without params
-        #expect(try HCIEventParser.parse(Fixtures.hex("04 0e0401 0c2000")) == [])
+        #expect(try HCIEventParser.parse(DecodingFixtures.hex("0e0401 0c2000")) == [])
+        #expect(try HCIEventParser.parse(DecodingFixtures.hex("3e13 01 00 0000 00 00 112233445566 2800 0000 f401 00")) == [])
+        #expect(try HCIEventParser.parse(DecodingFixtures.hex("0400")) == [])  // Connection Request without params
+        #expect(try HCIEventParser.parse(DecodingFixtures.hex("04 0e0401 0c2000")) == [])
     }
 
     @Test func malformedEventsNameTheOffset() {
         // Declared parameter length larger than the bytes present: points at the length byte.
         #expect(throws: DecodeError(offset: 1, reason: "event declares 16 parameter bytes, 2 present")) {
-            try HCIEventParser.parse(Fixtures.hex("3e10 0201"))
+            try HCIEventParser.parse(DecodingFixtures.hex("3e10 0201"))
         }
         // Data length running past the event.
         var event = TestFrames.legacyEvent([0x02, 0x01, 0x06])
@@ -112,7 +112,7 @@ import Testing
     /// prefix that happens to be a complete event) a report list.
     @Test func everyPrefixOfValidEventsIsHandled() {
         let events = [TestFrames.legacyTwoReports, TestFrames.extendedReport]
-            + TestFrames.allAdvertisingPayloads.map { TestFrames.legacyEvent(Fixtures.hex($0.1)) }
+            + TestFrames.allAdvertisingPayloads.map { TestFrames.legacyEvent(DecodingFixtures.hex($0.1)) }
         let decoder = BeaconDecoder()
         var errors = 0
         for event in events {
@@ -133,7 +133,7 @@ import Testing
     @Test func everyPrefixOfAdvertisingDataDecodes() {
         let decoder = BeaconDecoder()
         for (_, hex) in TestFrames.allAdvertisingPayloads {
-            let bytes = Fixtures.hex(hex)
+            let bytes = DecodingFixtures.hex(hex)
             for length in 0...bytes.count {
                 let report = AdvertisingReport(timestamp: 0, eventType: 0x10, isExtended: false,
                                                address: TestFrames.address, addressType: .publicDevice,

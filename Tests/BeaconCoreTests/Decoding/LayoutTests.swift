@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct LayoutTests {
     func beacon(_ layout: BeaconLayout, _ payload: String) -> Beacon? {
-        let bytes = Fixtures.hex(payload)
+        let bytes = DecodingFixtures.hex(payload)
         return layout.beacon(in: bytes, payload: 0..<bytes.count, address: TestFrames.address)
     }
 
@@ -115,7 +115,7 @@ import Testing
         let decoder = BeaconDecoder(layouts: [custom])
         let report = AdvertisingReport(timestamp: 0, eventType: 0x10, isExtended: false, address: TestFrames.address,
                                        addressType: .publicDevice, rssi: -70, txPower: nil,
-                                       data: Fixtures.hex("0dff9900 01 0102 aabbccddeeff c8") + Fixtures.hex(TestFrames.iBeacon))
+                                       data: DecodingFixtures.hex("0dff9900 01 0102 aabbccddeeff c8") + DecodingFixtures.hex(TestFrames.iBeacon))
         let beacons = decoder.decode(report).beacons
         #expect(beacons.map(\.beaconID) == ["acme:258:aabbccddeeff", "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2"])
     }
@@ -130,7 +130,7 @@ import Testing
     ])
     func idFromBytesMatchesJoinedIdentifiers(layout: String, payload: String) throws {
         let compiled = try BeaconLayout(name: "t", layout: layout)
-        let bytes = Fixtures.hex(payload)
+        let bytes = DecodingFixtures.hex(payload)
         let beacon = try #require(compiled.beacon(in: bytes, payload: 0..<bytes.count, address: TestFrames.address))
         #expect(beacon.beaconID == Beacon.canonicalID(format: "t", identifiers: beacon.identifiers))
     }

@@ -35,8 +35,8 @@ enum TestFrames {
     /// Legacy LE Advertising Report event with H4 byte and two reports (ADV_NONCONN_IND iBeacon at -60 dBm,
     /// SCAN_RSP with a name, RSSI 127 = not available).
     static var legacyTwoReports: [UInt8] {
-        let first = Fixtures.hex(iBeacon)
-        let second = Fixtures.hex("04094b6974")
+        let first = DecodingFixtures.hex(iBeacon)
+        let second = DecodingFixtures.hex("04094b6974")
         var params: [UInt8] = [0x02, 0x02]
         params += [0x03, 0x01] + address.littleEndianBytes + [UInt8(first.count)] + first + [0xC4]
         params += [0x04, 0x00] + [0x01, 0x02, 0x03, 0x04, 0x05, 0x06] + [UInt8(second.count)] + second + [0x7F]
@@ -46,7 +46,7 @@ enum TestFrames {
     /// LE Extended Advertising Report (no H4 byte): one complete extended report with TX power 127 and RSSI
     /// -70 carrying Eddystone-UID, SID 3.
     static var extendedReport: [UInt8] {
-        extendedEvent(eventType: 0x0000, sid: 3, txPower: 0x7F, rssi: 0xBA, data: Fixtures.hex(eddystoneUID))
+        extendedEvent(eventType: 0x0000, sid: 3, txPower: 0x7F, rssi: 0xBA, data: DecodingFixtures.hex(eddystoneUID))
     }
 
     static func extendedEvent(eventType: UInt16, sid: UInt8, txPower: UInt8, rssi: UInt8, data: [UInt8],

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// Test input: hex frames and the real capture under Tests/Fixtures, located from this file's path.
-enum Fixtures {
+enum DecodingFixtures {
     static func packageRoot(_ file: String = #filePath) -> String {
         var parts = file.split(separator: "/", omittingEmptySubsequences: false)
         while let last = parts.last, last != "Tests" { parts.removeLast() }

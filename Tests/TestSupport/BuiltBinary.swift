@@ -1,0 +1,80 @@
+import Foundation
+
+/// The `beaconbridge` executable built by `swift build` (the test command builds it before the tests run),
+/// and ways to run it as a user would.
+public enum BuiltBinary {
+    /// The package root, found from this file's path.
+    public static let packageRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    public static var path: String { packageRoot + "/.build/debug/beaconbridge" }
+
+    /// The Android capture shipped in Tests/Fixtures.
+    public static var androidCapture: String { packageRoot + "/Tests/Fixtures/android-horizon74-btsnoop.log" }
+
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+        public var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+    }
+
+    /// Runs the binary to completion (bounded by `timeout` seconds, then SIGKILL) and collects its output.
+    public static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) throws -> Result {
+        let process = try DaemonProcess(arguments: arguments, environment: environment)
+        let status = process.waitForExit(timeout: timeout) ?? { process.signal(SIGKILL); return process.waitForExit(timeout: 5) ?? -1 }()
+        return Result(status: status, stdout: process.stdout, stderr: process.stderr)
+    }
+}
+
+/// The binary running in the background, with its output going to files, for signal and lifecycle tests.
+public final class DaemonProcess: @unchecked Sendable {
+    private let process = Process()
+    private let directory: String
+
+    public init(arguments: [String], environment: [String: String] = [:]) throws {
+        directory = try TestDirectory.make(prefix: "bb-run")
+        _ = FileManager.default.createFile(atPath: directory + "/stdout", contents: nil)
+        _ = FileManager.default.createFile(atPath: directory + "/stderr", contents: nil)
+        process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        merged.removeValue(forKey: "NOTIFY_SOCKET")
+        merged.removeValue(forKey: "WATCHDOG_USEC")
+        for (key, value) in environment { merged[key] = value }
+        process.environment = merged
+        process.standardOutput = FileHandle(forWritingAtPath: directory + "/stdout")
+        process.standardError = FileHandle(forWritingAtPath: directory + "/stderr")
+        try process.run()
+    }
+
+    public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
+    public var stdout: String { (try? String(contentsOfFile: directory + "/stdout", encoding: .utf8)) ?? "" }
+    public var stderr: String { (try? String(contentsOfFile: directory + "/stderr", encoding: .utf8)) ?? "" }
+
+    public func signal(_ number: Int32) {
+        if process.isRunning { kill(process.processIdentifier, number) }
+    }
+
+    /// The exit status, or nil if still running after `timeout` seconds. A death by signal is 128 + signal.
+    public func waitForExit(timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            if Date() > deadline { return nil }
+            usleep(10_000)
+        }
+        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// A real `mosquitto` broker on a free loopback port, configured by a generated file in a temp dir.
+/// Stop and restart keep the port, so clients can reconnect to "the same broker".
+public final class MosquittoProcess: @unchecked Sendable {
+    public let directory: String
+    public let port: Int
+    public let extraConfig: String
+    private let lock = NSLock()
+    private var process: Process?
+
+    public static let executable = "/usr/sbin/mosquitto"
+
+    /// - Parameter extraConfig: lines appended to the listener's configuration (TLS, authentication).
+    /// - Parameter persistent: keep sessions and queued messages across `stop()` / `start()`.
+    public init(extraConfig: String = "", persistent: Bool = false, allowAnonymous: Bool = true) throws {
+        directory = try TestDirectory.make(prefix: "bb-mosquitto")
+        port = try FreePort.find()
+        self.extraConfig = extraConfig
+        var config = """
+            user root
+            per_listener_settings false
+            allow_anonymous \(allowAnonymous)
+            log_dest file \(directory)/mosquitto.log
+            log_type error
+            log_type warning
+            log_type notice
+            max_queued_messages 0
+            max_inflight_messages 0
+            listener \(port) 127.0.0.1
+
+            """
+        if persistent {
+            config += "persistence true\npersistence_location \(directory)/\nautosave_interval 1\n"
+        } else {
+            config += "persistence false\n"
+        }
+        config += extraConfig + "\n"
+        try config.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
+    }
+
+    public var log: String { (try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? "" }
+
+    /// Starts the broker and waits (up to 10 s) until it accepts connections.
+    public func start() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: MosquittoProcess.executable)
+        process.arguments = ["-c", directory + "/mosquitto.conf"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        lock.withLock { self.process = process }
+        for _ in 0..<200 {
+            if FreePort.accepts(port) { return }
+            guard process.isRunning else { break }
+            usleep(50_000)
+        }
+        throw TestFailure("mosquitto did not start on port \(port); log:\n\(log)")
+    }
+
+    /// Stops with SIGTERM (a clean shutdown that saves persistent sessions) and waits for the exit.
+    public func stop() { signalAndWait(SIGTERM) }
+
+    /// Stops with SIGKILL.
+    public func kill() { signalAndWait(SIGKILL) }
+
+    private func signalAndWait(_ signal: Int32) {
+        guard let process = lock.withLock({ () -> Process? in defer { self.process = nil }; return self.process }) else { return }
+        if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
+        process.waitUntilExit()
+    }
+
+    deinit {
+        signalAndWait(SIGKILL)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+public struct TestFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+public enum TestDirectory {
+    public static func make(prefix: String) throws -> String {
+        var template = Array((NSTemporaryDirectory() + "/\(prefix)-XXXXXX").utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw TestFailure("mkdtemp failed")
+        }
+        return String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+    }
+}
+
+public enum FreePort {
+    /// A port the kernel just handed out on 127.0.0.1 (bound then released).
+    public static func find() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw TestFailure("bind failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    public static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}
