@@ -158,4 +158,21 @@ import Testing
         #expect(parse("").root?.isNull == true)
         #expect(parse("# nothing here\n").root?.isNull == true)
     }
+
+    @Test func windowsLineEndingsAndByteOrderMarkKeepPlaces() throws {
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("gateway:\r\n  id: pi\r\n  room: x y\r\n".utf8)
+        let doc = YAMLParser.parse(bytes, file: "w.yaml")
+        #expect(doc.issues.isEmpty)
+        let room = try #require(doc.root?.entry("gateway")?.value.entry("room"))
+        #expect(room.keyMark == SourceMark(line: 3, column: 3))
+        #expect(room.value.scalar?.text == "x y")
+    }
+
+    @Test func utf16WithByteOrderMarkIsRead() throws {
+        var bytes: [UInt8] = [0xFF, 0xFE]
+        for unit in "gateway: {id: pi}\n".utf16 { bytes += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        let doc = YAMLParser.parse(bytes, file: "u.yaml")
+        #expect(doc.issues.isEmpty)
+        #expect(doc.root?.entry("gateway")?.value.entry("id")?.value.scalar?.text == "pi")
+    }
 }
