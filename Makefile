@@ -25,7 +25,7 @@ release: deps
 
 test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	$(SWIFT) test --skip-build --parallel 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
 
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)
