@@ -5,14 +5,6 @@ import BeaconCore
 import CBlueZ
 import Synchronization
 
-/// Receives what the scanner sends and reads, for a btsnoop recording. Called on the reading thread.
-public protocol HCITrafficRecorder: Sendable {
-    /// `packet` starts with the H4 packet type byte; `received` is false for commands the scanner sent.
-    func record(packet: [UInt8], received: Bool, timestamp: Timestamp)
-    /// Called once when the scanner stops; later records are ignored.
-    func close()
-}
-
 /// The live source: scans on one adapter through a raw HCI socket and delivers every LE Meta event.
 ///
 /// All socket work happens on one dedicated thread (never on the Swift concurrency pool); the events go
