@@ -24,6 +24,10 @@ for mode in auto off; do
     grep -E 'Set (Extended )?Scan (Parameters|Enable)|Advertising Report' "/tmp/btmon-$mode.txt" | head -n 8 \
         | sed "s/^/E2E-BTMON-$mode: /"
     grep -q 'Advertising Report' "/tmp/btmon-$mode.txt" || fail "btmon -r found no advertising report ($mode)"
+    # Replaying the recording gives back exactly the events printed live, timestamps included.
+    beaconbridge scan --replay "/tmp/scan-$mode.btsnoop" > "/tmp/replay-$mode.out" 2>/dev/null || fail "replay ($mode)"
+    cmp -s "/tmp/scan-$mode.out" "/tmp/replay-$mode.out" || fail "replay of the recording differs from the live output ($mode)"
+    e2e "mode $mode: replay of the recording matches the live output ($(wc -l < "/tmp/replay-$mode.out") events)"
 done
 # Decoded: the same reports as JSON with the beacon ids.
 beaconbridge scan --adapter hci0 --seconds 3 --json > /tmp/scan-json.out 2> /tmp/scan-json.err || fail "scan --json"
