@@ -35,5 +35,20 @@ grep -m1 ibeacon: /tmp/scan-json.out | sed 's/^/E2E-SCAN-json: /'
 grep -m1 eddystone-uid: /tmp/scan-json.out | sed 's/^/E2E-SCAN-json: /'
 grep -q '"id":"ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2"' /tmp/scan-json.out || fail "iBeacon id not decoded"
 grep -q '"id":"eddystone-uid:edd1ebeac04e5defa017:0bdb87539b67"' /tmp/scan-json.out || fail "Eddystone-UID id not decoded"
+# Errors at start, from the real kernel: an absent adapter, and a user without CAP_NET_RAW/CAP_NET_ADMIN.
+beaconbridge scan --adapter hci7 --seconds 1 > /dev/null 2> /tmp/absent.err
+status=$?
+sed 's/^/E2E: absent adapter: /' /tmp/absent.err
+[ "$status" = 69 ] && grep -q 'hci7 not found' /tmp/absent.err || fail "absent adapter: status $status"
+grep -q '^nobody:' /etc/passwd 2>/dev/null || echo 'nobody:x:65534:65534:nobody:/tmp:/bin/sh' >> /etc/passwd
+su -s /bin/sh nobody -c 'beaconbridge scan --adapter hci0 --seconds 1' > /dev/null 2> /tmp/unprivileged.err
+status=$?
+sed 's/^/E2E: unprivileged: /' /tmp/unprivileged.err
+[ "$status" = 69 ] && grep -q 'CAP_NET_RAW' /tmp/unprivileged.err || fail "unprivileged: status $status"
+hciconfig hci0 down
+su -s /bin/sh nobody -c 'beaconbridge scan --adapter hci0 --seconds 1' > /dev/null 2> /tmp/down.err
+status=$?
+sed 's/^/E2E: adapter down, unprivileged: /' /tmp/down.err
+[ "$status" = 69 ] && grep -q 'hci0 is down' /tmp/down.err || fail "adapter down: status $status"
 stop_beacon_loop hci1
 e2e "scan scenario passed"
