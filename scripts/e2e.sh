@@ -50,8 +50,14 @@ e2e_build_base "$HERE" || e2e_die "could not build the base initramfs"
 # Keep the logs of the last few runs only.
 ls -dt "$E2E_CACHE"/run.* 2>/dev/null | tail -n +4 | xargs -r rm -rf
 E2E_RUN=$(mktemp -d "$E2E_CACHE/run.XXXXXX")
-cleanup() { e2e_stop_broker; [ -n "${E2E_KEEP:-}" ] || rm -rf "$E2E_RUN/overlay" "$E2E_RUN/initrd.cpio"; }
+cleanup() {
+    # Only what this script started: the guest's QEMU and the test broker.
+    if [ -n "${E2E_QEMU_PID:-}" ] && kill -0 "$E2E_QEMU_PID" 2>/dev/null; then kill "$E2E_QEMU_PID"; fi
+    e2e_stop_broker
+    [ -n "${E2E_KEEP:-}" ] || rm -rf "$E2E_RUN/overlay" "$E2E_RUN/initrd.cpio"
+}
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 e2e_build_overlay "$E2E_BIN" "$E2E_RUN/overlay.cpio" "$SCENARIOS_DIR" || e2e_die "could not build the overlay"
 cat "$E2E_BASE_CPIO" "$E2E_RUN/overlay.cpio" > "$E2E_RUN/initrd.cpio"
 e2e_choose_accel "$E2E_RUN/initrd.cpio"
