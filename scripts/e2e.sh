@@ -34,13 +34,13 @@ if [ $# -gt 0 ]; then scenarios=("$@"); explicit=1; else
     scenarios=(); for d in "$SCENARIOS_DIR"/*/; do scenarios+=("$(basename "$d")"); done
 fi
 
-# A scenario's `requires` file lists beaconbridge commands it needs (e.g. `run`); a command is there when
-# `beaconbridge <command> --help` exits 0.
+# A scenario's `requires` file lists beaconbridge commands it needs (e.g. `run`); a command is missing while
+# it is the placeholder that answers "this command is not built yet".
 missing_requirement() {
     local req
     [ -f "$1/requires" ] || return 1
     for req in $(grep -v '^#' "$1/requires"); do
-        "$E2E_BIN" "$req" --help >/dev/null 2>&1 || { echo "$req"; return 0; }
+        if "$E2E_BIN" "$req" --help 2>&1 | grep -q "not built yet"; then echo "$req"; return 0; fi
     done
     return 1
 }
@@ -50,8 +50,14 @@ e2e_build_base "$HERE" || e2e_die "could not build the base initramfs"
 # Keep the logs of the last few runs only.
 ls -dt "$E2E_CACHE"/run.* 2>/dev/null | tail -n +4 | xargs -r rm -rf
 E2E_RUN=$(mktemp -d "$E2E_CACHE/run.XXXXXX")
-cleanup() { e2e_stop_broker; [ -n "${E2E_KEEP:-}" ] || rm -rf "$E2E_RUN/overlay" "$E2E_RUN/initrd.cpio"; }
+cleanup() {
+    # Only what this script started: the guest's QEMU and the test broker.
+    if [ -n "${E2E_QEMU_PID:-}" ] && kill -0 "$E2E_QEMU_PID" 2>/dev/null; then kill "$E2E_QEMU_PID"; fi
+    e2e_stop_broker
+    [ -n "${E2E_KEEP:-}" ] || rm -rf "$E2E_RUN/overlay" "$E2E_RUN/initrd.cpio"
+}
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 e2e_build_overlay "$E2E_BIN" "$E2E_RUN/overlay.cpio" "$SCENARIOS_DIR" || e2e_die "could not build the overlay"
 cat "$E2E_BASE_CPIO" "$E2E_RUN/overlay.cpio" > "$E2E_RUN/initrd.cpio"
 e2e_choose_accel "$E2E_RUN/initrd.cpio"

@@ -5,14 +5,6 @@ import BeaconCore
 import CBlueZ
 import Synchronization
 
-/// Receives what the scanner sends and reads, for a btsnoop recording. Called on the reading thread.
-public protocol HCITrafficRecorder: Sendable {
-    /// `packet` starts with the H4 packet type byte; `received` is false for commands the scanner sent.
-    func record(packet: [UInt8], received: Bool, timestamp: Timestamp)
-    /// Called once when the scanner stops; later records are ignored.
-    func close()
-}
-
 /// The live source: scans on one adapter through a raw HCI socket and delivers every LE Meta event.
 ///
 /// All socket work happens on one dedicated thread (never on the Swift concurrency pool); the events go
@@ -90,8 +82,8 @@ public final class HCIScanner: HCIEventSource, Sendable {
     // MARK: - The reading thread
 
     private func runLoop(startup: (HCIError?) -> Void) {
-        let tap: ((_ packet: [UInt8], _ received: Bool) -> Void)? = recorder.map { recorder in
-            { packet, received in recorder.record(packet: packet, received: received, timestamp: HCIClock.realtime()) }
+        let tap: ((_ packet: [UInt8], _ received: Bool, _ time: Timestamp) -> Void)? = recorder.map { recorder in
+            { packet, received, time in recorder.record(packet: packet, received: received, timestamp: time) }
         }
         var session: ScanSession?
         do {
@@ -113,8 +105,8 @@ public final class HCIScanner: HCIEventSource, Sendable {
             var action: ScanSupervisor.Action?
             if let current = session {
                 switch current.socket.readEvent(timeoutMilliseconds: Int32(wait * 1000)) {
-                case let .event(bytes):
-                    action = handle(bytes, supervisor: &supervisor)
+                case let .event(bytes, time):
+                    action = handle(CapturedHCIEvent(timestamp: time, bytes: bytes), supervisor: &supervisor)
                 case .timeout:
                     break
                 case let .failed(code):
@@ -142,7 +134,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
     /// errno values of reads on a socket whose adapter was unregistered.
     static let removalErrnos: Set<Int32> = [ENODEV, ENXIO, EPIPE, EBADFD, ENETDOWN]
 
-    private func openSession(tap: ((_ packet: [UInt8], _ received: Bool) -> Void)?) throws(HCIError) -> ScanSession {
+    private func openSession(tap: ((_ packet: [UInt8], _ received: Bool, _ time: Timestamp) -> Void)?) throws(HCIError) -> ScanSession {
         let session = try ScanSession(selector: selector, parameters: parameters, mode: settings.extended, tap: tap,
                                       onBroughtUp: { onNotice(.broughtUp(adapter: $0.name)) })
         onNotice(.opened(adapter: session.adapter.name, address: session.adapter.address,
@@ -150,9 +142,9 @@ public final class HCIScanner: HCIEventSource, Sendable {
         return session
     }
 
-    private func handle(_ bytes: [UInt8], supervisor: inout ScanSupervisor) -> ScanSupervisor.Action? {
-        let event = CapturedHCIEvent(timestamp: HCIClock.realtime(), bytes: bytes)
+    private func handle(_ event: CapturedHCIEvent, supervisor: inout ScanSupervisor) -> ScanSupervisor.Action? {
         if event.eventCode == UInt8(EVT_HARDWARE_ERROR) {
+            let bytes = event.bytes
             return supervisor.faultOccurred(.hardwareError(code: bytes.count > 2 ? bytes[2] : 0),
                                             at: HCIClock.monotonic())
         }
@@ -164,7 +156,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
     /// Performs one supervision step; returns the next step when it must follow at once.
     private func perform(_ action: ScanSupervisor.Action, session: inout ScanSession?,
                          supervisor: inout ScanSupervisor,
-                         tap: ((_ packet: [UInt8], _ received: Bool) -> Void)?) -> ScanSupervisor.Action? {
+                         tap: ((_ packet: [UInt8], _ received: Bool, _ time: Timestamp) -> Void)?) -> ScanSupervisor.Action? {
         onNotice(.recovering(action))
         do throws(HCIError) {
             switch action {

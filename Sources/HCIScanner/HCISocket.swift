@@ -10,7 +10,8 @@ import CBlueZ
 final class HCISocket {
     /// Outcome of one read.
     enum ReadResult {
-        case event([UInt8])
+        /// Event bytes (event code first) and the capture time (CLOCK_REALTIME right after the read).
+        case event([UInt8], Timestamp)
         case timeout
         case failed(errno: Int32)
     }
@@ -21,10 +22,10 @@ final class HCISocket {
     private(set) var fd: Int32
     private var savedFilter: hci_filter?
     /// LE Meta events that arrived while waiting for a command's reply; returned by the next reads.
-    private var pending: [[UInt8]] = []
+    private var pending: [([UInt8], Timestamp)] = []
     private var buffer = [UInt8](repeating: 0, count: Int(HCI_MAX_EVENT_SIZE) + 1)
-    /// Called with every command sent and every event read (for the btsnoop recording).
-    var tap: ((_ packet: [UInt8], _ received: Bool) -> Void)?
+    /// Called with every command sent and every event read, with its time (for the btsnoop recording).
+    var tap: ((_ packet: [UInt8], _ received: Bool, _ time: Timestamp) -> Void)?
 
     /// Opens a raw HCI socket and binds it to the adapter.
     /// The corresponding C calls are `socket(AF_BLUETOOTH, SOCK_RAW, BTPROTO_HCI)` and `bind`.
@@ -93,7 +94,7 @@ final class HCISocket {
         guard written == packet.count else {
             throw HCIError.system(written < 0 ? errno : EIO, adapter: label, call: command.name)
         }
-        tap?(packet, false)
+        tap?(packet, false, HCIClock.realtime())
         let deadline = HCIClock.monotonic() + timeout
         while true {
             let remaining = deadline - HCIClock.monotonic()
@@ -101,9 +102,9 @@ final class HCISocket {
             switch readRaw(timeoutMilliseconds: Int32(min(remaining * 1000, 1000)) + 1) {
             case .timeout: continue
             case let .failed(code): throw HCIError.system(code, adapter: label, call: command.name)
-            case let .event(bytes):
+            case let .event(bytes, time):
                 guard let reply = HCICommandReply(event: bytes), reply.opcode == command.opcode else {
-                    if bytes.first == UInt8(EVT_LE_META_EVENT) { pending.append(bytes) }
+                    if bytes.first == UInt8(EVT_LE_META_EVENT) { pending.append((bytes, time)) }
                     continue
                 }
                 if let status = reply.status, status != 0 {
@@ -117,7 +118,10 @@ final class HCISocket {
 
     /// Reads one event (event code first, H4 byte stripped), waiting at most `timeoutMilliseconds`.
     func readEvent(timeoutMilliseconds: Int32) -> ReadResult {
-        if !pending.isEmpty { return .event(pending.removeFirst()) }
+        if !pending.isEmpty {
+            let (bytes, time) = pending.removeFirst()
+            return .event(bytes, time)
+        }
         return readRaw(timeoutMilliseconds: timeoutMilliseconds)
     }
 
@@ -127,6 +131,7 @@ final class HCISocket {
         if ready < 0 { return errno == EINTR ? .timeout : .failed(errno: errno) }
         if ready == 0 { return .timeout }
         let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        let time = HCIClock.realtime()
         if count < 0 {
             let code = errno
             return code == EINTR || code == EAGAIN ? .timeout : .failed(errno: code)
@@ -135,8 +140,8 @@ final class HCISocket {
         // H4 packet type first; the filter only lets events through, but check anyway.
         guard count >= 3, buffer[0] == UInt8(HCI_EVENT_PKT) else { return .timeout }
         let packet = Array(buffer[0..<count])
-        tap?(packet, true)
-        return .event(Array(packet.dropFirst()))
+        tap?(packet, true, time)
+        return .event(Array(packet.dropFirst()), time)
     }
 
     func close() {

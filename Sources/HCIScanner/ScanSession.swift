@@ -22,7 +22,7 @@ final class ScanSession {
     /// Opens the adapter, brings it up if it is down (needs CAP_NET_ADMIN), picks legacy or extended scanning,
     /// sets the parameters and enables scanning (disable first, duplicates filter off).
     init(selector: AdapterSelector, parameters: ScanParameters, mode: ScannerSettings.ExtendedScanning,
-         tap: ((_ packet: [UInt8], _ received: Bool) -> Void)?, onBroughtUp: (HCIAdapter) -> Void) throws(HCIError) {
+         tap: ((_ packet: [UInt8], _ received: Bool, _ time: Timestamp) -> Void)?, onBroughtUp: (HCIAdapter) -> Void) throws(HCIError) {
         var adapter = try HCIAdapter.resolve(selector)
         if !adapter.isUp {
             try HCIAdapter.up(deviceID: adapter.deviceID, label: adapter.name)

@@ -97,3 +97,27 @@ mqtt_publish() {
         sleep 1
     } | nc 10.0.2.100 1883 > /dev/null 2>&1
 }
+
+# Extended advertising (LE Set Extended Advertising Parameters/Data/Enable, set 0, non-legacy, non-connectable,
+# 1M primary and secondary PHY) from $1 with data $2 (hex AD structures). A controller that saw extended
+# advertising commands rejects the legacy ones (0x0C), so use a controller for one kind only.
+advertise_extended() {
+    local dev="$1" data="$2" len
+    len=$(( ${#data} / 2 ))
+    hcitool -i "$dev" cmd 0x08 0x0039 00 01 00 00 00 00 > /dev/null
+    hcitool -i "$dev" cmd 0x08 0x0036 00 00 00 a0 00 00 a0 00 00 07 00 00 00 00 00 00 00 00 00 7f 01 00 01 00 00 > /dev/null
+    hcitool -i "$dev" cmd 0x08 0x0037 00 03 01 $(printf '%02x' "$len") $(hex_bytes "$data") > /dev/null
+    hcitool -i "$dev" cmd 0x08 0x0039 01 01 00 00 00 00 > /dev/null
+}
+
+# Like start_beacon_loop, with extended advertising.
+start_extended_beacon_loop() {
+    local dev="$1"; shift
+    (
+        while :; do
+            for data in "$@"; do advertise_extended "$dev" "$data"; sleep 0.25; done
+        done
+    ) &
+    BEACON_LOOP_PID=$!
+    e2e "extended advertising from $dev (pid $BEACON_LOOP_PID): $*"
+}

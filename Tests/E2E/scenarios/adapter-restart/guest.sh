@@ -4,17 +4,17 @@ start_btvirt 2
 hciconfig hci1 up || fail "hci1 up"
 start_beacon_loop hci1 "$IBEACON_AD"
 start_daemon ./config.yaml
-sleep 6
+sleep 4
 stop_beacon_loop hci1
 stop_btvirt
 mark adapter-removed
 e2e "controllers removed"
-sleep 5
+sleep 3
 start_btvirt 2
 hciconfig hci1 up || fail "hci1 up after btvirt restart"
 mark adapter-back
 start_beacon_loop hci1 "$IBEACON_AD"
-sleep 12
+sleep 8
 stop_beacon_loop hci1
 stop_daemon
 e2e "adapter-restart scenario done"

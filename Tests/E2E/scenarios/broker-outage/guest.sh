@@ -3,15 +3,15 @@
 start_btvirt 2
 hciconfig hci1 up || fail "hci1 up"
 start_daemon ./config.yaml
-sleep 4
+sleep 3
 host_directive broker-stop 2
 mark broker-stopped
 start_beacon_loop hci1 "$IBEACON_AD"
-sleep 6
+sleep 4
 stop_beacon_loop hci1
-sleep 8
+sleep 7
 mark broker-starting
 host_directive broker-start 1
-sleep 10
+sleep 8
 stop_daemon
 e2e "broker-outage scenario done"

@@ -3,12 +3,12 @@
 start_btvirt 2
 hciconfig hci1 up || fail "hci1 up"
 start_daemon ./config.yaml
-sleep 3
+sleep 2
 mark advertising-start
 start_beacon_loop hci1 "$IBEACON_AD"
-sleep 8
+sleep 5
 stop_beacon_loop hci1
 mark advertising-stop
-sleep 12
+sleep 10
 stop_daemon
 e2e "regions scenario done"

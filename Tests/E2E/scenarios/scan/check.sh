@@ -11,6 +11,7 @@ grep -q '^E2E-SCAN-json: .*"id":"ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:
     || { echo "check: the iBeacon was not decoded from the guest's reports"; ok=1; }
 grep -q '^E2E-SCAN-json: .*"id":"eddystone-uid:edd1ebeac04e5defa017:0bdb87539b67"' <<< "$log" \
     || { echo "check: the Eddystone-UID was not decoded from the guest's reports"; ok=1; }
+grep -q '^E2E: unprivileged: .*CAP_NET_RAW.*errno 1' <<< "$log" || { echo "check: no permission error from the kernel"; ok=1; }
 grep -q 'E2E: scan scenario passed' <<< "$log" || { echo "check: guest did not confirm the scenario"; ok=1; }
 [ $ok = 0 ] && echo "check: scan scenario OK"
 exit $ok

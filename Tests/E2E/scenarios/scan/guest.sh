@@ -24,6 +24,10 @@ for mode in auto off; do
     grep -E 'Set (Extended )?Scan (Parameters|Enable)|Advertising Report' "/tmp/btmon-$mode.txt" | head -n 8 \
         | sed "s/^/E2E-BTMON-$mode: /"
     grep -q 'Advertising Report' "/tmp/btmon-$mode.txt" || fail "btmon -r found no advertising report ($mode)"
+    # Replaying the recording gives back exactly the events printed live, timestamps included.
+    beaconbridge scan --replay "/tmp/scan-$mode.btsnoop" > "/tmp/replay-$mode.out" 2>/dev/null || fail "replay ($mode)"
+    cmp -s "/tmp/scan-$mode.out" "/tmp/replay-$mode.out" || fail "replay of the recording differs from the live output ($mode)"
+    e2e "mode $mode: replay of the recording matches the live output ($(wc -l < "/tmp/replay-$mode.out") events)"
 done
 # Decoded: the same reports as JSON with the beacon ids.
 beaconbridge scan --adapter hci0 --seconds 3 --json > /tmp/scan-json.out 2> /tmp/scan-json.err || fail "scan --json"
@@ -31,5 +35,20 @@ grep -m1 ibeacon: /tmp/scan-json.out | sed 's/^/E2E-SCAN-json: /'
 grep -m1 eddystone-uid: /tmp/scan-json.out | sed 's/^/E2E-SCAN-json: /'
 grep -q '"id":"ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2"' /tmp/scan-json.out || fail "iBeacon id not decoded"
 grep -q '"id":"eddystone-uid:edd1ebeac04e5defa017:0bdb87539b67"' /tmp/scan-json.out || fail "Eddystone-UID id not decoded"
+# Errors at start, from the real kernel: an absent adapter, and a user without CAP_NET_RAW/CAP_NET_ADMIN.
+beaconbridge scan --adapter hci7 --seconds 1 > /dev/null 2> /tmp/absent.err
+status=$?
+sed 's/^/E2E: absent adapter: /' /tmp/absent.err
+[ "$status" = 69 ] && grep -q 'hci7 not found' /tmp/absent.err || fail "absent adapter: status $status"
+grep -q '^nobody:' /etc/passwd 2>/dev/null || echo 'nobody:x:65534:65534:nobody:/tmp:/bin/sh' >> /etc/passwd
+su -s /bin/sh nobody -c 'beaconbridge scan --adapter hci0 --seconds 1' > /dev/null 2> /tmp/unprivileged.err
+status=$?
+sed 's/^/E2E: unprivileged: /' /tmp/unprivileged.err
+[ "$status" = 69 ] && grep -q 'CAP_NET_RAW' /tmp/unprivileged.err || fail "unprivileged: status $status"
+hciconfig hci0 down
+su -s /bin/sh nobody -c 'beaconbridge scan --adapter hci0 --seconds 1' > /dev/null 2> /tmp/down.err
+status=$?
+sed 's/^/E2E: adapter down, unprivileged: /' /tmp/down.err
+[ "$status" = 69 ] && grep -q 'hci0 is down' /tmp/down.err || fail "adapter down: status $status"
 stop_beacon_loop hci1
 e2e "scan scenario passed"

@@ -5,7 +5,7 @@ hciconfig hci1 up || fail "hci1 up"
 start_beacon_loop hci1 "$IBEACON_AD" "$EDDYSTONE_UID_AD"
 mark daemon-start
 start_daemon ./config.yaml
-sleep 12
+sleep 8
 stop_beacon_loop hci1
 stop_daemon
 e2e "sightings scenario done"

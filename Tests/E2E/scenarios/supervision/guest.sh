@@ -40,6 +40,19 @@ start_beacon_loop hci1 "$IBEACON_AD"
 wait_reports "$before" 15 || fail "no reports after advertising resumed"
 e2e "phase 3: reports resumed ($(wc -l < /tmp/scan.out) total)"
 
+# An adapter reset by someone else (the controller forgets it was scanning, nothing tells the socket):
+# the stall timeout notices and the scan is restarted.
+restarts=$(grep -c "scan restart done" /tmp/scan.err)
+hciconfig hci0 reset || fail "hciconfig hci0 reset"
+for i in $(seq 1 100); do
+    [ "$(grep -c "scan restart done" /tmp/scan.err)" -gt "$restarts" ] && break
+    sleep 0.1
+done
+[ "$(grep -c "scan restart done" /tmp/scan.err)" -gt "$restarts" ] || fail "no scan restart after the adapter reset"
+before=$(wc -l < /tmp/scan.out)
+wait_reports "$before" 15 || fail "no reports after the adapter reset"
+e2e "phase 3b: adapter reset by hciconfig: scan restarted, reports resumed ($(wc -l < /tmp/scan.out) total)"
+
 stop_beacon_loop hci1
 stop_btvirt
 wait_notice "adapter reopen (attempt 1) because adapter removed" 10 || fail "adapter removal not detected"
