@@ -49,6 +49,7 @@ struct DaemonTelemetry {
             ("pipeline_dropped", Int64(Self.pipelineDrops.load(ordering: .relaxed))),
             ("scan_restarts", Int64(source.scanRestarts)),
             ("adapter_power_cycles", Int64(source.adapterPowerCycles)),
+            ("adapter_reopens", Int64(source.adapterReopens)),
             ("encode_failures", Int64(encodeFailures)),
             ("rss_bytes", Int64(ProcessStatistics.residentBytes() ?? 0)),
         ]
