@@ -23,9 +23,12 @@ build: deps
 release: deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)
 
+# Unit and integration tests (real mosquitto, SQLite files, the built binary), then the end-to-end stage through
+# the Linux BlueZ stack in a QEMU guest (docs/e2e.md; it prints SKIP only where QEMU cannot run at all).
 test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+	E2E_BIN=$(CURDIR)/.build/debug/beaconbridge scripts/e2e.sh
 
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)

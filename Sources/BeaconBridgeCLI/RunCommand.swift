@@ -6,6 +6,9 @@ enum RunCommand {
 
     static func start(_ arguments: [String], replay: Bool) -> Int32 {
         switch DaemonOptions.parse(arguments, replay: replay, environment: ProcessEnvironment.current()) {
+        case let .failure(error) where error.message.isEmpty:
+            Output.stdout(CommandLineTool.usage)
+            return ExitCode.ok
         case let .failure(error):
             Output.stderr("beaconbridge \(replay ? "replay" : "run"): \(error.message)\n\n\(CommandLineTool.usage)")
             return ExitCode.usage

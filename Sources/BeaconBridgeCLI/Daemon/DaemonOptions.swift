@@ -30,6 +30,8 @@ struct DaemonOptions: Equatable {
             let argument = rest[index]
             let next: String? = index + 1 < rest.count ? rest[index + 1] : nil
             switch argument {
+            case "--help", "-h":
+                return .failure(UsageError(""))
             case "--log-level", "--record", "--speed":
                 guard let next else { return .failure(UsageError("\(argument) needs a value")) }
                 index += 1
