@@ -1,45 +1,17 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs the built `beaconbridge` binary over the broken files in Tests/Fixtures/config. Each fixture states
 /// what it must produce in `# expect: LINE:COL: KEYPATH: MESSAGE` header lines; the output must hold exactly
 /// those problems (no more), each as `FILE:LINE:COL: KEYPATH: MESSAGE`, and exit 78.
 @Suite struct CheckConfigCommandTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = URL(fileURLWithPath: BuiltBinary.packageRoot)
     static let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures/config")
-    static let binary = packageRoot.appendingPathComponent(".build/debug/beaconbridge")
 
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// Runs the binary with a clean environment (plus `environment`), reading both pipes to the end.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw BinaryMissing(path: binary.path)
-        }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
-        process.currentDirectoryURL = fixtures
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self))
-    }
-
-    struct BinaryMissing: Error, CustomStringConvertible {
-        var path: String
-        var description: String { "\(path) is missing: run `swift build` (or `make test`) before these tests" }
+    /// Runs the binary in the fixtures directory with a clean environment (plus `environment`).
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> BuiltBinary.Result {
+        try BuiltBinary.run(arguments, environment: environment, cleanEnvironment: true, directory: fixtures.path)
     }
 
     static let brokenFixtures: [String] = {

@@ -1,5 +1,6 @@
 import Testing
 import BeaconCore
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,60 +8,9 @@ import Glibc
 /// Runs the built `beaconbridge` binary (`swift build --build-tests` builds it next to the tests) and checks
 /// its JSON output and exit codes.
 @Suite struct DecodeCommandTests {
-    static let packageRoot: String = {
-        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        while let last = parts.last, last != "Tests" { parts.removeLast() }
-        parts.removeLast()
-        return parts.joined(separator: "/")
-    }()
+    static let capture = BuiltBinary.androidCapture
 
-    static let binary = packageRoot + "/.build/debug/beaconbridge"
-    static let capture = packageRoot + "/Tests/Fixtures/android-horizon74-btsnoop.log"
-
-    struct Run { var status: Int32; var lines: [String]; var stderr: String }
-
-    /// posix_spawn with stdout and stderr on pipes; reads both to the end, then waits.
-    static func run(_ arguments: [String]) throws -> Run {
-        guard access(binary, X_OK) == 0 else {
-            struct Missing: Error, CustomStringConvertible { var description: String }
-            throw Missing(description: "\(binary) missing: run `swift build --build-tests` first")
-        }
-        var out: [Int32] = [0, 0], err: [Int32] = [0, 0]
-        #expect(pipe(&out) == 0 && pipe(&err) == 0)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, out[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, err[1], 2)
-        posix_spawn_file_actions_addclose(&actions, out[0])
-        posix_spawn_file_actions_addclose(&actions, err[0])
-        let argv: [UnsafeMutablePointer<CChar>?] = ([binary] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, environ)
-        close(out[1])
-        close(err[1])
-        defer { close(out[0]); close(err[0]) }
-        #expect(spawned == 0)
-        let stdoutText = readAll(out[0])
-        let stderrText = readAll(err[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exitCode = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1
-        return Run(status: exitCode, lines: stdoutText.split(separator: "\n").map(String.init), stderr: stderrText)
-    }
-
-    static func readAll(_ fd: Int32) -> String {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    static func run(_ arguments: [String]) throws -> BuiltBinary.Result { try BuiltBinary.run(arguments) }
 
     @Test func decodesAdvertisingPayloads() throws {
         let result = try Self.run(["decode", "0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5",

@@ -1,40 +1,12 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs the built `beaconbridge scan` over the real Android capture (replay) and against this machine's kernel.
 @Suite struct ScanCommandTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-    static let binary = packageRoot.appendingPathComponent(".build/debug/beaconbridge")
-    static let capture = packageRoot.appendingPathComponent("Tests/Fixtures/android-horizon74-btsnoop.log").path
+    static let capture = BuiltBinary.androidCapture
 
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var lines: [Substring] { stdout.split(separator: "\n") }
-    }
-
-    struct BinaryMissing: Error, CustomStringConvertible {
-        var path: String
-        var description: String { "\(path) is missing: run `swift build` (or `make test`) before these tests" }
-    }
-
-    static func scan(_ arguments: [String]) throws -> Run {
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw BinaryMissing(path: binary.path) }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["scan"] + arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self))
-    }
+    static func scan(_ arguments: [String]) throws -> BuiltBinary.Result { try BuiltBinary.run(["scan"] + arguments) }
 
     @Test func replayPrintsOneLinePerAdvertisingEvent() throws {
         let run = try Self.scan(["--replay", Self.capture])

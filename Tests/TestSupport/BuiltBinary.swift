@@ -19,12 +19,18 @@ public enum BuiltBinary {
         public var status: Int32
         public var stdout: String
         public var stderr: String
-        public var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+        /// Standard output split into lines.
+        public var lines: [String] { stdout.split(separator: "\n").map(String.init) }
     }
 
     /// Runs the binary to completion (bounded by `timeout` seconds, then SIGKILL) and collects its output.
-    public static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) throws -> Result {
-        let process = try DaemonProcess(arguments: arguments, environment: environment)
+    /// - Parameters:
+    ///   - environment: added to this process's environment, or with `cleanEnvironment` to `PATH` only.
+    ///   - directory: the working directory (default: this process's).
+    public static func run(_ arguments: [String], environment: [String: String] = [:], cleanEnvironment: Bool = false,
+                           directory: String? = nil, timeout: Double = 60) throws -> Result {
+        let process = try DaemonProcess(arguments: arguments, environment: environment,
+                                        cleanEnvironment: cleanEnvironment, directory: directory)
         let status = process.waitForExit(timeout: timeout) ?? { process.signal(SIGKILL); return process.waitForExit(timeout: 5) ?? -1 }()
         return Result(status: status, stdout: process.stdout, stderr: process.stderr)
     }
@@ -35,13 +41,18 @@ public final class DaemonProcess: @unchecked Sendable {
     private let process = Process()
     private let directory: String
 
-    public init(arguments: [String], environment: [String: String] = [:]) throws {
+    public init(arguments: [String], environment: [String: String] = [:], cleanEnvironment: Bool = false,
+                directory workingDirectory: String? = nil) throws {
+        guard FileManager.default.isExecutableFile(atPath: BuiltBinary.path) else {
+            throw TestFailure("\(BuiltBinary.path) is missing: run `swift build --build-tests` (or `make test`) first")
+        }
         directory = try TestDirectory.make(prefix: "bb-run")
         _ = FileManager.default.createFile(atPath: directory + "/stdout", contents: nil)
         _ = FileManager.default.createFile(atPath: directory + "/stderr", contents: nil)
         process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
         process.arguments = arguments
-        var merged = ProcessInfo.processInfo.environment
+        var merged = cleanEnvironment ? ["PATH": "/usr/bin:/bin"] : ProcessInfo.processInfo.environment
+        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
         merged.removeValue(forKey: "NOTIFY_SOCKET")
         merged.removeValue(forKey: "WATCHDOG_USEC")
         for (key, value) in environment { merged[key] = value }
