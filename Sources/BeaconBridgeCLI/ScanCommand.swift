@@ -38,7 +38,7 @@ enum ScanCommand {
             for issue in issues { Output.stderr("beaconbridge scan: \(issue)") }
             return ExitCode.usage
         }
-        return BlockingRun.wait { await scan(options) }
+        return AsyncMain.block { await scan(options) }
     }
 
     enum ParseResult { case success(Options), failure(String) }
@@ -196,25 +196,5 @@ enum ScanCommand {
         }
 
         static var received: Bool { flag.load(ordering: .relaxed) }
-    }
-
-    /// Runs async work from a synchronous command entry point: the calling (main) thread waits on a semaphore
-    /// while the work runs on the concurrency pool.
-    enum BlockingRun {
-        private final class Result: @unchecked Sendable {
-            // Written once by the task before `signal()`, read after `wait()`: the semaphore orders the accesses.
-            var code: Int32 = ExitCode.software
-        }
-
-        static func wait(_ work: @escaping @Sendable () async -> Int32) -> Int32 {
-            let result = Result()
-            let done = DispatchSemaphore(value: 0)
-            Task {
-                result.code = await work()
-                done.signal()
-            }
-            done.wait()
-            return result.code
-        }
     }
 }
