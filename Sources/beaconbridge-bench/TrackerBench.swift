@@ -1,4 +1,174 @@
-// Placeholder until its issue lands.
+import BeaconCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Tracker + region engine: reports per second with 10,000 tracked beacons and 100 regions, memory per tracked
+/// beacon, and an in-run reference (the same loop doing a plain dictionary update keyed by beacon id).
 enum TrackerBench {
-    static func run() { print("  (not built yet)") }
+    static let beaconCount = 10_000
+    static let regionCount = 100
+    static let uuid = "e2c56db5-dffb-48d2-b060-d0f5a71096e0"
+    /// Pre-generated schedule length; the timed loop cycles through it, bounded by count and time.
+    static let scheduleLength = 1 << 20
+    static let maxReports = 20_000_000
+    static let maxSeconds = 6.0
+
+    static func run() {
+        let templates = (0..<beaconCount).map(template)
+        let regions = makeRegions()
+        let schedule = Schedule(length: scheduleLength, beacons: beaconCount)
+        print("  \(beaconCount) beacons, \(regions.count) regions (each beacon matches 2), schedule of \(scheduleLength) reports")
+
+        for kind in [FilterSettings.Kind.kalman, .runningAverage] {
+            let settings = TrackerSettings(filter: FilterSettings(kind: kind))
+            let (bytes, engine) = memoryPerBeacon(templates: templates, regions: regions, settings: settings)
+            print("  memory per tracked beacon (\(kind.rawValue)): \(bytes) bytes (RSS growth / \(beaconCount))")
+            var warmed = engine
+            let result = timeEngine(&warmed, templates: templates, schedule: schedule)
+            print("  engine (\(kind.rawValue) filter): \(format(result.rate)) reports/s "
+                  + "(\(result.count) reports in \(format2(result.seconds)) s, \(result.events) events, "
+                  + "\(warmed.trackedCount) tracked, \(warmed.counters.evictions) evictions)")
+        }
+        let reference = timeDictionary(templates: templates, schedule: schedule)
+        print("  reference, dictionary update per report: \(format(reference.rate)) reports/s "
+              + "(\(reference.count) reports in \(format2(reference.seconds)) s)")
+    }
+
+    static func template(_ index: Int) -> Observation {
+        let major = index % 99, minor = index
+        return Observation(timestamp: 0, beaconID: "ibeacon:\(uuid):\(major):\(minor)", format: "ibeacon",
+                           identifiers: [uuid, String(major), String(minor)],
+                           address: BluetoothAddress(rawValue: 0xC000_0000_0000 | UInt64(index)), rssi: -70,
+                           measuredPower: -59)
+    }
+
+    /// 99 regions by major (half on RSSI, half on distance) and one for the whole UUID.
+    static func makeRegions() -> [RegionRule] {
+        var regions = (0..<99).map { major in
+            RegionRule(name: "room-\(major)", match: .iBeacon(uuid: uuid, major: UInt16(major)),
+                       enter: major.isMultiple(of: 2) ? .rssi(-68) : .distance(3))
+        }
+        regions.append(RegionRule(name: "building", match: .iBeacon(uuid: uuid), enter: .rssi(-85)))
+        return regions
+    }
+
+    /// Which beacon reports, with which RSSI, in order; 50,000 reports per simulated second.
+    struct Schedule {
+        var beacon: [Int32]
+        var rssi: [Int8]
+        let step = 1.0 / 50_000
+
+        init(length: Int, beacons: Int) {
+            var random = SimulationRandom(seed: 1)
+            beacon = (0..<length).map { _ in Int32(random.next() % UInt64(beacons)) }
+            rssi = beacon.map { index in
+                let mean = -60 - Int(index % 30)
+                return Int8(mean + Int(random.next() % 17) - 8)
+            }
+        }
+    }
+
+    /// Resident set size in bytes, from /proc/self/statm (second field, in pages).
+    static func resident() -> Int {
+        let fd = open("/proc/self/statm", O_RDONLY)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return 0 }
+        let fields = String(decoding: buffer[0..<count], as: UTF8.self).split(separator: " ")
+        guard fields.count >= 2, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// RSS growth from creating the engine and feeding every beacon 20 reports (filters, memberships, levels).
+    static func memoryPerBeacon(templates: [Observation], regions: [RegionRule],
+                                settings: TrackerSettings) -> (Int, RegionEngine) {
+        let before = resident()
+        var engine = RegionEngine(settings: settings, regions: regions, distance: SimulationDistance(), now: 0)
+        var time = 0.0
+        for round in 0..<20 {
+            for (index, template) in templates.enumerated() {
+                var observation = template
+                time += 1e-4
+                observation.timestamp = time
+                observation.rssi = -60 - (index + round) % 25
+                _ = engine.process(observation)
+            }
+        }
+        let after = resident()
+        return ((after - before) / templates.count, engine)
+    }
+
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    struct Timing {
+        var count: Int
+        var seconds: Double
+        var events: Int
+        var rate: Double { Double(count) / seconds }
+    }
+
+    static func timeEngine(_ engine: inout RegionEngine, templates: [Observation], schedule: Schedule) -> Timing {
+        var simulated = 100.0
+        var count = 0, events = 0
+        let start = now()
+        var elapsed = 0.0
+        outer: while count < maxReports {
+            for index in 0..<schedule.beacon.count {
+                var observation = templates[Int(schedule.beacon[index])]
+                simulated += schedule.step
+                observation.timestamp = simulated
+                observation.rssi = Int(schedule.rssi[index])
+                events += engine.process(observation).count
+                count += 1
+                if count & 0xFFFF == 0 {
+                    events += engine.advance(to: simulated).count
+                    events += engine.takeStateChanges().count
+                    elapsed = now() - start
+                    if elapsed > maxSeconds || count >= maxReports { break outer }
+                }
+            }
+        }
+        return Timing(count: count, seconds: now() - start, events: events)
+    }
+
+    static func timeDictionary(templates: [Observation], schedule: Schedule) -> Timing {
+        var table: [String: (Double, Int)] = [:]
+        var simulated = 100.0
+        var count = 0
+        let start = now()
+        outer: while count < maxReports {
+            for index in 0..<schedule.beacon.count {
+                var observation = templates[Int(schedule.beacon[index])]
+                simulated += schedule.step
+                observation.timestamp = simulated
+                observation.rssi = Int(schedule.rssi[index])
+                table[observation.beaconID, default: (0, 0)].0 = observation.timestamp
+                table[observation.beaconID, default: (0, 0)].1 += observation.rssi ?? 0
+                count += 1
+                if count & 0xFFFF == 0, now() - start > maxSeconds || count >= maxReports { break outer }
+            }
+        }
+        let seconds = now() - start
+        precondition(table.count <= templates.count)
+        return Timing(count: count, seconds: seconds, events: 0)
+    }
+
+    static func format(_ value: Double) -> String {
+        let whole = Int(value.rounded())
+        var digits = String(whole), out = ""
+        while digits.count > 3 {
+            out = "," + digits.suffix(3) + out
+            digits = String(digits.dropLast(3))
+        }
+        return digits + out
+    }
+
+    static func format2(_ value: Double) -> String { String((value * 100).rounded() / 100) }
 }

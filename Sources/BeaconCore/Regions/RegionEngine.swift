@@ -44,7 +44,10 @@ public struct RegionEngine: Sendable {
             var membership = RegionMembership(region: Int32(regionIndex), state: row.state, since: row.since,
                                               lastQualifying: row.state == .inside ? max(row.lastQualifying, now) : row.lastQualifying)
             membership.lastPersisted = row.updated
-            if let filter = evaluator.rules[regionIndex].filter { membership.filter = RSSIFilter(filter) }
+            if let filter = evaluator.rules[regionIndex].filter {
+                tracker.slots[slot].regionFilters.append(RSSIFilter(filter))
+                membership.filterSlot = Int16(tracker.slots[slot].regionFilters.count - 1)
+            }
             tracker.slots[slot].memberships.removeAll { $0.region == Int32(regionIndex) }
             tracker.slots[slot].memberships.append(membership)
             tracker.slots[slot].lastSeen = max(tracker.slots[slot].lastSeen, row.lastQualifying)
@@ -101,7 +104,7 @@ public struct RegionEngine: Sendable {
         for slot in tracker.liveSlots {
             let beacon = tracker.slots[slot]
             for membership in beacon.memberships {
-                rows.append(RegionEvent(kind: .state, time: time, region: evaluator.rules[Int(membership.region)].name,
+                rows.append(RegionEvent(kind: .state, time: time, region: evaluator.names[Int(membership.region)],
                                         beaconID: beacon.beaconID, state: membership.state, since: membership.since,
                                         beacon: beacon.identityKnown ? beacon.snapshot(at: time) : nil))
             }

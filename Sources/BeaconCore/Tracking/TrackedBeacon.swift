@@ -22,6 +22,8 @@ struct TrackedBeacon: Sendable {
     var lastPublished: Timestamp?
     var lastPublishedDistance: Double?
     var memberships: [RegionMembership] = []
+    /// Filters of regions that override the gateway's (see `RegionMembership.filterSlot`); usually empty.
+    var regionFilters: [RSSIFilter] = []
     /// Least-recently-seen list links (slot indices, -1 for none).
     var newer: Int32 = -1
     var older: Int32 = -1
