@@ -85,8 +85,17 @@ public struct RSSISampleRing: Sendable {
             for index in 0..<Int(stored) {
                 buffer[index] = Int8(bitPattern: UInt8(truncatingIfNeeded: storage[physical(index)]))
             }
-            var values = UnsafeMutableBufferPointer(rebasing: buffer[0..<Int(stored)])
-            values.sort()
+            let values = UnsafeMutableBufferPointer(rebasing: buffer[0..<Int(stored)])
+            // Insertion sort: at most a few dozen small integers, already nearly in order from the last call.
+            for index in values.indices.dropFirst() {
+                let value = values[index]
+                var hole = index
+                while hole > 0, values[hole - 1] > value {
+                    values[hole] = values[hole - 1]
+                    hole -= 1
+                }
+                values[hole] = value
+            }
             return body(values)
         }
     }

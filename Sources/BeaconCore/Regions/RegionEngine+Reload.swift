@@ -38,6 +38,7 @@ extension RegionEngine {
             if tracker.slots[slot].identityKnown {
                 evaluator.rematch(&tracker.slots[slot], at: now, events: &events, changes: &changes)
             }
+            evaluator.updateDeadline(&tracker.slots[slot])
         }
         earliestDeadline = -.infinity
         return events

@@ -51,6 +51,7 @@ public struct RegionEngine: Sendable {
             tracker.slots[slot].memberships.removeAll { $0.region == Int32(regionIndex) }
             tracker.slots[slot].memberships.append(membership)
             tracker.slots[slot].lastSeen = max(tracker.slots[slot].lastSeen, row.lastQualifying)
+            evaluator.updateDeadline(&tracker.slots[slot])
         }
     }
 
@@ -76,7 +77,7 @@ public struct RegionEngine: Sendable {
             time = tracker.slots[slot].lastSeen
         }
         evaluator.observe(&tracker.slots[slot], observation, at: time, events: &events, changes: &changes)
-        earliestDeadline = min(earliestDeadline, evaluator.nextDeadline(of: tracker.slots[slot]))
+        earliestDeadline = min(earliestDeadline, tracker.slots[slot].deadline)
         return events
     }
 
@@ -87,11 +88,11 @@ public struct RegionEngine: Sendable {
         var events: [EngineEvent] = []
         var next = Timestamp.infinity
         for slot in tracker.liveSlots {
-            if time >= evaluator.nextDeadline(of: tracker.slots[slot]) {
+            if time >= tracker.slots[slot].deadline {
                 evaluator.expire(&tracker.slots[slot], at: max(time, tracker.slots[slot].lastSeen),
                                  events: &events, changes: &changes)
             }
-            next = min(next, evaluator.nextDeadline(of: tracker.slots[slot]))
+            next = min(next, tracker.slots[slot].deadline)
         }
         earliestDeadline = next
         return events

@@ -7,6 +7,8 @@ struct RegionEvaluator: Sendable {
     let names: [String]
     let settings: TrackerSettings
     let estimator: any DistanceEstimating
+    /// Whether any rule looks at the address or the name (only then does a change of those re-match).
+    let usesAddressOrName: Bool
 
     init(rules: [RegionRule], settings: TrackerSettings, estimator: any DistanceEstimating) {
         self.rules = rules
@@ -14,6 +16,7 @@ struct RegionEvaluator: Sendable {
         self.estimator = estimator
         parameters = rules.map(RegionParameters.init)
         names = rules.map(\.name)
+        usesAddressOrName = rules.contains { $0.match.address != nil || $0.match.namePattern != nil }
     }
 
     func regionIndex(named name: String) -> Int? { names.firstIndex(of: name) }
@@ -23,9 +26,10 @@ struct RegionEvaluator: Sendable {
                  events: inout [EngineEvent], changes: inout RegionStateChanges) {
         expire(&beacon, at: time, events: &events, changes: &changes)
 
+        let wasKnown = beacon.identityKnown
         let identityChanged = beacon.adoptIdentity(of: observation)
         let firstEventIndex = events.count
-        if identityChanged {
+        if identityChanged && (!wasKnown || usesAddressOrName) {
             rematch(&beacon, at: time, events: &events, changes: &changes)
         }
         beacon.lastSeen = time
@@ -33,7 +37,7 @@ struct RegionEvaluator: Sendable {
         beacon.rate.record(at: time)
         beacon.rssi = observation.rssi
         if let rssi = observation.rssi {
-            let smoothed = beacon.filter.add(rssi, at: time)
+            let smoothed = beacon.filter.add(rssi, at: time, settings: settings.filter)
             beacon.smoothedRSSI = smoothed
             beacon.distance = estimator.distance(rssi: smoothed, measuredPower: beacon.measuredPower,
                                                  format: beacon.format)
@@ -45,8 +49,8 @@ struct RegionEvaluator: Sendable {
             let params = parameters[region]
             var sample = observation.rssi.map(Double.init)
             let slot = Int(beacon.memberships[index].filterSlot)
-            if let rssi = observation.rssi, slot >= 0, slot < beacon.regionFilters.count {
-                sample = beacon.regionFilters[slot].add(rssi, at: time)
+            if let rssi = observation.rssi, let filter = params.filter, slot >= 0, slot < beacon.regionFilters.count {
+                sample = beacon.regionFilters[slot].add(rssi, at: time, settings: filter)
             }
             if step(&beacon.memberships[index], params: params, sample: sample, beaconID: beacon.beaconID,
                     format: beacon.format, measuredPower: beacon.measuredPower, at: time, changes: &changes) {
@@ -76,11 +80,14 @@ struct RegionEvaluator: Sendable {
             beacon.lastPublishedDistance = beacon.distance
             events.append(.sighting(SightingEvent(time: time, beacon: beacon.snapshot(at: time))))
         }
+        updateDeadline(&beacon)
     }
 
     /// Fires what is due at `time`: exits whose exit period ran out, then `away` after the away timeout.
     func expire(_ beacon: inout TrackedBeacon, at time: Timestamp, events: inout [EngineEvent],
                 changes: inout RegionStateChanges) {
+        guard time >= beacon.deadline else { return }
+        defer { updateDeadline(&beacon) }
         for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
             let region = Int(beacon.memberships[index].region)
             guard time - beacon.memberships[index].lastQualifying >= parameters[region].exitPeriod else { continue }
@@ -101,13 +108,14 @@ struct RegionEvaluator: Sendable {
                                           beacon: beacon.identityKnown ? beacon.snapshot(at: time) : nil)))
     }
 
-    /// The earliest time at which `expire` would fire something for this beacon.
-    func nextDeadline(of beacon: TrackedBeacon) -> Timestamp {
+    /// Sets `beacon.deadline`: the earliest time at which `expire` would fire something for this beacon.
+    func updateDeadline(_ beacon: inout TrackedBeacon) {
         var deadline = beacon.present ? beacon.quietSince + settings.awayTimeout : .infinity
-        for membership in beacon.memberships where membership.state == .inside {
+        for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
+            let membership = beacon.memberships[index]
             deadline = min(deadline, membership.lastQualifying + parameters[Int(membership.region)].exitPeriod)
         }
-        return deadline
+        beacon.deadline = deadline
     }
 
     /// Events for a beacon leaving the tracker (eviction): exit from every region it is inside, then away.
@@ -151,7 +159,10 @@ struct RegionEvaluator: Sendable {
                                                   state: .outside, since: time, beacon: nil)))
             }
         }
-        beacon.memberships = kept
+        // Exact capacity: an entry holds no slack for memberships it will never have.
+        beacon.memberships = []
+        beacon.memberships.reserveCapacity(kept.count)
+        beacon.memberships.append(contentsOf: kept)
         beacon.regionFilters = filters
     }
 

@@ -6,7 +6,8 @@ struct RegionParameters: Sendable {
     var enterEvidence: Double
     var minDwell: Double
     var exitPeriod: Double
-    var hasFilter: Bool
+    /// The region's own filter, nil to judge raw reports.
+    var filter: FilterSettings?
 
     init(_ rule: RegionRule) {
         enter = rule.enter
@@ -14,6 +15,6 @@ struct RegionParameters: Sendable {
         enterEvidence = rule.enterEvidence
         minDwell = rule.minDwell
         exitPeriod = rule.exitPeriod
-        hasFilter = rule.filter != nil
+        filter = rule.filter
     }
 }
