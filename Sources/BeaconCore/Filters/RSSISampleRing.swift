@@ -10,9 +10,9 @@ public struct RSSISampleRing: Sendable {
 
     private static let maxTicks: Int64 = 0xFF_FFFF
 
+    /// `capacity` is clamped to 1...65535 (settings are validated to 3...1024 before they get here).
     public init(capacity: Int) {
-        precondition(capacity > 0, "ring capacity must be positive")
-        limit = Int32(clamping: capacity)
+        limit = Int32(min(max(capacity, 1), 65_535))
     }
 
     public var count: Int { Int(stored) }
