@@ -171,6 +171,20 @@ import Testing
         #expect(F.presenceEvents(events).map { $0.beacon.beaconID } == [F.id(1), F.id(2), F.id(3)])
     }
 
+    @Test func aNameArrivingLaterMatchesNamePatternRegions() {
+        let tiles = RegionRule(name: "tiles", match: RegionMatch(namePattern: "Tile*"), enter: .rssi(-70))
+        var engine = F.engine(regions: [tiles])
+        _ = F.feed(&engine, from: 0, to: 2, rssi: -50)
+        #expect(engine.state(of: F.id(1), in: "tiles") == nil, "no name yet: no match")
+        var events: [EngineEvent] = []
+        var t = 2.0
+        while t < 5 {
+            events += engine.process(F.report(1, at: t, rssi: -50, name: "Tile Mate"))
+            t += 0.1
+        }
+        #expect(F.regionEvents(events).map { "\($0.kind) \($0.region)" } == ["enter tiles"])
+    }
+
     @Test func storeUpsertsAndDeletes() throws {
         let store = InMemoryRegionStateStore()
         let row = PersistedRegionState(region: "a", beaconID: "b", state: .inside, since: 1, lastQualifying: 2, updated: 3)
