@@ -1,4 +1,7 @@
 extension Scenario {
+    /// Upper bound on simulated advertisements per run, so a scenario file cannot exhaust memory.
+    public static let maxAdvertisements = 50_000_000.0
+
     /// Parses and validates a scenario file (format in docs/scenarios.md). Errors name the key path.
     public init(json text: String) throws(ScenarioError) {
         let root: JSONValue
@@ -31,6 +34,11 @@ extension Scenario {
         var beacons: [ScenarioBeacon] = []
         for (index, value) in beaconValues.enumerated() {
             beacons.append(try ScenarioBeacon(try ScenarioFields(value, path: "beacons[\(index)]"), index: index))
+        }
+        let advertisements = beacons.reduce(0.0) { $0 + $1.rate * duration }
+        guard advertisements <= Scenario.maxAdvertisements else {
+            throw ScenarioError(path: "beacons", message: "too large: \(Int(advertisements)) advertisements in total "
+                                + "(rate_hz × duration_s summed over beacons), at most \(Int(Scenario.maxAdvertisements))")
         }
         var restarts: [Double] = []
         for (index, value) in (try fields.array("restarts_s") ?? []).enumerated() {

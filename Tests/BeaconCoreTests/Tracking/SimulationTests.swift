@@ -120,6 +120,18 @@ import Testing
         #expect(scenario.beacons[0].rate == 10)
     }
 
+    @Test func scenarioSizeIsBounded() {
+        let text = Self.minimal.replacingFirst("\"duration_s\": 60", with: "\"duration_s\": 600000")
+            .replacingFirst("\"path\"", with: "\"rate_hz\": 100, \"path\"")
+        #expect(throws: ScenarioError.self) { try Scenario(json: text) }
+        do {
+            _ = try Scenario(json: text)
+        } catch {
+            #expect(error.path == "beacons")
+            #expect(error.message.hasPrefix("too large: 60000000 advertisements"))
+        }
+    }
+
     @Test(arguments: [
         ("\"duration_s\": 60", "\"duration_s\": -1", "duration_s", ScenarioError.Kind.malformed),
         ("\"t\": 0", "\"t\": \"zero\"", "beacons[0].path[0].t", .malformed),
