@@ -171,6 +171,23 @@ import Testing
         #expect(F.presenceEvents(events).map { $0.beacon.beaconID } == [F.id(1), F.id(2), F.id(3)])
     }
 
+    @Test func overdueTimeoutsFireOnTheNextReportWhenAdvanceWasNotCalled() {
+        var engine = F.engine()
+        var t = 0.0
+        while t < 3 { _ = engine.process(F.report(1, at: t, rssi: -50)); t += 0.1 }
+        #expect(engine.state(of: F.id(1), in: "hall") == .inside)
+        // 70 s of silence and nobody called advance: the next report first settles what was due.
+        let events = engine.process(F.report(1, at: 73, rssi: -50))
+        let kinds = events.map { event -> String in
+            switch event {
+            case let .region(region): "\(region.kind)"
+            case let .presence(presence): "\(presence.state)"
+            case .sighting: "sighting"
+            }
+        }
+        #expect(kinds == ["exit", "away", "seen", "sighting"])
+    }
+
     @Test func aNameArrivingLaterMatchesNamePatternRegions() {
         let tiles = RegionRule(name: "tiles", match: RegionMatch(namePattern: "Tile*"), enter: .rssi(-70))
         var engine = F.engine(regions: [tiles])
