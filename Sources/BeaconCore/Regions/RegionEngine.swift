@@ -28,7 +28,10 @@ public struct RegionEngine: Sendable {
     }
 
     private mutating func restore(_ rows: [PersistedRegionState], now: Timestamp) {
-        let fresh = rows.filter { now - $0.updated <= settings.restoreMaxAge && $0.state != .unknown }
+        let fresh = rows.filter {
+            $0.since.isFinite && $0.lastQualifying.isFinite && $0.updated.isFinite  // a damaged row is skipped
+                && now - $0.updated <= settings.restoreMaxAge && $0.state != .unknown
+        }
             .sorted { ($0.updated, $0.beaconID, $0.region) < ($1.updated, $1.beaconID, $1.region) }
         let filterSettings = settings.filter
         for row in fresh {

@@ -136,6 +136,8 @@ import Testing
                                  updated: F.t0),
             PersistedRegionState(region: "gone", beaconID: F.id(2), state: .inside, since: F.t0 + 500,
                                  lastQualifying: F.t0 + 500, updated: F.t0 + 500),
+            PersistedRegionState(region: "hall", beaconID: F.id(3), state: .inside, since: .nan,
+                                 lastQualifying: F.t0 + 890, updated: F.t0 + 890),
         ]
         var engine = F.engine(restoring: rows, now: 901)
         #expect(engine.trackedCount == 0)
