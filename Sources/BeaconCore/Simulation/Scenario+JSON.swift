@@ -77,7 +77,19 @@ extension ScenarioRadio {
         sigma = try fields.double("sigma_db", default: sigma)
         noiseFloor = try fields.double("noise_floor_dbm", default: noiseFloor)
         defaultMeasuredPower = try fields.int("default_measured_power") ?? defaultMeasuredPower
+        for (index, value) in (try fields.array("channel_offsets_db") ?? []).enumerated() {
+            switch value {
+            case let .int(number) where abs(number) <= 30: channelOffsets.append(Double(number))
+            case let .double(number) where abs(number) <= 30: channelOffsets.append(number)
+            default:
+                throw ScenarioError(path: fields.keyPath("channel_offsets_db[\(index)]"), message: "must be a number -30...30 dB")
+            }
+        }
+        channelDwell = try fields.double("channel_dwell_s", default: channelDwell)
         try fields.finish()
+        guard channelDwell > 0, channelDwell <= 3_600 else {
+            throw ScenarioError(path: fields.keyPath("channel_dwell_s"), message: "must be > 0 and <= 3600 seconds")
+        }
         guard pathLossExponent >= 1, pathLossExponent <= 6 else {
             throw ScenarioError(path: fields.keyPath("path_loss_exponent"), message: "must be 1...6")
         }

@@ -50,12 +50,24 @@ public struct ScenarioRadio: Sendable, Equatable {
     public var noiseFloor: Double
     /// Measured power at 1 m for beacons that state none.
     public var defaultMeasuredPower: Int
+    /// Per advertising channel RSSI offsets (dB). The scanner listens on one channel at a time and moves to the
+    /// next every `channelDwell` seconds, so every report in that time carries that channel's offset. Empty: off.
+    public var channelOffsets: [Double]
+    public var channelDwell: Double
 
     public init(pathLossExponent: Double = 2.7, sigma: Double = 6, noiseFloor: Double = -100,
-                defaultMeasuredPower: Int = -59) {
+                defaultMeasuredPower: Int = -59, channelOffsets: [Double] = [], channelDwell: Double = 10) {
         self.pathLossExponent = pathLossExponent
         self.sigma = sigma
         self.noiseFloor = noiseFloor
         self.defaultMeasuredPower = defaultMeasuredPower
+        self.channelOffsets = channelOffsets
+        self.channelDwell = channelDwell
+    }
+
+    /// The channel offset in force at scenario time `time`.
+    public func channelOffset(at time: Double) -> Double {
+        guard !channelOffsets.isEmpty, channelDwell > 0, time >= 0 else { return 0 }
+        return channelOffsets[Int((time / channelDwell).rounded(.down)) % channelOffsets.count]
     }
 }

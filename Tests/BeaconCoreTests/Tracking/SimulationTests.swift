@@ -61,6 +61,18 @@ import Testing
         #expect(reports != ScenarioSimulator(other).observations())
     }
 
+    @Test func channelOffsetsShiftReportsWhileTheScannerDwells() {
+        let beacon = ScenarioBeacon(beaconID: "b", rate: 20, loss: 0, sigma: 0, path: [Waypoint(time: 0, x: 1)])
+        let radio = ScenarioRadio(sigma: 0, channelOffsets: [0, -3, 2], channelDwell: 5)
+        let scenario = Scenario(duration: 15, radio: radio, regions: [], beacons: [beacon])
+        let reports = ScenarioSimulator(scenario).observations()
+        for report in reports {
+            let t = report.timestamp - scenario.startTime
+            #expect(report.rssi == -59 + (t < 5 ? 0 : t < 10 ? -3 : 2))
+        }
+        #expect(reports.count > 250)
+    }
+
     @Test func pathsInterpolateBetweenWaypoints() {
         let beacon = ScenarioBeacon(beaconID: "b", path: [Waypoint(time: 10, x: -5, y: 1), Waypoint(time: 20, x: 5, y: 1)])
         #expect(beacon.distance(at: 0) == (26.0).squareRoot())
