@@ -58,7 +58,7 @@ enum TrackerBench {
     }
 
     static func template(_ index: Int) -> Observation {
-        let major = index % 99, minor = index
+        let major = index % (regionCount - 1), minor = index
         return Observation(timestamp: 0, beaconID: "ibeacon:\(uuid):\(major):\(minor)", format: "ibeacon",
                            identifiers: [uuid, String(major), String(minor)],
                            address: BluetoothAddress(rawValue: 0xC000_0000_0000 | UInt64(index)), rssi: -70,
@@ -67,7 +67,7 @@ enum TrackerBench {
 
     /// 99 regions by major (half on RSSI, half on distance) and one for the whole UUID.
     static func makeRegions() -> [RegionRule] {
-        var regions = (0..<99).map { major in
+        var regions = (0..<(regionCount - 1)).map { major in
             RegionRule(name: "room-\(major)", match: .iBeacon(uuid: uuid, major: UInt16(major)),
                        enter: major.isMultiple(of: 2) ? .rssi(-68) : .distance(3))
         }
