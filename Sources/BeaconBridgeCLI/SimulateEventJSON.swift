@@ -41,7 +41,7 @@ enum SimulateEventJSON {
         }
         let counts = summary.events
         return .object([
-            ("type", .string("summary")), ("scenario", .string(scenario.name)), ("seed", .int(Int64(bitPattern: scenario.seed))),
+            ("type", .string("summary")), ("scenario", .string(scenario.name)), ("seed", scenario.seed <= UInt64(Int64.max) ? .int(Int64(scenario.seed)) : .string(String(scenario.seed))),
             ("duration_s", .double(scenario.duration)), ("observations", .int(Int64(summary.observations))),
             ("events", .object([("enter", .int(Int64(counts.enter))), ("exit", .int(Int64(counts.exit))),
                                 ("seen", .int(Int64(counts.seen))), ("away", .int(Int64(counts.away))),

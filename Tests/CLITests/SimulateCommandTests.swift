@@ -1,3 +1,4 @@
+import BeaconCore
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -65,6 +66,26 @@ import Glibc
         #expect(lines.last!.contains("\"flaps\":0"))
         #expect(result.stderr.contains("time in the right state:"))
         #expect(result.stderr.contains("enter latency: p50"))
+    }
+
+    @Test func eventLinesFollowTheDocumentedLayout() throws {
+        try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
+        let result = try Self.run(["simulate", "--scenario", Self.packageRoot + "/config/scenarios/walk-past.json"])
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let enter = try ScenarioJSONReader.parse(try #require(lines.first { $0.contains("\"kind\":\"enter\"") }))
+        guard case let .object(members) = enter, case let .object(beacon)? = enter["beacon"] else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(members.map(\.0) == ["type", "kind", "time", "region", "beacon_id", "state", "since", "beacon"])
+        #expect(beacon.map(\.0) == ["id", "format", "identifiers", "address", "name", "rssi", "smoothed_rssi", "distance",
+                                    "measured_power", "report_rate", "last_seen", "fields"])
+        #expect(enter["region"] == .string("desk"))
+        #expect(enter["state"] == .string("inside"))
+        #expect(enter["beacon"]?["name"] == .string("keys"))
+        let summary = try ScenarioJSONReader.parse(try #require(lines.last))
+        #expect(summary["type"] == .string("summary"))
+        #expect(summary["enter_latency_s"]?["count"] == .int(2))
     }
 
     @Test func seedOverrideChangesTheRunDeterministically() throws {

@@ -1,39 +1,42 @@
-/// The filter a beacon (or a region's view of a beacon) runs, chosen by `FilterSettings`.
-/// Window filters allocate their sample ring on the first report only.
+/// The compact per-beacon state of the filter chosen by `FilterSettings` (the settings themselves are passed
+/// to `add`, not stored per beacon). Window filters allocate their sample ring on the first report only.
 public enum RSSIFilter: Sendable {
-    case kalman(KalmanRSSIFilter)
-    case runningAverage(RunningAverageRSSIFilter)
-    case medianIQR(MedianIQRRSSIFilter)
+    /// Kalman state; `estimate` is NaN before the first report.
+    case kalman(estimate: Double, covariance: Double)
+    /// Running-average or median-IQR samples.
+    case window(RSSISampleRing)
 
     public init(_ settings: FilterSettings) {
         switch settings.kind {
-        case .kalman:
-            self = .kalman(KalmanRSSIFilter(processNoise: settings.processNoise,
-                                            measurementNoise: settings.measurementNoise))
-        case .runningAverage:
-            self = .runningAverage(RunningAverageRSSIFilter(window: settings.window, maxSamples: settings.maxSamples))
-        case .medianIQR:
-            self = .medianIQR(MedianIQRRSSIFilter(window: settings.window, fenceK: settings.fenceK,
-                                                  maxSamples: settings.maxSamples))
+        case .kalman: self = .kalman(estimate: .nan, covariance: 0)
+        case .runningAverage, .medianIQR: self = .window(RSSISampleRing(capacity: settings.maxSamples))
         }
     }
 
     /// Adds one report (RSSI in dBm, never the "not available" marker); returns the smoothed RSSI.
-    public mutating func add(_ rssi: Int, at time: Timestamp) -> Double {
+    /// `settings` must be the ones this state was made for.
+    public mutating func add(_ rssi: Int, at time: Timestamp, settings: FilterSettings) -> Double {
         switch self {
-        case var .kalman(filter):
-            let value = filter.add(Double(rssi))
-            self = .kalman(filter)
+        case let .kalman(estimate, covariance):
+            var state: Double? = estimate.isNaN ? nil : estimate
+            var variance = covariance
+            let value = KalmanRSSIFilter.step(&state, covariance: &variance, rssi: Double(rssi),
+                                              processNoise: settings.processNoise,
+                                              measurementNoise: settings.measurementNoise)
+            self = .kalman(estimate: value, covariance: variance)
             return value
-        case var .runningAverage(filter):
-            self = .kalman(KalmanRSSIFilter()) // release the ring's reference so `filter` stays unique
-            let value = filter.add(rssi, at: time)
-            self = .runningAverage(filter)
-            return value
-        case var .medianIQR(filter):
-            self = .kalman(KalmanRSSIFilter())
-            let value = filter.add(rssi, at: time)
-            self = .medianIQR(filter)
+        case var .window(ring):
+            self = .kalman(estimate: .nan, covariance: 0) // drop this reference so `ring` is uniquely owned
+            ring.append(rssi: rssi, at: time)
+            ring.removeOlder(than: time - settings.window)
+            let value: Double
+            if settings.kind == .medianIQR {
+                let k = settings.fenceK
+                value = ring.withSortedRSSI { MedianIQRRSSIFilter.fencedMean($0, k: k) }
+            } else {
+                value = ring.withSortedRSSI(RunningAverageRSSIFilter.trimmedMean)
+            }
+            self = .window(ring)
             return value
         }
     }

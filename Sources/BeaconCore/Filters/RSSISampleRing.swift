@@ -10,9 +10,9 @@ public struct RSSISampleRing: Sendable {
 
     private static let maxTicks: Int64 = 0xFF_FFFF
 
+    /// `capacity` is clamped to 1...65535 (settings are validated to 3...1024 before they get here).
     public init(capacity: Int) {
-        precondition(capacity > 0, "ring capacity must be positive")
-        limit = Int32(clamping: capacity)
+        limit = Int32(min(max(capacity, 1), 65_535))
     }
 
     public var count: Int { Int(stored) }
@@ -80,13 +80,30 @@ public struct RSSISampleRing: Sendable {
     }
 
     /// Calls `body` with the RSSI values currently held, sorted ascending, in temporary storage.
+    /// A counting sort over the values' range: O(samples + range), no comparisons.
     public func withSortedRSSI<R>(_ body: (UnsafeMutableBufferPointer<Int8>) -> R) -> R {
-        withUnsafeTemporaryAllocation(of: Int8.self, capacity: max(1, Int(stored))) { buffer in
-            for index in 0..<Int(stored) {
-                buffer[index] = Int8(bitPattern: UInt8(truncatingIfNeeded: storage[physical(index)]))
+        let count = Int(stored)
+        var low = Int.max, high = Int.min
+        for index in 0..<count {
+            let value = rssi(at: index)
+            low = min(low, value)
+            high = max(high, value)
+        }
+        return withUnsafeTemporaryAllocation(of: Int8.self, capacity: max(1, count)) { buffer in
+            let values = UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
+            guard count > 0 else { return body(values) }
+            let range = high - low + 1
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: range) { counts in
+                counts.initialize(repeating: 0)
+                for index in 0..<count { counts[rssi(at: index) - low] += 1 }
+                var out = 0
+                for offset in 0..<range {
+                    for _ in 0..<Int(counts[offset]) {
+                        values[out] = Int8(offset + low)
+                        out += 1
+                    }
+                }
             }
-            var values = UnsafeMutableBufferPointer(rebasing: buffer[0..<Int(stored)])
-            values.sort()
             return body(values)
         }
     }

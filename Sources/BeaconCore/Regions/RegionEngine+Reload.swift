@@ -18,20 +18,27 @@ extension RegionEngine {
                 tracker.slots[slot].smoothedRSSI = nil
             }
             var remapped: [RegionMembership] = []
+            var filters: [RSSIFilter] = []
             for var membership in tracker.slots[slot].memberships {
                 let oldRule = old.rules[Int(membership.region)]
                 guard let newIndex = evaluator.regionIndex(named: oldRule.name) else { continue }
                 membership.region = Int32(newIndex)
                 membership.levelPower = RegionMembership.noLevels
-                if regions[newIndex].filter != oldRule.filter {
-                    membership.filter = regions[newIndex].filter.map(RSSIFilter.init)
+                let oldSlot = Int(membership.filterSlot)
+                membership.filterSlot = -1
+                if let settings = regions[newIndex].filter {
+                    let keep = settings == oldRule.filter && oldSlot >= 0 && oldSlot < tracker.slots[slot].regionFilters.count
+                    filters.append(keep ? tracker.slots[slot].regionFilters[oldSlot] : RSSIFilter(settings))
+                    membership.filterSlot = Int16(filters.count - 1)
                 }
                 remapped.append(membership)
             }
             tracker.slots[slot].memberships = remapped
+            tracker.slots[slot].regionFilters = filters
             if tracker.slots[slot].identityKnown {
                 evaluator.rematch(&tracker.slots[slot], at: now, events: &events, changes: &changes)
             }
+            evaluator.updateDeadline(&tracker.slots[slot])
         }
         earliestDeadline = -.infinity
         return events

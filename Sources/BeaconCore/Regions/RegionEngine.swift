@@ -28,7 +28,10 @@ public struct RegionEngine: Sendable {
     }
 
     private mutating func restore(_ rows: [PersistedRegionState], now: Timestamp) {
-        let fresh = rows.filter { now - $0.updated <= settings.restoreMaxAge && $0.state != .unknown }
+        let fresh = rows.filter {
+            $0.since.isFinite && $0.lastQualifying.isFinite && $0.updated.isFinite  // a damaged row is skipped
+                && now - $0.updated <= settings.restoreMaxAge && $0.state != .unknown
+        }
             .sorted { ($0.updated, $0.beaconID, $0.region) < ($1.updated, $1.beaconID, $1.region) }
         let filterSettings = settings.filter
         for row in fresh {
@@ -44,10 +47,14 @@ public struct RegionEngine: Sendable {
             var membership = RegionMembership(region: Int32(regionIndex), state: row.state, since: row.since,
                                               lastQualifying: row.state == .inside ? max(row.lastQualifying, now) : row.lastQualifying)
             membership.lastPersisted = row.updated
-            if let filter = evaluator.rules[regionIndex].filter { membership.filter = RSSIFilter(filter) }
+            if let filter = evaluator.rules[regionIndex].filter {
+                tracker.slots[slot].regionFilters.append(RSSIFilter(filter))
+                membership.filterSlot = Int16(tracker.slots[slot].regionFilters.count - 1)
+            }
             tracker.slots[slot].memberships.removeAll { $0.region == Int32(regionIndex) }
             tracker.slots[slot].memberships.append(membership)
             tracker.slots[slot].lastSeen = max(tracker.slots[slot].lastSeen, row.lastQualifying)
+            evaluator.updateDeadline(&tracker.slots[slot])
         }
     }
 
@@ -73,7 +80,7 @@ public struct RegionEngine: Sendable {
             time = tracker.slots[slot].lastSeen
         }
         evaluator.observe(&tracker.slots[slot], observation, at: time, events: &events, changes: &changes)
-        earliestDeadline = min(earliestDeadline, evaluator.nextDeadline(of: tracker.slots[slot]))
+        earliestDeadline = min(earliestDeadline, tracker.slots[slot].deadline)
         return events
     }
 
@@ -84,11 +91,11 @@ public struct RegionEngine: Sendable {
         var events: [EngineEvent] = []
         var next = Timestamp.infinity
         for slot in tracker.liveSlots {
-            if time >= evaluator.nextDeadline(of: tracker.slots[slot]) {
+            if time >= tracker.slots[slot].deadline {
                 evaluator.expire(&tracker.slots[slot], at: max(time, tracker.slots[slot].lastSeen),
                                  events: &events, changes: &changes)
             }
-            next = min(next, evaluator.nextDeadline(of: tracker.slots[slot]))
+            next = min(next, tracker.slots[slot].deadline)
         }
         earliestDeadline = next
         return events
@@ -101,7 +108,7 @@ public struct RegionEngine: Sendable {
         for slot in tracker.liveSlots {
             let beacon = tracker.slots[slot]
             for membership in beacon.memberships {
-                rows.append(RegionEvent(kind: .state, time: time, region: evaluator.rules[Int(membership.region)].name,
+                rows.append(RegionEvent(kind: .state, time: time, region: evaluator.names[Int(membership.region)],
                                         beaconID: beacon.beaconID, state: membership.state, since: membership.since,
                                         beacon: beacon.identityKnown ? beacon.snapshot(at: time) : nil))
             }

@@ -1,25 +1,21 @@
 extension RegionEvaluator {
-    /// Feeds one report to one membership. Returns true when the beacon entered the region (the `enter` event
-    /// is left to the caller through the returned flag and `pendingEnter`).
-    func step(_ membership: inout RegionMembership, rule: RegionRule, beacon: TrackedBeacon, rssi: Int?,
-              at time: Timestamp, changes: inout RegionStateChanges) -> Bool {
-        guard let enter = rule.enter else {
-            return stepAnySighting(&membership, rule: rule, beaconID: beacon.beaconID, at: time, changes: &changes)
+    /// Feeds one report to one membership: `sample` is the report's RSSI (or the region filter's output), nil
+    /// when the report carried none. Returns true when the beacon entered the region.
+    func step(_ membership: inout RegionMembership, params: RegionParameters, sample: Double?, beaconID: String,
+              format: String, measuredPower: Int?, at time: Timestamp, changes: inout RegionStateChanges) -> Bool {
+        guard let enter = params.enter else {
+            return stepAnySighting(&membership, params: params, beaconID: beaconID, at: time, changes: &changes)
         }
-        guard let rssi else { return false }
-        var sample = Double(rssi)
-        if membership.filter != nil {
-            sample = membership.filter!.add(rssi, at: time)
-        }
-        guard updateLevels(&membership, enter: enter, exit: rule.effectiveExit ?? enter.defaultExit,
-                           beacon: beacon) else { return false }
+        guard let sample else { return false }
+        guard updateLevels(&membership, enter: enter, exit: params.exit, format: format,
+                           measuredPower: measuredPower) else { return false }
         let value = Float(sample)
         if membership.state == .inside {
             membership.otherSum = max(0, membership.otherSum + (membership.exitLevel - value))
             if membership.otherSum == 0 {
                 membership.lastQualifying = time
                 if time - membership.lastPersisted >= settings.statePersistInterval {
-                    persist(&membership, beaconID: beacon.beaconID, at: time, changes: &changes)
+                    persist(&membership, beaconID: beaconID, at: time, changes: &changes)
                 }
             }
             return false
@@ -27,14 +23,14 @@ extension RegionEvaluator {
         let before = membership.enterSum
         membership.enterSum = max(0, membership.enterSum + (value - membership.enterLevel))
         if before == 0, membership.enterSum > 0 { membership.runStart = time }
-        if Double(membership.enterSum) >= rule.enterEvidence, time - membership.runStart >= rule.minDwell {
-            transition(&membership, to: .inside, at: time, beaconID: beacon.beaconID, changes: &changes)
+        if Double(membership.enterSum) >= params.enterEvidence, time - membership.runStart >= params.minDwell {
+            transition(&membership, to: .inside, at: time, beaconID: beaconID, changes: &changes)
             return true
         }
         if membership.state == .unknown {
             membership.otherSum = max(0, membership.otherSum + (membership.enterLevel - value))
-            if Double(membership.otherSum) >= rule.enterEvidence {
-                transition(&membership, to: .outside, at: time, beaconID: beacon.beaconID, changes: &changes)
+            if Double(membership.otherSum) >= params.enterEvidence {
+                transition(&membership, to: .outside, at: time, beaconID: beaconID, changes: &changes)
             }
         }
         return false
@@ -42,7 +38,7 @@ extension RegionEvaluator {
 
     /// A region without an enter condition: inside once sighted for `minDwell` (reports no more than an exit
     /// period apart), every sighting qualifies.
-    private func stepAnySighting(_ membership: inout RegionMembership, rule: RegionRule, beaconID: String,
+    private func stepAnySighting(_ membership: inout RegionMembership, params: RegionParameters, beaconID: String,
                                  at time: Timestamp, changes: inout RegionStateChanges) -> Bool {
         if membership.state == .inside {
             membership.lastQualifying = time
@@ -51,12 +47,12 @@ extension RegionEvaluator {
             }
             return false
         }
-        if membership.enterSum == 0 || time - membership.lastQualifying >= rule.exitPeriod {
+        if membership.enterSum == 0 || time - membership.lastQualifying >= params.exitPeriod {
             membership.enterSum = 1
             membership.runStart = time
         }
         membership.lastQualifying = time
-        if time - membership.runStart >= rule.minDwell {
+        if time - membership.runStart >= params.minDwell {
             transition(&membership, to: .inside, at: time, beaconID: beaconID, changes: &changes)
             return true
         }
@@ -66,23 +62,23 @@ extension RegionEvaluator {
     /// Makes sure the membership's RSSI levels match the beacon's measured power; false when the distance model
     /// cannot translate a distance condition for this beacon.
     private func updateLevels(_ membership: inout RegionMembership, enter: RegionCondition, exit: RegionCondition,
-                              beacon: TrackedBeacon) -> Bool {
-        let key = beacon.measuredPower.map { Int16(clamping: $0) } ?? RegionMembership.levelsForNilPower
+                              format: String, measuredPower: Int?) -> Bool {
+        let key = measuredPower.map { Int16(clamping: $0) } ?? RegionMembership.levelsForNilPower
         if membership.levelPower == key { return !membership.enterLevel.isNaN }
         membership.levelPower = key
-        membership.enterLevel = level(for: enter, beacon: beacon).map(Float.init) ?? .nan
-        membership.exitLevel = level(for: exit, beacon: beacon).map(Float.init) ?? .nan
+        membership.enterLevel = level(for: enter, format: format, measuredPower: measuredPower).map(Float.init) ?? .nan
+        membership.exitLevel = level(for: exit, format: format, measuredPower: measuredPower).map(Float.init) ?? .nan
         if membership.exitLevel.isNaN { membership.enterLevel = .nan }
         return !membership.enterLevel.isNaN
     }
 
-    /// The RSSI at which the condition flips, for this beacon.
-    func level(for condition: RegionCondition, beacon: TrackedBeacon) -> Double? {
+    /// The RSSI at which the condition flips, for a beacon of this format and measured power.
+    func level(for condition: RegionCondition, format: String, measuredPower: Int?) -> Double? {
         switch condition {
         case let .rssi(level): return level
         case let .distance(metres):
-            return RegionEvaluator.rssiLevel(forDistance: metres, estimator: estimator,
-                                             measuredPower: beacon.measuredPower, format: beacon.format)
+            return RegionEvaluator.rssiLevel(forDistance: metres, estimator: estimator, measuredPower: measuredPower,
+                                             format: format)
         }
     }
 

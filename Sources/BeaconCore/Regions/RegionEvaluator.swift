@@ -3,28 +3,33 @@
 /// hands one beacon at a time to these functions.
 struct RegionEvaluator: Sendable {
     let rules: [RegionRule]
+    let parameters: [RegionParameters]
+    let names: [String]
     let settings: TrackerSettings
     let estimator: any DistanceEstimating
-    /// Indices of rules that look at the local name (re-matched when a beacon's name changes).
-    let usesName: Bool
+    /// Whether any rule looks at the address or the name (only then does a change of those re-match).
+    let usesAddressOrName: Bool
 
     init(rules: [RegionRule], settings: TrackerSettings, estimator: any DistanceEstimating) {
         self.rules = rules
         self.settings = settings
         self.estimator = estimator
-        usesName = rules.contains { $0.match.namePattern != nil }
+        parameters = rules.map(RegionParameters.init)
+        names = rules.map(\.name)
+        usesAddressOrName = rules.contains { $0.match.address != nil || $0.match.namePattern != nil }
     }
 
-    func regionIndex(named name: String) -> Int? { rules.firstIndex { $0.name == name } }
+    func regionIndex(named name: String) -> Int? { names.firstIndex(of: name) }
 
     /// Applies one observation (at `time`, already clamped to be monotonic for this beacon) to `beacon`.
     func observe(_ beacon: inout TrackedBeacon, _ observation: Observation, at time: Timestamp,
                  events: inout [EngineEvent], changes: inout RegionStateChanges) {
         expire(&beacon, at: time, events: &events, changes: &changes)
 
+        let wasKnown = beacon.identityKnown
         let identityChanged = beacon.adoptIdentity(of: observation)
         let firstEventIndex = events.count
-        if identityChanged {
+        if identityChanged && (!wasKnown || usesAddressOrName) {
             rematch(&beacon, at: time, events: &events, changes: &changes)
         }
         beacon.lastSeen = time
@@ -32,7 +37,7 @@ struct RegionEvaluator: Sendable {
         beacon.rate.record(at: time)
         beacon.rssi = observation.rssi
         if let rssi = observation.rssi {
-            let smoothed = beacon.filter.add(rssi, at: time)
+            let smoothed = beacon.filter.add(rssi, at: time, settings: settings.filter)
             beacon.smoothedRSSI = smoothed
             beacon.distance = estimator.distance(rssi: smoothed, measuredPower: beacon.measuredPower,
                                                  format: beacon.format)
@@ -40,11 +45,17 @@ struct RegionEvaluator: Sendable {
 
         var regionChanged = events.count > firstEventIndex
         for index in beacon.memberships.indices {
-            let rule = rules[Int(beacon.memberships[index].region)]
-            if step(&beacon.memberships[index], rule: rule, beacon: beacon, rssi: observation.rssi, at: time,
-                    changes: &changes) {
+            let region = Int(beacon.memberships[index].region)
+            let params = parameters[region]
+            var sample = observation.rssi.map(Double.init)
+            let slot = Int(beacon.memberships[index].filterSlot)
+            if let rssi = observation.rssi, let filter = params.filter, slot >= 0, slot < beacon.regionFilters.count {
+                sample = beacon.regionFilters[slot].add(rssi, at: time, settings: filter)
+            }
+            if step(&beacon.memberships[index], params: params, sample: sample, beaconID: beacon.beaconID,
+                    format: beacon.format, measuredPower: beacon.measuredPower, at: time, changes: &changes) {
                 regionChanged = true
-                events.append(.region(RegionEvent(kind: .enter, time: time, region: rule.name,
+                events.append(.region(RegionEvent(kind: .enter, time: time, region: names[region],
                                                   beaconID: beacon.beaconID, state: .inside, since: time, beacon: nil)))
             }
         }
@@ -69,19 +80,18 @@ struct RegionEvaluator: Sendable {
             beacon.lastPublishedDistance = beacon.distance
             events.append(.sighting(SightingEvent(time: time, beacon: beacon.snapshot(at: time))))
         }
+        updateDeadline(&beacon)
     }
 
     /// Fires what is due at `time`: exits whose exit period ran out, then `away` after the away timeout.
     func expire(_ beacon: inout TrackedBeacon, at time: Timestamp, events: inout [EngineEvent],
                 changes: inout RegionStateChanges) {
+        guard time >= beacon.deadline else { return }
+        defer { updateDeadline(&beacon) }
         for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
-            let rule = rules[Int(beacon.memberships[index].region)]
-            guard time - beacon.memberships[index].lastQualifying >= rule.exitPeriod else { continue }
-            transition(&beacon.memberships[index], to: .outside, at: time, beaconID: beacon.beaconID,
-                       changes: &changes)
-            events.append(.region(RegionEvent(kind: .exit, time: time, region: rule.name, beaconID: beacon.beaconID,
-                                              state: .outside, since: time,
-                                              beacon: beacon.identityKnown ? beacon.snapshot(at: time) : nil)))
+            let region = Int(beacon.memberships[index].region)
+            guard time - beacon.memberships[index].lastQualifying >= parameters[region].exitPeriod else { continue }
+            exit(&beacon, membership: index, at: time, events: &events, changes: &changes)
         }
         if beacon.present, time - beacon.quietSince >= settings.awayTimeout {
             beacon.present = false
@@ -89,13 +99,23 @@ struct RegionEvaluator: Sendable {
         }
     }
 
-    /// The earliest time at which `expire` would fire something for this beacon.
-    func nextDeadline(of beacon: TrackedBeacon) -> Timestamp {
+    private func exit(_ beacon: inout TrackedBeacon, membership index: Int, at time: Timestamp,
+                      events: inout [EngineEvent], changes: inout RegionStateChanges) {
+        let region = Int(beacon.memberships[index].region)
+        transition(&beacon.memberships[index], to: .outside, at: time, beaconID: beacon.beaconID, changes: &changes)
+        events.append(.region(RegionEvent(kind: .exit, time: time, region: names[region], beaconID: beacon.beaconID,
+                                          state: .outside, since: time,
+                                          beacon: beacon.identityKnown ? beacon.snapshot(at: time) : nil)))
+    }
+
+    /// Sets `beacon.deadline`: the earliest time at which `expire` would fire something for this beacon.
+    func updateDeadline(_ beacon: inout TrackedBeacon) {
         var deadline = beacon.present ? beacon.quietSince + settings.awayTimeout : .infinity
-        for membership in beacon.memberships where membership.state == .inside {
-            deadline = min(deadline, membership.lastQualifying + rules[Int(membership.region)].exitPeriod)
+        for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
+            let membership = beacon.memberships[index]
+            deadline = min(deadline, membership.lastQualifying + parameters[Int(membership.region)].exitPeriod)
         }
-        return deadline
+        beacon.deadline = deadline
     }
 
     /// Events for a beacon leaving the tracker (eviction): exit from every region it is inside, then away.
@@ -103,12 +123,7 @@ struct RegionEvaluator: Sendable {
                    changes: inout RegionStateChanges) {
         var beacon = beacon
         for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
-            let rule = rules[Int(beacon.memberships[index].region)]
-            transition(&beacon.memberships[index], to: .outside, at: time, beaconID: beacon.beaconID,
-                       changes: &changes)
-            events.append(.region(RegionEvent(kind: .exit, time: time, region: rule.name, beaconID: beacon.beaconID,
-                                              state: .outside, since: time,
-                                              beacon: beacon.identityKnown ? beacon.snapshot(at: time) : nil)))
+            exit(&beacon, membership: index, at: time, events: &events, changes: &changes)
         }
         if beacon.present {
             events.append(.presence(PresenceEvent(time: time, state: .away, beacon: beacon.snapshot(at: time))))
@@ -120,23 +135,35 @@ struct RegionEvaluator: Sendable {
     func rematch(_ beacon: inout TrackedBeacon, at time: Timestamp, events: inout [EngineEvent],
                  changes: inout RegionStateChanges) {
         var kept: [RegionMembership] = []
+        var filters: [RSSIFilter] = []
         for (ruleIndex, rule) in rules.enumerated() {
-            let existing = beacon.memberships.first { Int($0.region) == ruleIndex }
+            let existing = beacon.memberships.firstIndex { Int($0.region) == ruleIndex }
             let matches = beacon.identityKnown
                 && rule.match.matches(format: beacon.format, identifiers: beacon.identifiers,
                                       address: beacon.address, name: beacon.name)
             if matches {
-                var membership = existing
+                var membership = existing.map { beacon.memberships[$0] }
                     ?? RegionMembership(region: Int32(ruleIndex), state: .unknown, since: time, lastQualifying: time)
-                if membership.filter == nil, let filter = rule.filter { membership.filter = RSSIFilter(filter) }
+                if let settings = rule.filter {
+                    let old = Int(membership.filterSlot)
+                    filters.append(old >= 0 && old < beacon.regionFilters.count ? beacon.regionFilters[old] : RSSIFilter(settings))
+                    membership.filterSlot = Int16(filters.count - 1)
+                } else {
+                    membership.filterSlot = -1
+                }
                 kept.append(membership)
-            } else if var membership = existing, membership.state == .inside, beacon.identityKnown {
+            } else if let existing, beacon.memberships[existing].state == .inside, beacon.identityKnown {
+                var membership = beacon.memberships[existing]
                 transition(&membership, to: .outside, at: time, beaconID: beacon.beaconID, changes: &changes)
                 events.append(.region(RegionEvent(kind: .exit, time: time, region: rule.name, beaconID: beacon.beaconID,
                                                   state: .outside, since: time, beacon: nil)))
             }
         }
-        beacon.memberships = kept
+        // Exact capacity: an entry holds no slack for memberships it will never have.
+        beacon.memberships = []
+        beacon.memberships.reserveCapacity(kept.count)
+        beacon.memberships.append(contentsOf: kept)
+        beacon.regionFilters = filters
     }
 
     func transition(_ membership: inout RegionMembership, to state: RegionState, at time: Timestamp,
@@ -152,7 +179,7 @@ struct RegionEvaluator: Sendable {
     func persist(_ membership: inout RegionMembership, beaconID: String, at time: Timestamp,
                  changes: inout RegionStateChanges) {
         membership.lastPersisted = time
-        changes.record(PersistedRegionState(region: rules[Int(membership.region)].name, beaconID: beaconID,
+        changes.record(PersistedRegionState(region: names[Int(membership.region)], beaconID: beaconID,
                                             state: membership.state, since: membership.since,
                                             lastQualifying: membership.lastQualifying, updated: time))
     }

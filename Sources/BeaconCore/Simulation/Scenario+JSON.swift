@@ -1,4 +1,7 @@
 extension Scenario {
+    /// Upper bound on simulated advertisements per run, so a scenario file cannot exhaust memory.
+    public static let maxAdvertisements = 50_000_000.0
+
     /// Parses and validates a scenario file (format in docs/scenarios.md). Errors name the key path.
     public init(json text: String) throws(ScenarioError) {
         let root: JSONValue
@@ -31,6 +34,11 @@ extension Scenario {
         var beacons: [ScenarioBeacon] = []
         for (index, value) in beaconValues.enumerated() {
             beacons.append(try ScenarioBeacon(try ScenarioFields(value, path: "beacons[\(index)]"), index: index))
+        }
+        let advertisements = beacons.reduce(0.0) { $0 + $1.rate * duration }
+        guard advertisements <= Scenario.maxAdvertisements else {
+            throw ScenarioError(path: "beacons", message: "too large: \(Int(advertisements)) advertisements in total "
+                                + "(rate_hz × duration_s summed over beacons), at most \(Int(Scenario.maxAdvertisements))")
         }
         var restarts: [Double] = []
         for (index, value) in (try fields.array("restarts_s") ?? []).enumerated() {
@@ -69,7 +77,19 @@ extension ScenarioRadio {
         sigma = try fields.double("sigma_db", default: sigma)
         noiseFloor = try fields.double("noise_floor_dbm", default: noiseFloor)
         defaultMeasuredPower = try fields.int("default_measured_power") ?? defaultMeasuredPower
+        for (index, value) in (try fields.array("channel_offsets_db") ?? []).enumerated() {
+            switch value {
+            case let .int(number) where abs(number) <= 30: channelOffsets.append(Double(number))
+            case let .double(number) where abs(number) <= 30: channelOffsets.append(number)
+            default:
+                throw ScenarioError(path: fields.keyPath("channel_offsets_db[\(index)]"), message: "must be a number -30...30 dB")
+            }
+        }
+        channelDwell = try fields.double("channel_dwell_s", default: channelDwell)
         try fields.finish()
+        guard channelDwell > 0, channelDwell <= 3_600 else {
+            throw ScenarioError(path: fields.keyPath("channel_dwell_s"), message: "must be > 0 and <= 3600 seconds")
+        }
         guard pathLossExponent >= 1, pathLossExponent <= 6 else {
             throw ScenarioError(path: fields.keyPath("path_loss_exponent"), message: "must be 1...6")
         }

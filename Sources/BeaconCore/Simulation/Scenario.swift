@@ -50,86 +50,24 @@ public struct ScenarioRadio: Sendable, Equatable {
     public var noiseFloor: Double
     /// Measured power at 1 m for beacons that state none.
     public var defaultMeasuredPower: Int
+    /// Per advertising channel RSSI offsets (dB). The scanner listens on one channel at a time and moves to the
+    /// next every `channelDwell` seconds, so every report in that time carries that channel's offset. Empty: off.
+    public var channelOffsets: [Double]
+    public var channelDwell: Double
 
     public init(pathLossExponent: Double = 2.7, sigma: Double = 6, noiseFloor: Double = -100,
-                defaultMeasuredPower: Int = -59) {
+                defaultMeasuredPower: Int = -59, channelOffsets: [Double] = [], channelDwell: Double = 10) {
         self.pathLossExponent = pathLossExponent
         self.sigma = sigma
         self.noiseFloor = noiseFloor
         self.defaultMeasuredPower = defaultMeasuredPower
-    }
-}
-
-/// A point of a beacon's path: position (metres, gateway at the origin) at a scenario time. Between waypoints
-/// the beacon moves in a straight line; before the first and after the last it stays put.
-public struct Waypoint: Sendable, Equatable {
-    public var time: Double
-    public var x: Double
-    public var y: Double
-    public init(time: Double, x: Double, y: Double = 0) { self.time = time; self.x = x; self.y = y }
-}
-
-/// A period in which a beacon is not heard at all.
-public struct Dropout: Sendable, Equatable {
-    public var start: Double
-    public var duration: Double
-    public init(start: Double, duration: Double) { self.start = start; self.duration = duration }
-    public func contains(_ time: Double) -> Bool { time >= start && time < start + duration }
-}
-
-public struct ScenarioBeacon: Sendable {
-    public var beaconID: String
-    public var format: String
-    public var identifiers: [String]
-    public var address: BluetoothAddress
-    public var name: String?
-    /// Measured power at 1 m the beacon transmits (nil: the radio's default, not transmitted).
-    public var measuredPower: Int?
-    /// Advertisements per second.
-    public var rate: Double
-    /// Fraction of advertisements lost (0...1).
-    public var loss: Double
-    /// Shadowing sigma override, dB.
-    public var sigma: Double?
-    public var path: [Waypoint]
-    public var dropouts: [Dropout]
-    /// Random dropouts: mean seconds between their starts, and their length range.
-    public var randomDropouts: (meanInterval: Double, minLength: Double, maxLength: Double)?
-
-    public init(beaconID: String, format: String = "ibeacon", identifiers: [String] = [],
-                address: BluetoothAddress = BluetoothAddress(rawValue: 0x0C_0000_0001), name: String? = nil,
-                measuredPower: Int? = -59, rate: Double = 10, loss: Double = 0.3, sigma: Double? = nil,
-                path: [Waypoint], dropouts: [Dropout] = [],
-                randomDropouts: (meanInterval: Double, minLength: Double, maxLength: Double)? = nil) {
-        self.beaconID = beaconID
-        self.format = format
-        self.identifiers = identifiers
-        self.address = address
-        self.name = name
-        self.measuredPower = measuredPower
-        self.rate = rate
-        self.loss = loss
-        self.sigma = sigma
-        self.path = path
-        self.dropouts = dropouts
-        self.randomDropouts = randomDropouts
+        self.channelOffsets = channelOffsets
+        self.channelDwell = channelDwell
     }
 
-    /// Distance from the gateway at scenario time `time` (at least 0.1 m).
-    public func distance(at time: Double) -> Double {
-        guard let first = path.first else { return 1 }
-        var x = first.x, y = first.y
-        if let last = path.last, time >= last.time {
-            x = last.x; y = last.y
-        } else if time > first.time {
-            for (a, b) in zip(path, path.dropFirst()) where time >= a.time && time < b.time {
-                let span = b.time - a.time
-                let f = span > 0 ? (time - a.time) / span : 1
-                x = a.x + (b.x - a.x) * f
-                y = a.y + (b.y - a.y) * f
-                break
-            }
-        }
-        return max((x * x + y * y).squareRoot(), 0.1)
+    /// The channel offset in force at scenario time `time`.
+    public func channelOffset(at time: Double) -> Double {
+        guard !channelOffsets.isEmpty, channelDwell > 0, time >= 0 else { return 0 }
+        return channelOffsets[Int((time / channelDwell).rounded(.down)) % channelOffsets.count]
     }
 }

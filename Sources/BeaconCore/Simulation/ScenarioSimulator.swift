@@ -2,7 +2,8 @@
 ///
 /// Each beacon advertises `rate` times a second (±10 % jitter); each advertisement is lost with probability
 /// `loss`, or during a scripted or random dropout, or when its RSSI falls below the noise floor. RSSI is the
-/// log-distance mean at the beacon's true distance plus Gaussian shadowing of `sigma` dB, rounded to whole dBm.
+/// log-distance mean at the beacon's true distance plus Gaussian shadowing of `sigma` dB (plus the scanner's
+/// current channel offset, when configured), rounded to whole dBm.
 public struct ScenarioSimulator: Sendable {
     public let scenario: Scenario
 
@@ -33,7 +34,7 @@ public struct ScenarioSimulator: Sendable {
             let shadowing = sigma * random.gaussian()
             guard !lost, !dropouts.contains(where: { $0.contains(t) }) else { continue }
             let mean = model.meanRSSI(atDistance: beacon.distance(at: t), measuredPower: beacon.measuredPower)
-            let rssi = (mean + shadowing).rounded()
+            let rssi = (mean + shadowing + scenario.radio.channelOffset(at: t)).rounded()
             guard rssi >= scenario.radio.noiseFloor else { continue }
             result.append(Observation(timestamp: scenario.startTime + t, beaconID: beacon.beaconID, format: beacon.format,
                                       identifiers: beacon.identifiers, address: beacon.address,

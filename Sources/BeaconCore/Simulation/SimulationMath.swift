@@ -31,14 +31,19 @@ enum SimulationMath {
         if x < -745.1 { return 0 }
         let k = (x / ln2).rounded()
         let r = x - k * ln2
-        var term = 1.0, sum = 1.0, n = 1.0
-        while abs(term) > 1e-17 {
-            term *= r / n
-            sum += term
-            n += 1
-        }
+        // Taylor series to r^13 in Horner form with precomputed 1/n!: |r| <= 0.347, so the first omitted term
+        // is below 2e-16.
+        var sum = inverseFactorials[13]
+        for n in stride(from: 12, through: 0, by: -1) { sum = sum * r + inverseFactorials[n] }
         return Double(sign: .plus, exponent: Int(k), significand: sum)
     }
+
+    /// 1/n! for n = 0...13.
+    private static let inverseFactorials: [Double] = {
+        var values = [1.0]
+        for n in 1...13 { values.append(values[n - 1] / Double(n)) }
+        return values
+    }()
 
     /// 10^x.
     static func pow10(_ x: Double) -> Double { exp(x * ln10) }

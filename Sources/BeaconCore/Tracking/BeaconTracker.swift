@@ -10,7 +10,10 @@ struct BeaconTracker: Sendable {
     var maxBeacons: Int
     var counters = TrackerCounters()
 
-    init(maxBeacons: Int) { self.maxBeacons = maxBeacons }
+    init(maxBeacons: Int) {
+        self.maxBeacons = maxBeacons
+        index.reserveCapacity(min(maxBeacons, 1_024))
+    }
 
     var count: Int { index.count }
 
@@ -35,6 +38,10 @@ struct BeaconTracker: Sendable {
             slots[slot] = beacon
         } else {
             slot = slots.count
+            if slots.count == slots.capacity {
+                // Double, but never past the cap: a full tracker holds exactly `maxBeacons` slots.
+                slots.reserveCapacity(min(maxBeacons, max(16, slots.capacity * 2)))
+            }
             slots.append(beacon)
         }
         index[beaconID] = Int32(slot)
@@ -55,7 +62,7 @@ struct BeaconTracker: Sendable {
         unlink(slot)
         let beacon = slots[slot]
         index[beacon.beaconID] = nil
-        slots[slot] = TrackedBeacon(beaconID: "", filter: .kalman(KalmanRSSIFilter()), now: 0)
+        slots[slot] = TrackedBeacon(beaconID: "", filter: .kalman(estimate: .nan, covariance: 0), now: 0)
         free.append(Int32(slot))
         counters.tracked = index.count
         return beacon

@@ -20,8 +20,9 @@ struct RegionMembership: Sendable {
     var enterLevel: Float = .nan
     var exitLevel: Float = .nan
     var levelPower: Int16 = RegionMembership.noLevels
-    /// The region's own filter, when it overrides the gateway's.
-    var filter: RSSIFilter?
+    /// Index into the beacon's `regionFilters` when the region overrides the gateway's filter, else -1.
+    /// (Kept out of this struct so memberships stay plain data: copying one costs no reference counting.)
+    var filterSlot: Int16 = -1
 
     static let noLevels = Int16.min
     static let levelsForNilPower = Int16.min + 1

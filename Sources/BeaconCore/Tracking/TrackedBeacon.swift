@@ -8,20 +8,25 @@ struct TrackedBeacon: Sendable {
     var name: String?
     /// False for an entry restored from persisted region state and not sighted since.
     var identityKnown: Bool
-    var rssi: Int?
-    var smoothedRSSI: Double?
-    var distance: Double?
-    var measuredPower: Int?
+    /// Compact storage (sentinels instead of optionals) keeps an entry small; see the computed properties.
+    private var rawRSSI = Int16.min
+    private var rawMeasuredPower = Int16.min
+    private var rawSmoothed = Float.nan
+    private var rawDistance = Float.nan
+    private var rawLastPublishedDistance = Float.nan
+    private var rawLastPublished = -Double.infinity
     var fields: [String: FieldValue] = [:]
     var lastSeen: Timestamp
     /// Silence (for `away`) counts from here: the last report, or the restore time for restored entries.
     var quietSince: Timestamp
     var present: Bool
+    /// Earliest time a timeout (exit period, away) can fire for this beacon; kept by the evaluator.
+    var deadline: Timestamp = .infinity
     var filter: RSSIFilter
     var rate = ReportRateMeter()
-    var lastPublished: Timestamp?
-    var lastPublishedDistance: Double?
     var memberships: [RegionMembership] = []
+    /// Filters of regions that override the gateway's (see `RegionMembership.filterSlot`); usually empty.
+    var regionFilters: [RSSIFilter] = []
     /// Least-recently-seen list links (slot indices, -1 for none).
     var newer: Int32 = -1
     var older: Int32 = -1
@@ -38,6 +43,31 @@ struct TrackedBeacon: Sendable {
         self.filter = filter
     }
 
+    var rssi: Int? {
+        get { rawRSSI == .min ? nil : Int(rawRSSI) }
+        set { rawRSSI = newValue.map { Int16(clamping: $0) } ?? .min }
+    }
+    var measuredPower: Int? {
+        get { rawMeasuredPower == .min ? nil : Int(rawMeasuredPower) }
+        set { rawMeasuredPower = newValue.map { Int16(clamping: max($0, -32_767)) } ?? .min }
+    }
+    var smoothedRSSI: Double? {
+        get { rawSmoothed.isNaN ? nil : Double(rawSmoothed) }
+        set { rawSmoothed = newValue.map(Float.init) ?? .nan }
+    }
+    var distance: Double? {
+        get { rawDistance.isNaN ? nil : Double(rawDistance) }
+        set { rawDistance = newValue.map(Float.init) ?? .nan }
+    }
+    var lastPublished: Timestamp? {
+        get { rawLastPublished == -.infinity ? nil : rawLastPublished }
+        set { rawLastPublished = newValue ?? -.infinity }
+    }
+    var lastPublishedDistance: Double? {
+        get { rawLastPublishedDistance.isNaN ? nil : Double(rawLastPublishedDistance) }
+        set { rawLastPublishedDistance = newValue.map(Float.init) ?? .nan }
+    }
+
     func snapshot(at time: Timestamp) -> BeaconSnapshot {
         BeaconSnapshot(beaconID: beaconID, format: format, identifiers: identifiers, address: address, name: name,
                        rssi: rssi, smoothedRSSI: smoothedRSSI, distance: distance, measuredPower: measuredPower,
@@ -47,10 +77,15 @@ struct TrackedBeacon: Sendable {
     /// Takes identity parts from an observation; returns true when something that region matching looks at
     /// changed (format, identifiers, address, name).
     mutating func adoptIdentity(of observation: Observation) -> Bool {
-        var changed = !identityKnown
-        identityKnown = true
-        if format != observation.format { format = observation.format; changed = true }
-        if identifiers != observation.identifiers { identifiers = observation.identifiers; changed = true }
+        var changed = false
+        if !identityKnown {
+            identityKnown = true
+            format = observation.format
+            identifiers = observation.identifiers
+            changed = true
+        }
+        // Format and identifiers are part of the canonical beacon id, so they cannot differ for the same id; the
+        // address can (phones rotate theirs) and the name can arrive later (scan response).
         if address != observation.address { address = observation.address; changed = true }
         if let newName = observation.name, newName != name { name = newName; changed = true }
         if let power = observation.measuredPower { measuredPower = power }

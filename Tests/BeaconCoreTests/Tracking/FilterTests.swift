@@ -63,6 +63,26 @@ import Testing
         #expect(filter.add(-64, at: 5) == -64)
     }
 
+    /// The per-beacon state gives the same values as the stand-alone filters.
+    @Test(arguments: [FilterSettings.default, .runningAverage, .medianIQR])
+    func perBeaconStateMatchesTheStandAloneFilter(settings: FilterSettings) {
+        var state = RSSIFilter(settings)
+        var kalman = KalmanRSSIFilter()
+        var average = RunningAverageRSSIFilter()
+        var fenced = MedianIQRRSSIFilter()
+        var random = SimulationRandom(seed: 3)
+        for index in 0..<500 {
+            let rssi = -70 + Int(random.next() % 21) - 10, time = Double(index) * 0.3
+            let expected: Double
+            switch settings.kind {
+            case .kalman: expected = kalman.add(Double(rssi))
+            case .runningAverage: expected = average.add(rssi, at: time)
+            case .medianIQR: expected = fenced.add(rssi, at: time)
+            }
+            #expect(state.add(rssi, at: time, settings: settings) == expected)
+        }
+    }
+
     @Test func ringKeepsTimesAndValuesAcrossARebase() {
         var ring = RSSISampleRing(capacity: 4)
         // A beacon heard every 10 s for 50 hours never empties its 20 s window, so the 24-bit tick offset
@@ -82,9 +102,10 @@ import Testing
 
     @Test(arguments: FilterSettings.Kind.allCases)
     func everyKindBuildsFromSettings(kind: FilterSettings.Kind) {
-        var filter = RSSIFilter(FilterSettings(kind: kind))
+        let settings = FilterSettings(kind: kind)
+        var filter = RSSIFilter(settings)
         var last = 0.0
-        for index in 0..<30 { last = filter.add(-65, at: Double(index) * 0.1) }
+        for index in 0..<30 { last = filter.add(-65, at: Double(index) * 0.1, settings: settings) }
         #expect(last == -65)
     }
 }

@@ -136,6 +136,8 @@ import Testing
                                  updated: F.t0),
             PersistedRegionState(region: "gone", beaconID: F.id(2), state: .inside, since: F.t0 + 500,
                                  lastQualifying: F.t0 + 500, updated: F.t0 + 500),
+            PersistedRegionState(region: "hall", beaconID: F.id(3), state: .inside, since: .nan,
+                                 lastQualifying: F.t0 + 890, updated: F.t0 + 890),
         ]
         var engine = F.engine(restoring: rows, now: 901)
         #expect(engine.trackedCount == 0)
@@ -169,6 +171,37 @@ import Testing
         let events = engine.reload(regions: [F.hall], settings: TrackerSettings(maxBeacons: 2), now: F.t0 + 6)
         #expect(engine.trackedCount == 2)
         #expect(F.presenceEvents(events).map { $0.beacon.beaconID } == [F.id(1), F.id(2), F.id(3)])
+    }
+
+    @Test func overdueTimeoutsFireOnTheNextReportWhenAdvanceWasNotCalled() {
+        var engine = F.engine()
+        var t = 0.0
+        while t < 3 { _ = engine.process(F.report(1, at: t, rssi: -50)); t += 0.1 }
+        #expect(engine.state(of: F.id(1), in: "hall") == .inside)
+        // 70 s of silence and nobody called advance: the next report first settles what was due.
+        let events = engine.process(F.report(1, at: 73, rssi: -50))
+        let kinds = events.map { event -> String in
+            switch event {
+            case let .region(region): "\(region.kind)"
+            case let .presence(presence): "\(presence.state)"
+            case .sighting: "sighting"
+            }
+        }
+        #expect(kinds == ["exit", "away", "seen", "sighting"])
+    }
+
+    @Test func aNameArrivingLaterMatchesNamePatternRegions() {
+        let tiles = RegionRule(name: "tiles", match: RegionMatch(namePattern: "Tile*"), enter: .rssi(-70))
+        var engine = F.engine(regions: [tiles])
+        _ = F.feed(&engine, from: 0, to: 2, rssi: -50)
+        #expect(engine.state(of: F.id(1), in: "tiles") == nil, "no name yet: no match")
+        var events: [EngineEvent] = []
+        var t = 2.0
+        while t < 5 {
+            events += engine.process(F.report(1, at: t, rssi: -50, name: "Tile Mate"))
+            t += 0.1
+        }
+        #expect(F.regionEvents(events).map { "\($0.kind) \($0.region)" } == ["enter tiles"])
     }
 
     @Test func storeUpsertsAndDeletes() throws {

@@ -4,15 +4,18 @@ import Testing
 /// The must-show behaviours, over simulated scenarios with the default settings (geometry in
 /// `ScenarioFixtures`: boundary = the 3 m enter radius).
 @Suite struct RegionScenarioTests {
-    /// Report rates and losses across the simulator's range, all with the worst shadowing (8 dB).
+    /// Report rates and losses across the simulator's range, all with the worst shadowing (8 dB), plus occasional
+    /// 2-8 s dropouts.
     static let radioCases: [(rate: Double, loss: Double)] = [(1, 0.5), (2, 0.2), (5, 0.3), (10, 0.2), (10, 0.5)]
 
     @Test(arguments: [UInt64(1), 2, 3])
     func stillBeaconOneMetreFromTheBoundaryNeverFlapsInAnHour(seed: UInt64) {
         var beacons: [ScenarioBeacon] = []
         for (index, radio) in Self.radioCases.enumerated() {
-            beacons.append(ScenarioFixtures.still(10 + index, at: 2, rate: radio.rate, loss: radio.loss))
-            beacons.append(ScenarioFixtures.still(20 + index, at: 4, rate: radio.rate, loss: radio.loss))
+            beacons.append(ScenarioFixtures.still(10 + index, at: 2, rate: radio.rate, loss: radio.loss,
+                                                  randomDropouts: ScenarioFixtures.occasionalDropouts))
+            beacons.append(ScenarioFixtures.still(20 + index, at: 4, rate: radio.rate, loss: radio.loss,
+                                                  randomDropouts: ScenarioFixtures.occasionalDropouts))
         }
         let run = ScenarioRun(ScenarioFixtures.scenario(seed: seed, duration: 3_600, beacons: beacons))
         let summary = run.run()

@@ -61,6 +61,18 @@ import Testing
         #expect(reports != ScenarioSimulator(other).observations())
     }
 
+    @Test func channelOffsetsShiftReportsWhileTheScannerDwells() {
+        let beacon = ScenarioBeacon(beaconID: "b", rate: 20, loss: 0, sigma: 0, path: [Waypoint(time: 0, x: 1)])
+        let radio = ScenarioRadio(sigma: 0, channelOffsets: [0, -3, 2], channelDwell: 5)
+        let scenario = Scenario(duration: 15, radio: radio, regions: [], beacons: [beacon])
+        let reports = ScenarioSimulator(scenario).observations()
+        for report in reports {
+            let t = report.timestamp - scenario.startTime
+            #expect(report.rssi == -59 + (t < 5 ? 0 : t < 10 ? -3 : 2))
+        }
+        #expect(reports.count > 250)
+    }
+
     @Test func pathsInterpolateBetweenWaypoints() {
         let beacon = ScenarioBeacon(beaconID: "b", path: [Waypoint(time: 10, x: -5, y: 1), Waypoint(time: 20, x: 5, y: 1)])
         #expect(beacon.distance(at: 0) == (26.0).squareRoot())
@@ -118,6 +130,18 @@ import Testing
         #expect(scenario.regions[0].enter == .distance(2))
         #expect(scenario.beacons[0].beaconID == "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2")
         #expect(scenario.beacons[0].rate == 10)
+    }
+
+    @Test func scenarioSizeIsBounded() {
+        let text = Self.minimal.replacingFirst("\"duration_s\": 60", with: "\"duration_s\": 600000")
+            .replacingFirst("\"path\"", with: "\"rate_hz\": 100, \"path\"")
+        #expect(throws: ScenarioError.self) { try Scenario(json: text) }
+        do {
+            _ = try Scenario(json: text)
+        } catch {
+            #expect(error.path == "beacons")
+            #expect(error.message.hasPrefix("too large: 60000000 advertisements"))
+        }
     }
 
     @Test(arguments: [

@@ -1,0 +1,20 @@
+/// The numbers of one region rule that the per-report path needs, as plain data (no strings, no arrays), so
+/// reading them costs no reference counting.
+struct RegionParameters: Sendable {
+    var enter: RegionCondition?
+    var exit: RegionCondition
+    var enterEvidence: Double
+    var minDwell: Double
+    var exitPeriod: Double
+    /// The region's own filter, nil to judge raw reports.
+    var filter: FilterSettings?
+
+    init(_ rule: RegionRule) {
+        enter = rule.enter
+        exit = rule.effectiveExit ?? .rssi(-127)
+        enterEvidence = rule.enterEvidence
+        minDwell = rule.minDwell
+        exitPeriod = rule.exitPeriod
+        filter = rule.filter
+    }
+}
