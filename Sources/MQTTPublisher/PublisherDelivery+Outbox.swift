@@ -30,7 +30,8 @@ extension PublisherDelivery {
             counters.backlogRows = stats.rows
             counters.backlogBytes = stats.bytes
             for reason in OutboxDropReason.allCases {
-                counters.dropped[reason.rawValue] = (counters.storeDropBase[reason] ?? 0) + (stats.dropped[reason] ?? 0)
+                let total = (counters.storeDropBase[reason] ?? 0) + (stats.dropped[reason] ?? 0)
+                if total > 0 { counters.dropped[reason.rawValue] = total }
             }
         }
     }
