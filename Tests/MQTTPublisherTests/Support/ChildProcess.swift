@@ -7,7 +7,7 @@ final class ChildProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var exitStatus: Int32?
 
-    init(_ executable: String, _ arguments: [String], quiet: Bool = true) throws {
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], quiet: Bool = true) throws {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -29,7 +29,11 @@ final class ChildProcess: @unchecked Sendable {
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var child = pid_t()
-        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        var environmentLines = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+        environmentLines.sort()
+        let envp: [UnsafeMutablePointer<CChar>?] = environmentLines.map { strdup($0) } + [nil]
+        defer { for pointer in envp { free(pointer) } }
+        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard rc == 0 else { throw TestFailure("posix_spawn \(executable) failed: \(String(cString: strerror(rc)))") }
         pid = child
     }
