@@ -1,4 +1,222 @@
-// Placeholder until its issue lands.
+#if canImport(Glibc)
+import Glibc
+#endif
+import BeaconCore
+import Dispatch
+import MQTTPublisher
+import SQLiteStore
+import Synchronization
+
+/// `beaconbridge-bench publish`: MQTT publish throughput (QoS 0 and 1) next to `mosquitto_pub -l` on the same
+/// messages, outbox write rate next to a Python sqlite3 loop, outbox drain rate, and capture-to-subscriber
+/// latency. Everything runs against a loopback mosquitto started here, with a subscriber attached.
 enum PublishBench {
-    static func run() { print("  (not built yet)") }
+    static let messageCount = 50_000  // below 65,535: mosquitto_pub quits when its message id wraps
+    static let writeCount = 200_000
+    static let latencySamples = 2_000
+
+    static func run() {
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { try await measure() } catch { print("  publish bench failed: \(error)") }
+            done.signal()
+        }
+        done.wait()
+    }
+
+    static func measure() async throws {
+        let directory = try BenchFiles.temporaryDirectory()
+        defer { BenchFiles.remove(directory) }
+        let broker = try BenchBroker(directory: directory)
+        defer { broker.stop() }
+        let layout = TopicLayout(settings: TopicSettings(), gatewayID: "bench")
+        let envelopes = try makeEnvelopes(layout: layout, count: messageCount)
+        let payloadFile = directory + "/payloads.txt"
+        try BenchFiles.write(envelopes.map(\.payload).joined(separator: "\n") + "\n", to: payloadFile)
+        let averageSize = envelopes.reduce(0) { $0 + $1.payloadSize } / envelopes.count
+        print("  \(messageCount) messages of ~\(averageSize) B, loopback mosquitto, one subscriber attached")
+
+        var referenceQoS1 = 0.0
+        for qos: UInt8 in [0, 1] {
+            let subscriber = try BenchSubscriber(port: broker.port, pattern: "bench/#")
+            let reference = try await subscriber.measure(expected: messageCount) {
+                _ = try BenchProcess.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "\(qos)",
+                                                                    "-t", "bench/ref", "-l"], stdin: payloadFile)
+            }
+            let ours = try await subscriber.measure(expected: messageCount, topicPrefix: "beaconbridge/") {
+                try await publishLive(envelopes.map { var e = $0; e.qos = qos; return e }, port: broker.port, layout: layout)
+            }
+            await subscriber.stop()
+            if qos == 1 { referenceQoS1 = reference }
+            print("  publish QoS \(qos): \(rate(ours)) msg/s  vs mosquitto_pub -l \(rate(reference)) msg/s  "
+                  + "(\(percent(ours, reference)), goal >= 80%)")
+        }
+
+        let (direct, viaQueue, python) = try await outboxWriteRates(directory: directory, layout: layout)
+        print("  outbox write (batches of 100): \(rate(direct)) events/s direct, \(rate(viaQueue)) events/s through "
+              + "GatewayDatabase  vs Python sqlite3 \(python.map(rate) ?? "n/a") events/s  (goal 150,000)")
+
+        let drain = try await drainRate(directory: directory, layout: layout, port: broker.port, envelopes: envelopes)
+        print("  outbox drain (QoS 1): \(rate(drain)) events/s  vs mosquitto_pub -l QoS 1 \(rate(referenceQoS1)) msg/s  "
+              + "(\(percent(drain, referenceQoS1)), goal >= 70%)")
+
+        let (p50, p99) = try await latency(port: broker.port, layout: layout)
+        print("  capture-to-subscriber latency (QoS 1, one event every 2 ms, \(latencySamples) samples): "
+              + "p50 \(format(p50 * 1000, 3)) ms, p99 \(format(p99 * 1000, 3)) ms  (goal p99 < 2 ms)")
+    }
+
+    /// Region events (QoS 1 by default) for 50 beacons in 4 regions, as the encoder renders them.
+    static func makeEnvelopes(layout: TopicLayout, count: Int, start: UInt64 = 1) throws -> [EventEnvelope] {
+        var encoder = EventEncoder(layout: layout, sequences: SequenceBlock(first: start, end: start + UInt64(count)))
+        let now = EventPublisher.wallClock()
+        return try (0..<count).map { index in
+            let beacon = BeaconSnapshot(
+                beaconID: "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:\(index % 50)", format: "ibeacon",
+                identifiers: ["e2c56db5-dffb-48d2-b060-d0f5a71096e0", "1", "\(index % 50)"],
+                address: BluetoothAddress(rawValue: 0xC0FFEE000000 + UInt64(index % 50)), name: nil, rssi: -70,
+                smoothedRSSI: -69.5, distance: 2.5, measuredPower: -59, reportRate: 1, lastSeen: now, fields: [:])
+            let event = RegionEvent(kind: index % 2 == 0 ? .enter : .exit, time: now, region: "room\(index % 4)",
+                                    beaconID: beacon.beaconID, state: index % 2 == 0 ? .inside : .outside, since: now, beacon: beacon)
+            return try encoder.encode(.region(event))[0]
+        }
+    }
+
+    /// Publishes through a connected `EventPublisher` (no outbox backlog) until everything is acknowledged.
+    static func publishLive(_ envelopes: [EventEnvelope], port: Int, layout: TopicLayout,
+                            outbox: (any EventOutbox)? = nil) async throws {
+        let publisher = try EventPublisher(configuration: .init(mqtt: benchSettings(port: port), layout: layout), outbox: outbox)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await publisher.run() }
+            _ = await waitFor(seconds: 10) { publisher.counters.connected }
+            for start in stride(from: 0, to: envelopes.count, by: 100) {
+                publisher.publish(Array(envelopes[start..<min(start + 100, envelopes.count)]))
+            }
+            _ = await waitFor(seconds: 120) { publisher.counters.acknowledged >= envelopes.count }
+            await publisher.stop()
+        }
+    }
+
+    static func benchSettings(port: Int) -> MQTTSettings {
+        MQTTSettings(host: "127.0.0.1", port: port, keepalive: 30, reconnectMin: 0.05, reconnectMax: 0.5, inflightWindow: 1000)
+    }
+
+    static func outboxWriteRates(directory: String, layout: TopicLayout) async throws -> (Double, Double, Double?) {
+        let envelopes = try makeEnvelopes(layout: layout, count: writeCount)
+        let batches = stride(from: 0, to: envelopes.count, by: 100).map { Array(envelopes[$0..<min($0 + 100, envelopes.count)]) }
+        let settings = OutboxSettings(path: directory + "/write-direct.sqlite", maxRows: 10_000_000, maxBytes: 1 << 34)
+        let database = try SQLiteDatabase(path: settings.path)
+        try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+        _ = try GatewayDatabase(settings: settings)  // migrates the schema
+        let outbox = try Outbox(database: database, maxRows: settings.maxRows, maxBytes: settings.maxBytes)
+        let direct = try timed { for batch in batches { try outbox.append(batch) } }
+        let queued = try GatewayDatabase(settings: OutboxSettings(path: directory + "/write-queue.sqlite", maxRows: 10_000_000,
+                                                                  maxBytes: 1 << 34))
+        let start = now()
+        for batch in batches { try await queued.append(batch) }
+        let viaQueue = now() - start
+        let python = try? pythonReference(directory: directory, envelopes: envelopes)
+        return (Double(writeCount) / direct, Double(writeCount) / viaQueue, python)
+    }
+
+    /// The same rows through Python's sqlite3 module, 100-row `executemany` transactions, WAL.
+    static func pythonReference(directory: String, envelopes: [EventEnvelope]) throws -> Double? {
+        let payload = directory + "/py-payloads.txt"
+        try BenchFiles.write(envelopes.prefix(writeCount).map(\.payload).joined(separator: "\n"), to: payload)
+        let script = """
+            import sqlite3, time
+            rows = open('\(payload)').read().split('\\n')
+            db = sqlite3.connect('\(directory)/python.sqlite', isolation_level=None)
+            db.execute('PRAGMA journal_mode=WAL'); db.execute('PRAGMA synchronous=NORMAL')
+            db.execute('CREATE TABLE outbox (seq INTEGER PRIMARY KEY, topic TEXT, qos INTEGER, payload BLOB, capture_time REAL)')
+            t = time.perf_counter()
+            for i in range(0, len(rows), 100):
+                db.execute('BEGIN')
+                db.executemany('INSERT INTO outbox VALUES (?,?,?,?,?)', [(i + j + 1, 'beaconbridge/bench/region/x', 1, r.encode(), 1.0) for j, r in enumerate(rows[i:i+100])])
+                db.execute('COMMIT')
+            open('\(directory)/python.rate', 'w').write(str(len(rows) / (time.perf_counter() - t)))
+            """
+        try BenchFiles.write(script, to: directory + "/bench.py")
+        guard try BenchProcess.run("/usr/bin/env", ["python3", directory + "/bench.py"]) == 0 else { return nil }
+        return Double(try BenchFiles.read(directory + "/python.rate"))
+    }
+
+    /// Fills a database with the messages (as if the broker had been down), then times a connected
+    /// publisher draining it until the subscriber has every message.
+    static func drainRate(directory: String, layout: TopicLayout, port: Int, envelopes: [EventEnvelope]) async throws -> Double {
+        let database = try GatewayDatabase(settings: OutboxSettings(path: directory + "/drain.sqlite", maxRows: 10_000_000,
+                                                                    maxBytes: 1 << 34, batchSize: 1000))
+        for start in stride(from: 0, to: envelopes.count, by: 1000) {
+            try await database.append(Array(envelopes[start..<min(start + 1000, envelopes.count)]))
+        }
+        let subscriber = try BenchSubscriber(port: port, pattern: "beaconbridge/#")
+        let configuration = EventPublisher.Configuration(mqtt: benchSettings(port: port), layout: layout,
+                                                         outbox: OutboxSettings(path: "", sightingMaxAge: 3600, batchSize: 1000))
+        let publisher = try EventPublisher(configuration: configuration, outbox: database)
+        let rate = try await subscriber.measure(expected: envelopes.count, topicPrefix: "beaconbridge/") {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await publisher.run() }
+                _ = await waitFor(seconds: 120) { publisher.counters.acknowledged >= envelopes.count }
+                await publisher.stop()
+            }
+        }
+        await subscriber.stop()
+        return rate
+    }
+
+    static func latency(port: Int, layout: TopicLayout) async throws -> (Double, Double) {
+        let subscriber = try BenchSubscriber(port: port, pattern: "beaconbridge/#", recordLatency: true)
+        try await subscriber.start()
+        let publisher = try EventPublisher(configuration: .init(mqtt: benchSettings(port: port), layout: layout), outbox: nil)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await publisher.run() }
+            _ = await waitFor(seconds: 10) { publisher.counters.connected }
+            for index in 0..<latencySamples {
+                if let envelope = try? makeEnvelopes(layout: layout, count: 1, start: UInt64(index + 1)).first {
+                    publisher.publish([envelope])
+                }
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+            _ = await waitFor(seconds: 10) { subscriber.count >= latencySamples }
+            await publisher.stop()
+        }
+        await subscriber.stop()
+        let sorted = subscriber.latencies.sorted()
+        guard !sorted.isEmpty else { return (.nan, .nan) }
+        return (sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
+    }
+
+    // MARK: small helpers
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    static func timed(_ body: () throws -> Void) rethrows -> Double {
+        let start = now()
+        try body()
+        return now() - start
+    }
+
+    /// Polls every 2 ms, at most `seconds`.
+    static func waitFor(seconds: Double, _ condition: () -> Bool) async -> Bool {
+        let deadline = now() + seconds
+        while !condition() {
+            if now() > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return true
+    }
+
+    static func rate(_ value: Double) -> String { value.isFinite ? String(Int(value.rounded())) : "n/a" }
+    static func percent(_ value: Double, _ reference: Double) -> String {
+        reference > 0 ? "\(Int((100 * value / reference).rounded()))% of reference" : "no reference"
+    }
+    static func format(_ value: Double, _ places: Int) -> String {
+        guard value.isFinite else { return "n/a" }
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return String((value * scale).rounded() / scale)
+    }
 }
