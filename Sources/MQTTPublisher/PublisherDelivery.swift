@@ -55,6 +55,9 @@ final class PublisherDelivery {
         case let .discovery(messages):
             discovery = messages
             if connected { publishControl(discovery) }
+        case .acknowledgements:
+            for messageID in publisher.ackInbox.takeAll() { await acknowledge(messageID, drainAfter: false) }
+            if connected && !live && !stopping { await drain() }
         case .tick: await tick()
         case .stop:
             stopping = true
@@ -113,7 +116,7 @@ final class PublisherDelivery {
             publisher.sharedCounters.withLock { $0.lastError = error.description }
             publisher.notify(.disconnected(error, retryIn: retryIn))
         case let .acknowledged(messageID):
-            await acknowledge(messageID)
+            await acknowledge(messageID, drainAfter: true)
         case let .message(topic, payload):
             if topic == layout.homeAssistantStatus, String(decoding: payload, as: UTF8.self) == "online" {
                 publishControl(discovery)
@@ -155,7 +158,7 @@ final class PublisherDelivery {
         }
     }
 
-    func acknowledge(_ messageID: Int32) async {
+    func acknowledge(_ messageID: Int32, drainAfter: Bool) async {
         // Unknown ids: control messages, or acknowledgements of messages resent by libmosquitto after a
         // reconnect whose tracking was already handed back to the outbox.
         guard let entry = inflight.removeValue(forKey: messageID) else { return }
@@ -165,7 +168,7 @@ final class PublisherDelivery {
             acknowledgedRows.append(entry.envelope.sequence)
             if acknowledgedRows.count >= settings.batchSize || outboxInflight == 0 { await flushDeletes() }
         }
-        if connected && !live && !stopping { await drain() }
+        if drainAfter && connected && !live && !stopping { await drain() }
     }
 
     /// Sends outbox rows in sequence order while the window has room; switches to live once the outbox has

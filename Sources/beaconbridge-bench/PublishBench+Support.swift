@@ -57,6 +57,7 @@ extension PublishBench {
                 case .connected:
                     box.client?.subscribe(pattern, qos: 1)
                     box.client?.subscribe("bench/#", qos: 1)
+                    box.client?.subscribe("beaconbridge/#", qos: 1)
                     state.withLock { $0.connected = true }
                 case let .message(topic, payload):
                     let received = EventPublisher.wallClock()
@@ -96,7 +97,7 @@ extension PublishBench {
             _ = await PublishBench.waitFor(seconds: 60) { count >= expected }
             let (received, last) = state.withLock { ($0.count, $0.last) }
             guard received >= expected else {
-                print("  (subscriber got \(received) of \(expected) messages)")
+                say("  (subscriber got \(received) of \(expected) messages)")
                 return .nan
             }
             return Double(expected) / (last - start)

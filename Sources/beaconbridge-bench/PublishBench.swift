@@ -18,7 +18,7 @@ enum PublishBench {
     static func run() {
         let done = DispatchSemaphore(value: 0)
         Task {
-            do { try await measure() } catch { print("  publish bench failed: \(error)") }
+            do { try await measure() } catch { say("  publish bench failed: \(error)") }
             done.signal()
         }
         done.wait()
@@ -34,7 +34,7 @@ enum PublishBench {
         let payloadFile = directory + "/payloads.txt"
         try BenchFiles.write(envelopes.map(\.payload).joined(separator: "\n") + "\n", to: payloadFile)
         let averageSize = envelopes.reduce(0) { $0 + $1.payloadSize } / envelopes.count
-        print("  \(messageCount) messages of ~\(averageSize) B, loopback mosquitto, one subscriber attached")
+        say("  \(messageCount) messages of ~\(averageSize) B, loopback mosquitto, one subscriber attached")
 
         var referenceQoS1 = 0.0
         for qos: UInt8 in [0, 1] {
@@ -43,25 +43,28 @@ enum PublishBench {
                 _ = try BenchProcess.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "\(qos)",
                                                                     "-t", "bench/ref", "-l"], stdin: payloadFile)
             }
+            let outbox = try GatewayDatabase(settings: OutboxSettings(path: directory + "/live-qos\(qos).sqlite",
+                                                                      maxRows: 10_000_000, maxBytes: 1 << 34))
             let ours = try await subscriber.measure(expected: messageCount, topicPrefix: "beaconbridge/") {
-                try await publishLive(envelopes.map { var e = $0; e.qos = qos; return e }, port: broker.port, layout: layout)
+                try await publishLive(envelopes.map { var e = $0; e.qos = qos; return e }, port: broker.port, layout: layout,
+                                      outbox: outbox)
             }
             await subscriber.stop()
             if qos == 1 { referenceQoS1 = reference }
-            print("  publish QoS \(qos): \(rate(ours)) msg/s  vs mosquitto_pub -l \(rate(reference)) msg/s  "
+            say("  publish QoS \(qos): \(rate(ours)) msg/s  vs mosquitto_pub -l \(rate(reference)) msg/s  "
                   + "(\(percent(ours, reference)), goal >= 80%)")
         }
 
         let (direct, viaQueue, python) = try await outboxWriteRates(directory: directory, layout: layout)
-        print("  outbox write (batches of 100): \(rate(direct)) events/s direct, \(rate(viaQueue)) events/s through "
+        say("  outbox write (batches of 100): \(rate(direct)) events/s direct, \(rate(viaQueue)) events/s through "
               + "GatewayDatabase  vs Python sqlite3 \(python.map(rate) ?? "n/a") events/s  (goal 150,000)")
 
         let drain = try await drainRate(directory: directory, layout: layout, port: broker.port, envelopes: envelopes)
-        print("  outbox drain (QoS 1): \(rate(drain)) events/s  vs mosquitto_pub -l QoS 1 \(rate(referenceQoS1)) msg/s  "
+        say("  outbox drain (QoS 1): \(rate(drain)) events/s  vs mosquitto_pub -l QoS 1 \(rate(referenceQoS1)) msg/s  "
               + "(\(percent(drain, referenceQoS1)), goal >= 70%)")
 
         let (p50, p99) = try await latency(port: broker.port, layout: layout)
-        print("  capture-to-subscriber latency (QoS 1, one event every 2 ms, \(latencySamples) samples): "
+        say("  capture-to-subscriber latency (QoS 1, one event every 2 ms, \(latencySamples) samples): "
               + "p50 \(format(p50 * 1000, 3)) ms, p99 \(format(p99 * 1000, 3)) ms  (goal p99 < 2 ms)")
     }
 
@@ -77,11 +80,14 @@ enum PublishBench {
                 smoothedRSSI: -69.5, distance: 2.5, measuredPower: -59, reportRate: 1, lastSeen: now, fields: [:])
             let event = RegionEvent(kind: index % 2 == 0 ? .enter : .exit, time: now, region: "room\(index % 4)",
                                     beaconID: beacon.beaconID, state: index % 2 == 0 ? .inside : .outside, since: now, beacon: beacon)
-            return try encoder.encode(.region(event))[0]
+            var envelope = try encoder.encode(.region(event))[0]
+            envelope.retain = false  // like the mosquitto_pub reference; and no stale retained messages between phases
+            return envelope
         }
     }
 
-    /// Publishes through a connected `EventPublisher` (no outbox backlog) until everything is acknowledged.
+    /// Publishes through a connected `EventPublisher` as the daemon runs it (SQLite outbox behind a full
+    /// in-flight window) until everything is acknowledged.
     static func publishLive(_ envelopes: [EventEnvelope], port: Int, layout: TopicLayout,
                             outbox: (any EventOutbox)? = nil) async throws {
         let publisher = try EventPublisher(configuration: .init(mqtt: benchSettings(port: port), layout: layout), outbox: outbox)
@@ -187,6 +193,12 @@ enum PublishBench {
 
     // MARK: small helpers
 
+    /// Prints and flushes at once, so figures survive a later crash or kill.
+    static func say(_ text: String) {
+        print(text)
+        fflush(nil)
+    }
+
     static func now() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
@@ -211,7 +223,8 @@ enum PublishBench {
 
     static func rate(_ value: Double) -> String { value.isFinite ? String(Int(value.rounded())) : "n/a" }
     static func percent(_ value: Double, _ reference: Double) -> String {
-        reference > 0 ? "\(Int((100 * value / reference).rounded()))% of reference" : "no reference"
+        reference > 0 && value.isFinite && reference.isFinite
+            ? "\(Int((100 * value / reference).rounded()))% of reference" : "no comparison"
     }
     static func format(_ value: Double, _ places: Int) -> String {
         guard value.isFinite else { return "n/a" }
