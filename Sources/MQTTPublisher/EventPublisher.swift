@@ -83,6 +83,7 @@ public final class EventPublisher: Sendable {
     /// Enqueues envelopes for delivery, in order. Never blocks.
     public func publish(_ envelopes: [EventEnvelope]) {
         guard !envelopes.isEmpty else { return }
+        sharedCounters.withLock { $0.submitted += envelopes.count }
         inputContinuation.yield(.publish(envelopes))
     }
 

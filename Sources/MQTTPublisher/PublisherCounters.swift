@@ -2,6 +2,9 @@ import BeaconCore
 
 /// Figures for telemetry, readable at any time (`EventPublisher.counters`).
 public struct PublisherCounters: Sendable, Equatable {
+    /// Envelopes handed to `publish(_:)`. `submitted - acknowledged` is what the caller has outstanding (queued
+    /// for the loop, in flight or in the outbox): a producer can pace itself on it.
+    public var submitted = 0
     /// Events handed to libmosquitto (live and from the outbox).
     public var published = 0
     /// Events acknowledged by the broker (QoS 1/2) or written to the socket (QoS 0).
