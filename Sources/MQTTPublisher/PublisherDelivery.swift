@@ -31,6 +31,8 @@ final class PublisherDelivery {
     var discovery: [ControlMessage] = []
     var stopping = false
     var stopDeadline = 0.0
+    /// Per-message counts gathered during one input and added to the shared counters in one lock.
+    var tally = (published: 0, drained: 0, acknowledged: 0)
 
     init(publisher: EventPublisher) {
         self.publisher = publisher
@@ -49,6 +51,7 @@ final class PublisherDelivery {
     }
 
     func handle(_ input: EventPublisher.Input) async -> Outcome {
+        defer { publishTally() }
         switch input {
         case let .publish(envelopes): await accept(envelopes)
         case let .client(event): await handle(event)
@@ -139,16 +142,26 @@ final class PublisherDelivery {
         switch client.publish(topic: envelope.topic, payload: envelope.payload, qos: envelope.qos, retain: envelope.retain) {
         case let .success(messageID):
             inflight[messageID] = InFlight(envelope: envelope, fromOutbox: fromOutbox)
-            if fromOutbox { outboxInflight += 1 }
-            publisher.sharedCounters.withLock {
-                $0.published += 1
-                if fromOutbox { $0.drained += 1 }
-                $0.inflight = inflight.count
+            tally.published += 1
+            if fromOutbox {
+                outboxInflight += 1
+                tally.drained += 1
             }
             return true
         case let .failure(error):
             publisher.sharedCounters.withLock { $0.lastError = error.description }
             return false
+        }
+    }
+
+    func publishTally() {
+        let tally = self.tally, inflightCount = inflight.count
+        self.tally = (0, 0, 0)
+        publisher.sharedCounters.withLock {
+            $0.published += tally.published
+            $0.drained += tally.drained
+            $0.acknowledged += tally.acknowledged
+            $0.inflight = inflightCount
         }
     }
 
@@ -162,7 +175,7 @@ final class PublisherDelivery {
         // Unknown ids: control messages, or acknowledgements of messages resent by libmosquitto after a
         // reconnect whose tracking was already handed back to the outbox.
         guard let entry = inflight.removeValue(forKey: messageID) else { return }
-        publisher.sharedCounters.withLock { $0.acknowledged += 1; $0.inflight = inflight.count }
+        tally.acknowledged += 1
         if entry.fromOutbox {
             outboxInflight -= 1
             acknowledgedRows.append(entry.envelope.sequence)
