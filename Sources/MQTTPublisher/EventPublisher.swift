@@ -97,7 +97,8 @@ public final class EventPublisher: Sendable {
     public var counters: PublisherCounters { sharedCounters.withLock { $0 } }
 
     /// Connects and delivers until `stop()`. On stop: waits up to 2 s for acknowledgements, writes events
-    /// still unacknowledged to the outbox, publishes `offline`, disconnects.
+    /// still unacknowledged (and any published after the stop request) to the outbox, publishes `offline`,
+    /// disconnects. Call it once; `stop()` waits for it to return.
     public func run() async {
         let delivery = PublisherDelivery(publisher: self)
         client.start()
@@ -115,6 +116,11 @@ public final class EventPublisher: Sendable {
             group.cancelAll()
         }
         await client.stop()
+        // Envelopes published after `stop()` was requested are still in the input queue: store them.
+        inputContinuation.finish()
+        for await input in inputs {
+            if case let .publish(envelopes) = input { await delivery.append(envelopes) }
+        }
         noticeContinuation.finish()
         let waiters = finished.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.done = true

@@ -56,6 +56,10 @@ final class MosquittoProcess: @unchecked Sendable {
     /// Stops with SIGTERM (a clean shutdown that saves persistent sessions) and waits for the exit.
     func stop() { signalAndWait(SIGTERM) }
 
+    /// Freezes (SIGSTOP) / thaws (SIGCONT) the broker: connections stay open, nothing is acknowledged.
+    func pause() { lock.withLock { process }.map { _ = Foundation.kill($0.pid, SIGSTOP) } }
+    func resume() { lock.withLock { process }.map { _ = Foundation.kill($0.pid, SIGCONT) } }
+
     /// Stops with SIGKILL.
     func kill() { signalAndWait(SIGKILL) }
 
