@@ -57,6 +57,9 @@ public enum PublisherNotice: Sendable, Equatable {
     case snapshotRequested(SnapshotReason)
     /// The outbox database failed; events are kept in memory from now on.
     case outboxFailed(String)
+    /// Events were dropped (reason as in `PublisherCounters.dropped`): log it. Reported when noticed, at most
+    /// once per drain step or tick for the outbox's own drops.
+    case eventsDropped(reason: String, count: Int)
 
     public enum SnapshotReason: String, Sendable, Equatable {
         case connected

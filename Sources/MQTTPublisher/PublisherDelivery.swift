@@ -227,7 +227,10 @@ final class PublisherDelivery {
         outboxInflight = 0
         publisher.sharedCounters.withLock { $0.inflight = 0 }
         let lost = keepQoS0 ? 0 : entries.filter { $0.qos == 0 }.count
-        if lost > 0 { publisher.sharedCounters.withLock { $0.dropped["connection_lost", default: 0] += lost } }
+        if lost > 0 {
+            publisher.sharedCounters.withLock { $0.dropped["connection_lost", default: 0] += lost }
+            publisher.notify(.eventsDropped(reason: "connection_lost", count: lost))
+        }
         await append(keepQoS0 ? entries : entries.filter { $0.qos > 0 })
         await flushDeletes()
     }

@@ -53,4 +53,33 @@ import Testing
         #expect(publisher.counters.outboxDegraded)
         #expect(publisher.counters.dropped.isEmpty)
     }
+
+    @Test func capDropsAreCountedAndReported() async throws {
+        let directory = try TestDirectory.make(prefix: "bb-cap")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let settings = OutboxSettings(path: directory + "/outbox.sqlite", maxRows: 10)
+        let database = try GatewayDatabase(settings: settings)
+        let layout = TopicLayout(settings: TopicSettings(), gatewayID: "capgw")
+        let deadPort = try FreePort.find()  // no broker: everything goes to the outbox
+        let publisher = try EventPublisher(
+            configuration: .init(mqtt: loopbackSettings(port: deadPort), layout: layout, outbox: settings), outbox: database)
+        var encoder = SequencedEncoder(layout: layout, database: database)
+        let envelopes = try await encoder.encode((0..<30).map { EventFactory.region($0, kind: .enter) })
+        let notices = NoticeLog()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { for await notice in publisher.notices { notices.append(notice) } }
+            try await withRunningPublisher(publisher) {
+                publisher.publish(envelopes)
+                try await waitUntil("drops counted", timeout: 10) { publisher.counters.dropped["row_cap"] == 20 }
+            }
+            try await group.waitForAll()
+        }
+        let reported = notices.all.reduce(0) { total, notice in
+            if case let .eventsDropped("row_cap", count) = notice { total + count } else { total }
+        }
+        #expect(reported == 20)
+        #expect(notices.all.contains { if case .connectionFailed = $0 { true } else { false } })
+        // The newest ten are kept, oldest first out.
+        #expect(try await database.peek(after: nil, limit: 100).map(\.id) == envelopes.suffix(10).map(\.id))
+    }
 }
