@@ -68,8 +68,8 @@ enum PublishBench {
         }
 
         let (direct, viaQueue, python) = try await outboxWriteRates(directory: directory, layout: layout)
-        say("  outbox write (batches of 100): \(rate(direct)) events/s direct, \(rate(viaQueue)) events/s through "
-              + "GatewayDatabase  vs Python sqlite3 \(python.map(rate) ?? "n/a") events/s  (goal 150,000)")
+        say("  outbox write (batches of 100, median of \(rounds)): \(rate(direct)) events/s direct, \(rate(viaQueue)) events/s "
+            + "through GatewayDatabase;  Python sqlite3 (5 columns, no index) \(python.map(rate) ?? "n/a") events/s  (goal 150,000)")
 
         let drain = try await drainRate(directory: directory, layout: layout, port: broker.port, envelopes: envelopes)
         say("  outbox drain (QoS 1): \(rate(drain)) events/s  vs mosquitto_pub -l QoS 1 \(rate(referenceQoS1)) msg/s  "
@@ -131,32 +131,38 @@ enum PublishBench {
         MQTTSettings(host: "127.0.0.1", port: port, keepalive: 30, reconnectMin: 0.05, reconnectMax: 0.5, inflightWindow: Int(getenv("BB_WINDOW").flatMap { Int(String(cString: $0)) } ?? 1000))
     }
 
+    /// Medians of `rounds` interleaved runs, each into a fresh file: direct (`Outbox` on this thread), through
+    /// `GatewayDatabase` (its serial queue), and the Python reference.
     static func outboxWriteRates(directory: String, layout: TopicLayout) async throws -> (Double, Double, Double?) {
         let envelopes = try makeEnvelopes(layout: layout, count: writeCount)
         let batches = stride(from: 0, to: envelopes.count, by: 100).map { Array(envelopes[$0..<min($0 + 100, envelopes.count)]) }
-        let settings = OutboxSettings(path: directory + "/write-direct.sqlite", maxRows: 10_000_000, maxBytes: 1 << 34)
-        let database = try SQLiteDatabase(path: settings.path)
-        try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
-        _ = try GatewayDatabase(settings: settings)  // migrates the schema
-        let outbox = try Outbox(database: database, maxRows: settings.maxRows, maxBytes: settings.maxBytes)
-        let direct = try timed { for batch in batches { try outbox.append(batch) } }
-        let queued = try GatewayDatabase(settings: OutboxSettings(path: directory + "/write-queue.sqlite", maxRows: 10_000_000,
-                                                                  maxBytes: 1 << 34))
-        let start = now()
-        for batch in batches { try await queued.append(batch) }
-        let viaQueue = now() - start
-        let python = try? pythonReference(directory: directory, envelopes: envelopes)
-        return (Double(writeCount) / direct, Double(writeCount) / viaQueue, python)
+        try BenchFiles.write(envelopes.map(\.payload).joined(separator: "\n"), to: directory + "/py-payloads.txt")
+        var direct: [Double] = [], viaQueue: [Double] = [], python: [Double] = []
+        for round in 0..<rounds {
+            let queued = try GatewayDatabase(settings: OutboxSettings(path: directory + "/write-queue-\(round).sqlite",
+                                                                      maxRows: 10_000_000, maxBytes: 1 << 34))
+            let start = now()
+            for batch in batches { try await queued.append(batch) }
+            viaQueue.append(Double(writeCount) / (now() - start))
+
+            let settings = OutboxSettings(path: directory + "/write-direct-\(round).sqlite", maxRows: 10_000_000, maxBytes: 1 << 34)
+            _ = try GatewayDatabase(settings: settings)  // creates and migrates the file
+            let database = try SQLiteDatabase(path: settings.path)
+            try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+            let outbox = try Outbox(database: database, maxRows: settings.maxRows, maxBytes: settings.maxBytes)
+            direct.append(Double(writeCount) / (try timed { for batch in batches { try outbox.append(batch) } }))
+
+            if let rate = try? pythonReference(directory: directory, round: round) { python.append(rate) }
+        }
+        return (median(direct), median(viaQueue), python.isEmpty ? nil : median(python))
     }
 
-    /// The same rows through Python's sqlite3 module, 100-row `executemany` transactions, WAL.
-    static func pythonReference(directory: String, envelopes: [EventEnvelope]) throws -> Double? {
-        let payload = directory + "/py-payloads.txt"
-        try BenchFiles.write(envelopes.prefix(writeCount).map(\.payload).joined(separator: "\n"), to: payload)
+    /// The same payloads through Python's sqlite3 module: 100-row `executemany` transactions, WAL, a fresh file.
+    static func pythonReference(directory: String, round: Int) throws -> Double? {
         let script = """
             import sqlite3, time
-            rows = open('\(payload)').read().split('\\n')
-            db = sqlite3.connect('\(directory)/python.sqlite', isolation_level=None)
+            rows = open('\(directory)/py-payloads.txt').read().split('\\n')
+            db = sqlite3.connect('\(directory)/python-\(round).sqlite', isolation_level=None)
             db.execute('PRAGMA journal_mode=WAL'); db.execute('PRAGMA synchronous=NORMAL')
             db.execute('CREATE TABLE outbox (seq INTEGER PRIMARY KEY, topic TEXT, qos INTEGER, payload BLOB, capture_time REAL)')
             t = time.perf_counter()
