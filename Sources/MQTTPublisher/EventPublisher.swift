@@ -16,6 +16,8 @@ public final class EventPublisher: Sendable {
         case publish([EventEnvelope])
         case client(MQTTClientEvent)
         case discovery([ControlMessage])
+        /// Acknowledged message ids are waiting in `ackInbox`.
+        case acknowledgements
         case tick
         case stop
     }
@@ -47,6 +49,8 @@ public final class EventPublisher: Sendable {
     let inputContinuation: AsyncStream<Input>.Continuation
     let noticeContinuation: AsyncStream<PublisherNotice>.Continuation
     let sharedCounters = Mutex(PublisherCounters())
+    /// Acknowledged message ids handed over by the network thread.
+    let ackInbox: AckInbox
     let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// Connection changes and snapshot requests. Buffers the newest 1000 when nobody listens.
@@ -61,16 +65,25 @@ public final class EventPublisher: Sendable {
         (notices, noticeContinuation) = AsyncStream.makeStream(of: PublisherNotice.self, bufferingPolicy: .bufferingNewest(1000))
         let continuation = inputContinuation
         let layout = configuration.layout
+        let pendingAcks = AckInbox()
+        self.ackInbox = pendingAcks
         client = try MQTTClient(
             options: MQTTClientOptions(settings: configuration.mqtt, clientID: configuration.clientID,
                                        password: configuration.password,
                                        will: ControlMessage(topic: layout.availability, payload: "offline", qos: 1, retain: true)),
-            onEvent: { event in continuation.yield(.client(event)) })
+            onEvent: { event in
+                if case let .acknowledged(messageID) = event {
+                    if pendingAcks.add(messageID) { continuation.yield(.acknowledgements) }
+                } else {
+                    continuation.yield(.client(event))
+                }
+            })
     }
 
     /// Enqueues envelopes for delivery, in order. Never blocks.
     public func publish(_ envelopes: [EventEnvelope]) {
         guard !envelopes.isEmpty else { return }
+        sharedCounters.withLock { $0.submitted += envelopes.count }
         inputContinuation.yield(.publish(envelopes))
     }
 
@@ -84,7 +97,8 @@ public final class EventPublisher: Sendable {
     public var counters: PublisherCounters { sharedCounters.withLock { $0 } }
 
     /// Connects and delivers until `stop()`. On stop: waits up to 2 s for acknowledgements, writes events
-    /// still unacknowledged to the outbox, publishes `offline`, disconnects.
+    /// still unacknowledged (and any published after the stop request) to the outbox, publishes `offline`,
+    /// disconnects. Call it once; `stop()` waits for it to return.
     public func run() async {
         let delivery = PublisherDelivery(publisher: self)
         client.start()
@@ -102,6 +116,11 @@ public final class EventPublisher: Sendable {
             group.cancelAll()
         }
         await client.stop()
+        // Envelopes published after `stop()` was requested are still in the input queue: store them.
+        inputContinuation.finish()
+        for await input in inputs {
+            if case let .publish(envelopes) = input { await delivery.append(envelopes) }
+        }
         noticeContinuation.finish()
         let waiters = finished.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.done = true
@@ -121,6 +140,20 @@ public final class EventPublisher: Sendable {
             }
             if done { continuation.resume() }
         }
+    }
+
+    /// Acknowledged message ids from the network thread. One `.acknowledgements` input announces a list
+    /// that was empty, so a burst of acknowledgements costs one queue element.
+    final class AckInbox: Sendable {
+        private let ids = Mutex<[Int32]>([])
+        /// Adds an id; true when the list was empty (the caller then announces it).
+        func add(_ id: Int32) -> Bool {
+            ids.withLock { ids in
+                ids.append(id)
+                return ids.count == 1
+            }
+        }
+        func takeAll() -> [Int32] { ids.withLock { ids in defer { ids.removeAll(keepingCapacity: true) }; return ids } }
     }
 
     func notify(_ notice: PublisherNotice) { noticeContinuation.yield(notice) }

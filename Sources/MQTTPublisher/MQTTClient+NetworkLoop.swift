@@ -12,6 +12,7 @@ extension MQTTClient {
         var firstAttempt = true
         while !isStopping {
             state.withLock { $0.lastLog = nil; $0.refusal = nil; $0.connackSeen = false }
+            installLogCallback()
             let rc = firstAttempt
                 ? mosquitto_connect(handle, settings.host, Int32(settings.port), Int32(settings.keepalive))
                 : mosquitto_reconnect(handle)
@@ -75,6 +76,9 @@ extension MQTTClient {
             guard let client = MQTTClient.from(context) else { return }
             if rc == 0 {
                 client.state.withLock { $0.connackSeen = true }
+                // libmosquitto formats every debug line for a log callback: off while connected, where the
+                // return codes say enough; back on for the next connection attempt (TLS details).
+                mosquitto_log_callback_set(client.handle, nil)
                 client.onEvent(.connected)
             } else {
                 client.state.withLock { $0.refusal = rc }
@@ -92,6 +96,11 @@ extension MQTTClient {
             }
             client.onEvent(.message(topic: topic, payload: payload))
         }
+    }
+
+    /// Records libmosquitto's last error or warning line (OpenSSL's reason for a failed handshake, say) so
+    /// the connection error can quote it. Installed for connection attempts only.
+    func installLogCallback() {
         mosquitto_log_callback_set(handle) { _, context, level, text in
             guard level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0, let client = MQTTClient.from(context), let text else { return }
             let line = String(cString: text)

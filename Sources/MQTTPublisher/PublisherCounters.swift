@@ -2,6 +2,9 @@ import BeaconCore
 
 /// Figures for telemetry, readable at any time (`EventPublisher.counters`).
 public struct PublisherCounters: Sendable, Equatable {
+    /// Envelopes handed to `publish(_:)`. `submitted - acknowledged` is what the caller has outstanding (queued
+    /// for the loop, in flight or in the outbox): a producer can pace itself on it.
+    public var submitted = 0
     /// Events handed to libmosquitto (live and from the outbox).
     public var published = 0
     /// Events acknowledged by the broker (QoS 1/2) or written to the socket (QoS 0).
@@ -54,6 +57,9 @@ public enum PublisherNotice: Sendable, Equatable {
     case snapshotRequested(SnapshotReason)
     /// The outbox database failed; events are kept in memory from now on.
     case outboxFailed(String)
+    /// Events were dropped (reason as in `PublisherCounters.dropped`): log it. Reported when noticed, at most
+    /// once per drain step or tick for the outbox's own drops.
+    case eventsDropped(reason: String, count: Int)
 
     public enum SnapshotReason: String, Sendable, Equatable {
         case connected

@@ -13,6 +13,7 @@ extension PublisherDelivery {
                 publisher.sharedCounters.withLock { $0.queued += envelopes.count }
             } else {
                 publisher.sharedCounters.withLock { $0.dropped["outbox_unavailable", default: 0] += envelopes.count }
+                publisher.notify(.eventsDropped(reason: "outbox_unavailable", count: envelopes.count))
             }
         }
     }
@@ -26,13 +27,21 @@ extension PublisherDelivery {
 
     func refreshBacklog() async {
         guard let stats = await storeCall({ [self] in try await store.stats() }) else { return }
-        publisher.sharedCounters.withLock { counters in
+        let increases = publisher.sharedCounters.withLock { counters -> [(String, Int)] in
             counters.backlogRows = stats.rows
             counters.backlogBytes = stats.bytes
+            var increases: [(String, Int)] = []
             for reason in OutboxDropReason.allCases {
-                counters.dropped[reason.rawValue] = (counters.storeDropBase[reason] ?? 0) + (stats.dropped[reason] ?? 0)
+                let total = (counters.storeDropBase[reason] ?? 0) + (stats.dropped[reason] ?? 0)
+                let previous = counters.dropped[reason.rawValue] ?? 0
+                if total > previous {
+                    counters.dropped[reason.rawValue] = total
+                    increases.append((reason.rawValue, total - previous))
+                }
             }
+            return increases
         }
+        for (reason, count) in increases { publisher.notify(.eventsDropped(reason: reason, count: count)) }
     }
 
     /// Runs an outbox operation. A failure of the database (disk full, corrupt file, I/O error) is reported

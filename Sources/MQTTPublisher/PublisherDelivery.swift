@@ -31,6 +31,8 @@ final class PublisherDelivery {
     var discovery: [ControlMessage] = []
     var stopping = false
     var stopDeadline = 0.0
+    /// Per-message counts gathered during one input and added to the shared counters in one lock.
+    var tally = (published: 0, drained: 0, acknowledged: 0)
 
     init(publisher: EventPublisher) {
         self.publisher = publisher
@@ -49,12 +51,16 @@ final class PublisherDelivery {
     }
 
     func handle(_ input: EventPublisher.Input) async -> Outcome {
+        defer { publishTally() }
         switch input {
         case let .publish(envelopes): await accept(envelopes)
         case let .client(event): await handle(event)
         case let .discovery(messages):
             discovery = messages
             if connected { publishControl(discovery) }
+        case .acknowledgements:
+            for messageID in publisher.ackInbox.takeAll() { await acknowledge(messageID, drainAfter: false) }
+            if connected && !live && !stopping { await drain() }
         case .tick: await tick()
         case .stop:
             stopping = true
@@ -113,7 +119,7 @@ final class PublisherDelivery {
             publisher.sharedCounters.withLock { $0.lastError = error.description }
             publisher.notify(.disconnected(error, retryIn: retryIn))
         case let .acknowledged(messageID):
-            await acknowledge(messageID)
+            await acknowledge(messageID, drainAfter: true)
         case let .message(topic, payload):
             if topic == layout.homeAssistantStatus, String(decoding: payload, as: UTF8.self) == "online" {
                 publishControl(discovery)
@@ -136,16 +142,26 @@ final class PublisherDelivery {
         switch client.publish(topic: envelope.topic, payload: envelope.payload, qos: envelope.qos, retain: envelope.retain) {
         case let .success(messageID):
             inflight[messageID] = InFlight(envelope: envelope, fromOutbox: fromOutbox)
-            if fromOutbox { outboxInflight += 1 }
-            publisher.sharedCounters.withLock {
-                $0.published += 1
-                if fromOutbox { $0.drained += 1 }
-                $0.inflight = inflight.count
+            tally.published += 1
+            if fromOutbox {
+                outboxInflight += 1
+                tally.drained += 1
             }
             return true
         case let .failure(error):
             publisher.sharedCounters.withLock { $0.lastError = error.description }
             return false
+        }
+    }
+
+    func publishTally() {
+        let tally = self.tally, inflightCount = inflight.count
+        self.tally = (0, 0, 0)
+        publisher.sharedCounters.withLock {
+            $0.published += tally.published
+            $0.drained += tally.drained
+            $0.acknowledged += tally.acknowledged
+            $0.inflight = inflightCount
         }
     }
 
@@ -155,17 +171,17 @@ final class PublisherDelivery {
         }
     }
 
-    func acknowledge(_ messageID: Int32) async {
+    func acknowledge(_ messageID: Int32, drainAfter: Bool) async {
         // Unknown ids: control messages, or acknowledgements of messages resent by libmosquitto after a
         // reconnect whose tracking was already handed back to the outbox.
         guard let entry = inflight.removeValue(forKey: messageID) else { return }
-        publisher.sharedCounters.withLock { $0.acknowledged += 1; $0.inflight = inflight.count }
+        tally.acknowledged += 1
         if entry.fromOutbox {
             outboxInflight -= 1
             acknowledgedRows.append(entry.envelope.sequence)
             if acknowledgedRows.count >= settings.batchSize || outboxInflight == 0 { await flushDeletes() }
         }
-        if connected && !live && !stopping { await drain() }
+        if drainAfter && connected && !live && !stopping { await drain() }
     }
 
     /// Sends outbox rows in sequence order while the window has room; switches to live once the outbox has
@@ -211,7 +227,10 @@ final class PublisherDelivery {
         outboxInflight = 0
         publisher.sharedCounters.withLock { $0.inflight = 0 }
         let lost = keepQoS0 ? 0 : entries.filter { $0.qos == 0 }.count
-        if lost > 0 { publisher.sharedCounters.withLock { $0.dropped["connection_lost", default: 0] += lost } }
+        if lost > 0 {
+            publisher.sharedCounters.withLock { $0.dropped["connection_lost", default: 0] += lost }
+            publisher.notify(.eventsDropped(reason: "connection_lost", count: lost))
+        }
         await append(keepQoS0 ? entries : entries.filter { $0.qos > 0 })
         await flushDeletes()
     }

@@ -29,6 +29,7 @@ public final class GatewayDatabase: @unchecked Sendable {
             try database.execute("PRAGMA synchronous = \(settings.synchronous == "full" ? "FULL" : "NORMAL")")
             try StoreSchema.migrate(database)
             self.counter = SequenceCounter(database: database)
+            try counter.seedIfFresh(wallClock: Outbox.wallClock())
             try counter.catchUp()
             self.outbox = try Outbox(database: database, maxRows: settings.maxRows, maxBytes: settings.maxBytes)
             self.regionStates = RegionStateTable(database: database)

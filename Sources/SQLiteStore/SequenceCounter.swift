@@ -18,6 +18,18 @@ struct SequenceCounter {
         return (last - UInt64(count) + 1, last + 1)
     }
 
+    /// Seeds a fresh counter (value 0) with the wall clock in microseconds, so a database created later (the old
+    /// one was damaged and moved aside, or lost) still continues above every number handed out before, as
+    /// does the wall-clock fallback a daemon uses without a database. Stays below 2^53 (exact in JSON) until
+    /// the year 2255.
+    func seedIfFresh(wallClock: Double) throws(SQLiteError) {
+        let statement = try database.statement(
+            "UPDATE counters SET value = ? WHERE name = 'event_sequence' AND value = 0")
+        defer { statement.reset() }
+        statement.bind(Int64(wallClock * 1_000_000), at: 1)
+        try statement.step()
+    }
+
     /// Raises the counter to at least the highest sequence stored in the outbox (a repair for copied or
     /// hand-edited files).
     func catchUp() throws(SQLiteError) {

@@ -35,6 +35,9 @@ import Testing
                 subscriber.messages(under: "beaconbridge/gw1/").filter { !$0.topic.hasSuffix("/availability") }.count >= expected
             }
         }
+        try await waitUntil("offline after stop", timeout: 5) {
+            subscriber.messages(under: "beaconbridge/gw1/availability").last?.payload == "offline"
+        }
         await subscriber.stop()
 
         let received = subscriber.messages(under: "beaconbridge/gw1/")

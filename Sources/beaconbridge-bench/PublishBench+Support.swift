@@ -1,0 +1,220 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BeaconCore
+import MQTTPublisher
+import Synchronization
+
+// Support for PublishBench: a loopback broker, a counting subscriber, child processes, temp files.
+// Nested in PublishBench so the names cannot clash with other areas' bench files.
+extension PublishBench {
+    /// A mosquitto child process on a free loopback port.
+    final class BenchBroker {
+        let port: Int
+        let pid: pid_t
+
+        init(directory: String) throws {
+            port = try BenchProcess.freePort()
+            let config = "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nuser root\n"
+                + "max_queued_messages 0\nmax_inflight_messages 0\nlog_dest none\n"
+            try BenchFiles.write(config, to: directory + "/mosquitto.conf")
+            pid = try BenchProcess.spawn("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"])
+            for _ in 0..<200 where !BenchProcess.accepts(port) { usleep(25_000) }
+        }
+
+        func stop() {
+            kill(pid, SIGTERM)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+    }
+
+    /// Counts messages under a topic prefix (and optionally records capture-to-receive latency).
+    final class BenchSubscriber: Sendable {
+        struct State {
+            var prefix = ""
+            var count = 0
+            var first = 0.0
+            var last = 0.0
+            var latencies: [Double] = []
+            var connected = false
+        }
+
+        final class Shared: Sendable {
+            let mutex = Mutex(State())
+            func withLock<T>(_ body: (inout State) -> T) -> T { mutex.withLock { body(&$0) } }
+        }
+
+        let client: MQTTClient
+        let state = Shared()
+
+        init(port: Int, pattern: String, recordLatency: Bool = false) throws {
+            let state = self.state
+            let settings = MQTTSettings(host: "127.0.0.1", port: port, reconnectMin: 0.05, reconnectMax: 0.5)
+            let box = ClientBox()
+            client = try MQTTClient(options: MQTTClientOptions(settings: settings, clientID: "bench-sub-\(port)-\(recordLatency)")) { event in
+                switch event {
+                case .connected:
+                    box.client?.subscribe(pattern, qos: 1)
+                    box.client?.subscribe("bench/#", qos: 1)
+                    box.client?.subscribe("beaconbridge/#", qos: 1)
+                    state.withLock { $0.connected = true }
+                case let .message(topic, payload):
+                    let received = EventPublisher.wallClock()
+                    var latency: Double?
+                    if recordLatency, let json = try? JSONValue(parsing: String(decoding: payload, as: UTF8.self)),
+                       case let .double(time)? = json["time"] {
+                        latency = received - time
+                    }
+                    state.withLock { state in
+                        guard topic.hasPrefix(state.prefix) else { return }
+                        if state.count == 0 { state.first = received }
+                        state.count += 1
+                        state.last = received
+                        if let latency { state.latencies.append(latency) }
+                    }
+                default: break
+                }
+            }
+            box.client = client
+        }
+
+        func start() async throws {
+            client.start()
+            _ = await PublishBench.waitFor(seconds: 10) { state.withLock { $0.connected } }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+
+        var count: Int { state.withLock { $0.count } }
+        var latencies: [Double] { state.withLock { $0.latencies } }
+
+        /// Messages per second from the start of `body` to the arrival of the `expected`-th message.
+        func measure(expected: Int, topicPrefix: String = "bench/", _ body: () async throws -> Void) async throws -> Double {
+            if !state.withLock({ $0.connected }) { try await start() }
+            state.withLock { $0 = State(prefix: topicPrefix, connected: true) }
+            let start = EventPublisher.wallClock()
+            try await body()
+            _ = await PublishBench.waitFor(seconds: 60) { count >= expected }
+            let (received, last) = state.withLock { ($0.count, $0.last) }
+            guard received >= expected else {
+                say("  (subscriber got \(received) of \(expected) messages)")
+                return .nan
+            }
+            return Double(expected) / (last - start)
+        }
+
+        func stop() async { await client.stop() }
+    }
+
+    /// Lets the subscriber's callback reach its own client (set once before `start()`).
+    final class ClientBox: @unchecked Sendable {
+        // Written once before the client starts, read only afterwards on its network thread.
+        var client: MQTTClient?
+    }
+
+    enum BenchProcess {
+        /// posix_spawn with a clean signal mask and stdout/stderr to /dev/null.
+        static func spawn(_ executable: String, _ arguments: [String], stdin: String? = nil) throws -> pid_t {
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var empty = sigset_t()
+            sigemptyset(&empty)
+            posix_spawnattr_setsigmask(&attributes, &empty)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            if let stdin { posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0) }
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+            defer { for pointer in argv { free(pointer) } }
+            var pid = pid_t()
+            let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+            guard rc == 0 else { throw BenchError("cannot start \(executable): \(String(cString: strerror(rc)))") }
+            return pid
+        }
+
+        /// Runs to completion; returns the exit code.
+        @discardableResult
+        static func run(_ executable: String, _ arguments: [String], stdin: String? = nil) throws -> Int32 {
+            let pid = try spawn(executable, arguments, stdin: stdin)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            return (status >> 8) & 0xFF
+        }
+
+        static func freePort() throws -> Int {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let ok = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            }
+            guard ok else { throw BenchError("no free port") }
+            return Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        static func accepts(_ port: Int) -> Bool {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = UInt16(port).bigEndian
+            return withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+        }
+    }
+
+    enum BenchFiles {
+        static func temporaryDirectory() throws -> String {
+            var template = Array("/tmp/bb-bench-XXXXXX".utf8CString)
+            guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw BenchError("mkdtemp failed") }
+            return String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+        }
+
+        static func write(_ text: String, to path: String) throws {
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw BenchError("cannot write \(path)") }
+            defer { close(fd) }
+            var text = text
+            try text.withUTF8 { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written < 0 { if errno == EINTR { continue }; throw BenchError("write \(path) failed") }
+                    offset += written
+                }
+            }
+        }
+
+        static func read(_ path: String) throws -> String {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw BenchError("cannot read \(path)") }
+            defer { close(fd) }
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if count <= 0 { break }
+                bytes += buffer[0..<count]
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+
+        static func remove(_ directory: String) {
+            _ = try? BenchProcess.run("/bin/rm", ["-rf", directory])
+        }
+    }
+
+    struct BenchError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}
