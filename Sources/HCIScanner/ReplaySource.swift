@@ -28,30 +28,26 @@ public final class ReplaySource: HCIEventSource, Sendable {
     public var failure: (any Error)? { failureBox.withLock { $0 } }
     public func stop() { stopRequested.store(true, ordering: .relaxed) }
 
-    /// Reads and checks the capture; throws `Failure` when it cannot be read or is not btsnoop.
+    /// Opens the capture and checks its header; throws `Failure` when it cannot be read or is not btsnoop.
+    /// The records are then read incrementally as the stream is consumed (memory does not grow with the
+    /// capture); damage found on the way ends the stream and is reported through `failure`.
     public func events() async throws -> AsyncStream<CapturedHCIEvent> {
-        let bytes: [UInt8]
-        do { bytes = try CaptureFile.read(path: path) } catch {
-            throw Failure(path: path, message: error.description)
+        let reader: BTSnoopFileReader
+        do { reader = try BTSnoopFileReader(path: path) } catch {
+            throw Failure(path: path, failure: error)
         }
-        let parsed: (datalink: BTSnoopDatalink, records: [BTSnoopRecord], error: DecodeError?)
-        do { parsed = try BTSnoopReader.readAll(bytes) } catch {
-            throw Failure(path: path, message: error.description)
-        }
-        if let damage = parsed.error {
-            failureBox.withLock { $0 = Failure(path: path, message: damage.description) }
-        }
-        let events = parsed.records.compactMap { record -> CapturedHCIEvent? in
-            guard let event = record.hciEvent(datalink: parsed.datalink), event.first == 0x3E else { return nil }
-            return CapturedHCIEvent(timestamp: record.unixTime, bytes: Array(event))
-        }
-        return stream(of: events)
+        return stream(from: ReplayCursor(reader: reader, speed: speed))
     }
 
-    private func stream(of events: [CapturedHCIEvent]) -> AsyncStream<CapturedHCIEvent> {
-        let cursor = ReplayCursor(events: events, speed: speed)
-        return AsyncStream(unfolding: { [self] in
-            guard !stopRequested.load(ordering: .relaxed), let (event, delay) = cursor.next() else { return nil }
+    private func stream(from cursor: ReplayCursor) -> AsyncStream<CapturedHCIEvent> {
+        AsyncStream(unfolding: { [self] in
+            guard !stopRequested.load(ordering: .relaxed) else { return nil }
+            let next: (CapturedHCIEvent, Duration)?
+            do throws(BTSnoopFileReader.Failure) { next = try cursor.next() } catch {
+                failureBox.withLock { $0 = Failure(path: path, failure: error) }
+                return nil
+            }
+            guard let (event, delay) = next else { return nil }
             // Pace in slices so that stop() takes effect within 100 ms.
             var remaining = delay
             while remaining > .zero, !stopRequested.load(ordering: .relaxed) {
@@ -66,32 +62,51 @@ public final class ReplaySource: HCIEventSource, Sendable {
     }
 }
 
-/// Position in a replay and the pacing schedule: event i is due at start + (t_i - t_0) / speed.
-final class ReplayCursor: Sendable {
-    private struct State {
-        var index = 0
-        var start: ContinuousClock.Instant?
+extension ReplaySource.Failure {
+    init(path: String, failure: BTSnoopFileReader.Failure) {
+        switch failure {
+        case let .io(error): self.init(path: path, message: error.description)
+        case let .damaged(error): self.init(path: path, message: error.description)
+        }
     }
-    private let events: [CapturedHCIEvent]
+}
+
+/// Position in a replay and the pacing schedule: event i is due at start + (t_i - t_0) / speed, t_0 being
+/// the first event's capture time. Reads the capture through `BTSnoopFileReader` (bounded memory).
+///
+/// `@unchecked Sendable`: the reader (a file descriptor and its buffer) is touched only under `state`'s lock.
+final class ReplayCursor: @unchecked Sendable {
+    private struct State {
+        var start: ContinuousClock.Instant?
+        var firstTimestamp: Timestamp?
+    }
+    private let reader: BTSnoopFileReader
     private let speed: Double
     private let state = Mutex(State())
 
-    init(events: [CapturedHCIEvent], speed: Double) {
-        self.events = events
+    init(reader: BTSnoopFileReader, speed: Double) {
+        self.reader = reader
         self.speed = speed
     }
 
-    /// The next event and how long to wait before delivering it; nil at the end.
-    func next() -> (CapturedHCIEvent, Duration)? {
-        state.withLock { state in
-            guard state.index < events.count else { return nil }
-            let event = events[state.index]
-            state.index += 1
-            guard speed > 0, let first = events.first else { return (event, .zero) }
+    /// The next LE Meta event and how long to wait before delivering it; nil at the end of the capture.
+    /// Throws at damage (what precedes it has been delivered).
+    func next() throws(BTSnoopFileReader.Failure) -> (CapturedHCIEvent, Duration)? {
+        try state.withLock { (state) throws(BTSnoopFileReader.Failure) -> (CapturedHCIEvent, Duration)? in
+            var found: CapturedHCIEvent?
+            while found == nil {
+                guard let record = try reader.next() else { return nil }
+                guard let event = record.hciEvent(datalink: reader.datalink), event.first == 0x3E else { continue }
+                found = CapturedHCIEvent(timestamp: record.unixTime, bytes: Array(event))
+            }
+            guard let event = found else { return nil }
+            guard speed > 0 else { return (event, .zero) }
+            let first = state.firstTimestamp ?? event.timestamp
+            state.firstTimestamp = first
             let now = ContinuousClock.now
             let start = state.start ?? now
             state.start = start
-            let offset = max(0, event.timestamp - first.timestamp) / speed
+            let offset = max(0, event.timestamp - first) / speed
             let due = start + .nanoseconds(Int64(min(offset, 1e9) * 1e9))
             return (event, due > now ? due - now : .zero)
         }
