@@ -45,6 +45,13 @@ public final class SyntheticCaptureFile {
         if buffer.count >= Self.flushThreshold { try flush() }
     }
 
+    /// Appends an HCI event (event code first, no H4 byte) received at `timestamp` (Unix seconds).
+    public func append(event: [UInt8], timestamp: Timestamp) throws(Failure) {
+        buffer += writer.eventRecord(event, timestamp: timestamp)
+        events += 1
+        if buffer.count >= Self.flushThreshold { try flush() }
+    }
+
     /// Writes what is buffered and closes the file. The corresponding C calls are `write`, `fsync`, `close`.
     public func finish() throws(Failure) {
         try flush()
