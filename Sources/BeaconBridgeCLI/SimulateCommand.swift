@@ -3,21 +3,23 @@ import BeaconCore
 import Glibc
 #endif
 
-/// `beaconbridge simulate --scenario FILE [--seed N] [--summary-only]`: runs a scripted scenario through the
+/// `beaconbridge simulate --scenario FILE [--seed N] [--summary-only] [--capture OUT]`: runs a scripted scenario through the
 /// tracker and region engine; prints every event as one JSON line on stdout, then a `summary` line, and the
 /// summary as text on stderr. Exit 0; 64 usage; 66 unreadable file; 65 malformed scenario; 78 invalid settings.
 enum SimulateCommand {
     static let usage = """
-        Usage: beaconbridge simulate --scenario FILE [--seed N] [--summary-only]
+        Usage: beaconbridge simulate --scenario FILE [--seed N] [--summary-only] [--capture OUT]
           --scenario FILE   scenario (JSON, see docs/scenarios.md)
           --seed N          override the scenario's seed (0...2^64-1)
           --summary-only    print only the summary line, not the events
+          --capture OUT     also write the scenario's reports as a btsnoop capture (for replay)
         """
 
     static func run(_ arguments: [String]) -> Int32 {
         var path: String?
         var seed: UInt64?
         var summaryOnly = false
+        var capturePath: String?
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -30,6 +32,9 @@ enum SimulateCommand {
                 }
                 seed = parsed
             case "--summary-only": summaryOnly = true
+            case "--capture":
+                guard let value = rest.popFirst() else { return usageError("--capture needs a file") }
+                capturePath = value
             case "--help", "-h": Output.stdout(usage); return ExitCode.ok
             default: return usageError("unknown argument '\(argument)'")
             }
@@ -51,6 +56,7 @@ enum SimulateCommand {
             return error.kind == .invalid ? ExitCode.config : ExitCode.dataError
         }
         if let seed { scenario.seed = seed }
+        if let capturePath, let failed = SimulateCapture.write(scenario, to: capturePath) { return failed }
 
         let summary = ScenarioRun(scenario).run { event in
             if !summaryOnly { Output.stdout(SimulateEventJSON.encode(event).serialized) }

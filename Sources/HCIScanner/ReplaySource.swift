@@ -19,6 +19,10 @@ public final class ReplaySource: HCIEventSource, Sendable {
     private let deliveredCount = Atomic<UInt64>(0)
     private let failureBox = Mutex<Failure?>(nil)
 
+    /// Shortest pause between paced events: a replay of 5,000 reports/s wakes about 100 times a second rather
+    /// than 5,000 (a wake-up per report costs more than the pipeline's work on it); timestamps are unaffected.
+    static let pacingQuantum = Duration.milliseconds(10)
+
     public init(path: String, speed: Double = 0) {
         self.path = path
         self.speed = speed.isFinite && speed > 0 ? speed : 0
@@ -28,32 +32,29 @@ public final class ReplaySource: HCIEventSource, Sendable {
     public var failure: (any Error)? { failureBox.withLock { $0 } }
     public func stop() { stopRequested.store(true, ordering: .relaxed) }
 
-    /// Reads and checks the capture; throws `Failure` when it cannot be read or is not btsnoop.
+    /// Opens the capture and checks its header; throws `Failure` when it cannot be read or is not btsnoop.
+    /// The records are then read incrementally as the stream is consumed (memory does not grow with the
+    /// capture); damage found on the way ends the stream and is reported through `failure`.
     public func events() async throws -> AsyncStream<CapturedHCIEvent> {
-        let bytes: [UInt8]
-        do { bytes = try CaptureFile.read(path: path) } catch {
-            throw Failure(path: path, message: error.description)
+        let reader: BTSnoopFileReader
+        do { reader = try BTSnoopFileReader(path: path) } catch {
+            throw Failure(path: path, failure: error)
         }
-        let parsed: (datalink: BTSnoopDatalink, records: [BTSnoopRecord], error: DecodeError?)
-        do { parsed = try BTSnoopReader.readAll(bytes) } catch {
-            throw Failure(path: path, message: error.description)
-        }
-        if let damage = parsed.error {
-            failureBox.withLock { $0 = Failure(path: path, message: damage.description) }
-        }
-        let events = parsed.records.compactMap { record -> CapturedHCIEvent? in
-            guard let event = record.hciEvent(datalink: parsed.datalink), event.first == 0x3E else { return nil }
-            return CapturedHCIEvent(timestamp: record.unixTime, bytes: Array(event))
-        }
-        return stream(of: events)
+        return stream(from: ReplayCursor(reader: reader, speed: speed))
     }
 
-    private func stream(of events: [CapturedHCIEvent]) -> AsyncStream<CapturedHCIEvent> {
-        let cursor = ReplayCursor(events: events, speed: speed)
-        return AsyncStream(unfolding: { [self] in
-            guard !stopRequested.load(ordering: .relaxed), let (event, delay) = cursor.next() else { return nil }
-            // Pace in slices so that stop() takes effect within 100 ms.
-            var remaining = delay
+    private func stream(from cursor: ReplayCursor) -> AsyncStream<CapturedHCIEvent> {
+        AsyncStream(unfolding: { [self] in
+            guard !stopRequested.load(ordering: .relaxed) else { return nil }
+            let next: (CapturedHCIEvent, Duration)?
+            do throws(BTSnoopFileReader.Failure) { next = try cursor.next() } catch {
+                failureBox.withLock { $0 = Failure(path: path, failure: error) }
+                return nil
+            }
+            guard let (event, delay) = next else { return nil }
+            // Sleep at least `pacingQuantum` (events due meanwhile then go out together, at most that late),
+            // in slices so that stop() takes effect within 100 ms.
+            var remaining = delay > .zero ? max(delay, Self.pacingQuantum) : .zero
             while remaining > .zero, !stopRequested.load(ordering: .relaxed) {
                 let slice = min(remaining, Duration.milliseconds(100))
                 try? await Task.sleep(for: slice)
@@ -63,5 +64,14 @@ public final class ReplaySource: HCIEventSource, Sendable {
             deliveredCount.add(1, ordering: .relaxed)
             return event
         })
+    }
+}
+
+extension ReplaySource.Failure {
+    init(path: String, failure: BTSnoopFileReader.Failure) {
+        switch failure {
+        case let .io(error): self.init(path: path, message: error.description)
+        case let .damaged(error): self.init(path: path, message: error.description)
+        }
     }
 }

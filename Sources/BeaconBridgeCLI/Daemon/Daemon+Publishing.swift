@@ -76,6 +76,8 @@ extension Daemon {
             logger.warning("MQTT connection lost; buffering to the outbox", metadata: ["error": "\(error)", "retry_in_s": "\(retry)"])
         case .snapshotRequested:
             break
+        case let .eventsDropped(reason, count):
+            logger.warning("events dropped", metadata: ["reason": "\(reason)", "count": "\(count)"])
         case let .outboxFailed(message):
             logger.error("outbox database failed; keeping events in memory", metadata: ["error": "\(message)"])
         }

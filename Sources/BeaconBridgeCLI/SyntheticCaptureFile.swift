@@ -1,0 +1,76 @@
+import BeaconCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A btsnoop file written incrementally from observations (the streaming form of `SyntheticCapture`), so a
+/// long synthetic capture (the daemon bench: millions of reports) never sits in memory. Observations of
+/// formats without a synthetic payload are skipped and counted. Not Sendable: one owner writes the file.
+public final class SyntheticCaptureFile {
+    public struct Failure: Error, CustomStringConvertible {
+        public var path: String
+        public var call: String
+        public var errno: Int32
+        public var description: String { "\(path): \(call) failed: \(String(cString: strerror(errno))) (errno \(errno))" }
+    }
+
+    public let path: String
+    public private(set) var events = 0
+    public private(set) var skipped = 0
+    private let writer = BTSnoopWriter(datalink: .hciUART)
+    private var fd: Int32
+    private var buffer: [UInt8] = []
+    private static let flushThreshold = 1 << 16
+
+    /// Creates (truncates) the file and writes the btsnoop header. The corresponding C call is `open`.
+    public init(path: String) throws(Failure) {
+        self.path = path
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Failure(path: path, call: "open", errno: errno) }
+        buffer.reserveCapacity(Self.flushThreshold + 256)
+        buffer += writer.header()
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Appends one LE Advertising Report event for the observation (or counts it as skipped).
+    public func append(_ observation: Observation) throws(Failure) {
+        guard let report = SyntheticAdvertisement.report(for: observation),
+              let event = AdvertisingReportEncoder.legacyEvent(report) else {
+            skipped += 1
+            return
+        }
+        buffer += writer.eventRecord(event, timestamp: observation.timestamp)
+        events += 1
+        if buffer.count >= Self.flushThreshold { try flush() }
+    }
+
+    /// Appends an HCI event (event code first, no H4 byte) received at `timestamp` (Unix seconds).
+    public func append(event: [UInt8], timestamp: Timestamp) throws(Failure) {
+        buffer += writer.eventRecord(event, timestamp: timestamp)
+        events += 1
+        if buffer.count >= Self.flushThreshold { try flush() }
+    }
+
+    /// Writes what is buffered and closes the file. The corresponding C calls are `write`, `fsync`, `close`.
+    public func finish() throws(Failure) {
+        try flush()
+        let result = close(fd)
+        fd = -1
+        guard result == 0 else { throw Failure(path: path, call: "close", errno: errno) }
+    }
+
+    private func flush() throws(Failure) {
+        guard fd >= 0 else { throw Failure(path: path, call: "write (file already closed)", errno: EBADF) }
+        var offset = 0
+        while offset < buffer.count {
+            let count = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(path: path, call: "write", errno: errno)
+            }
+            offset += count
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

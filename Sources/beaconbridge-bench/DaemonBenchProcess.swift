@@ -1,0 +1,79 @@
+import Foundation
+
+/// A child process of the daemon bench (broker, subscriber, gateway) and its CPU time and resident memory,
+/// read from `/proc/<pid>/stat` (utime + stime) and `/proc/<pid>/statm` (resident pages).
+final class DaemonBenchProcess {
+    let name: String
+    private let process = Process()
+
+    /// Starts `executable` with `arguments`; stdout and stderr go to the given files (or nowhere).
+    init(_ name: String, executable: String, arguments: [String], stdout: String? = nil, stderr: String? = nil) throws {
+        self.name = name
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "NOTIFY_SOCKET")
+        environment.removeValue(forKey: "WATCHDOG_USEC")
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try Self.handle(stdout)
+        process.standardError = try Self.handle(stderr)
+        try process.run()
+    }
+
+    private static func handle(_ path: String?) throws -> FileHandle {
+        guard let path else { return FileHandle.nullDevice }
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw BenchFailure("cannot create \(path)")
+        }
+        return handle
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var isRunning: Bool { process.isRunning }
+
+    /// CPU seconds (user + system) so far; nil once the process is gone.
+    var cpuSeconds: Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        // Fields after "(comm)": state is field 3, utime field 14, stime field 15.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Resident set size in bytes; nil once the process is gone.
+    var residentBytes: Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// Waits up to `timeout` seconds for the exit; the status, or nil if still running.
+    func waitForExit(timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            if Date() > deadline { return nil }
+            usleep(20_000)
+        }
+        return process.terminationStatus
+    }
+
+    /// SIGTERM, then SIGKILL after `grace` seconds.
+    func stop(grace: Double = 5) {
+        guard process.isRunning else { return }
+        kill(pid, SIGTERM)
+        if waitForExit(timeout: grace) == nil {
+            kill(pid, SIGKILL)
+            _ = waitForExit(timeout: 5)
+        }
+    }
+
+    deinit { stop(grace: 1) }
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BeaconCore
+@testable import HCIScanner
+import Testing
+
+/// ReplaySource reads captures incrementally: captures many times larger than its read buffer replay
+/// completely, and damage far into a file is reported as `BTSnoopReader` reports it on the whole file.
+@Suite struct ReplaySourceStreamingTests {
+    /// A synthetic capture of `count` iBeacon reports from 50 beacons, 10 ms apart, with one oversized
+    /// non-event record (an ACL data packet larger than the read buffer) in the middle.
+    static func largeCapture(count: Int) -> [UInt8] {
+        let writer = BTSnoopWriter(datalink: .hciUART)
+        var bytes = writer.header()
+        for index in 0..<count {
+            let observation = Observation(timestamp: 1_700_000_000 + Double(index) * 0.01, beaconID: "", format: "ibeacon",
+                                          identifiers: ["2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", "1", String(index % 50)],
+                                          address: BluetoothAddress(rawValue: 0xC0_0000_0000 | UInt64(index % 50)),
+                                          rssi: -60 - index % 20, measuredPower: -59)
+            let event = SyntheticAdvertisement.report(for: observation).flatMap(AdvertisingReportEncoder.legacyEvent)!
+            bytes += writer.eventRecord(event, timestamp: observation.timestamp)
+            if index == count / 2 {
+                let acl: [UInt8] = [0x02] + [UInt8](repeating: 0xAB, count: BTSnoopFileReader.defaultBufferSize + 5_000)
+                bytes += writer.record(payload: acl, flags: 0x1, drops: 0,
+                                       timestampMicros: BTSnoopTime.btsnoopMicros(fromUnixSeconds: observation.timestamp))
+            }
+        }
+        return bytes
+    }
+
+    /// What the whole-file reader finds: the LE Meta events and the damage, if any.
+    static func expected(_ bytes: [UInt8]) throws -> (events: [CapturedHCIEvent], error: DecodeError?) {
+        let capture = try BTSnoopReader.readAll(bytes)
+        let events = capture.records.compactMap { record -> CapturedHCIEvent? in
+            guard let event = record.hciEvent(datalink: capture.datalink), event.first == 0x3E else { return nil }
+            return CapturedHCIEvent(timestamp: record.unixTime, bytes: Array(event))
+        }
+        return (events, capture.error)
+    }
+
+    @Test func aCaptureLargerThanTheReadBufferReplaysCompletely() async throws {
+        let bytes = Self.largeCapture(count: 20_000)
+        #expect(bytes.count > 10 * BTSnoopFileReader.defaultBufferSize)
+        let path = try TemporaryFile.write(bytes)
+        defer { unlink(path) }
+        let expected = try Self.expected(bytes)
+        #expect(expected.events.count == 20_000)
+
+        let source = ReplaySource(path: path)
+        var events: [CapturedHCIEvent] = []
+        for await event in try await source.events() { events.append(event) }
+        #expect(events.count == expected.events.count)
+        #expect(events.map(\.timestamp) == expected.events.map(\.timestamp))
+        #expect(events.map(\.bytes) == expected.events.map(\.bytes))
+        #expect(source.statistics.delivered == 20_000)
+        #expect(source.failure == nil)
+    }
+
+    @Test func damageBeyondTheFirstBufferIsReportedWithItsFileOffset() async throws {
+        let whole = Self.largeCapture(count: 6_000)
+        let cut = Array(whole.prefix(whole.count * 3 / 4 + 7))
+        let path = try TemporaryFile.write(cut)
+        defer { unlink(path) }
+        let expected = try Self.expected(cut)
+        let damage = try #require(expected.error)
+        #expect(damage.offset > BTSnoopFileReader.defaultBufferSize)
+
+        let source = ReplaySource(path: path)
+        var events: [CapturedHCIEvent] = []
+        for await event in try await source.events() { events.append(event) }
+        #expect(events.map(\.bytes) == expected.events.map(\.bytes))
+        let failure = try #require(source.failure as? ReplaySource.Failure)
+        #expect(failure == ReplaySource.Failure(path: path, message: damage.description))
+    }
+
+    @Test(arguments: [282, 300, 1_000, 4_096])
+    func everyBufferSizeReadsTheSameRecords(bufferSize: Int) throws {
+        let bytes = Self.largeCapture(count: 500)
+        let path = try TemporaryFile.write(bytes)
+        defer { unlink(path) }
+        let reader = try BTSnoopFileReader(path: path, bufferSize: bufferSize)
+        var records: [BTSnoopRecord] = []
+        while let record = try reader.next() { records.append(record) }
+        // The oversized ACL record is skipped unread; every other record is as the whole-file reader sees it.
+        let whole = try BTSnoopReader.readAll(bytes).records.filter { $0.payload.count <= bufferSize }
+        #expect(records == whole)
+        #expect(records.count == 500)
+    }
+
+    @Test func aShortFileIsNotABtsnoopFile() throws {
+        let path = try TemporaryFile.write(Array("btsno".utf8))
+        defer { unlink(path) }
+        #expect(throws: BTSnoopFileReader.Failure.self) { _ = try BTSnoopFileReader(path: path) }
+    }
+}
