@@ -92,8 +92,15 @@ import TestSupport
         let second = try bed.writeCapture("second.btsnoop", DaemonTestBed.iBeaconObservations(minor: 3, start: now + 40, duration: 1, interval: 0.5))
         let run = try BuiltBinary.run(["replay", second, "--config", bed.configPath], timeout: 60)
         #expect(run.status == 0, "stderr: \(run.stderr)")
-        try await waitUntil("the whole backlog", timeout: 15) {
-            stored.isSubset(of: Set(subscriber.messages.compactMap(\.sequence)))
+        do {
+            try await waitUntil("the whole backlog", timeout: 15) {
+                stored.isSubset(of: Set(subscriber.messages.compactMap(\.sequence)))
+            }
+        } catch {
+            let missing = stored.subtracting(subscriber.messages.compactMap(\.sequence))
+            let kinds = backlog.filter { missing.contains($0.sequence) }.map { "\($0.sequence):\($0.kind)" }
+            Issue.record("undelivered backlog rows \(kinds.sorted()); second run stderr:\n\(run.stderr)")
+            throw error
         }
         // Sequence numbers keep increasing across the restart.
         let secondRun = subscriber.messages.filter { $0.string("beacon_id") == bed.beaconID(minor: 3) }.compactMap(\.sequence)
