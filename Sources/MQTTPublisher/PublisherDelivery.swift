@@ -31,6 +31,8 @@ final class PublisherDelivery {
     var discovery: [ControlMessage] = []
     var stopping = false
     var stopDeadline = 0.0
+    /// When stale rows were last expired (wall clock); expiry runs at most once a second.
+    var lastExpiry = -Double.infinity
     /// Per-message counts gathered during one input and added to the shared counters in one lock.
     var tally = (published: 0, drained: 0, acknowledged: 0)
 
@@ -190,7 +192,11 @@ final class PublisherDelivery {
         guard connected && !live && !stopping else { return }
         while inflight.count < window {
             if drainBatch.isEmpty {
-                await storeCall { [self] in try await store.expire(before: publisher.configuration.now() - settings.sightingMaxAge) }
+                let now = publisher.configuration.now()
+                if now - lastExpiry >= 1 {
+                    lastExpiry = now
+                    await storeCall { [self] in try await store.expire(before: now - settings.sightingMaxAge) }
+                }
                 let rows = await storeCall { [self] in try await store.peek(after: drainCursor, limit: settings.batchSize) } ?? []
                 if rows.isEmpty {
                     live = true

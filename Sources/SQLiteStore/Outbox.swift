@@ -36,21 +36,20 @@ public final class Outbox {
         do throws(SQLiteError) {
             try database.transaction { () throws(SQLiteError) in
                 let insert = try database.statement("""
-                    INSERT OR IGNORE INTO outbox (seq, event_id, gateway, kind, expires, topic, qos, retain, payload,
-                        capture_time, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT OR IGNORE INTO outbox (seq, gateway, kind, expires, topic, qos, retain, payload,
+                        capture_time, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                 for envelope in envelopes {
                     insert.bind(Int64(clamping: envelope.sequence), at: 1)
-                    insert.bind(envelope.id, at: 2)
-                    insert.bind(envelope.gatewayID, at: 3)
-                    insert.bind(envelope.kind.rawValue, at: 4)
-                    insert.bind(Int64(envelope.kind.expires ? 1 : 0), at: 5)
-                    insert.bind(envelope.topic, at: 6)
-                    insert.bind(Int64(envelope.qos), at: 7)
-                    insert.bind(Int64(envelope.retain ? 1 : 0), at: 8)
-                    insert.bindBlob(envelope.payload, at: 9)
-                    insert.bind(envelope.captureTime, at: 10)
-                    insert.bind(created, at: 11)
+                    insert.bind(envelope.gatewayID, at: 2)
+                    insert.bind(envelope.kind.rawValue, at: 3)
+                    insert.bind(Int64(envelope.kind.expires ? 1 : 0), at: 4)
+                    insert.bind(envelope.topic, at: 5)
+                    insert.bind(Int64(envelope.qos), at: 6)
+                    insert.bind(Int64(envelope.retain ? 1 : 0), at: 7)
+                    insert.bindBlob(envelope.payload, at: 8)
+                    insert.bind(envelope.captureTime, at: 9)
+                    insert.bind(created, at: 10)
                     try insert.step()
                     insert.reset()
                     if database.changes > 0 {
@@ -71,7 +70,7 @@ public final class Outbox {
     /// Up to `limit` envelopes with a sequence above `sequence`, in sequence order.
     public func peek(after sequence: UInt64?, limit: Int) throws(SQLiteError) -> [EventEnvelope] {
         let statement = try database.statement("""
-            SELECT seq, event_id, gateway, kind, topic, qos, retain, payload, capture_time FROM outbox
+            SELECT seq, gateway, kind, topic, qos, retain, payload, capture_time FROM outbox
             WHERE seq > ? ORDER BY seq LIMIT ?
             """)
         defer { statement.reset() }
@@ -80,13 +79,14 @@ public final class Outbox {
         var out: [EventEnvelope] = []
         out.reserveCapacity(min(limit, 4096))
         while try statement.step() {
-            let kindText = statement.string(at: 3)
+            let sequence = UInt64(max(0, statement.int64(at: 0)))
+            let gateway = statement.string(at: 1)
             out.append(EventEnvelope(
-                id: statement.string(at: 1), gatewayID: statement.string(at: 2),
-                sequence: UInt64(max(0, statement.int64(at: 0))), captureTime: statement.double(at: 8),
-                kind: EventKind(rawValue: kindText) ?? .sighting, topic: statement.string(at: 4),
-                qos: UInt8(clamping: statement.int64(at: 5)), retain: statement.int64(at: 6) != 0,
-                payload: statement.blobString(at: 7)))
+                id: EventEnvelope.eventID(gatewayID: gateway, sequence: sequence), gatewayID: gateway,
+                sequence: sequence, captureTime: statement.double(at: 7),
+                kind: EventKind(rawValue: statement.string(at: 2)) ?? .sighting, topic: statement.string(at: 3),
+                qos: UInt8(clamping: statement.int64(at: 4)), retain: statement.int64(at: 5) != 0,
+                payload: statement.blobString(at: 6)))
         }
         return out
     }

@@ -6,7 +6,6 @@ enum StoreSchema {
         """
         CREATE TABLE outbox (
             seq INTEGER PRIMARY KEY,
-            event_id TEXT NOT NULL,
             gateway TEXT NOT NULL,
             kind TEXT NOT NULL,
             expires INTEGER NOT NULL,
@@ -17,7 +16,7 @@ enum StoreSchema {
             capture_time REAL NOT NULL,
             created REAL NOT NULL
         );
-        CREATE INDEX outbox_expiring ON outbox (expires, seq);
+        CREATE INDEX outbox_expiring ON outbox (seq) WHERE expires = 1;
         CREATE TABLE region_state (
             region TEXT NOT NULL,
             beacon_id TEXT NOT NULL,

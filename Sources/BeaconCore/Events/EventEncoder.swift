@@ -20,6 +20,13 @@ public struct EventEncoder: Sendable {
     /// True when the block may not cover the next event: reserve more and call `refill(_:)` first.
     public var needsSequences: Bool { sequences.remaining < EventEncoder.maxEnvelopesPerEvent }
 
+    /// How many sequence numbers to reserve before encoding `eventCount` events: 0 when the block covers them,
+    /// else at least 1024. (A refill replaces the rest of the old block: a gap, never a reuse.)
+    public func sequencesToReserve(forEvents eventCount: Int) -> Int {
+        let needed = UInt64(max(0, eventCount)) * EventEncoder.maxEnvelopesPerEvent
+        return sequences.remaining >= needed ? 0 : max(1024, Int(needed))
+    }
+
     public mutating func refill(_ block: SequenceBlock) { sequences = block }
 
     /// Envelopes for one engine event: one per event, plus the ESPresense rendering of a sighting when that

@@ -81,7 +81,10 @@ import Testing
         #expect(throws: EventEncoderError.sequencesExhausted) {
             try encoder.encode(.presence(PresenceEvent(time: 1, state: .seen, beacon: Self.beacon)))
         }
+        #expect(encoder.sequencesToReserve(forEvents: 3) == 1024)
         encoder.refill(SequenceBlock(first: 100, end: 200))
+        #expect(encoder.sequencesToReserve(forEvents: 50) == 0)
+        #expect(encoder.sequencesToReserve(forEvents: 600) == 1200)
         #expect(try encoder.encode(.presence(PresenceEvent(time: 1, state: .seen, beacon: Self.beacon)))[0].sequence == 100)
     }
 }

@@ -1,0 +1,19 @@
+/// What the publisher tells its owner.
+public enum PublisherNotice: Sendable, Equatable {
+    case connected
+    case connectionFailed(MQTTError, retryIn: Double)
+    case disconnected(MQTTError, retryIn: Double)
+    /// Publish region `state` events for every (region, beacon) now: after every (re)connect and whenever
+    /// Home Assistant announces `online`.
+    case snapshotRequested(SnapshotReason)
+    /// The outbox database failed; events are kept in memory from now on.
+    case outboxFailed(String)
+    /// Events were dropped (reason as in `PublisherCounters.dropped`): log it. Reported when noticed, at most
+    /// once per drain step or tick for the outbox's own drops.
+    case eventsDropped(reason: String, count: Int)
+
+    public enum SnapshotReason: String, Sendable, Equatable {
+        case connected
+        case homeAssistantOnline = "home_assistant_online"
+    }
+}
