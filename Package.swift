@@ -46,7 +46,7 @@ let package = Package(
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(name: "HCIScannerTests", dependencies: ["HCIScanner", "BeaconCore"], swiftSettings: strict),
-        .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "SQLiteStore", "BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "SQLiteStore", "BeaconCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "YAMLConfigTests", dependencies: ["YAMLConfig", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["BeaconBridgeCLI", "BeaconCore", "SQLiteStore", "TestSupport"], swiftSettings: strict),

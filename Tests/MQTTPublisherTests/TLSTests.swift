@@ -1,3 +1,4 @@
+import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher

@@ -37,8 +37,9 @@ public enum BuiltBinary {
 }
 
 /// The binary running in the background, with its output going to files, for signal and lifecycle tests.
+/// Started through `ChildProcess` (posix_spawn with a clean signal mask: the test runner blocks SIGTERM).
 public final class DaemonProcess: @unchecked Sendable {
-    private let process = Process()
+    private let child: ChildProcess
     private let directory: String
 
     public init(arguments: [String], environment: [String: String] = [:], cleanEnvironment: Bool = false,
@@ -47,45 +48,38 @@ public final class DaemonProcess: @unchecked Sendable {
             throw TestFailure("\(BuiltBinary.path) is missing: run `swift build --build-tests` (or `make test`) first")
         }
         directory = try TestDirectory.make(prefix: "bb-run")
-        _ = FileManager.default.createFile(atPath: directory + "/stdout", contents: nil)
-        _ = FileManager.default.createFile(atPath: directory + "/stderr", contents: nil)
-        process.executableURL = URL(fileURLWithPath: BuiltBinary.path)
-        process.arguments = arguments
-        var merged = cleanEnvironment ? ["PATH": "/usr/bin:/bin"] : ProcessInfo.processInfo.environment
-        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
-        merged.removeValue(forKey: "NOTIFY_SOCKET")
-        merged.removeValue(forKey: "WATCHDOG_USEC")
-        for (key, value) in environment { merged[key] = value }
-        process.environment = merged
-        process.standardOutput = FileHandle(forWritingAtPath: directory + "/stdout")
-        process.standardError = FileHandle(forWritingAtPath: directory + "/stderr")
-        try process.run()
+        var environment = environment
+        // Not under systemd, whatever the test runner's environment says.
+        environment["NOTIFY_SOCKET"] = environment["NOTIFY_SOCKET"] ?? ""
+        environment["WATCHDOG_USEC"] = environment["WATCHDOG_USEC"] ?? ""
+        child = try ChildProcess(BuiltBinary.path, arguments, environment: environment,
+                                 outputFiles: (directory + "/stdout", directory + "/stderr"),
+                                 directory: workingDirectory, cleanEnvironment: cleanEnvironment)
     }
 
-    public var pid: Int32 { process.processIdentifier }
-    public var isRunning: Bool { process.isRunning }
+    public var pid: Int32 { child.pid }
+    public var isRunning: Bool { child.isRunning }
     public var stdout: String { (try? String(contentsOfFile: directory + "/stdout", encoding: .utf8)) ?? "" }
     public var stderr: String { (try? String(contentsOfFile: directory + "/stderr", encoding: .utf8)) ?? "" }
 
     public func signal(_ number: Int32) {
-        if process.isRunning { kill(process.processIdentifier, number) }
+        if child.isRunning { kill(child.pid, number) }
     }
 
     /// The exit status, or nil if still running after `timeout` seconds. A death by signal is 128 + signal.
     public func waitForExit(timeout: Double) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
+        while child.isRunning {
             if Date() > deadline { return nil }
             usleep(10_000)
         }
-        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        let status = child.wait()
+        let signal = status & 0x7F
+        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        child.terminate(SIGKILL)
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

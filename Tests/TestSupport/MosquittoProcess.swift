@@ -7,7 +7,7 @@ public final class MosquittoProcess: @unchecked Sendable {
     public let port: Int
     public let extraConfig: String
     private let lock = NSLock()
-    private var process: Process?
+    private var process: ChildProcess?
 
     public static let executable = "/usr/sbin/mosquitto"
 
@@ -43,12 +43,7 @@ public final class MosquittoProcess: @unchecked Sendable {
 
     /// Starts the broker and waits (up to 10 s) until it accepts connections.
     public func start() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: MosquittoProcess.executable)
-        process.arguments = ["-c", directory + "/mosquitto.conf"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(MosquittoProcess.executable, ["-c", directory + "/mosquitto.conf"])
         lock.withLock { self.process = process }
         for _ in 0..<200 {
             if FreePort.accepts(port) { return }
@@ -61,13 +56,16 @@ public final class MosquittoProcess: @unchecked Sendable {
     /// Stops with SIGTERM (a clean shutdown that saves persistent sessions) and waits for the exit.
     public func stop() { signalAndWait(SIGTERM) }
 
+    /// Freezes (SIGSTOP) / thaws (SIGCONT) the broker: connections stay open, nothing is acknowledged.
+    public func pause() { lock.withLock { process }.map { _ = Foundation.kill($0.pid, SIGSTOP) } }
+    public func resume() { lock.withLock { process }.map { _ = Foundation.kill($0.pid, SIGCONT) } }
+
     /// Stops with SIGKILL.
     public func kill() { signalAndWait(SIGKILL) }
 
     private func signalAndWait(_ signal: Int32) {
-        guard let process = lock.withLock({ () -> Process? in defer { self.process = nil }; return self.process }) else { return }
-        if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
-        process.waitUntilExit()
+        guard let process = lock.withLock({ () -> ChildProcess? in defer { self.process = nil }; return self.process }) else { return }
+        process.terminate(signal)
     }
 
     deinit {

@@ -18,13 +18,14 @@ public final class TestSubscriber: @unchecked Sendable {
 
     /// - Parameter persistentID: a client id for a persistent session (clean session off), so messages
     ///   published while this subscriber is away (broker restart) are queued for it.
-    public init(port: Int, patterns: [String], persistentID: String? = nil, settings: MQTTSettings? = nil) throws {
+    public init(port: Int, patterns: [String], persistentID: String? = nil, settings: MQTTSettings? = nil,
+         password: String? = nil) throws {
         self.patterns = patterns
         var mqtt = settings ?? MQTTSettings(host: "127.0.0.1", port: port)
         mqtt.reconnectMin = 0.05
         mqtt.reconnectMax = 0.2
         let options = MQTTClientOptions(settings: mqtt, clientID: persistentID ?? "sub-\(UUID().uuidString.prefix(8))",
-                                        cleanSession: persistentID == nil)
+                                        password: password, cleanSession: persistentID == nil)
         let patterns = self.patterns
         var created: MQTTClient?
         created = try MQTTClient(options: options) { [weak self] event in

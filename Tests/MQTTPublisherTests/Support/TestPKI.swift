@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 
 /// A throw-away CA, broker certificate (127.0.0.1 / localhost), client certificate and an unrelated CA,

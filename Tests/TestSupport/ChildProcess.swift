@@ -2,12 +2,19 @@ import Foundation
 
 /// A child process started with `posix_spawn` and a clean signal mask. (The test runner blocks SIGTERM and
 /// others in its threads; a child started by Foundation's `Process` inherits that mask and ignores SIGTERM.)
-final class ChildProcess: @unchecked Sendable {
-    let pid: pid_t
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
     private let lock = NSLock()
     private var exitStatus: Int32?
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], quiet: Bool = true) throws {
+    /// - Parameters:
+    ///   - quiet: send stdout and stderr to /dev/null (ignored for a stream given a file in `outputFiles`).
+    ///   - outputFiles: files for stdout and stderr (created or truncated).
+    ///   - directory: working directory of the child.
+    ///   - cleanEnvironment: start from `PATH` only instead of this process's environment.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], quiet: Bool = true,
+                outputFiles: (stdout: String, stderr: String)? = nil, directory: String? = nil,
+                cleanEnvironment: Bool = false) throws {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -22,23 +29,30 @@ final class ChildProcess: @unchecked Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if quiet {
+        if let outputFiles {
+            posix_spawn_file_actions_addopen(&actions, 1, outputFiles.stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawn_file_actions_addopen(&actions, 2, outputFiles.stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        } else if quiet {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        // A working directory goes through `sh -c 'cd DIR && exec ...'` (posix_spawn's chdir action is not
+        // visible to Swift on this libc).
+        let command = directory.map { ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", $0, executable] } ?? [executable]
+        let argv: [UnsafeMutablePointer<CChar>?] = (command + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var child = pid_t()
-        var environmentLines = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+        let base = cleanEnvironment ? ["PATH": "/usr/bin:/bin"] : ProcessInfo.processInfo.environment
+        var environmentLines = base.merging(environment) { $1 }.map { "\($0)=\($1)" }
         environmentLines.sort()
         let envp: [UnsafeMutablePointer<CChar>?] = environmentLines.map { strdup($0) } + [nil]
         defer { for pointer in envp { free(pointer) } }
-        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        let rc = posix_spawn(&child, command[0], &actions, &attributes, argv, envp)
         guard rc == 0 else { throw TestFailure("posix_spawn \(executable) failed: \(String(cString: strerror(rc)))") }
         pid = child
     }
 
-    var isRunning: Bool {
+    public var isRunning: Bool {
         lock.withLock {
             if exitStatus != nil { return false }
             var status: Int32 = 0
@@ -48,7 +62,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Sends `signal` and reaps the child (SIGKILL after 10 s if it has not exited).
-    func terminate(_ signal: Int32 = SIGTERM) {
+    public func terminate(_ signal: Int32 = SIGTERM) {
         guard isRunning else { return }
         kill(pid, signal)
         for _ in 0..<1000 {
@@ -61,7 +75,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Waits for the exit and returns the raw wait status.
     @discardableResult
-    func wait() -> Int32 {
+    public func wait() -> Int32 {
         lock.withLock {
             if let exitStatus { return exitStatus }
             var status: Int32 = 0
