@@ -140,12 +140,12 @@ struct RegionEvaluator: Sendable {
         var filters: [RSSIFilter] = []
         let subject = CompiledRegionMatch.Subject(format: beacon.format, identifiers: beacon.identifiers,
                                                   address: beacon.address, name: beacon.name)
-        for (ruleIndex, rule) in rules.enumerated() {
+        for ruleIndex in matches.indices {
             let existing = beacon.memberships.firstIndex { Int($0.region) == ruleIndex }
             if beacon.identityKnown && matches[ruleIndex].matches(subject) {
                 var membership = existing.map { beacon.memberships[$0] }
                     ?? RegionMembership(region: Int32(ruleIndex), state: .unknown, since: time, lastQualifying: time)
-                if let settings = rule.filter {
+                if let settings = parameters[ruleIndex].filter {
                     let old = Int(membership.filterSlot)
                     filters.append(old >= 0 && old < beacon.regionFilters.count ? beacon.regionFilters[old] : RSSIFilter(settings))
                     membership.filterSlot = Int16(filters.count - 1)
@@ -156,8 +156,8 @@ struct RegionEvaluator: Sendable {
             } else if let existing, beacon.memberships[existing].state == .inside, beacon.identityKnown {
                 var membership = beacon.memberships[existing]
                 transition(&membership, to: .outside, at: time, beaconID: beacon.beaconID, changes: &changes)
-                events.append(.region(RegionEvent(kind: .exit, time: time, region: rule.name, beaconID: beacon.beaconID,
-                                                  state: .outside, since: time, beacon: nil)))
+                events.append(.region(RegionEvent(kind: .exit, time: time, region: names[ruleIndex],
+                                                  beaconID: beacon.beaconID, state: .outside, since: time, beacon: nil)))
             }
         }
         // Exact capacity: an entry holds no slack for memberships it will never have.
