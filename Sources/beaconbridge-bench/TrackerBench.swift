@@ -47,6 +47,19 @@ enum TrackerBench {
                   + "\(engine.counters.evictions) evictions)")
         }
         print("  reference, dictionary update per report: \(summary(references))")
+        churn(regions: regions)
+    }
+
+    /// Twice as many beacons as `max_beacons`, in random order: most reports create an entry and evict one.
+    static func churn(regions: [RegionRule]) {
+        var engine = RegionEngine(settings: TrackerSettings(maxBeacons: beaconCount), regions: regions,
+                                  distance: SimulationDistance(), now: 0)
+        let templates = (0..<(2 * beaconCount)).map(template)
+        let schedule = Schedule(length: 1 << 18, beacons: 2 * beaconCount)
+        var clock = 100.0
+        let result = timeEngine(&engine, clock: &clock, templates: templates, schedule: schedule)
+        print("  churn, \(2 * beaconCount) beacons through max_beacons \(beaconCount): \(format(result.rate)) reports/s of CPU "
+              + "time (\(result.count) reports, \(engine.counters.evictions) evictions, \(engine.trackedCount) tracked)")
     }
 
     /// "best N, median M reports/s of CPU time" over trials.

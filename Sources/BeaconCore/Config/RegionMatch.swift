@@ -49,10 +49,11 @@ public struct RegionMatch: Sendable, Equatable, Hashable {
     static func identifier(_ value: String, equals pattern: String) -> Bool {
         if value == pattern { return true }
         if let a = UInt64(value), let b = UInt64(pattern) { return a == b }
-        return strippedHex(value) == strippedHex(pattern)
+        return normalized(value) == normalized(pattern)
     }
 
-    private static func strippedHex(_ text: String) -> String {
+    /// Lower case without a leading `0x`: the form hex identifiers are compared in.
+    static func normalized(_ text: String) -> String {
         let lower = text.lowercased()
         return lower.hasPrefix("0x") ? String(lower.dropFirst(2)) : lower
     }

@@ -36,7 +36,7 @@ public struct RegionEngine: Sendable {
         let filterSettings = settings.filter
         for row in fresh {
             guard let regionIndex = evaluator.regionIndex(named: row.region) else { continue }
-            let (slot, created, evicted) = tracker.slot(for: row.beaconID) {
+            let (slot, created, evicted) = tracker.slot(for: row.beaconID, at: now) {
                 TrackedBeacon(beaconID: row.beaconID, filter: RSSIFilter(filterSettings), now: now)
             }
             _ = evicted
@@ -68,7 +68,7 @@ public struct RegionEngine: Sendable {
         var events: [EngineEvent] = []
         if observation.rssi == nil { tracker.counters.rssiUnavailable += 1 }
         let filterSettings = settings.filter
-        let (slot, _, evicted) = tracker.slot(for: observation.beaconID) {
+        let (slot, _, evicted) = tracker.slot(for: observation.beaconID, at: observation.timestamp) {
             TrackedBeacon(beaconID: observation.beaconID, filter: RSSIFilter(filterSettings), now: observation.timestamp)
         }
         if let evicted {

@@ -5,6 +5,7 @@ struct RegionEvaluator: Sendable {
     let rules: [RegionRule]
     let parameters: [RegionParameters]
     let names: [String]
+    let matches: [CompiledRegionMatch]
     let settings: TrackerSettings
     let estimator: any DistanceEstimating
     /// Whether any rule looks at the address or the name (only then does a change of those re-match).
@@ -16,6 +17,7 @@ struct RegionEvaluator: Sendable {
         self.estimator = estimator
         parameters = rules.map(RegionParameters.init)
         names = rules.map(\.name)
+        matches = rules.map { CompiledRegionMatch($0.match) }
         usesAddressOrName = rules.contains { $0.match.address != nil || $0.match.namePattern != nil }
     }
 
@@ -136,15 +138,14 @@ struct RegionEvaluator: Sendable {
                  changes: inout RegionStateChanges) {
         var kept: [RegionMembership] = []
         var filters: [RSSIFilter] = []
-        for (ruleIndex, rule) in rules.enumerated() {
+        let subject = CompiledRegionMatch.Subject(format: beacon.format, identifiers: beacon.identifiers,
+                                                  address: beacon.address, name: beacon.name)
+        for ruleIndex in matches.indices {
             let existing = beacon.memberships.firstIndex { Int($0.region) == ruleIndex }
-            let matches = beacon.identityKnown
-                && rule.match.matches(format: beacon.format, identifiers: beacon.identifiers,
-                                      address: beacon.address, name: beacon.name)
-            if matches {
+            if beacon.identityKnown && matches[ruleIndex].matches(subject) {
                 var membership = existing.map { beacon.memberships[$0] }
                     ?? RegionMembership(region: Int32(ruleIndex), state: .unknown, since: time, lastQualifying: time)
-                if let settings = rule.filter {
+                if let settings = parameters[ruleIndex].filter {
                     let old = Int(membership.filterSlot)
                     filters.append(old >= 0 && old < beacon.regionFilters.count ? beacon.regionFilters[old] : RSSIFilter(settings))
                     membership.filterSlot = Int16(filters.count - 1)
@@ -155,8 +156,8 @@ struct RegionEvaluator: Sendable {
             } else if let existing, beacon.memberships[existing].state == .inside, beacon.identityKnown {
                 var membership = beacon.memberships[existing]
                 transition(&membership, to: .outside, at: time, beaconID: beacon.beaconID, changes: &changes)
-                events.append(.region(RegionEvent(kind: .exit, time: time, region: rule.name, beaconID: beacon.beaconID,
-                                                  state: .outside, since: time, beacon: nil)))
+                events.append(.region(RegionEvent(kind: .exit, time: time, region: names[ruleIndex],
+                                                  beaconID: beacon.beaconID, state: .outside, since: time, beacon: nil)))
             }
         }
         // Exact capacity: an entry holds no slack for memberships it will never have.

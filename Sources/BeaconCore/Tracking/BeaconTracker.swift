@@ -19,12 +19,22 @@ struct BeaconTracker: Sendable {
 
     func slot(of beaconID: String) -> Int? { index[beaconID].map(Int.init) }
 
-    /// The slot of `beaconID`, created when missing. When the tracker is full the least recently seen beacon is
-    /// removed first and returned as `evicted`.
-    mutating func slot(for beaconID: String, make: () -> TrackedBeacon) -> (slot: Int, created: Bool, evicted: TrackedBeacon?) {
+    /// Seen-order is kept to this granularity: a beacon already moved to the front less than this long ago (in
+    /// capture time) is not relinked, which saves two cache misses on most reports. Eviction order is exact
+    /// between beacons whose last reports are further apart than this.
+    static let touchGranularity: Timestamp = 1
+
+    /// The slot of `beaconID`, created when missing, and marks it seen at `time`. When the tracker is full the
+    /// least recently seen beacon is removed first and returned as `evicted`.
+    mutating func slot(for beaconID: String, at time: Timestamp,
+                       make: () -> TrackedBeacon) -> (slot: Int, created: Bool, evicted: TrackedBeacon?) {
         if let existing = index[beaconID] {
-            touch(Int(existing))
-            return (Int(existing), false, nil)
+            let slot = Int(existing)
+            if !(time - slots[slot].touched < Self.touchGranularity) {
+                slots[slot].touched = time
+                touch(slot)
+            }
+            return (slot, false, nil)
         }
         var evicted: TrackedBeacon?
         if index.count >= maxBeacons, oldest >= 0 {
@@ -45,6 +55,7 @@ struct BeaconTracker: Sendable {
             slots.append(beacon)
         }
         index[beaconID] = Int32(slot)
+        slots[slot].touched = time
         linkNewest(slot)
         counters.beaconsAdded += 1
         counters.tracked = index.count

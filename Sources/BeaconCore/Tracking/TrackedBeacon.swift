@@ -27,6 +27,8 @@ struct TrackedBeacon: Sendable {
     var memberships: [RegionMembership] = []
     /// Filters of regions that override the gateway's (see `RegionMembership.filterSlot`); usually empty.
     var regionFilters: [RSSIFilter] = []
+    /// When the entry was last moved to the front of the seen-order list.
+    var touched: Timestamp = -.infinity
     /// Least-recently-seen list links (slot indices, -1 for none).
     var newer: Int32 = -1
     var older: Int32 = -1

@@ -5,9 +5,13 @@ import Testing
     static let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
     static let address = BluetoothAddress(string: "AA:BB:CC:DD:EE:01")!
 
+    /// Matches with the public rule and with the engine's compiled form, which must agree.
     func matches(_ match: RegionMatch, format: String = "ibeacon", ids: [String], name: String? = nil,
                  address: BluetoothAddress = RegionMatchTests.address) -> Bool {
-        match.matches(format: format, identifiers: ids, address: address, name: name)
+        let result = match.matches(format: format, identifiers: ids, address: address, name: name)
+        let subject = CompiledRegionMatch.Subject(format: format, identifiers: ids, address: address, name: name)
+        #expect(CompiledRegionMatch(match).matches(subject) == result, "compiled match disagrees for \(match)")
+        return result
     }
 
     @Test func iBeaconRegionsAsOnIOS() {
