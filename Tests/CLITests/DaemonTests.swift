@@ -47,6 +47,19 @@ import TestSupport
         #expect(availability.last == "offline")
     }
 
+    @Test func replayAsFastAsPossibleHandlesEveryEvent() async throws {
+        let bed = try DaemonTestBed()
+        try bed.broker.start()
+        try bed.writeConfig()
+        // 40,000 events: more than the loop's input buffer, so the source must wait for the pipeline.
+        let observations = (1...8).flatMap { DaemonTestBed.iBeaconObservations(minor: $0, start: 1_700_000_000, duration: 500, interval: 0.1) }
+        let capture = try bed.writeCapture("many.btsnoop", observations)
+        let run = try BuiltBinary.run(["replay", capture, "--config", bed.configPath], timeout: 120)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(logValue(run.stderr, message: "capture replayed", key: "hci_events") == "\(observations.count)")
+        #expect(logValue(run.stderr, message: "capture replayed", key: "beacons") == "\(observations.count)")
+    }
+
     @Test func sigtermDuringABacklogLosesNothing() async throws {
         try await backlogSurvives(signal: SIGTERM)
     }

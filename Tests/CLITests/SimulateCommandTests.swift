@@ -72,7 +72,7 @@ import Glibc
         try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
         let result = try Self.run(["simulate", "--scenario", Self.packageRoot + "/config/scenarios/walk-past.json"])
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        let enter = try ScenarioJSONReader.parse(try #require(lines.first { $0.contains("\"kind\":\"enter\"") }))
+        let enter = try JSONValue(parsing: try #require(lines.first { $0.contains("\"kind\":\"enter\"") }))
         guard case let .object(members) = enter, case let .object(beacon)? = enter["beacon"] else {
             Issue.record("not an object")
             return
@@ -83,7 +83,7 @@ import Glibc
         #expect(enter["region"] == .string("desk"))
         #expect(enter["state"] == .string("inside"))
         #expect(enter["beacon"]?["name"] == .string("keys"))
-        let summary = try ScenarioJSONReader.parse(try #require(lines.last))
+        let summary = try JSONValue(parsing: try #require(lines.last))
         #expect(summary["type"] == .string("summary"))
         #expect(summary["enter_latency_s"]?["count"] == .int(2))
     }

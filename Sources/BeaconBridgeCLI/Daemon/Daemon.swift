@@ -70,7 +70,14 @@ final class Daemon {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [publisher] in await publisher.run() }
             group.addTask { [input] in
+                // Backpressure instead of a second place that drops: while the loop has `pendingLimit` events
+                // waiting, stop reading the source (a replay waits; the live scanner's own bounded queue drops
+                // its oldest, counted there).
                 for await event in stream {
+                    while DaemonTelemetry.pendingEvents.load(ordering: .relaxed) >= Daemon.pendingLimit {
+                        try? await Task.sleep(for: .milliseconds(1))
+                    }
+                    DaemonTelemetry.pendingEvents.add(1, ordering: .relaxed)
                     if case .dropped = input.yield(.hci(event)) { DaemonTelemetry.pipelineDrops.add(1, ordering: .relaxed) }
                 }
                 input.yield(.sourceEnded)
@@ -114,6 +121,7 @@ final class Daemon {
         for await item in inputs {
             switch item {
             case let .hci(event):
+                DaemonTelemetry.pendingEvents.subtract(1, ordering: .relaxed)
                 handle(event)
             case .tick:
                 DaemonTelemetry.loopHeartbeat()
@@ -138,6 +146,10 @@ final class Daemon {
         }
         return ExitCode.ok
     }
+
+    /// HCI events waiting for the loop before the source is paused; well under the input stream's capacity,
+    /// so ticks, snapshot requests and signals are never the ones dropped.
+    static let pendingLimit = 4096
 
     /// Events produced by the last HCI events, published in batches between inputs.
     var pending: [EngineEvent] = []
@@ -177,7 +189,8 @@ final class Daemon {
         let tail = max(configuration.tracking.awayTimeout,
                        configuration.regions.map(\.exitPeriod).max() ?? 0) + 1
         clock += tail
-        captureClock.advance(to: clock)
+        // Only the pipeline's clock runs on: the publisher still judges the age of undelivered sightings
+        // against the newest capture time, so finishing the story does not expire them.
         await publish(pipeline.advance(to: clock))
         logger.notice("capture replayed", metadata: [
             "hci_events": "\(pipeline.counters.hciEvents)", "reports": "\(pipeline.counters.reports)",

@@ -6,6 +6,8 @@ import Synchronization
 struct DaemonTelemetry {
     /// HCI events dropped between the source and the loop because the loop fell behind.
     static let pipelineDrops = Atomic<UInt64>(0)
+    /// HCI events handed to the loop and not yet handled (backpressure on the source).
+    static let pendingEvents = Atomic<Int>(0)
     /// Monotonic milliseconds of the loop's last tick, for the systemd watchdog.
     private static let lastTick = Atomic<Int64>(Int64(ProcessStatistics.monotonic() * 1000))
 

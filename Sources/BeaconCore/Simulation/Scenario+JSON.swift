@@ -6,7 +6,7 @@ extension Scenario {
     public init(json text: String) throws(ScenarioError) {
         let root: JSONValue
         do {
-            root = try ScenarioJSONReader.parse(text)
+            root = try JSONValue(parsing: text)
         } catch {
             throw ScenarioError(path: "", message: "not valid JSON: \(error)")
         }

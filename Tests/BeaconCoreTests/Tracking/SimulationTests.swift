@@ -93,7 +93,7 @@ import Testing
 
 @Suite struct ScenarioFileTests {
     @Test func readerParsesEveryJSONKind() throws {
-        let value = try ScenarioJSONReader.parse(#" {"a": [1, -2.5e1, true, false, null, "x\n\u00e9\ud83d\ude00"], "b": {}} "#)
+        let value = try JSONValue(parsing: #" {"a": [1, -2.5e1, true, false, null, "x\n\u00e9\ud83d\ude00"], "b": {}} "#)
         #expect(value == .object([
             ("a", .array([.int(1), .double(-25), .bool(true), .bool(false), .null, .string("x\né😀")])),
             ("b", .object([])),
@@ -101,13 +101,13 @@ import Testing
     }
 
     @Test(arguments: [
-        ("{\"a\": 1,}", "line 1, column 9"), ("[1 2]", "line 1, column 4"), ("{\"a\": 01}", "line 1, column 8"),
+        ("{\"a\": 1,}", "line 1, column 9"), ("[1 2]", "line 1, column 4"), ("{\"a\": 01}", "line 1, column 7"),
         ("{\n  \"a\": tru }", "line 2, column 8"), ("\"abc", "unterminated string"), ("{\"a\":1,\"a\":2}", "duplicate key"),
         (String(repeating: "[", count: 100), "nesting"),
     ])
     func readerReportsWhere(text: String, expected: String) {
         do {
-            _ = try ScenarioJSONReader.parse(text)
+            _ = try JSONValue(parsing: text)
             Issue.record("parsed invalid JSON \(text)")
         } catch {
             #expect(error.description.contains(expected), "\(error)")

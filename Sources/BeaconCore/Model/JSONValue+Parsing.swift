@@ -1,5 +1,5 @@
 extension JSONValue {
-    /// Parses JSON text (RFC 8259). Numbers without fraction or exponent that fit in Int64 become `.int`,
+    /// Parses JSON text (RFC 8259; duplicate keys rejected). Numbers without fraction or exponent that fit in Int64 become `.int`,
     /// others `.double`. Nesting deeper than `maxDepth` is rejected, so hostile input cannot exhaust the stack.
     public init(parsing text: String, maxDepth: Int = 64) throws(JSONParseError) {
         var parser = JSONParser(bytes: Array(text.utf8), maxDepth: maxDepth)
@@ -11,8 +11,11 @@ extension JSONValue {
 public struct JSONParseError: Error, Equatable, CustomStringConvertible {
     /// Byte offset of the problem.
     public var offset: Int
+    /// 1-based line and column (in characters) of the problem, for messages about files.
+    public var line: Int
+    public var column: Int
     public var message: String
-    public var description: String { "invalid JSON at byte \(offset): \(message)" }
+    public var description: String { "invalid JSON at line \(line), column \(column): \(message)" }
 }
 
 struct JSONParser {
@@ -29,7 +32,14 @@ struct JSONParser {
         return value
     }
 
-    func fail(_ message: String) -> JSONParseError { JSONParseError(offset: index, message: message) }
+    func fail(_ message: String, at offset: Int? = nil) -> JSONParseError {
+        let offset = min(offset ?? index, bytes.count)
+        var line = 1, column = 1
+        for byte in bytes[0..<offset] {
+            if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+        }
+        return JSONParseError(offset: offset, line: line, column: column, message: message)
+    }
 
     mutating func skipSpace() {
         while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
@@ -50,9 +60,11 @@ struct JSONParser {
         }
     }
 
+    /// Problems are reported where the token starts, where a reader looks for them.
     mutating func literal(_ word: String) throws(JSONParseError) {
+        let start = index
         for byte in word.utf8 {
-            guard index < bytes.count, bytes[index] == byte else { throw fail("expected \(word)") }
+            guard index < bytes.count, bytes[index] == byte else { throw fail("expected \(word)", at: start) }
             index += 1
         }
     }
@@ -65,7 +77,10 @@ struct JSONParser {
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key") }
+            let keyOffset = index
             let key = try parseString()
+            // Untrusted input: a repeated key would silently shadow the first one.
+            if members.contains(where: { $0.0 == key }) { throw fail("duplicate key \"\(key)\"", at: keyOffset) }
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
@@ -162,7 +177,7 @@ struct JSONParser {
         let digitsStart = index
         while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
         guard index > digitsStart else { throw fail("unexpected character") }
-        if bytes[digitsStart] == UInt8(ascii: "0"), index - digitsStart > 1 { throw fail("leading zero") }
+        if bytes[digitsStart] == UInt8(ascii: "0"), index - digitsStart > 1 { throw fail("leading zero", at: digitsStart) }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             isInteger = false
             index += 1
@@ -180,7 +195,7 @@ struct JSONParser {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let value = Int64(text) { return .int(value) }
-        guard let value = Double(text) else { throw JSONParseError(offset: start, message: "invalid number") }
+        guard let value = Double(text) else { throw fail("invalid number", at: start) }
         return .double(value)
     }
 }
