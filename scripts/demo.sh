@@ -23,10 +23,19 @@ done
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/beaconbridge-demo.XXXXXX")"
 PIDS=()
+# SIGTERM, then SIGKILL after 3 s (a parent may have left SIGTERM blocked in the mask children inherit).
+stop_pid() {
+    kill "$1" 2>/dev/null || return 0
+    for _ in $(seq 30); do
+        kill -0 "$1" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -9 "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
 cleanup() {
     local status=$?
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    for pid in "${PIDS[@]}"; do stop_pid "$pid"; done
     if [[ "${DEMO_KEEP:-0}" == 1 ]]; then echo "demo: files kept in $WORK"; else rm -rf "$WORK"; fi
     exit "$status"
 }
@@ -143,7 +152,7 @@ took=$((SECONDS - began))
 sleep 1   # the last messages reach the subscriber
 
 # 6. Stop the subscriber; the formatter sees the end of its output and prints the summary.
-kill "$SUB" 2>/dev/null || true
+stop_pid "$SUB"
 wait "$FORMATTER" 2>/dev/null || true
 echo "demo: the gateway ran ${took} s and exited with $status"
 grep -E 'msg=(stopped|"?capture replayed)' "$WORK/beaconbridge.log" | sed 's/^/  /' || true

@@ -90,9 +90,12 @@ final class BTSnoopFileReader {
         while true {
             guard !failed else { return nil }
             do throws(Failure) {
-                try fill(BTSnoopReader.recordHeaderLength)
+                // The file as it was when opened (a capture still being recorded ends there, as a whole-file
+                // read would have).
                 let recordStart = offset
-                let available = end - start
+                guard fileSize > recordStart else { return nil }
+                try fill(BTSnoopReader.recordHeaderLength)
+                let available = min(end - start, fileSize - recordStart)
                 if available == 0 { return nil }
                 guard available >= BTSnoopReader.recordHeaderLength else {
                     throw .damaged(DecodeError(offset: recordStart, reason: "truncated record header: \(available) of 24 bytes"))

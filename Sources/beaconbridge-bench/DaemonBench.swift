@@ -28,7 +28,7 @@ enum DaemonBench {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let broker = try DaemonBenchBroker(directory: directory)
         let subscriber = try DaemonBenchProcess("mosquitto_sub", executable: "/usr/bin/mosquitto_sub",
-                                                arguments: ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-t", "beaconbridge/#", "-F", "%t"],
+                                                arguments: ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-t", "beaconbridge/bench-busy/#", "-F", "%t"],
                                                 stdout: directory + "/received.txt")
         defer { subscriber.stop() }
         usleep(300_000)
@@ -101,7 +101,7 @@ enum DaemonBench {
                   + "\(format(Double(to - from) / 1_048_576, 2)) MB (goal < 1 MB); peak \(mb(peak)) MB")
         }
         print("    reference, idle gateway (same binary, nothing to track): CPU \(share(1)), RSS \(last.rss[1].map(mb) ?? "n/a") MB")
-        print("    reference, mosquitto_sub (receives every event): CPU \(share(2)), RSS \(last.rss[2].map(mb) ?? "n/a") MB;"
+        print("    reference, mosquitto_sub (receives every event of the gateway): CPU \(share(2)), RSS \(last.rss[2].map(mb) ?? "n/a") MB;"
               + " mosquitto broker: CPU \(share(3))")
         let logText = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         let stopped = logText.split(separator: "\n").last { $0.contains("msg=stopped") }.map(String.init) ?? ""

@@ -88,6 +88,22 @@ import Testing
         #expect(records.count == 500)
     }
 
+    @Test func aCaptureThatGrowsWhileReadEndsWhereItWasWhenOpened() throws {
+        let bytes = Self.largeCapture(count: 3_000)
+        let path = try TemporaryFile.write(bytes)
+        defer { unlink(path) }
+        let reader = try BTSnoopFileReader(path: path)
+        // A recorder appends half a capture's worth of records after the reader opened the file.
+        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        try #require(fd >= 0)
+        try CaptureFile.write(Array(bytes.dropFirst(BTSnoopReader.headerLength).prefix(bytes.count / 2)), to: fd, path: path)
+        close(fd)
+        var records: [BTSnoopRecord] = []
+        while let record = try reader.next() { records.append(record) }
+        let whole = try BTSnoopReader.readAll(bytes).records.filter { $0.payload.count <= BTSnoopFileReader.defaultBufferSize }
+        #expect(records == whole)
+    }
+
     @Test func aShortFileIsNotABtsnoopFile() throws {
         let path = try TemporaryFile.write(Array("btsno".utf8))
         defer { unlink(path) }
