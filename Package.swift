@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(name: "beaconbridge", dependencies: ["BeaconBridgeCLI"], swiftSettings: strict),
         .executableTarget(
             name: "beaconbridge-bench",
-            dependencies: ["BeaconCore", "BeaconBridgeCLI", "MQTTPublisher", "SQLiteStore"],
+            dependencies: ["BeaconCore", "BeaconBridgeCLI", "MQTTPublisher", "SQLiteStore", "TestSupport"],
             swiftSettings: strict
         ),
 

@@ -26,7 +26,7 @@ enum DaemonBench {
         }
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let broker = try DaemonBenchBroker(directory: directory)
+        let broker = try BenchBroker(directory: directory)
         let subscriber = try DaemonBenchProcess("mosquitto_sub", executable: "/usr/bin/mosquitto_sub",
                                                 arguments: ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-t", "beaconbridge/bench-busy/#", "-F", "%t"],
                                                 stdout: directory + "/received.txt")

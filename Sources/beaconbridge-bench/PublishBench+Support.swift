@@ -5,30 +5,9 @@ import BeaconCore
 import MQTTPublisher
 import Synchronization
 
-// Support for PublishBench: a loopback broker, a counting subscriber, child processes, temp files.
+// Support for PublishBench: a counting subscriber, child processes, temp files.
 // Nested in PublishBench so the names cannot clash with other areas' bench files.
 extension PublishBench {
-    /// A mosquitto child process on a free loopback port.
-    final class BenchBroker {
-        let port: Int
-        let pid: pid_t
-
-        init(directory: String) throws {
-            port = try BenchProcess.freePort()
-            let config = "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nuser root\n"
-                + "max_queued_messages 0\nmax_inflight_messages 0\nlog_dest none\n"
-            try BenchFiles.write(config, to: directory + "/mosquitto.conf")
-            pid = try BenchProcess.spawn("/usr/sbin/mosquitto", ["-c", directory + "/mosquitto.conf"])
-            for _ in 0..<200 where !BenchProcess.accepts(port) { usleep(25_000) }
-        }
-
-        func stop() {
-            kill(pid, SIGTERM)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-        }
-    }
-
     /// Counts messages under a topic prefix (and optionally records capture-to-receive latency).
     final class BenchSubscriber: Sendable {
         struct State {
@@ -143,32 +122,6 @@ extension PublishBench {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             return (status >> 8) & 0xFF
-        }
-
-        static func freePort() throws -> Int {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let ok = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-            }
-            guard ok else { throw BenchError("no free port") }
-            return Int(UInt16(bigEndian: address.sin_port))
-        }
-
-        static func accepts(_ port: Int) -> Bool {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = UInt16(port).bigEndian
-            return withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
         }
     }
 
