@@ -76,6 +76,12 @@ public enum JSONValue: Sendable, Equatable {
 
     static func writeString(_ value: String, to out: inout String) {
         out += "\""
+        // Fast path: most strings (ids, topics, names) need no escaping and are appended whole.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out += value
+            out += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
