@@ -3,18 +3,18 @@ import Glibc
 #endif
 import BeaconCore
 
-/// The clocks the adapter reads (the core never does).
-enum HCIClock {
+/// The clocks the adapters and the daemon read (the core never does).
+public enum HCIClock {
     /// Wall-clock capture time, seconds since the Unix epoch. The corresponding C call is
     /// `clock_gettime(CLOCK_REALTIME)`.
-    static func realtime() -> Timestamp {
+    public static func realtime() -> Timestamp {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// Monotonic seconds for timeouts and supervision (`clock_gettime(CLOCK_MONOTONIC)`).
-    static func monotonic() -> Double {
+    public static func monotonic() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9

@@ -30,7 +30,7 @@ extension Daemon {
         }
         let logger = Logger(label: "beaconbridge", handler: LogfmtHandler(level: level))
         let isReplay = options.isReplay(configuration.scanner)
-        let now = ProcessStatistics.wallClock()
+        let now = HCIClock.realtime()
 
         // The database: outbox, region state, sequence counter. Without it the gateway still publishes live.
         var database: GatewayDatabase?

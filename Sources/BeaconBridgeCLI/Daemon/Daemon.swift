@@ -44,7 +44,7 @@ final class Daemon {
         self.isReplay = options.isReplay(configuration.scanner)
         self.pipeline = pipeline
         self.encoder = EventEncoder(layout: TopicLayout(settings: configuration.topics, gatewayID: configuration.gateway.id))
-        self.telemetry = DaemonTelemetry(startedAt: ProcessStatistics.monotonic())
+        self.telemetry = DaemonTelemetry(startedAt: HCIClock.monotonic())
         (inputs, input) = AsyncStream.makeStream(of: DaemonInput.self, bufferingPolicy: .bufferingNewest(16_384))
     }
 
@@ -125,7 +125,7 @@ final class Daemon {
                 handle(event)
             case .tick:
                 DaemonTelemetry.loopHeartbeat()
-                if !isReplay { clock = max(clock, ProcessStatistics.wallClock()) }
+                if !isReplay { clock = max(clock, HCIClock.realtime()) }
                 await publish(pipeline.advance(to: clock))
                 lastAdvance = clock
                 persistStates()
@@ -201,8 +201,8 @@ final class Daemon {
 
     /// Waits until the publisher has nothing in flight and nothing in the outbox, up to `timeout` seconds.
     private func waitForDelivery(timeout: Double) async {
-        let deadline = ProcessStatistics.monotonic() + timeout
-        while ProcessStatistics.monotonic() < deadline {
+        let deadline = HCIClock.monotonic() + timeout
+        while HCIClock.monotonic() < deadline {
             let counters = publisher.counters
             if counters.connected, counters.inflight == 0, counters.backlogRows == 0,
                counters.published + counters.droppedTotal >= telemetry.submitted { return }

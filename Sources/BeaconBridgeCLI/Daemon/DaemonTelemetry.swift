@@ -1,4 +1,5 @@
 import BeaconCore
+import HCIScanner
 import MQTTPublisher
 import Synchronization
 
@@ -9,13 +10,13 @@ struct DaemonTelemetry {
     /// HCI events handed to the loop and not yet handled (backpressure on the source).
     static let pendingEvents = Atomic<Int>(0)
     /// Monotonic milliseconds of the loop's last tick, for the systemd watchdog.
-    private static let lastTick = Atomic<Int64>(Int64(ProcessStatistics.monotonic() * 1000))
+    private static let lastTick = Atomic<Int64>(Int64(HCIClock.monotonic() * 1000))
 
-    static func loopHeartbeat() { lastTick.store(Int64(ProcessStatistics.monotonic() * 1000), ordering: .relaxed) }
+    static func loopHeartbeat() { lastTick.store(Int64(HCIClock.monotonic() * 1000), ordering: .relaxed) }
 
     /// True while the loop handled a tick within the last 10 s.
     static func loopIsAlive() -> Bool {
-        Int64(ProcessStatistics.monotonic() * 1000) - lastTick.load(ordering: .relaxed) < 10_000
+        Int64(HCIClock.monotonic() * 1000) - lastTick.load(ordering: .relaxed) < 10_000
     }
 
     let startedAt: Double
@@ -33,7 +34,7 @@ struct DaemonTelemetry {
     /// The telemetry event: reports per second since the last one, drops, backlog, adapter restarts, memory.
     mutating func report(time: Timestamp, pipeline: GatewayPipeline, source: HCISourceStatistics,
                          publisher: PublisherCounters) -> GatewayTelemetry {
-        let now = ProcessStatistics.monotonic()
+        let now = HCIClock.monotonic()
         let reports = pipeline.counters.reports
         let rate = now > lastReportTime ? Double(reports - lastReports) / (now - lastReportTime) : 0
         lastReports = reports
