@@ -29,21 +29,9 @@ if [ ! -x "$E2E_BIN" ]; then
     ( cd "$REPO" && swift build -c release --product beaconbridge -Xswiftc -warnings-as-errors ) || e2e_die "build failed"
 fi
 
-explicit=0
-if [ $# -gt 0 ]; then scenarios=("$@"); explicit=1; else
+if [ $# -gt 0 ]; then scenarios=("$@"); else
     scenarios=(); for d in "$SCENARIOS_DIR"/*/; do scenarios+=("$(basename "$d")"); done
 fi
-
-# A scenario's `requires` file lists beaconbridge commands it needs (e.g. `run`); a command is missing while
-# it is the placeholder that answers "this command is not built yet".
-missing_requirement() {
-    local req
-    [ -f "$1/requires" ] || return 1
-    for req in $(grep -v '^#' "$1/requires"); do
-        if "$E2E_BIN" "$req" --help 2>&1 | grep -q "not built yet"; then echo "$req"; return 0; fi
-    done
-    return 1
-}
 
 e2e_fetch_kernel || e2e_die "could not fetch the Debian kernel"
 e2e_build_base "$HERE" || e2e_die "could not build the base initramfs"
@@ -67,11 +55,6 @@ failed=0; summary=()
 for scenario in "${scenarios[@]}"; do
     dir="$SCENARIOS_DIR/$scenario"
     if [ ! -f "$dir/guest.sh" ]; then summary+=("FAIL $scenario (no such scenario)"); failed=1; continue; fi
-    if req=$(missing_requirement "$dir"); then
-        if [ $explicit = 1 ]; then summary+=("FAIL $scenario (\`beaconbridge $req\` is not built yet)"); failed=1
-        else summary+=("PENDING $scenario (\`beaconbridge $req\` is not built yet)"); fi
-        continue
-    fi
     mkdir -p "$E2E_RUN/$scenario"
     : > "$E2E_RUN/mqtt.log"
     e2e_start_broker || e2e_die "could not start mosquitto"
