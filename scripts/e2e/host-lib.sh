@@ -163,6 +163,7 @@ e2e_choose_accel() {
 
 # Starts mosquitto on a loopback port ($1, or a free one) and a subscriber writing
 # `<unix time> <topic> <payload>` lines to $E2E_RUN/mqtt.log (appending, so a restart keeps earlier lines).
+# The subscriber has a persistent session (QoS 1), kept across a broker restart within a scenario.
 # Sets E2E_BROKER_PORT, E2E_BROKER_PID, E2E_SUB_PID.
 e2e_start_broker() {
     local port="${1:-}" tries=0 fixed="${1:-}"
@@ -170,7 +171,13 @@ e2e_start_broker() {
         tries=$((tries + 1)); [ $tries -le 50 ] || { e2e_log "no free loopback port"; return 1; }
         [ -n "$fixed" ] || port=$((20000 + RANDOM % 30000))
         if [ -z "$fixed" ] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi
-        printf 'listener %s 127.0.0.1\nallow_anonymous true\npersistence false\n' "$port" > "$E2E_RUN/mosquitto.conf"
+        # Persistence keeps the test subscriber's session across a restart (broker-start on the same port), so
+        # QoS 1 events the gateway sends before the subscriber is back are queued for it, not lost to the test.
+        # A new scenario (no fixed port) starts from an empty store.
+        [ -n "$fixed" ] || rm -f "$E2E_RUN/mosquitto.db"
+        # (Run as this user: mosquitto started by root would switch to `mosquitto`, which cannot write here.)
+        printf 'user %s\nlistener %s 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location %s/\n' \
+            "$(id -un)" "$port" "$E2E_RUN" > "$E2E_RUN/mosquitto.conf"
         mosquitto -c "$E2E_RUN/mosquitto.conf" >> "$E2E_RUN/mosquitto.log" 2>&1 &
         E2E_BROKER_PID=$!
         local i
@@ -183,7 +190,7 @@ e2e_start_broker() {
         [ -z "$fixed" ] || sleep 0.5
     done
     E2E_BROKER_PORT=$port
-    mosquitto_sub -h 127.0.0.1 -p "$port" -F '%U %t %p' -t '#' >> "$E2E_RUN/mqtt.log" 2>&1 &
+    mosquitto_sub -h 127.0.0.1 -p "$port" -c -i e2e-test-subscriber -q 1 -F '%U %t %p' -t '#' >> "$E2E_RUN/mqtt.log" 2>&1 &
     E2E_SUB_PID=$!
     # Wait until the subscriber receives (ready before the guest publishes anything).
     local probe="ready-$port-$RANDOM"
