@@ -56,6 +56,13 @@ final class DaemonTestBed: Sendable {
         return path
     }
 
+    /// A subscriber to every gateway topic on the bed's broker, connected and subscribed.
+    func startSubscriber() async throws -> TestSubscriber {
+        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/#"])
+        try await subscriber.start()
+        return subscriber
+    }
+
     func beaconID(minor: Int) -> String { "ibeacon:\(Self.uuid):1:\(minor)" }
     var topicBase: String { "beaconbridge/\(gatewayID)" }
 }

@@ -11,8 +11,7 @@ import TestSupport
         let bed = try DaemonTestBed()
         try bed.broker.start()
         try bed.writeConfig()
-        let subscriber = try TestSubscriber(port: bed.broker.port, patterns: ["beaconbridge/#"])
-        try await subscriber.start()
+        let subscriber = try await bed.startSubscriber()
         defer { Task { await subscriber.stop() } }
 
         let run = try BuiltBinary.run(["replay", BuiltBinary.androidCapture, "--config", bed.configPath], timeout: 60)
@@ -99,8 +98,7 @@ import TestSupport
         let stored = Set(backlog.map(\.sequence))
 
         try bed.broker.start()
-        let subscriber = try TestSubscriber(port: bed.broker.port, patterns: ["beaconbridge/#"])
-        try await subscriber.start()
+        let subscriber = try await bed.startSubscriber()
         defer { Task { await subscriber.stop() } }
         let second = try bed.writeCapture("second.btsnoop", DaemonTestBed.iBeaconObservations(minor: 3, start: now + 40, duration: 1, interval: 0.5))
         let run = try BuiltBinary.run(["replay", second, "--config", bed.configPath], timeout: 60)
@@ -145,8 +143,7 @@ import TestSupport
         let bed = try DaemonTestBed()
         try bed.broker.start()
         try bed.writeConfig()
-        let subscriber = try TestSubscriber(port: bed.broker.port, patterns: ["beaconbridge/#"])
-        try await subscriber.start()
+        let subscriber = try await bed.startSubscriber()
         defer { Task { await subscriber.stop() } }
         let now = Date().timeIntervalSince1970
         let capture = try bed.writeCapture("near.btsnoop", DaemonTestBed.iBeaconObservations(minor: 7, start: now, duration: 40, interval: 0.2, rssi: -55))

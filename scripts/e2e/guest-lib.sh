@@ -45,15 +45,18 @@ stop_advertising() { hcitool -i "$1" cmd 0x08 0x000a 00 > /dev/null; }
 
 # Background loop: cycles advertising data on $1 through the remaining arguments every ~0.5 s, re-enabling
 # each time (btvirt sends a report only when advertising or scanning is re-enabled). Sets BEACON_LOOP_PID.
-start_beacon_loop() {
-    local dev="$1"; shift
+start_beacon_loop() { run_beacon_loop advertise "" "$@"; }
+
+# The loop itself: $1 is the function that sets and enables the advertising data, $2 a word for the log.
+run_beacon_loop() {
+    local advertise_with="$1" kind="$2" dev="$3"; shift 3
     (
         while :; do
-            for data in "$@"; do advertise "$dev" "$data"; sleep 0.25; done
+            for data in "$@"; do "$advertise_with" "$dev" "$data"; sleep 0.25; done
         done
     ) &
     BEACON_LOOP_PID=$!
-    e2e "advertising from $dev (pid $BEACON_LOOP_PID): $*"
+    e2e "${kind}advertising from $dev (pid $BEACON_LOOP_PID): $*"
 }
 
 stop_beacon_loop() { kill "$BEACON_LOOP_PID" 2>/dev/null; wait "$BEACON_LOOP_PID" 2>/dev/null; stop_advertising "$1"; }
@@ -111,13 +114,4 @@ advertise_extended() {
 }
 
 # Like start_beacon_loop, with extended advertising.
-start_extended_beacon_loop() {
-    local dev="$1"; shift
-    (
-        while :; do
-            for data in "$@"; do advertise_extended "$dev" "$data"; sleep 0.25; done
-        done
-    ) &
-    BEACON_LOOP_PID=$!
-    e2e "extended advertising from $dev (pid $BEACON_LOOP_PID): $*"
-}
+start_extended_beacon_loop() { run_beacon_loop advertise_extended "extended " "$@"; }
