@@ -3,8 +3,8 @@ import BeaconCore
 /// `beaconbridge decode`: decodes advertising bytes given as hex, or every advertising report of a btsnoop
 /// capture, and prints one JSON object per input (docs/decoding.md).
 ///
-///     beaconbridge decode [--hci] [--layout NAME=LAYOUT]... HEX...
-///     beaconbridge decode --btsnoop FILE [--layout NAME=LAYOUT]...
+///     beaconbridge decode [--hci] [--layout [NAME=]LAYOUT]... HEX...
+///     beaconbridge decode --btsnoop FILE [--layout [NAME=]LAYOUT]...
 ///
 /// Exit 0 when everything decoded, 1 when some input was malformed (its JSON object names the offset),
 /// 64 for usage errors, 66 when the capture cannot be read.
@@ -17,8 +17,8 @@ enum DecodeCommand {
     }
 
     static let usage = """
-        usage: beaconbridge decode [--hci] [--layout NAME=LAYOUT]... HEX...
-               beaconbridge decode --btsnoop FILE [--layout NAME=LAYOUT]...
+        usage: beaconbridge decode [--hci] [--layout [NAME=]LAYOUT]... HEX...
+               beaconbridge decode --btsnoop FILE [--layout [NAME=]LAYOUT]...
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -78,10 +78,10 @@ enum DecodeCommand {
                 guard let path = value() else { return .failure(UsageProblem(message: "--btsnoop needs a file")) }
                 options.btsnoop = path
             case "--layout":
-                guard let text = value(), let equals = text.firstIndex(of: "=") else {
-                    return .failure(UsageProblem(message: "--layout needs NAME=LAYOUT"))
+                guard let text = value(), !text.isEmpty else {
+                    return .failure(UsageProblem(message: "--layout needs NAME=LAYOUT or a bare LAYOUT"))
                 }
-                options.layouts.append(.init(name: String(text[..<equals]), layout: String(text[text.index(after: equals)...])))
+                options.layouts.append(layoutArgument(text, number: options.layouts.count + 1))
             case "--help", "-h":
                 return .failure(UsageProblem(message: "decode advertising bytes to JSON"))
             default:
@@ -97,6 +97,19 @@ enum DecodeCommand {
             return .failure(UsageProblem(message: "no input: give hex bytes or --btsnoop FILE"))
         }
         return .success(options)
+    }
+
+    /// `NAME=LAYOUT`, or a bare layout as users paste it from the Android Beacon Library (`m:2-3=0215,...`):
+    /// the text before the first `=` is a name only if it holds no `:` or `,` (which every layout term has).
+    /// Bare layouts are named `layout` (then `layout2`, `layout3`, ... by position).
+    static func layoutArgument(_ text: String, number: Int) -> FormatSettings.Layout {
+        if let equals = text.firstIndex(of: "=") {
+            let name = text[..<equals]
+            if !name.contains(":"), !name.contains(",") {
+                return .init(name: String(name), layout: String(text[text.index(after: equals)...]))
+            }
+        }
+        return .init(name: number == 1 ? "layout" : "layout\(number)", layout: text)
     }
 
     /// One input's JSON and whether it decoded cleanly.

@@ -58,6 +58,21 @@ import Glibc
         #expect(bad.lines.first?.contains(#""term_number":2,"term":"i:3-2""#) == true)
     }
 
+    @Test func bareLayoutGetsADefaultName() throws {
+        // A layout pasted as-is from the Android Beacon Library, no NAME= in front.
+        let result = try Self.run(["decode", "--layout", "m:0-1=9900,i:2-3,p:-:-65", "--layout", "x,m:0-1=9900",
+                                   "05ff99000102"])
+        #expect(result.status == 0)
+        #expect(result.lines.first?.contains(#""beacons":[{"id":"layout:258","format":"layout","identifiers":["258"],"measured_power":-65}]"#) == true)
+        #expect(try Self.run(["decode", "--layout", "", "05ff99000102"]).status == 64)
+    }
+
+    @Test func eventTypesArePrintedByName() throws {
+        let event = "3e2a02010301221100eeffc01e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5c4"
+        let result = try Self.run(["decode", "--hci", event])
+        #expect(result.lines.first?.contains(#""event_type":16,"event_type_name":"adv_nonconn_ind""#) == true)
+    }
+
     @Test func usageErrors() throws {
         #expect(try Self.run(["decode"]).status == 64)
         #expect(try Self.run(["decode", "--frobnicate"]).status == 64)

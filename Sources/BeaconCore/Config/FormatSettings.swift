@@ -9,7 +9,7 @@ public struct FormatSettings: Sendable, Equatable {
 
     /// `formats.enabled`: names of the built-in formats to recognise (default: all).
     public var enabled: [String]
-    /// `formats.layouts`: user formats, tried after the built-ins (default: none).
+    /// `formats.layouts`: user formats, tried before the built-ins (default: none).
     public var layouts: [Layout]
     /// `formats.include_devices`: also report advertisers that match no format, as `device` sightings with
     /// id `mac:<address>` (default: false; phones with rotating addresses make many of them).

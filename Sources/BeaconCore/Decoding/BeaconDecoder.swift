@@ -1,7 +1,8 @@
 /// Recognises beacons in advertising reports: the enabled built-in formats and the user's layouts.
 ///
-/// Every AD structure is offered to the formats that read its AD type, built-ins first (in `BuiltinFormat`
-/// order) then user layouts in configuration order; the first format that matches a structure claims it.
+/// Every AD structure is offered to the formats that read its AD type, user layouts first (in configuration
+/// order: a user's layout is the more specific intent) then the built-ins (in `BuiltinFormat` order); the first
+/// format that matches a structure claims it.
 /// One report can hold several beacons (e.g. an iBeacon and an Eddystone frame).
 public struct BeaconDecoder: Sendable {
     /// Holds a layout by reference so that walking the format list copies one pointer, not the layout.
@@ -68,11 +69,11 @@ public struct BeaconDecoder: Sendable {
 
     /// - Parameters:
     ///   - builtins: the built-in formats to recognise (all by default).
-    ///   - layouts: user formats, tried after the built-ins.
+    ///   - layouts: user formats, tried before the built-ins.
     public init(builtins: Set<BuiltinFormat> = Set(BuiltinFormat.allCases), layouts: [BeaconLayout] = []) {
         self.builtins = builtins
         self.layouts = layouts
-        var formats: [FormatDecoder] = []
+        var formats: [FormatDecoder] = layouts.map { .layout(LayoutReference($0)) }
         for format in BuiltinFormat.allCases where builtins.contains(format) {
             switch format {
             case .eddystoneURL: formats.append(.eddystoneURL)
@@ -81,7 +82,6 @@ public struct BeaconDecoder: Sendable {
             default: if let layout = format.layout { formats.append(.layout(LayoutReference(layout))) }
             }
         }
-        formats += layouts.map { .layout(LayoutReference($0)) }
         self.formats = formats
         checks = formats.map(\.quickCheck)
     }

@@ -6,6 +6,7 @@ extension AdvertisingReport {
             ("address", .string(address.description)),
             ("address_type", .string(addressType.name)),
             ("event_type", .int(Int64(eventType))),
+            ("event_type_name", .string(eventTypeName)),
             ("extended", .bool(isExtended)),
             ("scan_response", .bool(isScanResponse)),
             ("rssi", rssi.map { .int(Int64($0)) } ?? .null),
@@ -40,6 +41,13 @@ extension AdvertisingData {
                 .object([("company_id", .int(Int64(entry.companyID))),
                          ("data", .string(HexText.hex(bytes, (entry.range.lowerBound + 2)..<entry.range.upperBound)))])
             })))
+        }
+        if let uri {
+            var object: [(String, JSONValue)] = [("scheme_code", .int(Int64(uri.schemeCode)))]
+            if let scheme = uri.scheme { object.append(("scheme", .string(scheme))) }
+            object.append(("text", .string(uri.text)))
+            if let full = uri.uri { object.append(("uri", .string(full))) }
+            members.append(("uri", .object(object)))
         }
         if let overrunOffset { members.append(("overrun_offset", .int(Int64(overrunOffset)))) }
         return .object(members)

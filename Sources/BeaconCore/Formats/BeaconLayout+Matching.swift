@@ -16,12 +16,15 @@ extension BeaconLayout {
         // Every identifier and the power must lie inside the PDU before anything is rendered.
         for field in identifiers where resolved(field, count: count) == nil { return nil }
         var measuredPower: Int?
+        var rawPower: Int?
         switch power {
         case nil: break
         case let .fixed(value): measuredPower = value
         case let .field(field, correction):
             guard let range = resolved(field, count: count) else { return nil }
-            measuredPower = Self.signed(bytes, range.shifted(by: base), littleEndian: field.littleEndian) + correction
+            let transmitted = Self.signed(bytes, range.shifted(by: base), littleEndian: field.littleEndian)
+            rawPower = transmitted
+            measuredPower = transmitted + correction
         }
 
         var rendered: [String] = []
@@ -36,6 +39,7 @@ extension BeaconLayout {
             let name = index < dataFieldNames.count ? dataFieldNames[index] : "data\(index + 1)"
             fields[name] = dataValue(bytes, range.shifted(by: base), littleEndian: field.littleEndian)
         }
+        if let rawPowerFieldName, let rawPower { fields[rawPowerFieldName] = .int(Int64(rawPower)) }
         let beaconID = isExtraFrame
             ? Beacon.addressID(format: name, address: address)
             : canonicalID(bytes, base: base, count: count)

@@ -56,6 +56,9 @@ public struct BeaconLayout: Sendable, Equatable {
     /// Built-in formats only: names of the data fields (else data1, data2, ...) and hex rendering.
     var dataFieldNames: [String] = []
     var hexDataFields = false
+    /// Built-in formats only: also keep the transmitted power before the correction as this field (Eddystone
+    /// sends its power at 0 m; `measuredPower` is the derived 1 m value).
+    var rawPowerFieldName: String?
 
     /// Parses a layout. Throws `LayoutError` naming the first offending term.
     public init(name: String, layout: String) throws(LayoutError) {
@@ -78,7 +81,7 @@ public struct BeaconLayout: Sendable, Equatable {
 
     /// A built-in layout with rendering options the grammar does not express.
     init(builtin name: String, layout: String, hexIdentifiers: Bool = false, dataFieldNames: [String] = [],
-         hexDataFields: Bool = false) {
+         hexDataFields: Bool = false, rawPowerFieldName: String? = nil) {
         do {
             try self.init(name: name, layout: layout)
         } catch {
@@ -87,5 +90,6 @@ public struct BeaconLayout: Sendable, Equatable {
         self.hexIdentifiers = hexIdentifiers
         self.dataFieldNames = dataFieldNames
         self.hexDataFields = hexDataFields
+        self.rawPowerFieldName = rawPowerFieldName
     }
 }

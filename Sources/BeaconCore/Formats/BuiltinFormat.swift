@@ -14,7 +14,7 @@ public enum BuiltinFormat: String, Sendable, CaseIterable, Hashable {
     /// telemetry, the overflow bit mask).
     public var layoutString: String? {
         switch self {
-        case .iBeacon: "m:2-3=0215,i:4-19,i:20-21,i:22-23,p:24-24"
+        case .iBeacon: "m:0-3=4c000215,i:4-19,i:20-21,i:22-23,p:24-24"
         case .altBeacon: "m:2-3=beac,i:4-19,i:20-21,i:22-23,p:24-24,d:25-25"
         case .eddystoneUID: "s:0-1=feaa,m:2-2=00,p:3-3:-41,i:4-13,i:14-19"
         case .eddystoneEID: "s:0-1=feaa,m:2-2=30,p:3-3:-41,i:4-11"
@@ -32,6 +32,8 @@ public enum BuiltinFormat: String, Sendable, CaseIterable, Hashable {
         case .exposureNotification:
             return BeaconLayout(builtin: rawValue, layout: layoutString, hexIdentifiers: true,
                                 dataFieldNames: ["metadata"], hexDataFields: true)
+        case .eddystoneUID, .eddystoneEID:
+            return BeaconLayout(builtin: rawValue, layout: layoutString, rawPowerFieldName: "tx_power_0m")
         default:
             return BeaconLayout(builtin: rawValue, layout: layoutString)
         }

@@ -55,6 +55,29 @@ public struct AdvertisingReport: Sendable, Equatable {
     }
 
     public var isScanResponse: Bool { eventType & 0x08 != 0 }
+
+    /// The event type by name: the legacy PDU types (`adv_ind`, `adv_direct_ind`, `adv_scan_ind`,
+    /// `adv_nonconn_ind`, `scan_rsp`) for legacy reports, `ext_` + the property bits (`connectable`,
+    /// `scannable`, `directed`, `scan_rsp`, joined by `_`; `ext_nonconn` for none) for extended PDUs.
+    public var eventTypeName: String {
+        let properties = eventType & 0x1F
+        if properties & 0x10 != 0 {
+            switch properties {
+            case 0x13: return "adv_ind"
+            case 0x15: return "adv_direct_ind"
+            case 0x12: return "adv_scan_ind"
+            case 0x10: return "adv_nonconn_ind"
+            case 0x1A, 0x1B: return "scan_rsp"
+            default: return "legacy_0x" + String(properties, radix: 16)
+            }
+        }
+        var parts: [String] = []
+        if properties & 0x01 != 0 { parts.append("connectable") }
+        if properties & 0x02 != 0 { parts.append("scannable") }
+        if properties & 0x04 != 0 { parts.append("directed") }
+        if properties & 0x08 != 0 { parts.append("scan_rsp") }
+        return parts.isEmpty ? "ext_nonconn" : "ext_" + parts.joined(separator: "_")
+    }
     /// Data status bits 5-6: 0 complete, 1 incomplete (more to come), 2 incomplete (truncated).
     public var dataStatus: UInt8 { UInt8((eventType >> 5) & 0x3) }
 }
