@@ -3,21 +3,25 @@ import BeaconCore
 import Glibc
 #endif
 
-/// `beaconbridge simulate --scenario FILE [--seed N] [--summary-only] [--capture OUT]`: runs a scripted scenario through the
-/// tracker and region engine; prints every event as one JSON line on stdout, then a `summary` line, and the
-/// summary as text on stderr. Exit 0; 64 usage; 66 unreadable file; 65 malformed scenario; 78 invalid settings.
+/// `beaconbridge simulate --scenario FILE [--seed N] [--seeds K] [--summary-only] [--capture OUT]`: runs a scripted
+/// scenario through the tracker and region engine (and the peer baselines beside it); prints every event as one
+/// JSON line on stdout, then a `summary` line, and the summary as text on stderr. With several scenarios or
+/// seeds: one `summary` line per run (no events), then an `aggregate` line over all runs.
+/// Exit 0; 64 usage; 66 unreadable file; 65 malformed scenario; 78 invalid settings.
 enum SimulateCommand {
     static let usage = """
-        Usage: beaconbridge simulate --scenario FILE [--seed N] [--summary-only] [--capture OUT]
-          --scenario FILE   scenario (JSON, see docs/scenarios.md)
+        Usage: beaconbridge simulate --scenario FILE... [--seed N] [--seeds K] [--summary-only] [--capture OUT]
+          --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
           --seed N          override the scenario's seed (0...2^64-1)
+          --seeds K         run K seeds (the seed, seed+1, ...) and print the aggregate (1...1000)
           --summary-only    print only the summary line, not the events
           --capture OUT     also write the scenario's reports as a btsnoop capture (for replay)
         """
 
     static func run(_ arguments: [String]) -> Int32 {
-        var path: String?
+        var paths: [String] = []
         var seed: UInt64?
+        var seeds = 1
         var summaryOnly = false
         var capturePath: String?
         var rest = arguments[...]
@@ -25,7 +29,12 @@ enum SimulateCommand {
             switch argument {
             case "--scenario":
                 guard let value = rest.popFirst() else { return usageError("--scenario needs a file") }
-                path = value
+                paths.append(value)
+            case "--seeds":
+                guard let value = rest.popFirst(), let parsed = Int(value), (1...1_000).contains(parsed) else {
+                    return usageError("--seeds needs a number 1...1000")
+                }
+                seeds = parsed
             case "--seed":
                 guard let value = rest.popFirst(), let parsed = UInt64(value) else {
                     return usageError("--seed needs a number 0...18446744073709551615")
@@ -39,30 +48,54 @@ enum SimulateCommand {
             default: return usageError("unknown argument '\(argument)'")
             }
         }
-        guard let path else { return usageError("--scenario FILE is required") }
+        guard !paths.isEmpty else { return usageError("--scenario FILE is required") }
+        if capturePath != nil, paths.count > 1 || seeds > 1 { return usageError("--capture takes one scenario and one seed") }
 
-        let text: String
-        switch ScenarioFile.read(path) {
-        case let .success(contents): text = contents
-        case let .failure(problem):
-            Output.stderr("beaconbridge simulate: \(path): \(problem.message)")
-            return ExitCode.noInput
+        var scenarios: [Scenario] = []
+        for path in paths {
+            let text: String
+            switch ScenarioFile.read(path) {
+            case let .success(contents): text = contents
+            case let .failure(problem):
+                Output.stderr("beaconbridge simulate: \(path): \(problem.message)")
+                return ExitCode.noInput
+            }
+            do {
+                var scenario = try Scenario(json: text)
+                if let seed { scenario.seed = seed }
+                scenarios.append(scenario)
+            } catch {
+                Output.stderr("beaconbridge simulate: \(path): \(error)")
+                return error.kind == .invalid ? ExitCode.config : ExitCode.dataError
+            }
         }
-        var scenario: Scenario
-        do {
-            scenario = try Scenario(json: text)
-        } catch {
-            Output.stderr("beaconbridge simulate: \(path): \(error)")
-            return error.kind == .invalid ? ExitCode.config : ExitCode.dataError
-        }
-        if let seed { scenario.seed = seed }
-        if let capturePath, let failed = SimulateCapture.write(scenario, to: capturePath) { return failed }
+        if let capturePath, let failed = SimulateCapture.write(scenarios[0], to: capturePath) { return failed }
 
-        let summary = ScenarioRun(scenario).run { event in
-            if !summaryOnly { Output.stdout(SimulateEventJSON.encode(event).serialized) }
+        let single = scenarios.count == 1 && seeds == 1
+        var summaries: [SimulationSummary] = []
+        for base in scenarios {
+            for offset in 0..<seeds {
+                var scenario = base
+                scenario.seed = base.seed &+ UInt64(offset)
+                let summary = ScenarioRun(scenario).run { event in
+                    if single, !summaryOnly { Output.stdout(SimulateEventJSON.encode(event).serialized) }
+                }
+                Output.stdout(SimulateEventJSON.encode(summary, scenario: scenario).serialized)
+                Output.stderr(SimulateEventJSON.text(summary, scenario: scenario))
+                summaries.append(summary)
+            }
         }
-        Output.stdout(SimulateEventJSON.encode(summary, scenario: scenario).serialized)
-        Output.stderr(SimulateEventJSON.text(summary, scenario: scenario))
+        if !single {
+            let all = SimulationSummary.merged(summaries)
+            Output.stdout(JSONValue.object([
+                ("type", .string("aggregate")), ("runs", .int(Int64(summaries.count))),
+                ("scenarios", .array(scenarios.map { .string($0.name) })), ("seeds_per_scenario", .int(Int64(seeds))),
+                ("beacon_hours", .double((all.beaconHours * 1000).rounded() / 1000)),
+                ("detectors", SimulateComparison.json(all)),
+            ]).serialized)
+            Output.stderr("all \(summaries.count) runs (\(scenarios.map(\.name).joined(separator: ", ")); \(seeds) seed(s) each), "
+                          + "\((all.beaconHours * 100).rounded() / 100) beacon-hours:\n" + SimulateComparison.text(all))
+        }
         return ExitCode.ok
     }
 

@@ -51,6 +51,9 @@ enum SimulateEventJSON {
             ("flaps", .int(Int64(summary.flaps))), ("false_transitions", .int(Int64(summary.falseTransitions))),
             ("missed_transitions", .int(Int64(summary.missed))),
             ("enter_latency_s", latencies(summary.enterLatencies)), ("exit_latency_s", latencies(summary.exitLatencies)),
+            ("false_exits_during_stays", .int(Int64(summary.falseExitsDuringStays))),
+            ("beacon_hours", rounded(summary.beaconHours, 1000)),
+            ("detectors", SimulateComparison.json(summary)),
             ("pairs", .array(summary.pairs.map { pair in
                 .object([("region", .string(pair.region)), ("beacon_id", .string(pair.beaconID)),
                          ("right_state_fraction", pair.judgedSeconds > 0 ? rounded(pair.rightSeconds / pair.judgedSeconds, 10_000) : .null),
@@ -76,6 +79,9 @@ enum SimulateEventJSON {
             p95 \(seconds(SimulationSummary.percentile(enter, 0.95))) (n=\(enter.count))
               exit latency: p50 \(seconds(SimulationSummary.percentile(exit, 0.5))), \
             p95 \(seconds(SimulationSummary.percentile(exit, 0.95))) (n=\(exit.count); includes the exit period: \(periods.isEmpty ? "-" : periods))
+              side by side over \(rounded2(summary.beaconHours)) beacon-hours (false/b-h: false transitions per beacon-hour; \
+            false exits: during true stays; latencies include the exit period):
+            \(SimulateComparison.text(summary))
             """
     }
 

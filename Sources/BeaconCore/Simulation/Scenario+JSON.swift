@@ -73,6 +73,12 @@ extension ScenarioRadio {
     init(_ fields: ScenarioFields) throws(ScenarioError) {
         var fields = fields
         self.init()
+        if let name = try fields.string("model") {
+            guard let parsed = Model(rawValue: name) else {
+                throw ScenarioError(path: fields.keyPath("model"), message: "must be 'realistic' or 'independent', got '\(name)'")
+            }
+            model = parsed
+        }
         pathLossExponent = try fields.double("path_loss_exponent", default: pathLossExponent)
         sigma = try fields.double("sigma_db", default: sigma)
         noiseFloor = try fields.double("noise_floor_dbm", default: noiseFloor)
@@ -86,7 +92,16 @@ extension ScenarioRadio {
             }
         }
         channelDwell = try fields.double("channel_dwell_s", default: channelDwell)
+        let realisticKeys = RealisticRadio.keys.filter { fields.has($0) }
+        realistic = try RealisticRadio(&fields)
         try fields.finish()
+        if model == .independent, let key = realisticKeys.first {
+            throw ScenarioError(path: fields.keyPath(key), message: "belongs to the realistic model; this radio is 'independent'")
+        }
+        if model == .realistic, fields.has("sigma_db") {
+            throw ScenarioError(path: fields.keyPath("sigma_db"), message: "belongs to the independent model; the realistic "
+                                + "model's terms are shadowing_sigma_db and fading_sigma_db (or set \"model\": \"independent\")")
+        }
         guard channelDwell > 0, channelDwell <= 3_600 else {
             throw ScenarioError(path: fields.keyPath("channel_dwell_s"), message: "must be > 0 and <= 3600 seconds")
         }
@@ -99,6 +114,46 @@ extension ScenarioRadio {
         }
         guard (-127...20).contains(defaultMeasuredPower) else {
             throw ScenarioError(path: fields.keyPath("default_measured_power"), message: "must be -127...20 dBm")
+        }
+    }
+}
+
+extension RealisticRadio {
+    /// The `radio` keys only the realistic model reads.
+    static let keys = ["shadowing_sigma_db", "shadowing_time_s", "shadowing_distance_m", "fading_sigma_db",
+                       "channel_offset_sigma_db", "loss_burst_s", "loss_burst_share", "sensitivity_width_db",
+                       "adv_delay_max_s", "body_blocking"]
+
+    /// Reads the realistic model's keys from the `radio` object (docs/scenarios.md) and checks their ranges.
+    init(_ fields: inout ScenarioFields) throws(ScenarioError) {
+        self.init()
+        func read(_ key: String, _ value: inout Double, _ range: ClosedRange<Double>, _ unit: String,
+                  in fields: inout ScenarioFields) throws(ScenarioError) {
+            value = try fields.double(key, default: value)
+            guard range.contains(value) else {
+                throw ScenarioError(path: fields.keyPath(key),
+                                    message: "must be \(range.lowerBound)...\(range.upperBound) \(unit), got \(value)")
+            }
+        }
+        try read("shadowing_sigma_db", &shadowingSigma, 0...20, "dB", in: &fields)
+        try read("shadowing_time_s", &shadowingTime, 0.01...3_600, "seconds", in: &fields)
+        try read("shadowing_distance_m", &shadowingDistance, 0.01...1_000, "metres", in: &fields)
+        try read("fading_sigma_db", &fadingSigma, 0...20, "dB", in: &fields)
+        try read("channel_offset_sigma_db", &channelOffsetSigma, 0...20, "dB", in: &fields)
+        try read("loss_burst_s", &lossBurst, 0...3_600, "seconds", in: &fields)
+        try read("loss_burst_share", &lossBurstShare, 0...0.99, "(fraction of time)", in: &fields)
+        try read("sensitivity_width_db", &sensitivityWidth, 0.01...20, "dB", in: &fields)
+        try read("adv_delay_max_s", &advDelayMax, 0...1, "seconds", in: &fields)
+        if var block = try fields.object("body_blocking") {
+            try read("mean_interval_s", &blocking.meanInterval, 0...1_000_000, "seconds (0: off)", in: &block)
+            try read("min_s", &blocking.minLength, 0.01...86_400, "seconds", in: &block)
+            try read("max_s", &blocking.maxLength, 0.01...86_400, "seconds", in: &block)
+            try read("min_db", &blocking.minDepth, 0...60, "dB", in: &block)
+            try read("max_db", &blocking.maxDepth, 0...60, "dB", in: &block)
+            try block.finish()
+            guard blocking.minLength <= blocking.maxLength, blocking.minDepth <= blocking.maxDepth else {
+                throw ScenarioError(path: block.path, message: "needs min_s <= max_s and min_db <= max_db")
+            }
         }
     }
 }

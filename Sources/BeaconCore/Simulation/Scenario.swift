@@ -41,12 +41,17 @@ public struct Scenario: Sendable {
     }
 }
 
-/// The propagation model: log-distance path loss with log-normal shadowing, a receiver noise floor.
+/// The propagation model: log-distance path loss, then either the realistic radio (correlated shadowing,
+/// channels, fading, body blocking, bursty loss, a sensitivity curve; the default) or independent log-normal
+/// shadowing per report with a hard noise floor (the original model).
 public struct ScenarioRadio: Sendable, Equatable {
+    public enum Model: String, Sendable, Equatable { case realistic, independent }
+
+    public var model: Model
     public var pathLossExponent: Double
-    /// Standard deviation of the per-report shadowing, dB (beacons may override).
+    /// Independent model: standard deviation of the per-report shadowing, dB (beacons may override).
     public var sigma: Double
-    /// Reports below this RSSI are lost in the noise.
+    /// Independent model: reports below this RSSI are lost. Realistic model: the 50 % point of the sensitivity curve.
     public var noiseFloor: Double
     /// Measured power at 1 m for beacons that state none.
     public var defaultMeasuredPower: Int
@@ -54,9 +59,14 @@ public struct ScenarioRadio: Sendable, Equatable {
     /// next every `channelDwell` seconds, so every report in that time carries that channel's offset. Empty: off.
     public var channelOffsets: [Double]
     public var channelDwell: Double
+    /// The realistic model's parameters (unused by the independent model).
+    public var realistic: RealisticRadio
 
-    public init(pathLossExponent: Double = 2.7, sigma: Double = 6, noiseFloor: Double = -100,
-                defaultMeasuredPower: Int = -59, channelOffsets: [Double] = [], channelDwell: Double = 10) {
+    public init(model: Model = .realistic, pathLossExponent: Double = 2.7, sigma: Double = 6,
+                noiseFloor: Double = -100, defaultMeasuredPower: Int = -59, channelOffsets: [Double] = [],
+                channelDwell: Double = 10, realistic: RealisticRadio = RealisticRadio()) {
+        self.model = model
+        self.realistic = realistic
         self.pathLossExponent = pathLossExponent
         self.sigma = sigma
         self.noiseFloor = noiseFloor
@@ -67,7 +77,13 @@ public struct ScenarioRadio: Sendable, Equatable {
 
     /// The channel offset in force at scenario time `time`.
     public func channelOffset(at time: Double) -> Double {
-        guard !channelOffsets.isEmpty, channelDwell > 0, time >= 0 else { return 0 }
-        return channelOffsets[Int((time / channelDwell).rounded(.down)) % channelOffsets.count]
+        guard !channelOffsets.isEmpty else { return 0 }
+        return channelOffsets[channel(at: time, count: channelOffsets.count)]
+    }
+
+    /// The index of the advertising channel the scanner listens on at `time`, of `count` channels.
+    public func channel(at time: Double, count: Int) -> Int {
+        guard count > 0, channelDwell > 0, time >= 0 else { return 0 }
+        return Int((time / channelDwell).rounded(.down)) % count
     }
 }

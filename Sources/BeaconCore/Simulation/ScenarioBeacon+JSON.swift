@@ -57,6 +57,7 @@ extension ScenarioBeacon {
         let rate = try fields.double("rate_hz", default: 10)
         let loss = try fields.double("loss", default: 0.3)
         let sigma = try fields.double("sigma_db")
+        let attenuation = try fields.double("attenuation_db", default: 0)
         let power = fields.has("measured_power") ? try fields.int("measured_power") : -59
         let name = try fields.string("name")
         try fields.finish()
@@ -65,11 +66,14 @@ extension ScenarioBeacon {
         if let sigma, !(sigma >= 0 && sigma <= 20) {
             throw ScenarioError(path: fields.keyPath("sigma_db"), message: "must be 0...20 dB")
         }
+        guard attenuation >= 0, attenuation <= 60 else {
+            throw ScenarioError(path: fields.keyPath("attenuation_db"), message: "must be 0...60 dB")
+        }
         if let power, !(-127...20).contains(power) {
             throw ScenarioError(path: fields.keyPath("measured_power"), message: "must be -127...20 dBm")
         }
         self.init(beaconID: beaconID, format: format, identifiers: identifiers, address: address, name: name,
-                  measuredPower: power, rate: rate, loss: loss, sigma: sigma, path: path, dropouts: dropouts,
+                  measuredPower: power, rate: rate, loss: loss, sigma: sigma, attenuation: attenuation, path: path, dropouts: dropouts,
                   randomDropouts: random.map { (meanInterval: $0.0, minLength: $0.1, maxLength: $0.2) })
     }
 }

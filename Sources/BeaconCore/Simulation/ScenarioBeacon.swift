@@ -27,8 +27,10 @@ public struct ScenarioBeacon: Sendable {
     public var rate: Double
     /// Fraction of advertisements lost (0...1).
     public var loss: Double
-    /// Shadowing sigma override, dB.
+    /// Shadowing sigma override, dB (independent model).
     public var sigma: Double?
+    /// Constant extra loss, dB (a pocket or bag: about 10). Part of the true mean RSSI the ground truth uses.
+    public var attenuation: Double
     public var path: [Waypoint]
     public var dropouts: [Dropout]
     /// Random dropouts: mean seconds between their starts, and their length range.
@@ -37,7 +39,7 @@ public struct ScenarioBeacon: Sendable {
     public init(beaconID: String, format: String = "ibeacon", identifiers: [String] = [],
                 address: BluetoothAddress = BluetoothAddress(rawValue: 0x0C_0000_0001), name: String? = nil,
                 measuredPower: Int? = -59, rate: Double = 10, loss: Double = 0.3, sigma: Double? = nil,
-                path: [Waypoint], dropouts: [Dropout] = [],
+                attenuation: Double = 0, path: [Waypoint], dropouts: [Dropout] = [],
                 randomDropouts: (meanInterval: Double, minLength: Double, maxLength: Double)? = nil) {
         self.beaconID = beaconID
         self.format = format
@@ -48,6 +50,7 @@ public struct ScenarioBeacon: Sendable {
         self.rate = rate
         self.loss = loss
         self.sigma = sigma
+        self.attenuation = attenuation
         self.path = path
         self.dropouts = dropouts
         self.randomDropouts = randomDropouts
@@ -55,7 +58,13 @@ public struct ScenarioBeacon: Sendable {
 
     /// Distance from the gateway at scenario time `time` (at least 0.1 m).
     public func distance(at time: Double) -> Double {
-        guard let first = path.first else { return 1 }
+        let (x, y) = position(at: time)
+        return max((x * x + y * y).squareRoot(), 0.1)
+    }
+
+    /// Position (metres, gateway at the origin) at scenario time `time`.
+    public func position(at time: Double) -> (x: Double, y: Double) {
+        guard let first = path.first else { return (1, 0) }
         var x = first.x, y = first.y
         if let last = path.last, time >= last.time {
             x = last.x; y = last.y
@@ -68,6 +77,6 @@ public struct ScenarioBeacon: Sendable {
                 break
             }
         }
-        return max((x * x + y * y).squareRoot(), 0.1)
+        return (x, y)
     }
 }

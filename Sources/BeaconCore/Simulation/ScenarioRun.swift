@@ -57,7 +57,7 @@ public struct ScenarioRun {
             if observationTime <= tickTime {
                 let observation = observations[nextObservation]
                 nextObservation += 1
-                recorder.heard(observation.beaconID)
+                recorder.heard(observation)
                 deliver(engine.process(observation))
             } else {
                 tick += 1

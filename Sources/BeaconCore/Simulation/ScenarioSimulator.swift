@@ -1,6 +1,7 @@
 /// Produces a scenario's report stream and its ground truth, deterministically from the scenario's seed.
 ///
-/// Each beacon advertises `rate` times a second (±10 % jitter); each advertisement is lost with probability
+/// With the realistic radio (the default) see `RealisticRadio` and `observationsRealistic`. With the
+/// independent model each beacon advertises `rate` times a second (±10 % jitter); each advertisement is lost with probability
 /// `loss`, or during a scripted or random dropout, or when its RSSI falls below the noise floor. RSSI is the
 /// log-distance mean at the beacon's true distance plus Gaussian shadowing of `sigma` dB (plus the scanner's
 /// current channel offset, when configured), rounded to whole dBm.
@@ -22,6 +23,9 @@ public struct ScenarioSimulator: Sendable {
     func observations(of beacon: ScenarioBeacon, index: Int) -> [Observation] {
         var random = SimulationRandom(seed: scenario.seed, stream: index)
         let dropouts = beacon.dropouts + randomDropouts(of: beacon, random: &random)
+        if scenario.radio.model == .realistic {
+            return observationsRealistic(of: beacon, dropouts: dropouts, random: &random)
+        }
         let model = scenario.distanceModel
         let sigma = beacon.sigma ?? scenario.radio.sigma
         let interval = 1 / beacon.rate
@@ -34,14 +38,17 @@ public struct ScenarioSimulator: Sendable {
             let shadowing = sigma * random.gaussian()
             guard !lost, !dropouts.contains(where: { $0.contains(t) }) else { continue }
             let mean = model.meanRSSI(atDistance: beacon.distance(at: t), measuredPower: beacon.measuredPower)
-            let rssi = (mean + shadowing + scenario.radio.channelOffset(at: t)).rounded()
+            let rssi = (mean - beacon.attenuation + shadowing + scenario.radio.channelOffset(at: t)).rounded()
             guard rssi >= scenario.radio.noiseFloor else { continue }
-            result.append(Observation(timestamp: scenario.startTime + t, beaconID: beacon.beaconID, format: beacon.format,
-                                      identifiers: beacon.identifiers, address: beacon.address,
-                                      addressType: .publicDevice, rssi: Int(min(max(rssi, -126), 20)),
-                                      measuredPower: beacon.measuredPower, name: beacon.name))
+            result.append(observation(of: beacon, at: t, rssi: rssi))
         }
         return result
+    }
+
+    func observation(of beacon: ScenarioBeacon, at t: Double, rssi: Double) -> Observation {
+        Observation(timestamp: scenario.startTime + t, beaconID: beacon.beaconID, format: beacon.format,
+                    identifiers: beacon.identifiers, address: beacon.address, addressType: .publicDevice,
+                    rssi: Int(min(max(rssi, -126), 20)), measuredPower: beacon.measuredPower, name: beacon.name)
     }
 
     private func randomDropouts(of beacon: ScenarioBeacon, random: inout SimulationRandom) -> [Dropout] {
@@ -58,7 +65,9 @@ public struct ScenarioSimulator: Sendable {
 
     /// Ground truth for every (region with an enter condition, matching beacon) pair: the transitions a
     /// noiseless, lag-free engine would make. Inside when the true mean RSSI rises above the enter level,
-    /// outside when it falls below the exit level (the same hysteresis as the engine), sampled every 50 ms.
+    /// outside when it falls below the exit level (the same hysteresis as the engine), sampled every 50 ms. The
+    /// true mean includes a beacon's constant `attenuation` but none of the random terms (shadowing, channels,
+    /// fading, body blocking).
     /// An `enter` at time 0 means the beacon starts inside.
     public func groundTruth() -> [TruthTransition] {
         let model = scenario.distanceModel
@@ -75,6 +84,7 @@ public struct ScenarioSimulator: Sendable {
                 var t = 0.0
                 while t <= scenario.duration {
                     let mean = model.meanRSSI(atDistance: beacon.distance(at: t), measuredPower: beacon.measuredPower)
+                        - beacon.attenuation
                     if !inside, mean > enterLevel {
                         inside = true
                         result.append(TruthTransition(region: rule.name, beaconID: beacon.beaconID,

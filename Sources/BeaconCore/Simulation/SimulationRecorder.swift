@@ -1,17 +1,26 @@
-/// Collects what the engine did during a run and compares it with the ground truth.
+/// Collects what the engine (and, beside it, the peer baselines) did during a run and compares it with the
+/// ground truth.
 struct SimulationRecorder {
     struct PairKey: Hashable {
         var region: String
         var beaconID: String
     }
 
+    /// What one detector (the engine or a baseline) did: its transitions and its time in the right state.
+    struct DetectorLog {
+        var transitions: [PairKey: [(time: Timestamp, kind: TruthTransition.Kind)]] = [:]
+        var right: [PairKey: Double] = [:]
+        var judged: [PairKey: Double] = [:]
+    }
+
     let scenario: Scenario
     private var truthByPair: [PairKey: [TruthTransition]] = [:]
-    private var engineTransitions: [PairKey: [(time: Timestamp, kind: TruthTransition.Kind)]] = [:]
     private var heardBeacons: Set<String> = []
     private var exitPeriods: [String: Double] = [:]
-    private var right: [PairKey: Double] = [:]
-    private var judged: [PairKey: Double] = [:]
+    private var engineLog = DetectorLog()
+    /// Per beacon id, its pairs' baseline detectors (one per kind) and their logs, indexed by kind.
+    private var baselines: [String: [(key: PairKey, detectors: [BaselineDetector])]] = [:]
+    private var baselineLogs = Array(repeating: DetectorLog(), count: BaselineDetector.Kind.allCases.count)
     private(set) var counts = SimulationSummary.EventCounts()
     private var restarts = 0
 
@@ -20,18 +29,49 @@ struct SimulationRecorder {
         for transition in truth {
             truthByPair[PairKey(region: transition.region, beaconID: transition.beaconID), default: []].append(transition)
         }
-        for rule in scenario.regions where rule.enter != nil {
+        let model = scenario.distanceModel
+        for rule in scenario.regions {
+            guard let enter = rule.enter else { continue }
             exitPeriods[rule.name] = rule.exitPeriod
+            let exit = rule.effectiveExit ?? enter.defaultExit
             for beacon in scenario.beacons
             where rule.match.matches(format: beacon.format, identifiers: beacon.identifiers, address: beacon.address,
                                      name: beacon.name) {
                 let key = PairKey(region: rule.name, beaconID: beacon.beaconID)
                 if truthByPair[key] == nil { truthByPair[key] = [] }
+                guard let enterLevel = Self.level(enter, model: model, beacon: beacon),
+                      let exitLevel = Self.level(exit, model: model, beacon: beacon) else { continue }
+                let detectors = BaselineDetector.Kind.allCases.map {
+                    BaselineDetector(kind: $0, enterLevel: enterLevel, exitLevel: exitLevel, exitTimeout: rule.exitPeriod)
+                }
+                baselines[beacon.beaconID, default: []].append((key, detectors))
             }
         }
     }
 
-    mutating func heard(_ beaconID: String) { heardBeacons.insert(beaconID) }
+    private static func level(_ condition: RegionCondition, model: SimulationDistance, beacon: ScenarioBeacon) -> Double? {
+        switch condition {
+        case let .rssi(level): return level
+        case let .distance(metres):
+            return RegionEvaluator.rssiLevel(forDistance: metres, estimator: model, measuredPower: beacon.measuredPower,
+                                             format: beacon.format)
+        }
+    }
+
+    /// A report the gateway heard: feeds the baselines of its pairs.
+    mutating func heard(_ observation: Observation) {
+        heardBeacons.insert(observation.beaconID)
+        guard let rssi = observation.rssi, var pairs = baselines[observation.beaconID] else { return }
+        for index in pairs.indices {
+            for kind in pairs[index].detectors.indices {
+                for transition in pairs[index].detectors[kind].observe(rssi: rssi, at: observation.timestamp) {
+                    baselineLogs[kind].transitions[pairs[index].key, default: []].append((observation.timestamp, transition))
+                }
+            }
+        }
+        baselines[observation.beaconID] = pairs
+    }
+
     mutating func restarted(at time: Timestamp) { restarts += 1 }
 
     mutating func record(_ event: EngineEvent) {
@@ -43,11 +83,11 @@ struct SimulationRecorder {
             switch region.kind {
             case .enter:
                 counts.enter += 1
-                engineTransitions[PairKey(region: region.region, beaconID: region.beaconID), default: []]
+                engineLog.transitions[PairKey(region: region.region, beaconID: region.beaconID), default: []]
                     .append((region.time, .enter))
             case .exit:
                 counts.exit += 1
-                engineTransitions[PairKey(region: region.region, beaconID: region.beaconID), default: []]
+                engineLog.transitions[PairKey(region: region.region, beaconID: region.beaconID), default: []]
                     .append((region.time, .exit))
             case .state: counts.state += 1
             }
@@ -68,20 +108,59 @@ struct SimulationRecorder {
         return state
     }
 
+    /// Whether the truth has the beacon inside at `time` (no exit delay): a stay.
+    func trulyInside(_ key: PairKey, at time: Timestamp) -> Bool {
+        var inside = false
+        for transition in truthByPair[key] ?? [] where transition.time <= time { inside = transition.kind == .enter }
+        return inside
+    }
+
+    /// Samples every detector's state at an `advance` tick (and fires the baselines' exit timeouts first).
     mutating func sample(at time: Timestamp, interval: Double, engineState: (String, String) -> RegionState) {
+        for beaconID in baselines.keys {
+            guard var pairs = baselines[beaconID] else { continue }
+            for index in pairs.indices {
+                for kind in pairs[index].detectors.indices {
+                    if let transition = pairs[index].detectors[kind].advance(to: time) {
+                        baselineLogs[kind].transitions[pairs[index].key, default: []].append((time, transition))
+                    }
+                }
+            }
+            baselines[beaconID] = pairs
+        }
         for key in truthByPair.keys where heardBeacons.contains(key.beaconID) {
-            judged[key, default: 0] += interval
-            if engineState(key.region, key.beaconID) == expectedState(key, at: time) { right[key, default: 0] += interval }
+            let expected = expectedState(key, at: time)
+            engineLog.judged[key, default: 0] += interval
+            if engineState(key.region, key.beaconID) == expected { engineLog.right[key, default: 0] += interval }
+            for (index, pair) in (baselines[key.beaconID] ?? []).enumerated() where pair.key == key {
+                _ = index
+                for kind in pair.detectors.indices {
+                    baselineLogs[kind].judged[key, default: 0] += interval
+                    if pair.detectors[kind].state == expected { baselineLogs[kind].right[key, default: 0] += interval }
+                }
+            }
         }
     }
 
     func summary(observations: Int, counters: TrackerCounters) -> SimulationSummary {
         var summary = SimulationSummary(observations: observations, events: counts, restarts: restarts)
+        summary.pairs = score(engineLog)
+        summary.baselines = BaselineDetector.Kind.allCases.enumerated().map { index, kind in
+            SimulationSummary.Detector(name: kind.rawValue, pairs: score(baselineLogs[index]))
+        }
+        summary.evictions = counters.evictions
+        return summary
+    }
+
+    /// Matches a detector's transitions to the truth, pair by pair (same kind, in order, no earlier than 10 s
+    /// before the true one).
+    private func score(_ log: DetectorLog) -> [SimulationSummary.Pair] {
+        var result: [SimulationSummary.Pair] = []
         for (key, truth) in truthByPair.sorted(by: { ($0.key.region, $0.key.beaconID) < ($1.key.region, $1.key.beaconID) }) {
             var pair = SimulationSummary.Pair(region: key.region, beaconID: key.beaconID)
-            pair.judgedSeconds = judged[key] ?? 0
-            pair.rightSeconds = right[key] ?? 0
-            let engine = engineTransitions[key] ?? []
+            pair.judgedSeconds = log.judged[key] ?? 0
+            pair.rightSeconds = log.right[key] ?? 0
+            let engine = log.transitions[key] ?? []
             var matched = Array(repeating: false, count: engine.count)
             var floor = -Double.infinity
             for transition in truth {
@@ -96,9 +175,11 @@ struct SimulationRecorder {
                 }
             }
             pair.falseTransitions = matched.filter { !$0 }.count
-            summary.pairs.append(pair)
+            pair.falseExitsDuringStays = engine.indices.filter {
+                !matched[$0] && engine[$0].kind == .exit && trulyInside(key, at: engine[$0].time)
+            }.count
+            result.append(pair)
         }
-        summary.evictions = counters.evictions
-        return summary
+        return result
     }
 }

@@ -1,5 +1,5 @@
-/// Accuracy of a simulation run against its ground truth.
-public struct SimulationSummary: Sendable, Equatable {
+/// Accuracy of a simulation run against its ground truth: the engine's, and each peer baseline's beside it.
+public struct SimulationSummary: Sendable, Equatable, PairScores {
     public struct EventCounts: Sendable, Equatable {
         public var enter = 0, exit = 0, state = 0, seen = 0, away = 0, sighting = 0
     }
@@ -14,6 +14,8 @@ public struct SimulationSummary: Sendable, Equatable {
         public var rightSeconds = 0.0
         /// Engine transitions with no true transition to match: two make a flap.
         public var falseTransitions = 0
+        /// False exits while the truth had the beacon inside.
+        public var falseExitsDuringStays = 0
         /// True transitions the engine never made.
         public var missed = 0
         /// Seconds from the true transition to the engine's event (exit latencies include the exit period).
@@ -21,22 +23,18 @@ public struct SimulationSummary: Sendable, Equatable {
         public var exitLatencies: [Double] = []
     }
 
+    /// A peer baseline's scores on the same stream (`BaselineDetector.Kind` names it).
+    public struct Detector: Sendable, Equatable, PairScores {
+        public var name: String
+        public var pairs: [Pair]
+    }
+
     public var observations: Int
     public var events: EventCounts
     public var restarts: Int
     public var evictions: UInt64 = 0
     public var pairs: [Pair] = []
-
-    public var rightFraction: Double {
-        let judged = pairs.reduce(0) { $0 + $1.judgedSeconds }
-        return judged > 0 ? pairs.reduce(0) { $0 + $1.rightSeconds } / judged : 1
-    }
-    public var falseTransitions: Int { pairs.reduce(0) { $0 + $1.falseTransitions } }
-    /// Enter/exit pairs the truth did not have.
-    public var flaps: Int { falseTransitions / 2 }
-    public var missed: Int { pairs.reduce(0) { $0 + $1.missed } }
-    public var enterLatencies: [Double] { pairs.flatMap(\.enterLatencies).sorted() }
-    public var exitLatencies: [Double] { pairs.flatMap(\.exitLatencies).sorted() }
+    public var baselines: [Detector] = []
 
     /// Nearest-rank percentile (p in 0...1) of values; nil when empty.
     public static func percentile(_ values: [Double], _ p: Double) -> Double? {
@@ -44,5 +42,29 @@ public struct SimulationSummary: Sendable, Equatable {
         let sorted = values.sorted()
         let rank = Int((p * Double(sorted.count)).rounded(.up))
         return sorted[min(max(rank - 1, 0), sorted.count - 1)]
+    }
+}
+
+/// Scores over (region, beacon) pairs, shared by the engine's summary and the baselines'.
+public protocol PairScores {
+    var pairs: [SimulationSummary.Pair] { get }
+}
+
+extension PairScores {
+    public var rightFraction: Double {
+        let judged = pairs.reduce(0) { $0 + $1.judgedSeconds }
+        return judged > 0 ? pairs.reduce(0) { $0 + $1.rightSeconds } / judged : 1
+    }
+    public var falseTransitions: Int { pairs.reduce(0) { $0 + $1.falseTransitions } }
+    public var falseExitsDuringStays: Int { pairs.reduce(0) { $0 + $1.falseExitsDuringStays } }
+    /// Enter/exit pairs the truth did not have.
+    public var flaps: Int { falseTransitions / 2 }
+    public var missed: Int { pairs.reduce(0) { $0 + $1.missed } }
+    public var enterLatencies: [Double] { pairs.flatMap(\.enterLatencies).sorted() }
+    public var exitLatencies: [Double] { pairs.flatMap(\.exitLatencies).sorted() }
+    /// Judged (region, beacon) pair-hours: a "beacon-hour" per region.
+    public var beaconHours: Double { pairs.reduce(0) { $0 + $1.judgedSeconds } / 3_600 }
+    public var falseTransitionsPerBeaconHour: Double {
+        beaconHours > 0 ? Double(falseTransitions) / beaconHours : 0
     }
 }

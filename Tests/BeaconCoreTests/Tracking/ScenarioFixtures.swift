@@ -28,7 +28,8 @@ enum ScenarioFixtures {
     }
 
     static func scenario(seed: UInt64, duration: Double, beacons: [ScenarioBeacon], regions: [RegionRule] = [room],
-                         restarts: [Double] = []) -> Scenario {
-        Scenario(name: "test", seed: seed, duration: duration, regions: regions, beacons: beacons, restarts: restarts)
+                         restarts: [Double] = [], radio: ScenarioRadio = ScenarioRadio(model: .independent)) -> Scenario {
+        Scenario(name: "test", seed: seed, duration: duration, radio: radio, regions: regions, beacons: beacons,
+                 restarts: restarts)
     }
 }

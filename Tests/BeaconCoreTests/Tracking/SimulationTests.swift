@@ -47,7 +47,8 @@ import Testing
     @Test func simulatedReportsFollowTheRadioModel() {
         let beacon = ScenarioBeacon(beaconID: "b", identifiers: [], measuredPower: -59, rate: 10, loss: 0.3, sigma: 6,
                                     path: [Waypoint(time: 0, x: 3, y: 4)], dropouts: [Dropout(start: 100, duration: 50)])
-        let scenario = Scenario(seed: 9, duration: 1_000, regions: [], beacons: [beacon])
+        let scenario = Scenario(seed: 9, duration: 1_000, radio: ScenarioRadio(model: .independent), regions: [],
+                                beacons: [beacon])
         let reports = ScenarioSimulator(scenario).observations()
         // 10 Hz with 30 % loss over 950 s heard: about 6 650 reports.
         #expect(abs(Double(reports.count) - 6_650) < 300)
@@ -63,7 +64,7 @@ import Testing
 
     @Test func channelOffsetsShiftReportsWhileTheScannerDwells() {
         let beacon = ScenarioBeacon(beaconID: "b", rate: 20, loss: 0, sigma: 0, path: [Waypoint(time: 0, x: 1)])
-        let radio = ScenarioRadio(sigma: 0, channelOffsets: [0, -3, 2], channelDwell: 5)
+        let radio = ScenarioRadio(model: .independent, sigma: 0, channelOffsets: [0, -3, 2], channelDwell: 5)
         let scenario = Scenario(duration: 15, radio: radio, regions: [], beacons: [beacon])
         let reports = ScenarioSimulator(scenario).observations()
         for report in reports {

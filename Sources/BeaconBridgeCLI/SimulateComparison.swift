@@ -1,0 +1,62 @@
+import BeaconCore
+
+/// The side-by-side comparison `simulate` prints: BeaconBridge's region engine and each peer baseline on the
+/// same report stream (docs/scenarios.md, "Ground truth and the summary").
+enum SimulateComparison {
+    static let engineName = "beaconbridge"
+
+    static func rows(_ summary: SimulationSummary) -> [(name: String, scores: any PairScores)] {
+        [(engineName, summary as any PairScores)] + summary.baselines.map { ($0.name, $0 as any PairScores) }
+    }
+
+    static func json(_ summary: SimulationSummary) -> JSONValue {
+        .array(rows(summary).map { row in
+            let scores = row.scores
+            return .object([
+                ("name", .string(row.name)),
+                ("false_transitions_per_beacon_hour", rounded(scores.falseTransitionsPerBeaconHour, 1000)),
+                ("false_transitions", .int(Int64(scores.falseTransitions))),
+                ("false_exits_during_stays", .int(Int64(scores.falseExitsDuringStays))),
+                ("missed_transitions", .int(Int64(scores.missed))),
+                ("right_state_fraction", rounded(scores.rightFraction, 10_000)),
+                ("enter_latency_s", latencies(scores.enterLatencies)),
+                ("exit_latency_s", latencies(scores.exitLatencies)),
+            ])
+        })
+    }
+
+    static func latencies(_ values: [Double]) -> JSONValue {
+        .object([("count", .int(Int64(values.count))),
+                 ("p50", SimulationSummary.percentile(values, 0.5).map { rounded($0, 1000) } ?? .null),
+                 ("p95", SimulationSummary.percentile(values, 0.95).map { rounded($0, 1000) } ?? .null),
+                 ("max", values.max().map { rounded($0, 1000) } ?? .null)])
+    }
+
+    /// A text table, one line per detector.
+    static func text(_ summary: SimulationSummary) -> String {
+        func cell(_ text: String, _ width: Int) -> String {
+            text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+        }
+        func number(_ value: Double?, _ scale: Double = 10) -> String {
+            value.map { String((($0 * scale).rounded() / scale)) } ?? "-"
+        }
+        func triple(_ values: [Double]) -> String {
+            "\(number(SimulationSummary.percentile(values, 0.5)))/\(number(SimulationSummary.percentile(values, 0.95)))/\(number(values.max()))"
+        }
+        var lines = ["  " + cell("detector", 21) + cell("false/b-h", 10) + cell("false exits", 12) + cell("missed", 7)
+                     + cell("right %", 8) + cell("enter p50/p95/max s", 21) + "exit p50/p95/max s"]
+        for row in rows(summary) {
+            let scores = row.scores
+            lines.append("  " + cell(row.name, 21) + cell(number(scores.falseTransitionsPerBeaconHour, 100), 10)
+                         + cell(String(scores.falseExitsDuringStays), 12) + cell(String(scores.missed), 7)
+                         + cell(number(scores.rightFraction * 100, 100), 8) + cell(triple(scores.enterLatencies), 21)
+                         + triple(scores.exitLatencies))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func rounded(_ value: Double, _ scale: Double) -> JSONValue {
+        guard value.isFinite else { return .null }
+        return .double((value * scale).rounded() / scale)
+    }
+}
