@@ -27,7 +27,7 @@ release: deps
 # the Linux BlueZ stack in a QEMU guest (docs/e2e.md; it prints SKIP only where QEMU cannot run at all).
 test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; scripts/suite-times.sh .build/test.log; exit $$status
 	E2E_BIN=$(CURDIR)/.build/debug/beaconbridge scripts/e2e.sh
 
 fuzz: deps

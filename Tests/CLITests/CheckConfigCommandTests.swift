@@ -10,8 +10,8 @@ import TestSupport
     static let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures/config")
 
     /// Runs the binary in the fixtures directory with a clean environment (plus `environment`).
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> BuiltBinary.Result {
-        try BuiltBinary.run(arguments, environment: environment, cleanEnvironment: true, directory: fixtures.path)
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> BuiltBinary.Result {
+        try await BuiltBinary.run(arguments, environment: environment, cleanEnvironment: true, directory: fixtures.path)
     }
 
     static let brokenFixtures: [String] = {
@@ -32,10 +32,10 @@ import TestSupport
     }
 
     @Test(arguments: brokenFixtures)
-    func brokenFileReportsEveryExpectedProblem(name: String) throws {
+    func brokenFileReportsEveryExpectedProblem(name: String) async throws {
         let expected = try Self.expectations(in: name)
         try #require(!expected.isEmpty, "\(name) has no `# expect:` lines")
-        let result = try Self.run(["check-config", "--config", name])
+        let result = try await Self.run(["check-config", "--config", name])
         #expect(result.status == 78)
         #expect(result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n").map(String.init)
@@ -45,8 +45,8 @@ import TestSupport
         #expect(lines.last == "\(name): \(count) problem\(count == 1 ? "" : "s") found")
     }
 
-    @Test func validFilePrintsSummary() throws {
-        let result = try Self.run(["check-config", "--config", "valid-minimal.yaml"])
+    @Test func validFilePrintsSummary() async throws {
+        let result = try await Self.run(["check-config", "--config", "valid-minimal.yaml"])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
         #expect(result.stdout.contains("valid-minimal.yaml: configuration is valid"))
@@ -54,49 +54,49 @@ import TestSupport
         #expect(result.stdout.contains("telemetry: every 2m"))
     }
 
-    @Test func shippedExampleIsValid() throws {
+    @Test func shippedExampleIsValid() async throws {
         let example = Self.packageRoot.appendingPathComponent("config/beaconbridge.yaml").path
-        let result = try Self.run(["check-config", "--config", example])
+        let result = try await Self.run(["check-config", "--config", example])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("regions: 2 (desk, office)"))
         #expect(result.stdout.contains("broker: mqtt://localhost:1883"))
     }
 
-    @Test func environmentVariableNamesTheFileAndOptionWins() throws {
-        let viaEnvironment = try Self.run(["check-config"], environment: ["BEACONBRIDGE_CONFIG": "wrong-values.yaml"])
+    @Test func environmentVariableNamesTheFileAndOptionWins() async throws {
+        let viaEnvironment = try await Self.run(["check-config"], environment: ["BEACONBRIDGE_CONFIG": "wrong-values.yaml"])
         #expect(viaEnvironment.status == 78)
         #expect(viaEnvironment.stderr.contains("wrong-values.yaml:9:10: logging.level:"))
-        let optionWins = try Self.run(["check-config", "--config=valid-minimal.yaml"],
+        let optionWins = try await Self.run(["check-config", "--config=valid-minimal.yaml"],
                                       environment: ["BEACONBRIDGE_CONFIG": "wrong-values.yaml"])
         #expect(optionWins.status == 0)
     }
 
-    @Test func missingFileExits66WithHowToFix() throws {
-        let result = try Self.run(["check-config", "--config", "no-such-file.yaml"])
+    @Test func missingFileExits66WithHowToFix() async throws {
+        let result = try await Self.run(["check-config", "--config", "no-such-file.yaml"])
         #expect(result.status == 66)
         #expect(result.stderr.contains("configuration file no-such-file.yaml does not exist (check the --config argument)"))
-        let builtIn = try Self.run(["check-config"])
+        let builtIn = try await Self.run(["check-config"])
         if !FileManager.default.fileExists(atPath: "/etc/beaconbridge/beaconbridge.yaml") {
             #expect(builtIn.status == 66)
             #expect(builtIn.stderr.contains("/etc/beaconbridge/beaconbridge.yaml does not exist (pass --config FILE"))
         }
     }
 
-    @Test func directoryIsUnreadable() throws {
-        let result = try Self.run(["check-config", "--config", "."])
+    @Test func directoryIsUnreadable() async throws {
+        let result = try await Self.run(["check-config", "--config", "."])
         #expect(result.status == 66)
         #expect(result.stderr.contains(".: cannot read: it is a directory"))
     }
 
     @Test(arguments: [["check-config", "--config"], ["check-config", "extra"], ["check-config", "-c", ""]])
-    func usageErrorsExit64(arguments: [String]) throws {
-        let result = try Self.run(arguments)
+    func usageErrorsExit64(arguments: [String]) async throws {
+        let result = try await Self.run(arguments)
         #expect(result.status == 64)
         #expect(result.stderr.contains("Usage: beaconbridge check-config"))
     }
 
-    @Test func helpExitsZero() throws {
-        let result = try Self.run(["check-config", "--help"])
+    @Test func helpExitsZero() async throws {
+        let result = try await Self.run(["check-config", "--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("BEACONBRIDGE_CONFIG"))
     }

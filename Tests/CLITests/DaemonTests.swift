@@ -9,19 +9,19 @@ import TestSupport
 @Suite(.serialized) struct DaemonTests {
     @Test func replayOfTheAndroidCapturePublishesTheGoveeIBeacon() async throws {
         let bed = try DaemonTestBed()
-        try bed.broker.start()
+        try await bed.broker.start()
         try bed.writeConfig()
         let subscriber = try await bed.startSubscriber()
         defer { Task { await subscriber.stop() } }
 
-        let run = try BuiltBinary.run(["replay", BuiltBinary.androidCapture, "--config", bed.configPath], timeout: 60)
+        let run = try await BuiltBinary.run(["replay", BuiltBinary.androidCapture, "--config", bed.configPath], timeout: 60)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stderr.contains("hci_events=416"))
         #expect(run.stderr.contains("reports=412"))
 
         // The capture holds two Govee H5072 thermometers; each sends an iBeacon in its scan response.
         let govees = Set([20594, 20597].map { "ibeacon:494e5445-4c4c-495f-524f-434b535f4857:\($0):62207" })
-        try await waitUntil("both Govee iBeacons' away events", timeout: 10) {
+        try await waitUntil("both Govee iBeacons' away events", timeout: 60) {
             subscriber.messages(under: "\(bed.topicBase)/presence/").filter { $0.string("state") == "away" }.count == 2
         }
         let presence = subscriber.messages(under: "\(bed.topicBase)/presence/")
@@ -48,12 +48,12 @@ import TestSupport
 
     @Test func replayAsFastAsPossibleHandlesEveryEvent() async throws {
         let bed = try DaemonTestBed()
-        try bed.broker.start()
+        try await bed.broker.start()
         try bed.writeConfig()
         // 40,000 events: more than the loop's input buffer, so the source must wait for the pipeline.
         let observations = (1...8).flatMap { DaemonTestBed.iBeaconObservations(minor: $0, start: 1_700_000_000, duration: 500, interval: 0.1) }
         let capture = try bed.writeCapture("many.btsnoop", observations)
-        let run = try BuiltBinary.run(["replay", capture, "--config", bed.configPath], timeout: 120)
+        let run = try await BuiltBinary.run(["replay", capture, "--config", bed.configPath], timeout: 120)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(logValue(run.stderr, message: "capture replayed", key: "hci_events") == "\(observations.count)")
         #expect(logValue(run.stderr, message: "capture replayed", key: "beacons") == "\(observations.count)")
@@ -77,16 +77,18 @@ import TestSupport
             + DaemonTestBed.iBeaconObservations(minor: 2, start: now, duration: 30, interval: 0.5))
         let daemon = try DaemonProcess(arguments: ["replay", first, "--speed", "1", "--config", bed.configPath])
         // Let the gateway create and migrate its database before this test opens a second connection.
-        try await waitUntil("the gateway started", timeout: 10) { daemon.stderr.contains("replaying capture") }
+        try await waitUntil("the gateway started", timeout: 60) { daemon.stderr.contains("replaying capture") }
         #expect(!daemon.stderr.contains("cannot open the outbox database"), "stderr: \(daemon.stderr)")
-        try await DaemonTests.waitForBacklog(atLeast: 4, path: bed.outboxPath, timeout: 20)
+        try await DaemonTests.waitForBacklog(atLeast: 4, path: bed.outboxPath, timeout: 60)
         try await Task.sleep(for: .seconds(2))
         let stoppedAt = Date()
         daemon.signal(signal)
-        let status = try #require(daemon.waitForExit(timeout: 10), "the gateway did not exit; stderr: \(daemon.stderr)")
+        let status = try #require(await daemon.waitForExit(timeout: 30), "the gateway did not exit; stderr: \(daemon.stderr)")
         if signal == SIGTERM {
             #expect(status == 0, "stderr: \(daemon.stderr)")
-            #expect(Date().timeIntervalSince(stoppedAt) < 5)
+            // Within the unit's TimeoutStopSec (15 s), with room for a loaded machine; the daemon itself gives
+            // acknowledgements 2 s (docs/outbox.md).
+            #expect(Date().timeIntervalSince(stoppedAt) < 15)
         } else {
             #expect(status == 128 + SIGKILL)
         }
@@ -97,14 +99,14 @@ import TestSupport
         #expect(backlog.contains { $0.kind == .presence })
         let stored = Set(backlog.map(\.sequence))
 
-        try bed.broker.start()
+        try await bed.broker.start()
         let subscriber = try await bed.startSubscriber()
         defer { Task { await subscriber.stop() } }
         let second = try bed.writeCapture("second.btsnoop", DaemonTestBed.iBeaconObservations(minor: 3, start: now + 40, duration: 1, interval: 0.5))
-        let run = try BuiltBinary.run(["replay", second, "--config", bed.configPath], timeout: 60)
+        let run = try await BuiltBinary.run(["replay", second, "--config", bed.configPath], timeout: 60)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         do {
-            try await waitUntil("the whole backlog", timeout: 15) {
+            try await waitUntil("the whole backlog", timeout: 60) {
                 stored.isSubset(of: Set(subscriber.messages.compactMap(\.sequence)))
             }
         } catch {
@@ -141,21 +143,21 @@ import TestSupport
 
     @Test func sighupReloadsRegionsAndKeepsTrackerState() async throws {
         let bed = try DaemonTestBed()
-        try bed.broker.start()
+        try await bed.broker.start()
         try bed.writeConfig()
         let subscriber = try await bed.startSubscriber()
         defer { Task { await subscriber.stop() } }
         let now = Date().timeIntervalSince1970
         let capture = try bed.writeCapture("near.btsnoop", DaemonTestBed.iBeaconObservations(minor: 7, start: now, duration: 40, interval: 0.2, rssi: -55))
         let daemon = try DaemonProcess(arguments: ["replay", capture, "--speed", "1", "--config", bed.configPath])
-        try await waitUntil("the beacon seen", timeout: 15) {
+        try await waitUntil("the beacon seen", timeout: 60) {
             subscriber.messages(under: "\(bed.topicBase)/presence/").contains { $0.string("state") == "seen" }
         }
 
         // A broken file is refused as a whole; the gateway keeps running on the old configuration.
         try "regions:\n  - name: desk\n    matchh: {}\n".write(toFile: bed.configPath, atomically: true, encoding: .utf8)
         daemon.signal(SIGHUP)
-        try await waitUntil("the refused reload logged", timeout: 10) { daemon.stderr.contains("reload refused") }
+        try await waitUntil("the refused reload logged", timeout: 60) { daemon.stderr.contains("reload refused") }
         #expect(daemon.isRunning)
         #expect(daemon.stderr.contains("matchh"))
 
@@ -169,13 +171,13 @@ import TestSupport
                   rssi_above: -70
             """)
         daemon.signal(SIGHUP)
-        try await waitUntil("an enter event for the new region", timeout: 15) {
+        try await waitUntil("an enter event for the new region", timeout: 60) {
             subscriber.messages(under: "\(bed.topicBase)/region/desk/").contains { $0.string("event") == "enter" }
         }
         #expect(daemon.stderr.contains("configuration reloaded"))
         // The tracker kept its state: no second `seen` for the beacon after the reload.
         #expect(subscriber.messages(under: "\(bed.topicBase)/presence/").filter { $0.string("state") == "seen" }.count == 1)
         daemon.signal(SIGTERM)
-        #expect(daemon.waitForExit(timeout: 10) == 0)
+        #expect(await daemon.waitForExit(timeout: 30) == 0)
     }
 }

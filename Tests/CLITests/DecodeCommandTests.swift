@@ -10,10 +10,10 @@ import Glibc
 @Suite struct DecodeCommandTests {
     static let capture = BuiltBinary.androidCapture
 
-    static func run(_ arguments: [String]) throws -> BuiltBinary.Result { try BuiltBinary.run(arguments) }
+    static func run(_ arguments: [String]) async throws -> BuiltBinary.Result { try await BuiltBinary.run(arguments) }
 
-    @Test func decodesAdvertisingPayloads() throws {
-        let result = try Self.run(["decode", "0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5",
+    @Test func decodesAdvertisingPayloads() async throws {
+        let result = try await Self.run(["decode", "0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5",
                                    "0303aafe1116aafe20000bb81780000004d200003039"])
         #expect(result.status == 0)
         #expect(result.lines.count == 2)
@@ -22,9 +22,9 @@ import Glibc
         #expect(result.lines[1].contains(#""fields":{"adv_count":1234,"battery_mv":3000,"encrypted":false,"temperature_c":23.5,"tlm_version":0,"uptime_s":1234.5}"#))
     }
 
-    @Test func decodesWholeHCIEventsWithAndWithoutH4() throws {
+    @Test func decodesWholeHCIEventsWithAndWithoutH4() async throws {
         let event = "3e2a02010301221100eeffc01e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5c4"
-        let result = try Self.run(["decode", "--hci", "04" + event, event])
+        let result = try await Self.run(["decode", "--hci", "04" + event, event])
         #expect(result.status == 0)
         #expect(result.lines.count == 2)
         for line in result.lines {
@@ -34,54 +34,54 @@ import Glibc
         }
     }
 
-    @Test func malformedInputIsAJSONErrorWithOffset() throws {
-        let result = try Self.run(["decode", "--hci", "3e10020100", "3e0102"])
+    @Test func malformedInputIsAJSONErrorWithOffset() async throws {
+        let result = try await Self.run(["decode", "--hci", "3e10020100", "3e0102"])
         #expect(result.status == 1)
         #expect(result.lines == [
             #"{"input":0,"error":"event declares 16 parameter bytes, 3 present","offset":1}"#,
             #"{"input":1,"error":"truncated number of reports: need 1 byte(s), 0 left","offset":3}"#,
         ])
-        let badHex = try Self.run(["decode", "02010x"])
+        let badHex = try await Self.run(["decode", "02010x"])
         #expect(badHex.status == 1)
         #expect(badHex.lines == [#"{"input":0,"error":"not a hex digit","offset":5,"offset_unit":"character"}"#])
-        let overrun = try Self.run(["decode", "0201060aff4c00"])
+        let overrun = try await Self.run(["decode", "0201060aff4c00"])
         #expect(overrun.status == 1)
         #expect(overrun.lines.first?.hasSuffix(#""error":"AD structure length runs past the end of the data","offset":3}"#) == true)
     }
 
-    @Test func runtimeLayoutAddsAFormat() throws {
-        let result = try Self.run(["decode", "--layout", "acme=m:0-1=9900,i:2-3,p:-:-65", "05ff99000102"])
+    @Test func runtimeLayoutAddsAFormat() async throws {
+        let result = try await Self.run(["decode", "--layout", "acme=m:0-1=9900,i:2-3,p:-:-65", "05ff99000102"])
         #expect(result.status == 0)
         #expect(result.lines.first?.contains(#""beacons":[{"id":"acme:258","format":"acme","identifiers":["258"],"measured_power":-65}]"#) == true)
-        let bad = try Self.run(["decode", "--layout", "acme=m:0-1=9900,i:3-2", "05ff99000102"])
+        let bad = try await Self.run(["decode", "--layout", "acme=m:0-1=9900,i:3-2", "05ff99000102"])
         #expect(bad.status == 1)
         #expect(bad.lines.first?.contains(#""term_number":2,"term":"i:3-2""#) == true)
     }
 
-    @Test func bareLayoutGetsADefaultName() throws {
+    @Test func bareLayoutGetsADefaultName() async throws {
         // A layout pasted as-is from the Android Beacon Library, no NAME= in front.
-        let result = try Self.run(["decode", "--layout", "m:0-1=9900,i:2-3,p:-:-65", "--layout", "x,m:0-1=9900",
+        let result = try await Self.run(["decode", "--layout", "m:0-1=9900,i:2-3,p:-:-65", "--layout", "x,m:0-1=9900",
                                    "05ff99000102"])
         #expect(result.status == 0)
         #expect(result.lines.first?.contains(#""beacons":[{"id":"layout:258","format":"layout","identifiers":["258"],"measured_power":-65}]"#) == true)
-        #expect(try Self.run(["decode", "--layout", "", "05ff99000102"]).status == 64)
+        #expect(try await Self.run(["decode", "--layout", "", "05ff99000102"]).status == 64)
     }
 
-    @Test func eventTypesArePrintedByName() throws {
+    @Test func eventTypesArePrintedByName() async throws {
         let event = "3e2a02010301221100eeffc01e0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e000010002c5c4"
-        let result = try Self.run(["decode", "--hci", event])
+        let result = try await Self.run(["decode", "--hci", event])
         #expect(result.lines.first?.contains(#""event_type":16,"event_type_name":"adv_nonconn_ind""#) == true)
     }
 
-    @Test func usageErrors() throws {
-        #expect(try Self.run(["decode"]).status == 64)
-        #expect(try Self.run(["decode", "--frobnicate"]).status == 64)
-        #expect(try Self.run(["decode", "--btsnoop"]).status == 64)
-        #expect(try Self.run(["decode", "--btsnoop", "/nonexistent/capture.log"]).status == 66)
+    @Test func usageErrors() async throws {
+        #expect(try await Self.run(["decode"]).status == 64)
+        #expect(try await Self.run(["decode", "--frobnicate"]).status == 64)
+        #expect(try await Self.run(["decode", "--btsnoop"]).status == 64)
+        #expect(try await Self.run(["decode", "--btsnoop", "/nonexistent/capture.log"]).status == 66)
     }
 
-    @Test func decodesTheAndroidCapture() throws {
-        let result = try Self.run(["decode", "--btsnoop", Self.capture])
+    @Test func decodesTheAndroidCapture() async throws {
+        let result = try await Self.run(["decode", "--btsnoop", Self.capture])
         #expect(result.status == 0)
         #expect(result.lines.count == 413)
         let summary = try #require(result.lines.last)
@@ -92,7 +92,7 @@ import Glibc
         #expect(result.lines.dropLast().allSatisfy { $0.hasPrefix(#"{"record":"#) })
     }
 
-    @Test func truncatedCaptureKeepsEarlierReports() throws {
+    @Test func truncatedCaptureKeepsEarlierReports() async throws {
         guard let bytes = readFile(Self.capture) else { Issue.record("capture missing"); return }
         let path = "/tmp/beaconbridge-decode-test-\(getpid()).log"
         defer { unlink(path) }
@@ -101,14 +101,14 @@ import Glibc
         guard let handle = fopen(path, "wb") else { Issue.record("cannot write \(path)"); return }
         _ = cut.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
         fclose(handle)
-        let result = try Self.run(["decode", "--btsnoop", path])
+        let result = try await Self.run(["decode", "--btsnoop", path])
         #expect(result.status == 1)
         #expect(result.lines.count > 1)
         let summary = try #require(result.lines.last)
         #expect(summary.contains(#""error":"truncated record"#))
     }
 
-    @Test func malformedEventInACaptureIsReportedWithItsFileOffset() throws {
+    @Test func malformedEventInACaptureIsReportedWithItsFileOffset() async throws {
         let writer = BTSnoopWriter(datalink: .hciUART)
         let good: [UInt8] = [0x3E, 0x0C, 0x02, 0x01, 0x03, 0x00, 0x22, 0x11, 0x00, 0xEE, 0xFF, 0xC0, 0x00, 0xC4]
         let bad: [UInt8] = [0x3E, 0x03, 0x02, 0x01, 0x07]
@@ -119,7 +119,7 @@ import Glibc
         guard let handle = fopen(path, "wb") else { Issue.record("cannot write \(path)"); return }
         _ = file.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
         fclose(handle)
-        let result = try Self.run(["decode", "--btsnoop", path])
+        let result = try await Self.run(["decode", "--btsnoop", path])
         #expect(result.status == 1)
         #expect(result.lines.count == 4)
         // Record 2 starts at 16 + 24 + 15; its event follows the 24-byte header and the H4 byte; the bad

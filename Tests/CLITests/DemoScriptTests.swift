@@ -5,7 +5,7 @@ import TestSupport
 /// `scripts/demo.sh` (what `make demo` runs after the release build), run with the debug binary at a high
 /// speed: its own broker, the bundled story, events shown as they arrive, everything stopped at the end.
 @Suite struct DemoScriptTests {
-    @Test func demoReplaysTheStoryAndShowsRegionEvents() throws {
+    @Test func demoReplaysTheStoryAndShowsRegionEvents() async throws {
         let directory = try TestDirectory.make(prefix: "bb-demo-test")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let process = Process()
@@ -21,7 +21,7 @@ import TestSupport
         process.standardError = process.standardOutput
         try process.run()
         let deadline = Date().addingTimeInterval(120)
-        while process.isRunning, Date() < deadline { usleep(50_000) }
+        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { process.terminate(); process.waitUntilExit() }
         let output = (try? String(contentsOfFile: directory + "/out", encoding: .utf8)) ?? ""
         #expect(process.terminationReason == .exit && process.terminationStatus == 0, "output:\n\(output)")

@@ -26,11 +26,11 @@ import TestSupport
         return Int(value)
     }
 
-    @Test func walkPastCaptureDecodesToTheScenarioBeacons() throws {
+    @Test func walkPastCaptureDecodesToTheScenarioBeacons() async throws {
         let directory = try TestDirectory.make(prefix: "bb-simcap")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let capture = directory + "/walk-past.btsnoop"
-        let simulate = try BuiltBinary.run(["simulate", "--scenario", Self.walkPast, "--summary-only", "--capture", capture])
+        let simulate = try await BuiltBinary.run(["simulate", "--scenario", Self.walkPast, "--summary-only", "--capture", capture])
         #expect(simulate.status == 0, "stderr: \(simulate.stderr)")
         let written = try #require(simulate.stderr.split(separator: "\n").first { $0.hasPrefix("capture: ") })
         #expect(!written.contains("skipped"))
@@ -38,7 +38,7 @@ import TestSupport
         let events = try #require(written.split(separator: " ").dropFirst(2).first.flatMap { Int($0) })
         #expect(events > 1000)
 
-        let decode = try BuiltBinary.run(["decode", "--btsnoop", capture])
+        let decode = try await BuiltBinary.run(["decode", "--btsnoop", capture])
         #expect(decode.status == 0, "stdout tail: \(decode.stdout.suffix(400))")
         #expect(Self.summaryInt(decode.stdout, "reports") == events)
         #expect(Self.summaryInt(decode.stdout, "errors") == 0)
@@ -53,7 +53,7 @@ import TestSupport
         #expect((500...900).contains(eddystone))
     }
 
-    @Test func formatsWithoutASyntheticPayloadAreSkippedAndCounted() throws {
+    @Test func formatsWithoutASyntheticPayloadAreSkippedAndCounted() async throws {
         let directory = try TestDirectory.make(prefix: "bb-simcap")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = directory + "/mixed.json"
@@ -66,7 +66,7 @@ import TestSupport
             ]}
             """.write(toFile: scenario, atomically: true, encoding: .utf8)
         let capture = directory + "/mixed.btsnoop"
-        let simulate = try BuiltBinary.run(["simulate", "--scenario", scenario, "--summary-only", "--capture", capture])
+        let simulate = try await BuiltBinary.run(["simulate", "--scenario", scenario, "--summary-only", "--capture", capture])
         #expect(simulate.status == 0, "stderr: \(simulate.stderr)")
         let written = try #require(simulate.stderr.split(separator: "\n").first { $0.hasPrefix("capture: ") })
         let words = written.split(separator: " ")
@@ -75,12 +75,12 @@ import TestSupport
         // 2 Hz and 1 Hz (±10 % jitter) for 20 s, nothing lost.
         #expect((36...44).contains(events))
         #expect((17...23).contains(skipped))
-        let decode = try BuiltBinary.run(["decode", "--btsnoop", capture])
+        let decode = try await BuiltBinary.run(["decode", "--btsnoop", capture])
         #expect(Self.decodedIDs(decode.stdout) == ["altbeacon:2f234454-cf6d-4a0f-adf2-f4911ba9ffa6:3:4": events])
     }
 
-    @Test func anUnwritableCapturePathIsAnIOError() throws {
-        let simulate = try BuiltBinary.run(["simulate", "--scenario", Self.walkPast, "--summary-only",
+    @Test func anUnwritableCapturePathIsAnIOError() async throws {
+        let simulate = try await BuiltBinary.run(["simulate", "--scenario", Self.walkPast, "--summary-only",
                                             "--capture", "/nonexistent-directory/out.btsnoop"])
         #expect(simulate.status == 74)
         #expect(simulate.stderr.contains("/nonexistent-directory/out.btsnoop"))

@@ -1,5 +1,6 @@
 import BeaconCore
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,21 +14,8 @@ import Glibc
     }()
     static let binary = packageRoot + "/.build/debug/beaconbridge"
 
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// Runs the binary with `arguments`, capturing stdout and stderr through temporary files.
-    static func run(_ arguments: [String]) throws -> Result {
-        let outPath = "/tmp/beaconbridge-simulate-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let errPath = outPath + ".err"
-        defer { unlink(outPath); unlink(errPath) }
-        let quoted = ([binary] + arguments).map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
-        let status = system("\(quoted) >\(outPath) 2>\(errPath)")
-        return Result(status: (status >> 8) & 0xFF, stdout: try read(outPath), stderr: try read(errPath))
-    }
+    /// Runs the binary with `arguments` (without blocking a cooperative-pool thread while it runs).
+    static func run(_ arguments: [String]) async throws -> BuiltBinary.Result { try await BuiltBinary.run(arguments) }
 
     static func read(_ path: String) throws -> String {
         guard let file = fopen(path, "r") else { return "" }
@@ -50,9 +38,9 @@ import Glibc
         return path
     }
 
-    @Test func walkPastPrintsEventsAndASummary() throws {
+    @Test func walkPastPrintsEventsAndASummary() async throws {
         try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
-        let result = try Self.run(["simulate", "--scenario", Self.packageRoot + "/config/scenarios/walk-past.json"])
+        let result = try await Self.run(["simulate", "--scenario", Self.packageRoot + "/config/scenarios/walk-past.json"])
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count > 10)
@@ -68,9 +56,9 @@ import Glibc
         #expect(result.stderr.contains("enter latency: p50"))
     }
 
-    @Test func eventLinesFollowTheDocumentedLayout() throws {
+    @Test func eventLinesFollowTheDocumentedLayout() async throws {
         try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
-        let result = try Self.run(["simulate", "--scenario", Self.packageRoot + "/config/scenarios/walk-past.json"])
+        let result = try await Self.run(["simulate", "--scenario", Self.packageRoot + "/config/scenarios/walk-past.json"])
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let enter = try JSONValue(parsing: try #require(lines.first { $0.contains("\"kind\":\"enter\"") }))
         guard case let .object(members) = enter, case let .object(beacon)? = enter["beacon"] else {
@@ -88,12 +76,12 @@ import Glibc
         #expect(summary["enter_latency_s"]?["count"] == .int(2))
     }
 
-    @Test func seedOverrideChangesTheRunDeterministically() throws {
+    @Test func seedOverrideChangesTheRunDeterministically() async throws {
         try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
         let scenario = Self.packageRoot + "/config/scenarios/walk-past.json"
-        let a = try Self.run(["simulate", "--scenario", scenario, "--seed", "99", "--summary-only"])
-        let b = try Self.run(["simulate", "--scenario", scenario, "--seed", "99", "--summary-only"])
-        let c = try Self.run(["simulate", "--scenario", scenario, "--seed", "100", "--summary-only"])
+        let a = try await Self.run(["simulate", "--scenario", scenario, "--seed", "99", "--summary-only"])
+        let b = try await Self.run(["simulate", "--scenario", scenario, "--seed", "99", "--summary-only"])
+        let c = try await Self.run(["simulate", "--scenario", scenario, "--seed", "100", "--summary-only"])
         #expect(a.status == 0)
         #expect(a.stdout == b.stdout)
         #expect(a.stdout != c.stdout)
@@ -101,39 +89,39 @@ import Glibc
         #expect(a.stdout.contains("\"seed\":99,"))
     }
 
-    @Test func malformedScenarioNamesTheProblem() throws {
+    @Test func malformedScenarioNamesTheProblem() async throws {
         try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
         let path = Self.writeTemporary(#"{"duration_s": 60, "beacons": [{"path": [{"t": "soon"}]}]}"#)
         defer { unlink(path) }
-        let result = try Self.run(["simulate", "--scenario", path])
+        let result = try await Self.run(["simulate", "--scenario", path])
         #expect(result.status == 65)
         #expect(result.stderr.contains("beacons[0].path[0].t: expected a number"))
         #expect(result.stdout.isEmpty)
 
         let broken = Self.writeTemporary("{\"duration_s\": 60,\n \"beacons\": [}")
         defer { unlink(broken) }
-        let syntax = try Self.run(["simulate", "--scenario", broken])
+        let syntax = try await Self.run(["simulate", "--scenario", broken])
         #expect(syntax.status == 65)
         #expect(syntax.stderr.contains("line 2, column 14"))
     }
 
-    @Test func invalidRegionIsAConfigurationError() throws {
+    @Test func invalidRegionIsAConfigurationError() async throws {
         try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
         let path = Self.writeTemporary(#"""
             {"duration_s": 60, "regions": [{"name": "a", "match": {}, "enter": {"rssi_above": -70},
               "exit": {"rssi_below": -60}}], "beacons": [{"path": [{"t": 0, "x": 1}]}]}
             """#)
         defer { unlink(path) }
-        let result = try Self.run(["simulate", "--scenario", path])
+        let result = try await Self.run(["simulate", "--scenario", path])
         #expect(result.status == 78)
         #expect(result.stderr.contains("regions[0].exit.rssi_below: must be lower than enter.rssi_above"))
     }
 
-    @Test func usageAndMissingFile() throws {
+    @Test func usageAndMissingFile() async throws {
         try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
-        #expect(try Self.run(["simulate"]).status == 64)
-        #expect(try Self.run(["simulate", "--scenario", "x.json", "--seed", "-1"]).status == 64)
-        let missing = try Self.run(["simulate", "--scenario", "/nonexistent/scenario.json"])
+        #expect(try await Self.run(["simulate"]).status == 64)
+        #expect(try await Self.run(["simulate", "--scenario", "x.json", "--seed", "-1"]).status == 64)
+        let missing = try await Self.run(["simulate", "--scenario", "/nonexistent/scenario.json"])
         #expect(missing.status == 66)
         #expect(missing.stderr.contains("/nonexistent/scenario.json: No such file or directory"))
     }

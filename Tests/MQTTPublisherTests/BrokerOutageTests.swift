@@ -23,7 +23,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(3))) func everyRegionAndPresenceEventSurvivesABrokerOutage() async throws {
         let broker = try MosquittoProcess(persistent: true)
-        try broker.start()
+        try await broker.start()
         let directory = try TestDirectory.make(prefix: "bb-outage")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let database = try GatewayDatabase(settings: OutboxSettings(path: directory + "/outbox.sqlite"))
@@ -38,7 +38,7 @@ import Testing
         let perPhase = 1000
 
         try await withRunningPublisher(publisher) {
-            try await waitUntil("publisher connected", timeout: 10) { publisher.counters.connected }
+            try await waitUntil("publisher connected", timeout: 60) { publisher.counters.connected }
             func stream(_ range: Range<Int>, pause: Duration) async throws {
                 for index in range {
                     let envelopes = try await encoder.encode([BrokerOutageTests.event(index)])
@@ -53,13 +53,13 @@ import Testing
             try await stream(perPhase..<2 * perPhase, pause: outagePause)
             #expect(!publisher.counters.connected)
             #expect(publisher.counters.backlogRows > 0)
-            try broker.start()
+            try await broker.start()
             try await stream(2 * perPhase..<3 * perPhase, pause: .milliseconds(2))
             let expected = Set(durable)
             try await waitUntil("every region and presence event delivered", timeout: 60) {
                 Set(subscriber.messages.compactMap { $0.json?["id"]?.string }).isSuperset(of: expected)
             }
-            try await waitUntil("outbox drained", timeout: 20) { publisher.counters.backlogRows == 0 }
+            try await waitUntil("outbox drained", timeout: 60) { publisher.counters.backlogRows == 0 }
         }
         await subscriber.stop()
 

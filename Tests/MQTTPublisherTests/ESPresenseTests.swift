@@ -18,7 +18,7 @@ import Testing
 
     @Test func mqttRoomRulesAcceptEveryESPresenseMessage() async throws {
         let broker = try MosquittoProcess()
-        try broker.start()
+        try await broker.start()
         var topics = TopicSettings()
         topics.espresense = ESPresenseSettings(enabled: true, room: "living_room")
         #expect(topics.validate().isEmpty)
@@ -40,13 +40,13 @@ import Testing
             .map { EngineEvent.sighting(SightingEvent(time: now, beacon: $0)) }
 
         try await withRunningPublisher(publisher) {
-            try await waitUntil("connected", timeout: 10) { publisher.counters.connected }
+            try await waitUntil("connected", timeout: 60) { publisher.counters.connected }
             publisher.publish(try await encoder.encode(sightings))
-            try await waitUntil("ESPresense messages", timeout: 10) {
+            try await waitUntil("ESPresense messages", timeout: 60) {
                 subscriber.messages(under: "espresense/devices/").count >= 3
             }
         }
-        try await waitUntil("room status offline after stop", timeout: 5) {
+        try await waitUntil("room status offline after stop", timeout: 60) {
             subscriber.messages(under: "espresense/rooms/").last?.payload == "offline"
         }
         await subscriber.stop()

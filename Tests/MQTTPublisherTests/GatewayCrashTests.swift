@@ -36,7 +36,7 @@ import Testing
         #expect(published.count == GatewayCrashTests.eventCount)
 
         let broker = try MosquittoProcess()
-        try broker.start()
+        try await broker.start()
         let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/crashgw/#"])
         try await subscriber.start()
         let database = try GatewayDatabase(settings: OutboxSettings(path: path))
@@ -45,10 +45,10 @@ import Testing
             configuration: .init(mqtt: loopbackSettings(port: broker.port), layout: GatewayCrashTests.layout()),
             outbox: database)
         try await withRunningPublisher(publisher) {
-            try await waitUntil("backlog delivered", timeout: 30) {
+            try await waitUntil("backlog delivered", timeout: 60) {
                 subscriber.messages.filter { $0.json?["id"] != nil }.count >= published.count
             }
-            try await waitUntil("outbox emptied", timeout: 10) { publisher.counters.backlogRows == 0 }
+            try await waitUntil("outbox emptied", timeout: 60) { publisher.counters.backlogRows == 0 }
         }
         await subscriber.stop()
         let received = subscriber.messages.compactMap { $0.json?["id"]?.string }
@@ -80,7 +80,7 @@ import Testing
                 publisher.publish(envelopes)
             }
             let expected = ids.count
-            try await waitUntil("outbox holds the backlog", timeout: 30) { publisher.counters.backlogRows == expected }
+            try await waitUntil("outbox holds the backlog", timeout: 60) { publisher.counters.backlogRows == expected }
             try ids.joined(separator: "\n").write(toFile: path + ".ready", atomically: true, encoding: .utf8)
             try await Task.sleep(for: .seconds(60))  // killed long before this ends
             group.cancelAll()

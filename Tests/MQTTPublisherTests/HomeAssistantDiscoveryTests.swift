@@ -30,7 +30,7 @@ import Testing
         let documented = try HomeAssistantDiscoveryTests.documentedKeys()
         #expect(documented.count == 6)
         let broker = try MosquittoProcess()
-        try broker.start()
+        try await broker.start()
         var topics = TopicSettings()
         topics.homeAssistant.enabled = true
         let layout = TopicLayout(settings: topics, gatewayID: "hall-gw")
@@ -50,11 +50,11 @@ import Testing
             group.addTask { for await notice in publisher.notices { notices.append(notice) } }
             try await withRunningPublisher(publisher) {
                 publisher.setDiscovery(messages)
-                try await waitUntil("discovery configs", timeout: 10) {
+                try await waitUntil("discovery configs", timeout: 60) {
                     subscriber.messages(under: "homeassistant/").filter { $0.topic.hasSuffix("/config") }.count >= messages.count
                 }
                 subscriber.publish(topic: "homeassistant/status", payload: "online")
-                try await waitUntil("republished after homeassistant/status online", timeout: 10) {
+                try await waitUntil("republished after homeassistant/status online", timeout: 60) {
                     subscriber.messages(under: "homeassistant/").filter { $0.topic.hasSuffix("/config") }.count >= 2 * messages.count
                 }
             }

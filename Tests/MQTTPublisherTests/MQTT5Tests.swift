@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized) struct MQTT5Tests {
     @Test func eventsArriveOverMQTT5() async throws {
         let broker = try MosquittoProcess()
-        try broker.start()
+        try await broker.start()
         let layout = TopicLayout(settings: TopicSettings(), gatewayID: "v5gw")
         let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/v5gw/#"])
         try await subscriber.start()
@@ -18,9 +18,9 @@ import Testing
         var encoder = SequencedEncoder(layout: layout, database: nil)
         let envelopes = try await encoder.encode((0..<20).map { EventFactory.region($0, kind: .enter) })
         try await withRunningPublisher(publisher) {
-            try await waitUntil("connected over MQTT 5", timeout: 10) { publisher.counters.connected }
+            try await waitUntil("connected over MQTT 5", timeout: 60) { publisher.counters.connected }
             publisher.publish(envelopes)
-            try await waitUntil("events over MQTT 5", timeout: 10) {
+            try await waitUntil("events over MQTT 5", timeout: 60) {
                 subscriber.messages.filter { $0.json?["id"] != nil }.count >= envelopes.count
             }
         }
@@ -31,13 +31,13 @@ import Testing
 
     @Test func refusalCarriesTheMQTT5ReasonText() async throws {
         let broker = try MosquittoProcess(allowAnonymous: false)
-        try broker.start()
+        try await broker.start()
         var settings = loopbackSettings(port: broker.port)
         settings.protocolVersion = .v5
         let events = EventLog()
         let client = try MQTTClient(options: MQTTClientOptions(settings: settings, clientID: "v5-anon")) { events.append($0) }
         client.start()
-        try await waitUntil("two refused attempts", timeout: 15) { events.failures.count >= 2 }
+        try await waitUntil("two refused attempts", timeout: 60) { events.failures.count >= 2 }
         await client.stop()
         let failure = try #require(events.failures.first)
         #expect(failure.isRefused)

@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized) struct NormalFlowTests {
     @Test func eventsArriveOnTheDocumentedTopicsAndMatchTheirSchemas() async throws {
         let broker = try MosquittoProcess()
-        try broker.start()
+        try await broker.start()
         let directory = try TestDirectory.make(prefix: "bb-flow")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let database = try GatewayDatabase(settings: OutboxSettings(path: directory + "/outbox.sqlite"))
@@ -20,7 +20,7 @@ import Testing
         var encoder = SequencedEncoder(layout: layout, database: database)
 
         try await withRunningPublisher(publisher) {
-            try await waitUntil("publisher connected", timeout: 10) { publisher.counters.connected }
+            try await waitUntil("publisher connected", timeout: 60) { publisher.counters.connected }
             var events: [EngineEvent] = []
             for index in 0..<5 {
                 events += [EventFactory.sighting(index), EventFactory.presence(index, state: .seen),
@@ -32,11 +32,11 @@ import Testing
                 time: EventPublisher.wallClock(), uptime: 12.5, counters: publisher.counters.telemetry)))
             publisher.publish(envelopes)
             let expected = envelopes.count
-            try await waitUntil("all events delivered", timeout: 10) {
+            try await waitUntil("all events delivered", timeout: 60) {
                 subscriber.messages(under: "beaconbridge/gw1/").filter { !$0.topic.hasSuffix("/availability") }.count >= expected
             }
         }
-        try await waitUntil("offline after stop", timeout: 5) {
+        try await waitUntil("offline after stop", timeout: 60) {
             subscriber.messages(under: "beaconbridge/gw1/availability").last?.payload == "offline"
         }
         await subscriber.stop()

@@ -11,7 +11,7 @@ import Testing
     @Test func diskFullFallsBackToMemoryAndKeepsPublishing() async throws {
         // A persistent subscriber session, then the broker goes down before the publisher starts.
         let broker = try MosquittoProcess(persistent: true)
-        try broker.start()
+        try await broker.start()
         let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/fullgw/#"], persistentID: "degrade-sub")
         try await subscriber.start()
         broker.stop()
@@ -32,15 +32,15 @@ import Testing
             try await withRunningPublisher(publisher) {
                 // Broker down: the events go to the outbox, which is full.
                 publisher.publish(firstEvents)
-                try await waitUntil("memory fallback", timeout: 10) { publisher.counters.outboxDegraded }
-                try broker.start()
-                try await waitUntil("backlog delivered from memory", timeout: 20) {
+                try await waitUntil("memory fallback", timeout: 60) { publisher.counters.outboxDegraded }
+                try await broker.start()
+                try await waitUntil("backlog delivered from memory", timeout: 60) {
                     subscriber.messages.filter { $0.json?["id"] != nil }.count >= firstEvents.count
                 }
                 // Live publishing goes on.
                 let live = try await encoder.encode([EventFactory.presence(1, state: .away)])
                 publisher.publish(live)
-                try await waitUntil("live event delivered", timeout: 10) {
+                try await waitUntil("live event delivered", timeout: 60) {
                     subscriber.messages.contains { $0.json?["id"]?.string == live[0].id }
                 }
                 await subscriber.stop()
@@ -71,7 +71,7 @@ import Testing
             group.addTask { for await notice in publisher.notices { notices.append(notice) } }
             try await withRunningPublisher(publisher) {
                 publisher.publish(envelopes)
-                try await waitUntil("drops counted", timeout: 10) { publisher.counters.dropped["row_cap"] == 20 }
+                try await waitUntil("drops counted", timeout: 60) { publisher.counters.dropped["row_cap"] == 20 }
             }
             try await group.waitForAll()
         }

@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct StopTests {
     @Test func unacknowledgedEventsAreStoredOnStop() async throws {
         let broker = try MosquittoProcess()
-        try broker.start()
+        try await broker.start()
         let directory = try TestDirectory.make(prefix: "bb-stop")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/outbox.sqlite"
@@ -25,11 +25,11 @@ import Testing
             let late = try await encoder.encode([EventFactory.presence(1, state: .away)])
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await publisher.run() }
-                try await waitUntil("connected", timeout: 10) { publisher.counters.connected }
+                try await waitUntil("connected", timeout: 60) { publisher.counters.connected }
                 broker.pause()  // the broker acknowledges nothing from now on
                 publisher.publish(published)
                 let count = published.count
-                try await waitUntil("all in flight", timeout: 10) { publisher.counters.published == count }
+                try await waitUntil("all in flight", timeout: 60) { publisher.counters.published == count }
                 #expect(publisher.counters.acknowledged == 0)
                 group.addTask { await publisher.stop() }
                 publisher.publish(late)  // races with the stop request: stored either way

@@ -10,10 +10,10 @@ import Testing
     let pki: TestPKI
     let broker: MosquittoProcess
 
-    init() throws {
+    init() async throws {
         pki = try TestPKI()
         broker = try MosquittoProcess(extraConfig: pki.brokerConfig, allowAnonymous: false)
-        try broker.start()
+        try await broker.start()
     }
 
     func settings(caFile: String? = nil, passwordFile: String? = nil) -> MQTTSettings {
@@ -42,9 +42,9 @@ import Testing
             outbox: nil)
         var encoder = SequencedEncoder(layout: layout, database: nil)
         try await withRunningPublisher(publisher) {
-            try await waitUntil("TLS publisher connected", timeout: 10) { publisher.counters.connected }
+            try await waitUntil("TLS publisher connected", timeout: 60) { publisher.counters.connected }
             publisher.publish(try await encoder.encode([EventFactory.region(1, kind: .enter), EventFactory.presence(1, state: .seen)]))
-            try await waitUntil("events over TLS", timeout: 10) {
+            try await waitUntil("events over TLS", timeout: 60) {
                 tlsSubscriber.messages.filter { $0.json?["kind"] != nil }.count == 2
             }
         }
@@ -60,7 +60,7 @@ import Testing
             events.append($0)
         }
         client.start()
-        try await waitUntil("two refused attempts", timeout: 15) { events.failures.count >= 2 }
+        try await waitUntil("two refused attempts", timeout: 60) { events.failures.count >= 2 }
         await client.stop()
         print("wrong password -> \(events.failures[0])")
         for failure in events.failures {
@@ -77,7 +77,7 @@ import Testing
         let client = try MQTTClient(options: MQTTClientOptions(settings: settings(caFile: pki.otherCACert), clientID: "bad-ca",
                                                                password: TestPKI.password)) { events.append($0) }
         client.start()
-        try await waitUntil("two failed TLS attempts", timeout: 15) { events.failures.count >= 2 }
+        try await waitUntil("two failed TLS attempts", timeout: 60) { events.failures.count >= 2 }
         await client.stop()
         print("unknown CA -> \(events.failures[0])")
         for failure in events.failures {

@@ -24,15 +24,22 @@ public enum BuiltBinary {
     }
 
     /// Runs the binary to completion (bounded by `timeout` seconds, then SIGKILL) and collects its output.
+    /// Async so that waiting never blocks a thread of the cooperative pool (two threads on a 2-core machine:
+    /// two blocked waits stall every other test of the process).
     /// - Parameters:
     ///   - environment: added to this process's environment, or with `cleanEnvironment` to `PATH` only.
     ///   - directory: the working directory (default: this process's).
     public static func run(_ arguments: [String], environment: [String: String] = [:], cleanEnvironment: Bool = false,
-                           directory: String? = nil, timeout: Double = 60) throws -> Result {
+                           directory: String? = nil, timeout: Double = 120) async throws -> Result {
         let process = try DaemonProcess(arguments: arguments, environment: environment,
                                         cleanEnvironment: cleanEnvironment, directory: directory)
-        let status = process.waitForExit(timeout: timeout) ?? { process.signal(SIGKILL); return process.waitForExit(timeout: 5) ?? -1 }()
-        return Result(status: status, stdout: process.stdout, stderr: process.stderr)
+        var status = await process.waitForExit(timeout: timeout)
+        if status == nil {
+            process.signal(SIGKILL)
+            status = await process.waitForExit(timeout: 30)
+        }
+        let final = status ?? -1
+        return Result(status: final, stdout: process.stdout, stderr: process.stderr)
     }
 }
 
@@ -67,12 +74,8 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 
     /// The exit status, or nil if still running after `timeout` seconds. A death by signal is 128 + signal.
-    public func waitForExit(timeout: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while child.isRunning {
-            if Date() > deadline { return nil }
-            usleep(10_000)
-        }
+    public func waitForExit(timeout: Double) async -> Int32? {
+        guard await child.exited(within: timeout) else { return nil }
         let status = child.wait()
         let signal = status & 0x7F
         return signal == 0 ? (status >> 8) & 0xFF : 128 + signal

@@ -73,6 +73,17 @@ public final class ChildProcess: @unchecked Sendable {
         _ = wait()
     }
 
+    /// Polls (every 10 ms, without blocking a thread of the cooperative pool) until the child has exited or
+    /// `timeout` seconds have passed; true if it exited.
+    public func exited(within timeout: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while isRunning {
+            if Date() > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+
     /// Waits for the exit and returns the raw wait status.
     @discardableResult
     public func wait() -> Int32 {

@@ -41,14 +41,16 @@ public final class MosquittoProcess: @unchecked Sendable {
 
     public var log: String { (try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? "" }
 
-    /// Starts the broker and waits (up to 10 s) until it accepts connections.
-    public func start() throws {
+    /// Starts the broker and waits (up to 60 s, polling without blocking a cooperative thread) until it
+    /// accepts connections.
+    public func start() async throws {
         let process = try ChildProcess(MosquittoProcess.executable, ["-c", directory + "/mosquitto.conf"])
         lock.withLock { self.process = process }
-        for _ in 0..<200 {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
             if FreePort.accepts(port) { return }
             guard process.isRunning else { break }
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         throw TestFailure("mosquitto did not start on port \(port); log:\n\(log)")
     }

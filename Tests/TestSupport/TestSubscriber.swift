@@ -46,7 +46,7 @@ public final class TestSubscriber: @unchecked Sendable {
 
     public func start() async throws {
         lock.withLock { client }?.start()
-        try await waitUntil("subscriber connected", timeout: 10) { self.events.contains(.connected) }
+        try await waitUntil("subscriber connected", timeout: 60) { self.events.contains(.connected) }
         try await Task.sleep(for: .milliseconds(200))  // let the SUBACK arrive
     }
 
