@@ -18,6 +18,7 @@ public final class GatewayDatabase: @unchecked Sendable {
         let outbox: Outbox
         let counter: SequenceCounter
         let regionStates: RegionStateTable
+        let deviceKeys: DeviceKeyTable
 
         init(database: SQLiteDatabase, settings: OutboxSettings) throws(SQLiteError) {
             self.database = database
@@ -33,6 +34,7 @@ public final class GatewayDatabase: @unchecked Sendable {
             try counter.catchUp()
             self.outbox = try Outbox(database: database, maxRows: settings.maxRows, maxBytes: settings.maxBytes)
             self.regionStates = RegionStateTable(database: database)
+            self.deviceKeys = DeviceKeyTable(database: database)
         }
     }
 

@@ -32,6 +32,15 @@ enum StoreSchema {
         ) WITHOUT ROWID;
         INSERT INTO counters (name, value) VALUES ('event_sequence', 0);
         """,
+        // 2: devices resolved through their identity resolving keys (byte order matched, last heard; never the key).
+        """
+        CREATE TABLE device_keys (
+            name TEXT PRIMARY KEY,
+            fingerprint TEXT NOT NULL,
+            byte_order TEXT NOT NULL,
+            last_seen REAL NOT NULL
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -58,14 +58,17 @@ public enum ConfigurationLoader {
             return .failure(ConfigErrors(kind: .invalid, issues: document.issues))
         }
         var (configuration, issues) = GatewayConfiguration.read(root, file: file, environment: environment)
+        let credentialsDirectory = getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }
+        // Placed at the keys naming the files; skipped where a key already has a problem.
+        var placer = ConfigReader(root, file: file)
+        placer.absorbIssues(issues)
+        // Device keys are needed to run, not only checked: loaded whether or not files are checked.
+        placer.report(DeviceKeyLoader.load(into: &configuration.devices, credentialsDirectory: credentialsDirectory,
+                                           environment: DeviceKeyLoader.processEnvironment))
         if checksFiles {
-            // Placed at the keys naming the files; skipped where a key already has a problem.
-            var placer = ConfigReader(root, file: file)
-            placer.absorbIssues(issues)
-            placer.report(ReferencedFiles.issues(in: configuration,
-                                                 credentialsDirectory: getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }))
-            issues = placer.issues
+            placer.report(ReferencedFiles.issues(in: configuration, credentialsDirectory: credentialsDirectory))
         }
+        issues = placer.issues
         let all = ConfigReader.sortedByPlace(document.issues + issues)
         return all.isEmpty ? .success(configuration) : .failure(ConfigErrors(kind: .invalid, issues: all))
     }

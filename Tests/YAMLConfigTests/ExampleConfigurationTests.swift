@@ -30,8 +30,8 @@ import Testing
         }
     }
 
-    /// The example says "values shown are the defaults": apart from its sample regions, beacons, layout and
-    /// measured power, it must decode to exactly what an empty file does.
+    /// The example says "values shown are the defaults": apart from its sample regions, beacons, layout,
+    /// measured power and devices, it must decode to exactly what an empty file does.
     @Test func exampleValuesAreTheDefaults() throws {
         let environment = ConfigEnvironment(hostname: "pi.lan")
         var example = try ConfigurationLoader.load(path: Self.example, environment: environment).get()
@@ -41,6 +41,9 @@ import Testing
         example.beacons = defaults.beacons
         example.formats.layouts = defaults.formats.layouts
         example.distance.measuredPower = defaults.distance.measuredPower
+        #expect(!example.devices.known.isEmpty)
+        example.devices.known = defaults.devices.known
+        example.tracking.awayTimeoutOverrides = defaults.tracking.awayTimeoutOverrides
         #expect(example == defaults)
     }
 

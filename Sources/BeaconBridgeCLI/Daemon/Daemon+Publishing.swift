@@ -63,7 +63,7 @@ extension Daemon {
         guard configuration.topics.homeAssistant.enabled else { return }
         let discovery = HomeAssistantDiscovery(layout: encoder.layout, gatewayName: configuration.gateway.name,
                                                softwareVersion: CommandLineTool.version)
-        let beacons = configuration.beacons.map { HomeAssistantDiscovery.Beacon(id: $0.id, name: $0.name) }
+        let beacons = configuration.namedBeacons.map { HomeAssistantDiscovery.Beacon(id: $0.id, name: $0.name) }
         publisher.setDiscovery(discovery.messages(beacons: beacons, regions: configuration.regions.map(\.name)))
     }
 

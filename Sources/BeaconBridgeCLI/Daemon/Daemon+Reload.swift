@@ -36,6 +36,8 @@ extension Daemon {
         configuration.tracking = loaded.tracking
         configuration.regions = loaded.regions
         configuration.beacons = loaded.beacons
+        configuration.devices = loaded.devices
+        pipeline.reload(devices: loaded.devices)
         configuration.telemetry = loaded.telemetry
         logger.notice("configuration reloaded", metadata: [
             "regions": "\(loaded.regions.count)", "layouts": "\(loaded.formats.layouts.count)",

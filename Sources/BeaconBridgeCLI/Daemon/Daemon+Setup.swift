@@ -54,7 +54,19 @@ extension Daemon {
                                   distance: DistanceEstimator(settings: configuration.distance),
                                   restoring: restored, now: now)
         if !restored.isEmpty { logger.info("region state restored", metadata: ["rows": "\(restored.count)"]) }
-        let pipeline = GatewayPipeline(decoder: decoder, engine: engine, includeDevices: configuration.formats.includeDevices)
+        var seenKeys: [SeenDeviceKey] = []
+        if let database, !configuration.devices.known.isEmpty {
+            do { seenKeys = try database.loadSeenDeviceKeys() } catch {
+                logger.error("cannot read the devices seen before; key byte orders are learned again", metadata: ["error": "\(error)"])
+            }
+        }
+        let pipeline = GatewayPipeline(decoder: decoder, engine: engine, includeDevices: configuration.formats.includeDevices,
+                                       devices: configuration.devices,
+                                       learnedOrders: SeenDeviceKey.learnedOrders(seenKeys, for: configuration.devices))
+        if !configuration.devices.known.isEmpty {
+            logger.info("private devices", metadata: ["devices": "\(configuration.devices.known.count)",
+                                                      "with_key": "\(pipeline.privateDevices.count)"])
+        }
 
         let password: String?
         do { password = try MQTTCredentials.password(for: configuration.mqtt, environment: { environment[$0] }) } catch {

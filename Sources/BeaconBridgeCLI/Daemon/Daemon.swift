@@ -187,6 +187,7 @@ final class Daemon {
         }
         guard isReplay else { return ExitCode.unavailable }
         let tail = max(configuration.tracking.awayTimeout,
+                       configuration.tracking.awayTimeoutOverrides.values.max() ?? 0,
                        configuration.regions.map(\.exitPeriod).max() ?? 0) + 1
         clock += tail
         // Only the pipeline's clock runs on: the publisher still judges the age of undelivered sightings
@@ -212,6 +213,13 @@ final class Daemon {
     }
 
     private func persistStates() {
+        pipeline.expireResolvedAddresses(at: clock)
+        let seen = pipeline.takeSeenDeviceKeys()
+        if !seen.isEmpty, let database {
+            do { try database.saveSeenDeviceKeys(seen) } catch {
+                logger.error("cannot save the devices seen", metadata: ["error": "\(error)"])
+            }
+        }
         let changes = pipeline.takeStateChanges()
         guard !changes.isEmpty, !isReplay, let database else { return }
         do { try database.saveRegionStates(changes) } catch {

@@ -9,6 +9,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var tracking: TrackerSettings
     public var regions: [RegionRule]
     public var beacons: [KnownBeacon]
+    public var devices: PrivateDeviceSettings
     public var mqtt: MQTTSettings
     public var topics: TopicSettings
     public var outbox: OutboxSettings
@@ -17,6 +18,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
                 telemetry: TelemetrySettings = TelemetrySettings(), scanner: ScannerSettings = ScannerSettings(),
                 formats: FormatSettings = FormatSettings(), distance: DistanceSettings = DistanceSettings(),
                 tracking: TrackerSettings = TrackerSettings(), regions: [RegionRule] = [], beacons: [KnownBeacon] = [],
+                devices: PrivateDeviceSettings = PrivateDeviceSettings(),
                 mqtt: MQTTSettings = MQTTSettings(), topics: TopicSettings = TopicSettings(),
                 outbox: OutboxSettings = OutboxSettings()) {
         self.gateway = gateway
@@ -28,6 +30,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
         self.tracking = tracking
         self.regions = regions
         self.beacons = beacons
+        self.devices = devices
         self.mqtt = mqtt
         self.topics = topics
         self.outbox = outbox
@@ -36,6 +39,14 @@ public struct GatewayConfiguration: Sendable, Equatable {
     /// Every top-level section, in the order of the example file and docs/configuration.md.
     public static let sectionNames = [
         "gateway", "logging", "telemetry", "scanner", "formats", "distance", "tracking", "regions", "beacons",
-        "mqtt", "topics", "outbox",
+        "devices", "mqtt", "topics", "outbox",
     ]
+
+    /// The beacons Home Assistant discovery announces and events name: `beacons`, then every device of
+    /// `devices.known` (as `irk:<name>`) that `beacons` does not list itself.
+    public var namedBeacons: [KnownBeacon] {
+        let listed = Set(beacons.map(\.id))
+        return beacons + devices.known.filter { !$0.name.isEmpty && !listed.contains($0.beaconID) }
+            .map { KnownBeacon(id: $0.beaconID, name: $0.name) }
+    }
 }

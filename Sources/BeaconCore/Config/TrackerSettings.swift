@@ -13,6 +13,8 @@ public struct TrackerSettings: Sendable, Equatable {
     public var filter: FilterSettings
     /// Sighting publish policy (`publish`).
     public var publish: PublishPolicy
+    /// Away timeouts of single beacons by id (from `devices.known[].away_timeout_s`; not a `tracking` key).
+    public var awayTimeoutOverrides: [String: Double] = [:]
 
     public init(maxBeacons: Int = 10_000, awayTimeout: Double = 60, restoreMaxAge: Double = 900,
                 statePersistInterval: Double = 10, filter: FilterSettings = .default,

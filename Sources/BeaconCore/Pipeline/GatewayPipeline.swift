@@ -10,14 +10,27 @@ public struct GatewayPipeline: Sendable {
     public private(set) var counters = PipelineCounters()
     /// The last malformed event's problem, for the daemon's log (rate-limited there).
     public private(set) var lastDecodeError: DecodeError?
+    /// Resolves private addresses to the devices of `devices.known` (docs/private-devices.md).
+    public private(set) var resolver: PrivateAddressResolver
+    /// The devices the resolver's key indices refer to.
+    public private(set) var privateDevices: [PrivateDevice]
+    /// `devices.publish_unresolved`.
+    public private(set) var publishUnresolved: Bool
     private var assembler = ExtendedReportAssembler()
     private var names: DeviceNameCache
+    /// Last-seen times already handed out by `takeSeenDeviceKeys`, per device.
+    private var savedSeen: [Timestamp?] = []
 
-    public init(decoder: BeaconDecoder, engine: RegionEngine, includeDevices: Bool, nameCacheCapacity: Int = 2048) {
+    /// `learnedOrders`: byte orders of keys seen before (by device name, from the state database).
+    public init(decoder: BeaconDecoder, engine: RegionEngine, includeDevices: Bool, nameCacheCapacity: Int = 2048,
+                devices: PrivateDeviceSettings = PrivateDeviceSettings(), learnedOrders: [String: KeyByteOrder] = [:]) {
         self.decoder = decoder
         self.engine = engine
         self.includeDevices = includeDevices
         self.names = DeviceNameCache(capacity: nameCacheCapacity)
+        self.resolver = devices.resolver(learnedOrders: learnedOrders)
+        self.privateDevices = devices.resolvable
+        self.publishUnresolved = devices.publishUnresolved
     }
 
     /// Feeds one HCI event (event code first, with or without the H4 byte); appends the resulting engine
@@ -42,7 +55,25 @@ public struct GatewayPipeline: Sendable {
         guard let complete = assembler.add(report) else { return }
         let decoded = decoder.decode(complete)
         if let name = decoded.advertisingData.localName { names.remember(name, for: complete.address) }
-        var observations = decoded.observations(includeDevices: includeDevices)
+        var observations: [Observation]
+        switch resolver.resolve(complete.address, type: complete.addressType, at: complete.timestamp) {
+        case .notPrivate:
+            observations = decoded.observations(includeDevices: includeDevices)
+        case .resolved(let index, _):
+            counters.resolvedReports += 1
+            observations = decoded.observations(includeDevices: false)
+            observations.append(privateDevices[index].observation(from: decoded))
+        case .unresolved where publishUnresolved:
+            observations = decoded.observations(includeDevices: includeDevices)
+        case .unresolved:
+            // Privacy by default: nothing identified by this address (device sightings, frames keyed by the
+            // address) leaves the gateway; beacons with identifiers of their own still do.
+            counters.unresolvedPrivateReports += 1
+            observations = decoded.observations(includeDevices: false)
+            if decoded.beacons.contains(where: \.isExtraFrame) {
+                observations = zip(observations, decoded.beacons).filter { !$0.1.isExtraFrame }.map(\.0)
+            }
+        }
         counters.beacons += UInt64(observations.count)
         for index in observations.indices where observations[index].name == nil {
             observations[index].name = names.name(for: complete.address)
@@ -54,6 +85,39 @@ public struct GatewayPipeline: Sendable {
 
     /// Lets time pass (exit periods, away timeouts) without a report.
     public mutating func advance(to time: Timestamp) -> [EngineEvent] { engine.advance(to: time) }
+
+    /// Drops resolved addresses whose lifetime ran out (on the daemon's tick).
+    public mutating func expireResolvedAddresses(at time: Timestamp) { resolver.expire(at: time) }
+
+    /// Rows for the state database's `device_keys` table: every device that resolved an address since its row
+    /// was last taken, at most once per `interval` seconds of capture time per device (a newly learned byte
+    /// order at once).
+    public mutating func takeSeenDeviceKeys(every interval: Double = 60) -> [SeenDeviceKey] {
+        _ = resolver.takeLearnedOrders()
+        if savedSeen.count != privateDevices.count { savedSeen = Array(repeating: nil, count: privateDevices.count) }
+        var rows: [SeenDeviceKey] = []
+        for index in privateDevices.indices {
+            guard let order = resolver.orders[index], let seen = resolver.lastSeen[index],
+                  let key = privateDevices[index].key else { continue }
+            if let saved = savedSeen[index], seen - saved < interval { continue }
+            savedSeen[index] = seen
+            rows.append(SeenDeviceKey(name: privateDevices[index].name, fingerprint: key.fingerprint, order: order,
+                                      lastSeen: seen))
+        }
+        return rows
+    }
+
+    /// Applies reloaded `devices` settings (SIGHUP); byte orders learned for devices that stay are kept.
+    public mutating func reload(devices: PrivateDeviceSettings) {
+        var learned: [String: KeyByteOrder] = [:]
+        for (index, device) in privateDevices.enumerated() {
+            if let order = resolver.orders[index] { learned[device.name] = order }
+        }
+        resolver = devices.resolver(learnedOrders: learned)
+        privateDevices = devices.resolvable
+        savedSeen = []
+        publishUnresolved = devices.publishUnresolved
+    }
 
     /// Region `state` events for every (region, beacon) pair known.
     public func stateSnapshot(at time: Timestamp) -> [EngineEvent] { engine.stateSnapshot(at: time) }
@@ -78,5 +142,9 @@ public struct PipelineCounters: Sendable, Equatable {
     public var reports: UInt64 = 0
     /// Observations handed to the tracker (beacons and, where allowed, plain devices).
     public var beacons: UInt64 = 0
+    /// Reports from private addresses resolved to a configured device.
+    public var resolvedReports: UInt64 = 0
+    /// Reports from resolvable private addresses that matched no key (not published as devices).
+    public var unresolvedPrivateReports: UInt64 = 0
     public init() {}
 }

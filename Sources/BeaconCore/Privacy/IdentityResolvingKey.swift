@@ -6,9 +6,11 @@
 /// `PrivateAddressResolver` tries both until one matches and then remembers it.
 ///
 /// The bytes are a secret: `description` shows only the fingerprint, and nothing here prints the key.
-public struct IdentityResolvingKey: Sendable, CustomStringConvertible {
+public struct IdentityResolvingKey: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     /// The cipher with the key as written (index 0) and byte-reversed (index 1).
     let ciphers: [AES128]
+    /// The key as written, for equality only.
+    private let bytes: [UInt8]
     /// A short one-way identifier of the key (AES of a fixed block under the key as written, 8 hex digits):
     /// lets logs, the state database and `keys check` tell keys apart without holding them.
     public let fingerprint: String
@@ -18,6 +20,7 @@ public struct IdentityResolvingKey: Sendable, CustomStringConvertible {
         guard bytes.count == 16, let written = AES128(key: bytes), let reversed = AES128(key: bytes.reversed())
         else { return nil }
         ciphers = [written, reversed]
+        self.bytes = bytes
         let marker = written.encrypt(words: (0x6265_6163, 0x6F6E_6272, 0x6964_6765, 0x2D66_7031))
         fingerprint = IdentityResolvingKey.hex8(marker.0)
     }
@@ -29,6 +32,11 @@ public struct IdentityResolvingKey: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "IRK(\(fingerprint))" }
+
+    /// `dump()` and debuggers show the fingerprint only.
+    public var customMirror: Mirror { Mirror(self, children: ["fingerprint": fingerprint]) }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.bytes == rhs.bytes }
 
     /// `ah(k, r)`: the 24-bit hash of a 24-bit `prand` under this key in `order` (Core specification Vol 3
     /// Part H 2.2.2: AES-128 of the zero-padded prand, the low 24 bits of the result).

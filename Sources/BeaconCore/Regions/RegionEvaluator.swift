@@ -95,10 +95,17 @@ struct RegionEvaluator: Sendable {
             guard time - beacon.memberships[index].lastQualifying >= parameters[region].exitPeriod else { continue }
             exit(&beacon, membership: index, at: time, events: &events, changes: &changes)
         }
-        if beacon.present, time - beacon.quietSince >= settings.awayTimeout {
+        if beacon.present, time - beacon.quietSince >= awayTimeout(of: beacon) {
             beacon.present = false
             events.append(.presence(PresenceEvent(time: time, state: .away, beacon: beacon.snapshot(at: time))))
         }
+    }
+
+    /// The beacon's own away timeout when one is configured, else the gateway's.
+    @inline(__always)
+    func awayTimeout(of beacon: TrackedBeacon) -> Double {
+        settings.awayTimeoutOverrides.isEmpty ? settings.awayTimeout
+            : settings.awayTimeoutOverrides[beacon.beaconID] ?? settings.awayTimeout
     }
 
     private func exit(_ beacon: inout TrackedBeacon, membership index: Int, at time: Timestamp,
@@ -112,7 +119,7 @@ struct RegionEvaluator: Sendable {
 
     /// Sets `beacon.deadline`: the earliest time at which `expire` would fire something for this beacon.
     func updateDeadline(_ beacon: inout TrackedBeacon) {
-        var deadline = beacon.present ? beacon.quietSince + settings.awayTimeout : .infinity
+        var deadline = beacon.present ? beacon.quietSince + awayTimeout(of: beacon) : .infinity
         for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
             let membership = beacon.memberships[index]
             deadline = min(deadline, membership.lastQualifying + parameters[Int(membership.region)].exitPeriod)

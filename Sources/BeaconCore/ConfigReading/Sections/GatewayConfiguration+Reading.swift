@@ -17,6 +17,7 @@ extension GatewayConfiguration {
         tracking = r.section("tracking") { TrackerSettings(from: &$0) }
         regions = r.list("regions") { RegionRule(from: &$0) }
         beacons = r.list("beacons") { KnownBeacon(from: &$0) }
+        devices = r.section("devices") { PrivateDeviceSettings(from: &$0) }
         mqtt = r.section("mqtt") { MQTTSettings(from: &$0) }
         topics = r.section("topics") { TopicSettings(from: &$0) }
         outbox = r.section("outbox") { OutboxSettings(from: &$0) }
@@ -27,6 +28,8 @@ extension GatewayConfiguration {
 
         // The ESPresense room is the gateway's room unless set on its own.
         if topics.espresense.room == nil { topics.espresense.room = gateway.room }
+        // Per-device away timeouts are the tracker's to apply.
+        tracking.awayTimeoutOverrides = devices.awayTimeouts
 
         r.report(scanner.validate(path: "scanner"))
         r.report(formats.validate())
@@ -34,6 +37,7 @@ extension GatewayConfiguration {
         r.report(tracking.validate(path: "tracking"))
         r.report(RegionRule.validate(regions, path: "regions"))
         r.report(KnownBeacon.validate(beacons, path: "beacons"))
+        r.report(devices.validate(path: "devices"))
         r.report(mqtt.validate())
         r.report(topics.validate())
         r.report(outbox.validate())
@@ -42,7 +46,8 @@ extension GatewayConfiguration {
 
     /// References between sections: format names used in regions, beacon ids and measured powers must exist.
     func crossSectionIssues() -> [ConfigIssue] {
-        let known = formats.knownFormatNames
+        // `irk` is the format of devices resolved through their keys (`devices`).
+        let known = formats.knownFormatNames + [PrivateDevice.format]
         let disabled = Set(BuiltinFormat.allCases.map(\.rawValue)).subtracting(formats.enabled)
         func unknown(_ name: String) -> String? {
             let lower = name.lowercased()
@@ -59,9 +64,13 @@ extension GatewayConfiguration {
                 issues.append(ConfigIssue(path: "regions[\(index)].match.format", message: problem))
             }
         }
+        let deviceIDs = Set(devices.known.map(\.beaconID))
         for (index, beacon) in beacons.enumerated() {
             if let format = beacon.formatName, let problem = unknown(format) {
                 issues.append(ConfigIssue(path: "beacons[\(index)].id", message: problem))
+            } else if beacon.formatName == PrivateDevice.format, !deviceIDs.contains(beacon.id) {
+                issues.append(ConfigIssue(path: "beacons[\(index)].id", message: "`\(beacon.id)` names no device of "
+                                          + "devices.known (irk ids are irk:<device name>)"))
             }
         }
         for format in distance.measuredPower.keys.sorted() {
