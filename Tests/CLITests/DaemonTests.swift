@@ -19,20 +19,24 @@ import TestSupport
         #expect(run.stderr.contains("hci_events=416"))
         #expect(run.stderr.contains("reports=412"))
 
-        // The capture holds two Govee H5072 thermometers; each sends an iBeacon in its scan response.
+        // The capture holds two Govee H5072 thermometers that send an iBeacon in their scan response, and four
+        // Govee H5072/H5075 whose advertising PDUs carry their readings (manufacturer data 0xEC88).
         let govees = Set([20594, 20597].map { "ibeacon:494e5445-4c4c-495f-524f-434b535f4857:\($0):62207" })
-        try await waitUntil("both Govee iBeacons' away events", timeout: 60) {
-            subscriber.messages(under: "\(bed.topicBase)/presence/").filter { $0.string("state") == "away" }.count == 2
+        let thermometers = Set(["A4:C1:38:70:53:99", "A4:C1:38:83:EF:4C", "A4:C1:38:8B:73:F4", "A4:C1:38:BF:6F:AB"].map { "govee:" + $0 })
+        try await waitUntil("every Govee beacon's away event", timeout: 60) {
+            subscriber.messages(under: "\(bed.topicBase)/presence/").filter { $0.string("state") == "away" }.count == 6
         }
         let presence = subscriber.messages(under: "\(bed.topicBase)/presence/")
-        for govee in govees {
+        for govee in govees.union(thermometers) {
             #expect(presence.filter { $0.string("beacon_id") == govee }.map { $0.string("state") } == ["seen", "away"])
         }
-        #expect(presence.allSatisfy { $0.string("format") == "ibeacon" && $0.topic.hasSuffix(TopicLayout.level($0.string("beacon_id") ?? "-")) })
+        #expect(presence.allSatisfy { ["ibeacon", "govee"].contains($0.string("format")) && $0.topic.hasSuffix(TopicLayout.level($0.string("beacon_id") ?? "-")) })
         let sightings = subscriber.messages(under: "\(bed.topicBase)/sighting/")
-        #expect(Set(sightings.compactMap { $0.string("beacon_id") }) == govees)
+        #expect(Set(sightings.compactMap { $0.string("beacon_id") }) == govees.union(thermometers))
         // Names come from the advertising PDU; a scan response heard before any of them has none yet.
         #expect(sightings.contains { $0.string("name")?.hasPrefix("GVH5072_") == true })
+        // The thermometers' readings travel in the sightings' fields.
+        #expect(sightings.contains { $0.string("beacon_id") == "govee:A4:C1:38:BF:6F:AB" && $0.payload.contains(#""temperature_c":18.4"#) })
 
         // Every event the run submitted arrived, with consecutive sequence numbers (a fresh database starts
         // its counter at the wall clock in microseconds, docs/outbox.md) and no gap.

@@ -15,7 +15,7 @@ public struct FormatSettings: Sendable, Equatable {
     /// id `mac:<address>` (default: false; phones with rotating addresses make many of them).
     public var includeDevices: Bool
 
-    public init(enabled: [String] = BuiltinFormat.allCases.map(\.rawValue), layouts: [Layout] = [],
+    public init(enabled: [String] = FormatRegistry.names, layouts: [Layout] = [],
                 includeDevices: Bool = false) {
         self.enabled = enabled
         self.layouts = layouts
@@ -23,12 +23,12 @@ public struct FormatSettings: Sendable, Equatable {
     }
 
     /// The enabled built-ins that exist (unknown names are reported by `validate()`).
-    public var enabledBuiltins: Set<BuiltinFormat> { Set(enabled.compactMap(BuiltinFormat.init(rawValue:))) }
+    public var enabledBuiltins: [BeaconFormat] { FormatRegistry.builtins.filter { enabled.contains($0.name) } }
 
     /// Every problem at once: unknown built-in names, bad or duplicate layout names, invalid layouts.
     public func validate() -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
-        let builtinNames = BuiltinFormat.allCases.map(\.rawValue)
+        let builtinNames = FormatRegistry.names
         for (index, name) in enabled.enumerated() where !builtinNames.contains(name) {
             issues.append(ConfigIssue(path: "formats.enabled[\(index)]",
                                       message: "unknown format '\(name)' (known: \(builtinNames.joined(separator: ", ")))"))

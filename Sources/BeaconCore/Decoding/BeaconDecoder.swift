@@ -1,9 +1,10 @@
-/// Recognises beacons in advertising reports: the enabled built-in formats and the user's layouts.
+/// Recognises beacons in advertising reports: the user's layouts and the enabled built-in formats
+/// (`FormatRegistry`).
 ///
 /// Every AD structure is offered to the formats that read its AD type, user layouts first (in configuration
-/// order: a user's layout is the more specific intent) then the built-ins (in `BuiltinFormat` order); the first
-/// format that matches a structure claims it.
-/// One report can hold several beacons (e.g. an iBeacon and an Eddystone frame).
+/// order: a user's layout is the more specific intent) then the built-ins (in `FormatRegistry.builtins` order);
+/// the first format that matches a structure claims it. One report can hold several beacons (e.g. an iBeacon
+/// and an Eddystone frame).
 public struct BeaconDecoder: Sendable {
     /// Holds a layout by reference so that walking the format list copies one pointer, not the layout.
     final class LayoutReference: Sendable {
@@ -13,85 +14,67 @@ public struct BeaconDecoder: Sendable {
 
     enum FormatDecoder: Sendable {
         case layout(LayoutReference)
-        case eddystoneURL, eddystoneTLM, appleOverflow
-
-        func beacon(in bytes: [UInt8], _ structure: ADStructure, _ address: BluetoothAddress) -> Beacon? {
-            switch self {
-            case let .layout(reference): reference.layout.beacon(in: bytes, payload: structure.range, address: address)
-            case .eddystoneURL: EddystoneURL.beacon(in: bytes, payload: structure.range, address: address)
-            case .eddystoneTLM: EddystoneTLM.beacon(in: bytes, payload: structure.range, address: address)
-            case .appleOverflow: AppleOverflow.beacon(in: bytes, payload: structure.range, address: address)
-            }
-        }
-
-        /// Two bytes every match needs (offset in the AD payload and value), checked before the decoder runs.
-        var quickCheck: QuickCheck {
-            switch self {
-            case let .layout(reference):
-                let matchers = reference.layout.matchers
-                let first = matchers.first.map { ($0.start, $0.bytes.first ?? 0) } ?? (0, 0)
-                let last = matchers.last.map { ($0.start, $0.bytes.first ?? 0) } ?? first
-                let minimum = matchers.map { $0.start + $0.bytes.count }.max() ?? 0
-                return QuickCheck(adType: reference.layout.adType, offset1: first.0, byte1: first.1,
-                                  offset2: last.0, byte2: last.1, minimumLength: minimum)
-            case .eddystoneURL:
-                return QuickCheck(adType: 0x16, offset1: 0, byte1: 0xAA, offset2: 2, byte2: EddystoneURL.frameType, minimumLength: 5)
-            case .eddystoneTLM:
-                return QuickCheck(adType: 0x16, offset1: 0, byte1: 0xAA, offset2: 2, byte2: EddystoneTLM.frameType, minimumLength: 4)
-            case .appleOverflow:
-                return QuickCheck(adType: 0xFF, offset1: 0, byte1: 0x4C, offset2: 2, byte2: AppleOverflow.overflowType, minimumLength: 19)
-            }
-        }
-    }
-
-    /// A plain-value pre-filter per format (no reference counting while scanning the list).
-    struct QuickCheck: Sendable {
-        var adType: UInt8
-        var offset1: Int
-        var byte1: UInt8
-        var offset2: Int
-        var byte2: UInt8
-        var minimumLength: Int
+        case code(@Sendable (borrowing BeaconFormat.FrameInput) -> Beacon?)
 
         @inline(__always)
-        func passes(_ bytes: [UInt8], _ structure: ADStructure) -> Bool {
-            let base = structure.range.lowerBound
-            return structure.type == adType && structure.range.count >= minimumLength
-                && bytes[base + offset1] == byte1 && bytes[base + offset2] == byte2
+        func beacon(in bytes: [UInt8], _ structure: ADStructure, _ address: BluetoothAddress, _ keys: SensorKeys) -> Beacon? {
+            switch self {
+            case let .layout(reference): reference.layout.beacon(in: bytes, payload: structure.range, address: address)
+            case let .code(decode):
+                decode(BeaconFormat.FrameInput(bytes: bytes, payload: structure.range, address: address, keys: keys))
+            }
+        }
+
+        static func quickCheck(_ layout: BeaconLayout) -> BeaconFormat.QuickCheck {
+            let matchers = layout.matchers
+            let first = matchers.first.flatMap { m in m.bytes.first.map { (m.start, $0) } } ?? (0, 0)
+            let last = matchers.last.flatMap { m in m.bytes.last.map { (m.start + m.bytes.count - 1, $0) } } ?? first
+            let minimum = matchers.map { $0.start + $0.bytes.count }.max() ?? 0
+            return BeaconFormat.QuickCheck(adType: layout.adType, offset1: first.0, byte1: first.1,
+                                           offset2: last.0, byte2: last.1, minimumLength: minimum)
         }
     }
 
-    /// Formats reading manufacturer data (0xFF) and service data (0x16, 0x20, 0x21).
+    /// Formats reading manufacturer data (0xFF) and service data (0x16, 0x20, 0x21), with their pre-filters.
     let formats: [FormatDecoder]
-    let checks: [QuickCheck]
-    public let builtins: Set<BuiltinFormat>
+    let checks: [BeaconFormat.QuickCheck]
+    public let builtins: [BeaconFormat]
     public let layouts: [BeaconLayout]
+    /// Per-device decryption keys (BTHome bind keys).
+    let keys: SensorKeys
 
     /// - Parameters:
-    ///   - builtins: the built-in formats to recognise (all by default).
+    ///   - builtins: the built-in formats to recognise (all by default), tried in registry order.
     ///   - layouts: user formats, tried before the built-ins.
-    public init(builtins: Set<BuiltinFormat> = Set(BuiltinFormat.allCases), layouts: [BeaconLayout] = []) {
-        self.builtins = builtins
+    ///   - keys: per-device decryption keys.
+    public init(builtins: [BeaconFormat] = FormatRegistry.builtins, layouts: [BeaconLayout] = [],
+                keys: SensorKeys = SensorKeys()) {
+        self.builtins = FormatRegistry.builtins.filter { builtins.contains($0) }
+            + builtins.filter { !FormatRegistry.builtins.contains($0) }
         self.layouts = layouts
+        self.keys = keys
         var formats: [FormatDecoder] = layouts.map { .layout(LayoutReference($0)) }
-        for format in BuiltinFormat.allCases where builtins.contains(format) {
-            switch format {
-            case .eddystoneURL: formats.append(.eddystoneURL)
-            case .eddystoneTLM: formats.append(.eddystoneTLM)
-            case .appleOverflow: formats.append(.appleOverflow)
-            default: if let layout = format.layout { formats.append(.layout(LayoutReference(layout))) }
+        var checks = layouts.map(FormatDecoder.quickCheck)
+        for format in self.builtins {
+            switch format.recogniser {
+            case let .layout(layout):
+                formats.append(.layout(LayoutReference(layout)))
+                checks.append(FormatDecoder.quickCheck(layout))
+            case let .code(check, decode):
+                formats.append(.code(decode))
+                checks.append(check)
             }
         }
         self.formats = formats
-        checks = formats.map(\.quickCheck)
+        self.checks = checks
     }
 
     /// Builds a decoder from format settings. Throws the first invalid layout (validate settings first to
     /// report every problem).
-    public init(settings: FormatSettings) throws(LayoutError) {
+    public init(settings: FormatSettings, keys: SensorKeys = SensorKeys()) throws(LayoutError) {
         var layouts: [BeaconLayout] = []
         for entry in settings.layouts { layouts.append(try BeaconLayout(name: entry.name, layout: entry.layout)) }
-        self.init(builtins: settings.enabledBuiltins, layouts: layouts)
+        self.init(builtins: settings.enabledBuiltins, layouts: layouts, keys: keys)
     }
 
     /// Parses the report's AD structures and recognises its beacons.
@@ -139,7 +122,7 @@ public struct BeaconDecoder: Sendable {
             guard type == AdvertisingData.manufacturerSpecific || type == AdvertisingData.serviceData16
                 || type == AdvertisingData.serviceData32 || type == AdvertisingData.serviceData128 else { continue }
             for index in checks.indices where checks[index].passes(bytes, structure) {
-                if let beacon = formats[index].beacon(in: bytes, structure, address) { body(beacon); break }
+                if let beacon = formats[index].beacon(in: bytes, structure, address, keys) { body(beacon); break }
             }
         }
     }

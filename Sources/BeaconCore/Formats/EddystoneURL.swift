@@ -13,7 +13,7 @@ enum EddystoneURL {
               let url = expand(bytes, (base + 4)..<payload.upperBound)
         else { return nil }
         let txPower = Int(Int8(bitPattern: bytes[base + 3]))
-        let format = BuiltinFormat.eddystoneURL.rawValue
+        let format = "eddystone-url"
         return Beacon(format: format, beaconID: Beacon.addressID(format: format, address: address),
                       identifiers: [url], measuredPower: txPower - 41,
                       fields: ["url": .string(url), "tx_power_0m": .int(Int64(txPower))], isExtraFrame: true)
@@ -33,4 +33,14 @@ enum EddystoneURL {
         }
         return url
     }
+}
+
+extension BeaconFormat {
+    static let eddystoneURL = BeaconFormat(
+        name: "eddystone-url", summary: "Eddystone-URL", idShape: .address,
+        fields: [Field("url", .info, "the expanded URL (also the only identifier)"),
+                 Field("tx_power_0m", unit: "dBm", .info, "transmit power at 0 m as sent (measured power is this - 41)")],
+        syntheticFrame: "0303aafe 0d16aafe 10 f0 01 676f6f676c65 00",
+        quickCheck: QuickCheck(adType: 0x16, offset1: 0, byte1: 0xAA, offset2: 2, byte2: EddystoneURL.frameType, minimumLength: 5),
+        decode: { EddystoneURL.beacon(in: $0.bytes, payload: $0.payload, address: $0.address) })
 }

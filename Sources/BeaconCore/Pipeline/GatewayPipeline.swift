@@ -20,6 +20,7 @@ public struct GatewayPipeline: Sendable {
     private var names: DeviceNameCache
     /// Last-seen times already handed out by `takeSeenDeviceKeys`, per device.
     private var savedSeen: [Timestamp?] = []
+    private var replayGuard = EncryptedCounterGuard()
 
     /// `learnedOrders`: byte orders of keys seen before (by device name, from the state database).
     public init(decoder: BeaconDecoder, engine: RegionEngine, includeDevices: Bool, nameCacheCapacity: Int = 2048,
@@ -73,6 +74,10 @@ public struct GatewayPipeline: Sendable {
             if decoded.beacons.contains(where: \.isExtraFrame) {
                 observations = zip(observations, decoded.beacons).filter { !$0.1.isExtraFrame }.map(\.0)
             }
+        }
+        if !decoded.beacons.isEmpty {
+            observations.removeAll { !replayGuard.admit($0) }
+            counters.replayedFrames = replayGuard.duplicates
         }
         counters.beacons += UInt64(observations.count)
         for index in observations.indices where observations[index].name == nil {
@@ -146,5 +151,7 @@ public struct PipelineCounters: Sendable, Equatable {
     public var resolvedReports: UInt64 = 0
     /// Reports from resolvable private addresses that matched no key (not published as devices).
     public var unresolvedPrivateReports: UInt64 = 0
+    /// Encrypted frames dropped because their counter was not newer than the device's last one.
+    public var replayedFrames: UInt64 = 0
     public init() {}
 }

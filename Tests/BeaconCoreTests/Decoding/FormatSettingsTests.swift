@@ -5,10 +5,10 @@ import Testing
     @Test func defaultsEnableEveryBuiltin() throws {
         let settings = FormatSettings()
         #expect(settings.validate().isEmpty)
-        #expect(settings.enabledBuiltins == Set(BuiltinFormat.allCases))
+        #expect(settings.enabledBuiltins == FormatRegistry.builtins)
         #expect(!settings.includeDevices)
         let decoder = try BeaconDecoder(settings: settings)
-        #expect(decoder.builtins.count == BuiltinFormat.allCases.count)
+        #expect(decoder.builtins.count == FormatRegistry.builtins.count)
     }
 
     @Test func everyProblemIsReportedWithItsPath() {

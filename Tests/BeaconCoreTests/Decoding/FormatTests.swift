@@ -173,9 +173,9 @@ import Testing
     }
 
     @Test func builtinLayoutsAreExpressedInTheGrammar() throws {
-        for format in BuiltinFormat.allCases {
+        for format in FormatRegistry.builtins {
             guard let layout = format.layoutString else { continue }
-            #expect(throws: Never.self) { try BeaconLayout(name: format.rawValue, layout: layout) }
+            #expect(throws: Never.self) { try BeaconLayout(name: format.name, layout: layout) }
         }
     }
 }

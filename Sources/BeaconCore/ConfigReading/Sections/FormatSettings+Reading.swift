@@ -12,6 +12,6 @@ extension FormatSettings {
     /// Every format name a region, beacon id or measured power may refer to: built-ins, layouts, and the
     /// address-only kinds.
     public var knownFormatNames: [String] {
-        BuiltinFormat.allCases.map(\.rawValue) + layouts.map(\.name) + ["device", "mac"]
+        FormatRegistry.names + layouts.map(\.name) + ["device", "mac"]
     }
 }

@@ -48,7 +48,7 @@ extension GatewayConfiguration {
     func crossSectionIssues() -> [ConfigIssue] {
         // `irk` is the format of devices resolved through their keys (`devices`).
         let known = formats.knownFormatNames + [PrivateDevice.format]
-        let disabled = Set(BuiltinFormat.allCases.map(\.rawValue)).subtracting(formats.enabled)
+        let disabled = Set(FormatRegistry.names).subtracting(formats.enabled)
         func unknown(_ name: String) -> String? {
             let lower = name.lowercased()
             if disabled.contains(lower) {

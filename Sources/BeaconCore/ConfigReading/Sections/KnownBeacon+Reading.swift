@@ -10,26 +10,23 @@ extension KnownBeacon {
     /// Why `id` is not the canonical id of its built-in format, with the canonical spelling when there is one.
     static func canonicalProblem(_ id: String) -> String? {
         let parts = id.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard let format = parts.first.flatMap(BuiltinFormat.init(rawValue:)) else {
+        guard let format = parts.first.flatMap(FormatRegistry.format(named:)) else {
             return parts.first == "mac" ? addressProblem(id, parts: parts, shape: "mac:AA:BB:CC:DD:EE:FF") : nil
         }
         let rest = Array(parts.dropFirst())
-        switch format {
-        case .iBeacon, .altBeacon:
-            let shape = "\(format.rawValue):<uuid>:<0-65535>:<0-65535>"
+        switch format.idShape {
+        case .uuidMajorMinor:
+            let shape = "\(format.name):<uuid>:<0-65535>:<0-65535>"
             guard rest.count == 3, let uuid = try? ConfigUUID.decodeConfig(ConfigScalar(rest[0])),
                   let major = UInt16(rest[1]), let minor = UInt16(rest[2]) else {
-                return "`\(format.rawValue)` ids look like \(shape)"
+                return "`\(format.name)` ids look like \(shape)"
             }
-            return suggest(id, "\(format.rawValue):\(uuid.text):\(major):\(minor)")
-        case .eddystoneUID:
-            return hexProblem(id, format: format, rest: rest, lengths: [10, 6], shape: "eddystone-uid:<20 hex>:<12 hex>")
-        case .eddystoneEID:
-            return hexProblem(id, format: format, rest: rest, lengths: [8], shape: "eddystone-eid:<16 hex>")
-        case .exposureNotification:
-            return hexProblem(id, format: format, rest: rest, lengths: [16], shape: "exposure-notification:<32 hex>")
-        case .eddystoneURL, .eddystoneTLM, .appleOverflow:
-            return addressProblem(id, parts: parts, shape: "\(format.rawValue):AA:BB:CC:DD:EE:FF")
+            return suggest(id, "\(format.name):\(uuid.text):\(major):\(minor)")
+        case let .hex(lengths):
+            let shape = ([format.name] + lengths.map { "<\($0 * 2) hex>" }).joined(separator: ":")
+            return hexProblem(id, format: format, rest: rest, lengths: lengths, shape: shape)
+        case .address:
+            return addressProblem(id, parts: parts, shape: "\(format.name):AA:BB:CC:DD:EE:FF")
         }
     }
 
@@ -37,13 +34,13 @@ extension KnownBeacon {
         id == canonical ? nil : "ids are written as events carry them: did you mean `\(canonical)`?"
     }
 
-    private static func hexProblem(_ id: String, format: BuiltinFormat, rest: [String], lengths: [Int],
+    private static func hexProblem(_ id: String, format: BeaconFormat, rest: [String], lengths: [Int],
                                    shape: String) -> String? {
         let bytes = rest.map { HexBytes.parse($0) }
         guard bytes.count == lengths.count, zip(bytes, lengths).allSatisfy({ $0?.count == $1 }) else {
-            return "`\(format.rawValue)` ids look like \(shape)"
+            return "`\(format.name)` ids look like \(shape)"
         }
-        let canonical = ([format.rawValue] + bytes.map { String(HexBytes($0!).description.dropFirst(2)) })
+        let canonical = ([format.name] + bytes.map { String(HexBytes($0!).description.dropFirst(2)) })
             .joined(separator: ":")
         return suggest(id, canonical)
     }
