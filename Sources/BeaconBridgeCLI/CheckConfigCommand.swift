@@ -1,4 +1,5 @@
 import BeaconCore
+import HCIScanner
 import YAMLConfig
 
 /// `beaconbridge check-config [--config FILE]`: validates the configuration and reports every problem at
@@ -45,7 +46,7 @@ enum CheckConfigCommand {
         }
     }
 
-    static func summary(_ c: GatewayConfiguration, path: String) -> String {
+    static func summary(_ c: GatewayConfiguration, path: String, now: Double = HCIClock.realtime()) -> String {
         var lines = ["\(path): configuration is valid"]
         var gateway = "  gateway: id=\(c.gateway.id)"
         if c.gateway.name != c.gateway.id { gateway += " name=\"\(c.gateway.name)\"" }
@@ -59,6 +60,13 @@ enum CheckConfigCommand {
         lines.append("  formats: \(c.formats.enabled.count) built-in" + (layouts.isEmpty ? "" : " + " + layouts.joined(separator: ", ")))
         lines.append("  regions: \(c.regions.count)" + (c.regions.isEmpty ? "" : " (" + c.regions.map(\.name).joined(separator: ", ") + ")"))
         lines.append("  beacons: \(c.beacons.count) named")
+        if !c.devices.known.isEmpty {
+            lines.append("  devices: \(c.devices.known.count) with identity resolving keys"
+                         + (c.devices.publishUnresolved ? ", unresolved private addresses published" : ""))
+            let seen = DeviceKeyReport.seenKeys(databasePath: c.outbox.path)
+            lines.append(contentsOf: DeviceKeyReport.lines(c.devices, seen: seen.rows, now: now, detailed: false)
+                .map { "  " + $0 })
+        }
         let scheme = c.mqtt.tls == nil ? "mqtt" : "mqtts"
         var broker = "  broker: \(scheme)://\(c.mqtt.host):\(c.mqtt.port)"
         if let user = c.mqtt.username { broker += " as \(user)" }

@@ -13,6 +13,7 @@ public enum CommandLineTool {
           beaconbridge replay FILE [--config FILE]  run a btsnoop capture through the pipeline
           beaconbridge simulate --scenario FILE     run a scripted scenario, print events and accuracy
           beaconbridge scan [--adapter hci0] [--seconds N]  print raw advertising reports (diagnostics)
+          beaconbridge keys import-bluez | check    enrol phones' identity resolving keys, see which were seen
           beaconbridge --version | --help
 
         Exit codes: 0 ok, 1 input error, 64 usage, 69 unavailable, 70 internal, 74 I/O, 78 configuration.
@@ -33,6 +34,7 @@ public enum CommandLineTool {
         case "run": return RunCommand.run(rest)
         case "replay": return ReplayCommand.run(rest)
         case "scan": return ScanCommand.run(rest)
+        case "keys": return KeysCommand.run(rest)
         default:
             Output.stderr("beaconbridge: unknown command '\(command)'\n\n\(usage)")
             return ExitCode.usage
@@ -49,6 +51,7 @@ public enum ExitCode {
     public static let noInput: Int32 = 66
     public static let unavailable: Int32 = 69
     public static let software: Int32 = 70
+    public static let cantCreate: Int32 = 73
     public static let ioError: Int32 = 74
     public static let config: Int32 = 78
 }

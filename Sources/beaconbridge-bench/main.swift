@@ -7,6 +7,7 @@ import Glibc
 let areas: [(String, () -> Void)] = [
     ("decode", DecodeBench.run),
     ("tracker", TrackerBench.run),
+    ("resolver", ResolverBench.run),
     ("publish", PublishBench.run),
     ("daemon", DaemonBench.run),
 ]

@@ -48,6 +48,9 @@ struct DaemonTelemetry {
             ("beacon_observations", Int64(pipeline.counters.beacons)),
             ("tracked_beacons", Int64(pipeline.engine.trackedCount)),
             ("tracker_evictions", Int64(tracker.evictions)),
+            ("private_reports_resolved", Int64(pipeline.counters.resolvedReports)),
+            ("private_reports_unresolved", Int64(pipeline.counters.unresolvedPrivateReports)),
+            ("private_addresses_cached", Int64(pipeline.resolver.cachedResolved + pipeline.resolver.cachedUnresolved)),
             ("source_dropped", Int64(source.dropped)),
             ("pipeline_dropped", Int64(Self.pipelineDrops.load(ordering: .relaxed))),
             ("scan_restarts", Int64(source.scanRestarts)),
@@ -66,6 +69,8 @@ struct DaemonTelemetry {
             "hci_events": "\(pipeline.counters.hciEvents)", "beacons": "\(pipeline.counters.beacons)",
             "events": "\(submitted)", "published": "\(publisher.published)", "acknowledged": "\(publisher.acknowledged)",
             "outbox_rows": "\(publisher.backlogRows)", "dropped": "\(publisher.droppedTotal)",
+            "private_resolved": "\(pipeline.counters.resolvedReports)",
+            "private_unresolved": "\(pipeline.counters.unresolvedPrivateReports)",
         ]
     }
 }

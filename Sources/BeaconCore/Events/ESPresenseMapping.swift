@@ -5,6 +5,8 @@ public enum ESPresenseMapping {
     /// - iBeacon: `iBeacon:<uuid>-<major>-<minor>` (uuid lower case)
     /// - AltBeacon: `altBeacon:<id1>-<id2>-<id3>`
     /// - Eddystone UID: `eddy:<namespace>-<instance>` (lower-case hex, no `0x`)
+    /// - a device resolved through its identity resolving key: `irk:<name>` (ESPresense writes `irk:<key hex>`;
+    ///   the key never goes into a topic here, so the configured name stands in for it)
     /// - anything else: `known:<mac>` (12 lower-case hex digits, no separators)
     public static func deviceID(for beacon: BeaconSnapshot) -> String {
         let ids = beacon.identifiers
@@ -15,6 +17,8 @@ public enum ESPresenseMapping {
             return "altBeacon:" + ids[0].lowercased() + "-" + ids[1] + "-" + ids[2]
         case "eddystone-uid" where ids.count == 2:
             return "eddy:" + bareHex(ids[0]) + "-" + bareHex(ids[1])
+        case PrivateDevice.format:
+            return beacon.beaconID
         default:
             return "known:" + compactMAC(beacon.address)
         }

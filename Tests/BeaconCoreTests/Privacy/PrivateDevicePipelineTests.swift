@@ -64,6 +64,7 @@ import Testing
         #expect(sighting.identifiers == ["alice-phone"])
         #expect(sighting.measuredPower == -70)
         #expect(sighting.address == addresses.last)
+        #expect(ESPresenseMapping.deviceID(for: sighting) == "irk:alice-phone", "the name, never the key")
 
         // The device's own away timeout (300 s), not the gateway's (30 s); the region exits after its period.
         events = pipeline.advance(to: 39 + 100)
