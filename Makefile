@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 SWIFTC ?= swiftc
-APT_PACKAGES := libbluetooth-dev libmosquitto-dev libsqlite3-dev libyaml-dev pkg-config mosquitto mosquitto-clients openssl
+APT_PACKAGES := libbluetooth-dev libmosquitto-dev libsqlite3-dev libyaml-dev pkg-config mosquitto mosquitto-clients openssl python3 python3-venv
 FUZZ_SECONDS ?= 60
 BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
@@ -23,11 +23,14 @@ build: deps
 release: deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)
 
-# Unit and integration tests (real mosquitto, SQLite files, the built binary), then the end-to-end stage through
+# Unit and integration tests (real mosquitto, SQLite files, the built binary), the cross-check against Home
+# Assistant's reference sensor decoders (scripts/reference-check.sh, about 15 s; SKIP without PyPI), then the
+# end-to-end stage through
 # the Linux BlueZ stack in a QEMU guest (docs/e2e.md; it prints SKIP only where QEMU cannot run at all).
 test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; scripts/suite-times.sh .build/test.log; exit $$status
+	SWIFT=$(SWIFT) scripts/reference-check.sh
 	E2E_BIN=$(CURDIR)/.build/debug/beaconbridge scripts/e2e.sh
 
 fuzz: deps

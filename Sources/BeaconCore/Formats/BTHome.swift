@@ -131,7 +131,7 @@ enum BTHome {
                 } else {
                     // raw x factor rounded to the factor's leading decimal (0.35 -> 0.1), as bthome-ble does.
                     let product = Double(raw) * (Double(object.multiplier) / power(object.decimals))
-                    fields[name] = .double((product * power(object.roundTo)).rounded(.toNearestOrEven) / power(object.roundTo))
+                    fields[name] = .double(roundedDecimal(product, object.roundTo))
                 }
             }
         case .binary:
@@ -159,6 +159,19 @@ enum BTHome {
         case .firmware:
             fields[name] = .string(range.reversed().map { String(bytes[$0]) }.joined(separator: "."))
         }
+    }
+
+    /// `value` rounded to `decimals` places as its exact binary value dictates (as Python's `round` does): 9 x 0.35
+    /// is the double 3.1499999..., which rounds to 3.1, although `value * 10` in floating point is 31.5.
+    static func roundedDecimal(_ value: Double, _ decimals: Int) -> Double {
+        let scale = power(decimals)
+        let scaled = value * scale
+        let residual = (-scaled).addingProduct(value, scale)  // value * scale - scaled, exactly (fused)
+        var result = scaled.rounded(.toNearestOrEven)
+        if abs(scaled - scaled.rounded(.towardZero)) == 0.5, residual != 0 {
+            result = residual > 0 ? scaled.rounded(.up) : scaled.rounded(.down)
+        }
+        return result / scale
     }
 
     static func power(_ decimals: Int) -> Double {

@@ -111,7 +111,7 @@ extension BTHome {
         u(0x4D, 4, 3, "energy_kwh", "kWh", "energy", "energy"),
         u(0x4E, 4, 3, "volume_l", "L", "volume", "volume"),
         u(0x4F, 4, 3, "water_l", "L", "water", "water"),
-        Object(id: 0x50, length: 4, kind: .timestamp, name: "timestamp", unit: "s", key: "timestamp"),
+        Object(id: 0x50, length: 4, kind: .timestamp, name: "timestamp", unit: nil, key: "timestamp"),
         u(0x51, 2, 3, "acceleration_ms2", "m/s²", "acceleration"),
         u(0x52, 2, 3, "gyroscope_dps", "°/s", "gyroscope"),
         Object(id: 0x53, length: 1, kind: .text, name: "text", unit: nil, key: "text"),

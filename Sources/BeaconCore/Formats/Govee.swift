@@ -5,7 +5,8 @@
 ///   reading outside -40..100 °C or with the error bit is left out (`sensor_error: true`).
 /// - 7 bytes (H5074, in its scan responses) and 9 bytes (H5051 family): `00`, temperature s16 and humidity u16
 ///   little endian in 0.01 units, battery %.
-/// The beacon is identified by the sender's address.
+/// Longer data that contains `INTELLI_ROCKS` has a 25-byte iBeacon body glued on, which is dropped first (as
+/// govee-ble does). The beacon is identified by the sender's address.
 enum Govee {
     static let companyID: UInt16 = 0xEC88
     static let format = "govee"
@@ -13,8 +14,11 @@ enum Govee {
     /// `bytes[payload]` is manufacturer data starting with the company code (88 ec).
     static func beacon(in bytes: [UInt8], payload: Range<Int>, address: BluetoothAddress) -> Beacon? {
         let base = payload.lowerBound + 2
+        var count = payload.count - 2
+        // Some firmware glues its 25-byte iBeacon body ("INTELLI_ROCKS_HW...") onto the readings: drop it.
+        if count > 25, contains(bytes, base..<(base + count), intelliRocks) { count -= 25 }
         var fields = [String: FieldValue](minimumCapacity: 5)
-        switch payload.count - 2 {
+        switch count {
         case 6:
             let raw = Int(bytes[base + 1]) << 16 | Int(bytes[base + 2]) << 8 | Int(bytes[base + 3])
             let value = raw & 0x7F_FFFF
@@ -35,12 +39,22 @@ enum Govee {
             fields["temperature_c"] = .double(Double(temperature) / 100)
             fields["humidity_pct"] = .double(Double(humidity) / 100)
             fields["battery_pct"] = .int(Int64(bytes[base + 5]))
-            fields["model"] = .string(payload.count - 2 == 7 ? "H5074" : "H5051")
+            fields["model"] = .string(count == 7 ? "H5074" : "H5051")
         default:
             return nil
         }
         return Beacon(format: format, beaconID: Beacon.addressID(format: format, address: address), identifiers: [],
                       measuredPower: nil, fields: fields, isExtraFrame: true)
+    }
+
+    static let intelliRocks = Array("INTELLI_ROCKS".utf8)
+
+    static func contains(_ bytes: [UInt8], _ range: Range<Int>, _ needle: [UInt8]) -> Bool {
+        guard range.count >= needle.count else { return false }
+        for start in range.lowerBound...(range.upperBound - needle.count) where bytes[start] == needle[0] {
+            if (0..<needle.count).allSatisfy({ bytes[start + $0] == needle[$0] }) { return true }
+        }
+        return false
     }
 }
 
