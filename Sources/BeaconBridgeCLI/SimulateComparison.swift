@@ -20,6 +20,8 @@ enum SimulateComparison {
                 ("missed_transitions", .int(Int64(scores.missed))),
                 ("right_state_fraction", rounded(scores.rightFraction, 10_000)),
                 ("enter_latency_s", latencies(scores.enterLatencies)),
+                ("enter_latency_1hz_s", latencies(scores.enterLatencies(atLeast: 1))),
+                ("enter_latency_5hz_s", latencies(scores.enterLatencies(atLeast: 5))),
                 ("exit_latency_s", latencies(scores.exitLatencies)),
             ])
         })
@@ -44,12 +46,15 @@ enum SimulateComparison {
             "\(number(SimulationSummary.percentile(values, 0.5)))/\(number(SimulationSummary.percentile(values, 0.95)))/\(number(values.max()))"
         }
         var lines = ["  " + cell("detector", 21) + cell("false/b-h", 10) + cell("false exits", 12) + cell("missed", 7)
-                     + cell("right %", 8) + cell("enter p50/p95/max s", 21) + "exit p50/p95/max s"]
+                     + cell("right %", 8) + cell("enter p50/p95/max s", 21) + cell("p95 ≥1/≥5 Hz", 13)
+                     + "exit p50/p95/max s"]
         for row in rows(summary) {
             let scores = row.scores
             lines.append("  " + cell(row.name, 21) + cell(number(scores.falseTransitionsPerBeaconHour, 100), 10)
                          + cell(String(scores.falseExitsDuringStays), 12) + cell(String(scores.missed), 7)
                          + cell(number(scores.rightFraction * 100, 100), 8) + cell(triple(scores.enterLatencies), 21)
+                         + cell("\(number(SimulationSummary.percentile(scores.enterLatencies(atLeast: 1), 0.95)))/"
+                                + number(SimulationSummary.percentile(scores.enterLatencies(atLeast: 5), 0.95)), 13)
                          + triple(scores.exitLatencies))
         }
         return lines.joined(separator: "\n")

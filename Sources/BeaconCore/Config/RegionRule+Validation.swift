@@ -48,6 +48,15 @@ extension RegionRule {
         if !(enterEvidence > 0 && enterEvidence <= 100_000) {
             add("enter_evidence_db", "must be > 0 and <= 100000, got \(enterEvidence)")
         }
+        if !(enterMargin >= 0 && enterMargin <= 30) { add("enter_margin_db", "must be 0...30 dB, got \(enterMargin)") }
+        if !(exitEvidence > 0 && exitEvidence <= 100_000) {
+            add("exit_evidence_db", "must be > 0 and <= 100000, got \(exitEvidence)")
+        }
+        if !(dropoutGrace > 0 && dropoutGrace <= 86_400) {
+            add("dropout_grace_s", "must be > 0 and <= 86400 seconds, got \(dropoutGrace)")
+        } else if exitPeriod > 0, dropoutGrace < exitPeriod {
+            add("dropout_grace_s", "must be at least exit_period_s (\(exitPeriod)), got \(dropoutGrace)")
+        }
         if !(minDwell >= 0 && minDwell <= 3_600) { add("min_dwell_s", "must be 0...3600 seconds, got \(minDwell)") }
         if !(exitPeriod > 0 && exitPeriod <= 86_400) { add("exit_period_s", "must be > 0 and <= 86400 seconds, got \(exitPeriod)") }
         if let filter { issues += filter.validate(path: "\(path).filter") }

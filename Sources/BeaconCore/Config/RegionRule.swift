@@ -1,11 +1,13 @@
 /// One monitored region (YAML list `regions`): which beacons, when they are inside, and how fast the state may
 /// change. Keys and defaults are documented in docs/tracking-and-regions.md.
 ///
-/// Decisions use accumulated evidence rather than a single smoothed value crossing a line (a CUSUM test):
-/// each report adds `rssi - enterLevel` dB to a sum that never drops below 0; the beacon enters when the sum
-/// reaches `enterEvidence` and the run that built it has lasted `minDwell`. While inside, each report adds
-/// `exitLevel - rssi`; a report that leaves this second sum at 0 is a qualifying sighting, and the beacon exits
-/// `exitPeriod` after the last one. See the doc for the numbers behind the defaults.
+/// Decisions use evidence per unit of time (a one-sided CUSUM in dB·s, so the advertising rate does not change
+/// how fast a beacon enters): each report adds (clamped margin above the enter level − `enterMargin`) × the
+/// time it stands for; the beacon enters when the sum reaches `enterEvidence` and the run that built it has
+/// lasted `minDwell`. While inside, a second sum (the exit debt, bounded by `exitEvidence`) collects the time
+/// spent below the exit level; a report that leaves it at 0 is a qualifying sighting. The beacon exits once it
+/// has been heard without qualifying for `exitPeriod`, or after `dropoutGrace` of total silence after
+/// qualifying reports. See docs/tracking-and-regions.md for the numbers behind the defaults.
 public struct RegionRule: Sendable, Equatable {
     public var name: String
     public var match: RegionMatch
@@ -13,8 +15,14 @@ public struct RegionRule: Sendable, Equatable {
     public var enter: RegionCondition?
     /// nil: derived from `enter` (`RegionCondition.defaultExit`).
     public var exit: RegionCondition?
-    /// dB·reports of evidence before entering (YAML `enter_evidence_db`, default 120).
+    /// dB·s of evidence before entering (YAML `enter_evidence_db`, default 30).
     public var enterEvidence: Double
+    /// dB a report must be above the enter level to add evidence (YAML `enter_margin_db`, default 3).
+    public var enterMargin: Double
+    /// Bound of the exit debt, dB·s (YAML `exit_evidence_db`, default 20).
+    public var exitEvidence: Double
+    /// Seconds of total silence after qualifying reports before exiting (YAML `dropout_grace_s`, default 60).
+    public var dropoutGrace: Double
     /// Seconds the evidence run must have lasted before entering (YAML `min_dwell_s`, default 1).
     public var minDwell: Double
     /// Seconds after the last qualifying sighting before exiting (YAML `exit_period_s`, default 30).
@@ -23,8 +31,12 @@ public struct RegionRule: Sendable, Equatable {
     public var filter: FilterSettings?
 
     public init(name: String, match: RegionMatch, enter: RegionCondition? = nil, exit: RegionCondition? = nil,
-                enterEvidence: Double = 120, minDwell: Double = 1, exitPeriod: Double = 30,
-                filter: FilterSettings? = nil) {
+                enterEvidence: Double = 30, minDwell: Double = 1, exitPeriod: Double = 30,
+                filter: FilterSettings? = nil, enterMargin: Double = 3, exitEvidence: Double = 20,
+                dropoutGrace: Double = 60) {
+        self.enterMargin = enterMargin
+        self.exitEvidence = exitEvidence
+        self.dropoutGrace = dropoutGrace
         self.name = name
         self.match = match
         self.enter = enter

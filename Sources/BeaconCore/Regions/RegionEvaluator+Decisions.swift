@@ -10,30 +10,64 @@ extension RegionEvaluator {
         guard updateLevels(&membership, enter: enter, exit: params.exit, format: format,
                            measuredPower: measuredPower) else { return false }
         let value = Float(sample)
+        // The time this report stands for: since the pair's previous report, at most `maxReportWeight`.
+        let gap = membership.lastSample.isFinite ? max(time - membership.lastSample, 0) : 0
+        let weight = Float(min(gap, Self.maxReportWeight))
+        membership.lastSample = time
         if membership.state == .inside {
-            membership.otherSum = max(0, membership.otherSum + (membership.exitLevel - value))
-            if membership.otherSum == 0 {
+            let below = membership.exitLevel - min(max(value, membership.exitLevel - Self.marginClamp),
+                                                   membership.exitLevel + Self.marginClamp)
+            membership.otherSum = min(params.exitEvidence, max(0, membership.otherSum + weight * below))
+            if membership.otherSum == 0, weight > 0 || below <= 0 {
                 membership.lastQualifying = time
+                membership.outTime = 0
                 if time - membership.lastPersisted >= settings.statePersistInterval {
                     persist(&membership, beaconID: beaconID, at: time, changes: &changes)
                 }
+            } else {
+                membership.outTime += Float(min(gap, Self.heardGap))
             }
             return false
         }
+        let margin = min(max(value - membership.enterLevel, -Self.marginClamp), Self.marginClamp)
         let before = membership.enterSum
-        membership.enterSum = max(0, membership.enterSum + (value - membership.enterLevel))
-        if before == 0, membership.enterSum > 0 { membership.runStart = time }
+        membership.enterSum = max(0, membership.enterSum + weight * (margin - params.enterMargin))
+        if before == 0, membership.enterSum > 0 { membership.runStart = time - Double(weight) }
         if Double(membership.enterSum) >= params.enterEvidence, time - membership.runStart >= params.minDwell {
             transition(&membership, to: .inside, at: time, beaconID: beaconID, changes: &changes)
             return true
         }
         if membership.state == .unknown {
-            membership.otherSum = max(0, membership.otherSum + (membership.enterLevel - value))
+            membership.otherSum = max(0, membership.otherSum + weight * (-margin - params.enterMargin))
             if Double(membership.otherSum) >= params.enterEvidence {
                 transition(&membership, to: .outside, at: time, beaconID: beaconID, changes: &changes)
             }
         }
         return false
+    }
+
+    /// Most seconds one report's evidence stands for (a report after a longer silence counts this much).
+    static let maxReportWeight = 2.0
+    /// Silences up to this long between reports count as heard time for the exit period; longer ones are
+    /// dropouts, which only `dropoutGrace` ends.
+    static let heardGap = 5.0
+    /// A report's margin counts at most this many dB either way, so one outlier cannot decide.
+    static let marginClamp: Float = 10
+
+    /// Whether an inside membership is due to exit at `time`: heard without qualifying for the exit period
+    /// (the current silence counted up to `heardGap`), or silent since qualifying for the dropout grace.
+    /// Regions without an enter condition exit after the exit period without a sighting (iOS style).
+    func exitDue(_ membership: RegionMembership, params: RegionParameters, at time: Timestamp) -> Bool {
+        time >= exitDeadline(membership, params: params)
+    }
+
+    /// The time at which an inside membership exits if nothing more is heard.
+    func exitDeadline(_ membership: RegionMembership, params: RegionParameters) -> Timestamp {
+        guard params.enter != nil else { return membership.lastQualifying + params.exitPeriod }
+        let grace = membership.lastQualifying + params.dropoutGrace
+        let remaining = params.exitPeriod - Double(membership.outTime)
+        guard remaining <= Self.heardGap else { return grace }
+        return min(grace, max(membership.lastSample, membership.lastQualifying) + max(remaining, 0))
     }
 
     /// A region without an enter condition: inside once sighted for `minDwell` (reports no more than an exit

@@ -92,7 +92,7 @@ struct RegionEvaluator: Sendable {
         defer { updateDeadline(&beacon) }
         for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
             let region = Int(beacon.memberships[index].region)
-            guard time - beacon.memberships[index].lastQualifying >= parameters[region].exitPeriod else { continue }
+            guard exitDue(beacon.memberships[index], params: parameters[region], at: time) else { continue }
             exit(&beacon, membership: index, at: time, events: &events, changes: &changes)
         }
         if beacon.present, time - beacon.quietSince >= awayTimeout(of: beacon) {
@@ -122,7 +122,7 @@ struct RegionEvaluator: Sendable {
         var deadline = beacon.present ? beacon.quietSince + awayTimeout(of: beacon) : .infinity
         for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
             let membership = beacon.memberships[index]
-            deadline = min(deadline, membership.lastQualifying + parameters[Int(membership.region)].exitPeriod)
+            deadline = min(deadline, exitDeadline(membership, params: parameters[Int(membership.region)]))
         }
         beacon.deadline = deadline
     }
@@ -180,6 +180,7 @@ struct RegionEvaluator: Sendable {
         membership.since = time
         membership.enterSum = 0
         membership.otherSum = 0
+        membership.outTime = 0
         if state == .inside { membership.lastQualifying = time }
         persist(&membership, beaconID: beaconID, at: time, changes: &changes)
     }

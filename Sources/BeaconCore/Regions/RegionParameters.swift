@@ -6,6 +6,9 @@ struct RegionParameters: Sendable {
     var enterEvidence: Double
     var minDwell: Double
     var exitPeriod: Double
+    var enterMargin: Float
+    var exitEvidence: Float
+    var dropoutGrace: Double
     /// The region's own filter, nil to judge raw reports.
     var filter: FilterSettings?
 
@@ -15,6 +18,9 @@ struct RegionParameters: Sendable {
         enterEvidence = rule.enterEvidence
         minDwell = rule.minDwell
         exitPeriod = rule.exitPeriod
+        enterMargin = Float(rule.enterMargin)
+        exitEvidence = Float(rule.exitEvidence)
+        dropoutGrace = rule.dropoutGrace
         filter = rule.filter
     }
 }

@@ -57,6 +57,9 @@ extension RegionRule {
         enterEvidence = try fields.double("enter_evidence_db", default: enterEvidence)
         minDwell = try fields.double("min_dwell_s", default: minDwell)
         exitPeriod = try fields.double("exit_period_s", default: exitPeriod)
+        enterMargin = try fields.double("enter_margin_db", default: enterMargin)
+        exitEvidence = try fields.double("exit_evidence_db", default: exitEvidence)
+        dropoutGrace = try fields.double("dropout_grace_s", default: dropoutGrace)
         if let filterFields = try fields.object("filter") { filter = try FilterSettings(scenario: filterFields) }
         try fields.finish()
     }

@@ -17,6 +17,7 @@ struct SimulationRecorder {
     private var truthByPair: [PairKey: [TruthTransition]] = [:]
     private var heardBeacons: Set<String> = []
     private var exitPeriods: [String: Double] = [:]
+    private var rates: [String: Double] = [:]
     private var engineLog = DetectorLog()
     /// Per beacon id, its pairs' baseline detectors (one per kind) and their logs, indexed by kind.
     private var baselines: [String: [(key: PairKey, detectors: [BaselineDetector])]] = [:]
@@ -30,6 +31,7 @@ struct SimulationRecorder {
             truthByPair[PairKey(region: transition.region, beaconID: transition.beaconID), default: []].append(transition)
         }
         let model = scenario.distanceModel
+        for beacon in scenario.beacons { rates[beacon.beaconID] = beacon.rate }
         for rule in scenario.regions {
             guard let enter = rule.enter else { continue }
             exitPeriods[rule.name] = rule.exitPeriod
@@ -158,6 +160,7 @@ struct SimulationRecorder {
         var result: [SimulationSummary.Pair] = []
         for (key, truth) in truthByPair.sorted(by: { ($0.key.region, $0.key.beaconID) < ($1.key.region, $1.key.beaconID) }) {
             var pair = SimulationSummary.Pair(region: key.region, beaconID: key.beaconID)
+            pair.rate = rates[key.beaconID] ?? 0
             pair.judgedSeconds = log.judged[key] ?? 0
             pair.rightSeconds = log.right[key] ?? 0
             let engine = log.transitions[key] ?? []

@@ -8,6 +8,8 @@ public struct SimulationSummary: Sendable, Equatable, PairScores {
     public struct Pair: Sendable, Equatable {
         public var region: String
         public var beaconID: String
+        /// The beacon's advertising rate (Hz).
+        public var rate = 0.0
         /// Seconds compared (from the beacon's first report) and seconds the engine showed the expected state
         /// (truth, with exits due one exit period after leaving).
         public var judgedSeconds = 0.0
@@ -62,6 +64,10 @@ extension PairScores {
     public var missed: Int { pairs.reduce(0) { $0 + $1.missed } }
     public var enterLatencies: [Double] { pairs.flatMap(\.enterLatencies).sorted() }
     public var exitLatencies: [Double] { pairs.flatMap(\.exitLatencies).sorted() }
+    /// Enter latencies of beacons advertising at `minimumRate` Hz or faster.
+    public func enterLatencies(atLeast minimumRate: Double) -> [Double] {
+        pairs.filter { $0.rate >= minimumRate }.flatMap(\.enterLatencies).sorted()
+    }
     /// Judged (region, beacon) pair-hours: a "beacon-hour" per region.
     public var beaconHours: Double { pairs.reduce(0) { $0 + $1.judgedSeconds } / 3_600 }
     public var falseTransitionsPerBeaconHour: Double {

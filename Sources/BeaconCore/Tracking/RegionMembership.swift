@@ -7,12 +7,17 @@ struct RegionMembership: Sendable {
     var since: Timestamp
     /// Last sighting that kept the beacon inside (the exit period runs from here).
     var lastQualifying: Timestamp
+    /// Last report with RSSI judged for this pair (the time the next report stands for runs from here).
+    var lastSample: Timestamp = -.infinity
+    /// While inside: seconds heard without qualifying since `lastQualifying` (silences longer than
+    /// `RegionEvaluator.heardGap` not counted), up to `lastSample`.
+    var outTime: Float = 0
     /// When this pair was last handed out by `takeStateChanges()`.
     var lastPersisted: Timestamp = -.infinity
-    /// CUSUM of `rssi - enterLevel` (dB) while not inside.
+    /// CUSUM of (clamped `rssi - enterLevel` − margin) × seconds (dB·s) while not inside.
     var enterSum: Float = 0
-    /// While inside: CUSUM of `exitLevel - rssi`. While unknown: CUSUM of `enterLevel - rssi` (evidence of
-    /// being outside).
+    /// While inside: the exit debt, CUSUM of (`exitLevel - rssi`) × seconds, bounded by the region's
+    /// `exitEvidence`. While unknown: CUSUM of (`enterLevel - rssi` − margin) × seconds (evidence of being outside).
     var otherSum: Float = 0
     /// Start of the run of reports that built `enterSum`.
     var runStart: Timestamp = 0

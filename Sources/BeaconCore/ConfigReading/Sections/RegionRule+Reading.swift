@@ -23,7 +23,10 @@ extension RegionRule {
                   enterEvidence: r.value("enter_evidence_db", default: d.enterEvidence),
                   minDwell: r.duration("min_dwell_s", default: d.minDwell),
                   exitPeriod: r.duration("exit_period_s", default: d.exitPeriod),
-                  filter: FilterSettings.read("filter", from: &r))
+                  filter: FilterSettings.read("filter", from: &r),
+                  enterMargin: r.value("enter_margin_db", default: d.enterMargin),
+                  exitEvidence: r.value("exit_evidence_db", default: d.exitEvidence),
+                  dropoutGrace: r.duration("dropout_grace_s", default: d.dropoutGrace))
     }
 
     /// Exactly one of an RSSI level (dBm) and a distance (metres).
