@@ -10,7 +10,8 @@ public enum CommandLineTool {
           beaconbridge check-config [--config FILE] validate a configuration file
           beaconbridge decode [--hci] [--layout L] HEX...   decode advertising bytes to JSON
           beaconbridge decode --btsnoop FILE        decode every advertising report of a capture
-          beaconbridge replay FILE [--config FILE]  run a btsnoop capture through the pipeline
+          beaconbridge replay FILE [--config FILE] [--state-db DB]  run a btsnoop capture through the pipeline
+                                                    (--state-db: save/restore region state in DB, also for run)
           beaconbridge simulate --scenario FILE     run a scripted scenario, print events and accuracy
           beaconbridge scan [--adapter hci0] [--seconds N]  print raw advertising reports (diagnostics)
           beaconbridge keys import-bluez | check    enrol phones' identity resolving keys, see which were seen

@@ -47,8 +47,10 @@ import Glibc
         #expect(lines.allSatisfy { $0.hasPrefix("{\"type\":\"") && $0.hasSuffix("}") })
         let enters = lines.filter { $0.hasPrefix("{\"type\":\"region\",\"kind\":\"enter\"") }
         let exits = lines.filter { $0.hasPrefix("{\"type\":\"region\",\"kind\":\"exit\"") }
-        #expect(enters.count == 2, "the walker enters the desk region twice")
-        #expect(exits.count == 2)
+        // The walker crosses the desk region in about 5 s at t = 30-50 (too brief for 30 dB·s of evidence per
+        // second: a walk-through, not a visit) and stays at t = 170-240: one enter and one exit.
+        #expect(enters.count == 1, "the walker enters the desk region when it stays")
+        #expect(exits.count == 1)
         #expect(lines.contains { $0.contains("\"type\":\"presence\",") && $0.contains("\"state\":\"seen\"") })
         #expect(lines.last!.hasPrefix("{\"type\":\"summary\",\"scenario\":\"walk-past\",\"seed\":7,"))
         #expect(lines.last!.contains("\"flaps\":0"))
@@ -73,7 +75,14 @@ import Glibc
         #expect(enter["beacon"]?["name"] == .string("keys"))
         let summary = try JSONValue(parsing: try #require(lines.last))
         #expect(summary["type"] == .string("summary"))
-        #expect(summary["enter_latency_s"]?["count"] == .int(2))
+        #expect(summary["enter_latency_s"]?["count"] == .int(1))
+        guard case let .array(detectors)? = summary["detectors"] else {
+            Issue.record("no detectors in the summary")
+            return
+        }
+        #expect(detectors.map { $0["name"] } == ["beaconbridge", "raw-threshold", "median-iqr-15s", "running-average-20s",
+                                                 "kalman"].map { .string($0) })
+        #expect(detectors.allSatisfy { $0["false_transitions_per_beacon_hour"] != nil && $0["exit_latency_s"]?["p95"] != nil })
     }
 
     @Test func seedOverrideChangesTheRunDeterministically() async throws {

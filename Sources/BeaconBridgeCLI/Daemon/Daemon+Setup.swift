@@ -38,12 +38,30 @@ extension Daemon {
             logger.error("cannot open the outbox database; publishing live only, nothing buffered to disk",
                          metadata: ["path": "\(configuration.outbox.path)", "error": "\(error)"])
         }
+        // Region state lives in the outbox database, or in `--state-db`; a replay persists it only with
+        // `--state-db` (so replaying a capture never disturbs a live gateway's state) and restores it at the
+        // first replayed event's capture time, the clock its rows are written in.
+        var stateStore: GatewayDatabase? = isReplay ? nil : database
+        if let path = options.stateDatabasePath {
+            if path == configuration.outbox.path, let database {
+                stateStore = database
+            } else {
+                var settings = configuration.outbox
+                settings.path = path
+                do { stateStore = try GatewayDatabase(settings: settings) } catch {
+                    Output.stderr("beaconbridge: cannot open the state database \(path): \(error)")
+                    return ExitCode.ioError
+                }
+            }
+        }
         var restored: [PersistedRegionState] = []
-        if !isReplay, let database {
-            do { restored = try database.loadRegionStates() } catch {
+        if let stateStore {
+            do { restored = try stateStore.loadRegionStates() } catch {
                 logger.error("cannot read saved region state; starting with every region unknown", metadata: ["error": "\(error)"])
             }
         }
+        let deferredRestore = isReplay ? restored : []
+        if isReplay { restored = [] }
 
         let decoder: BeaconDecoder
         do { decoder = try BeaconDecoder(settings: configuration.formats) } catch {
@@ -106,7 +124,8 @@ extension Daemon {
             }
         }
         let daemon = Daemon(options: options, configuration: configuration, logger: logger, database: database,
-                            publisher: publisher, source: source, pipeline: pipeline, captureClock: captureClock)
+                            publisher: publisher, source: source, pipeline: pipeline, captureClock: captureClock,
+                            stateStore: stateStore, deferredRestore: deferredRestore)
         return await daemon.run()
     }
 }

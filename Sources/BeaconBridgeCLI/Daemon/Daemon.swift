@@ -17,6 +17,10 @@ final class Daemon {
     var configuration: GatewayConfiguration
     let logger: Logger
     let database: GatewayDatabase?
+    /// Where region state is saved (the outbox database, `--state-db`, or nowhere for a plain replay).
+    let stateStore: GatewayDatabase?
+    /// Replay: rows to restore at the first event's capture time (nil once done).
+    var deferredRestore: [PersistedRegionState]?
     let publisher: EventPublisher
     let source: any HCIEventSource
     let isReplay: Bool
@@ -33,7 +37,10 @@ final class Daemon {
     let input: AsyncStream<DaemonInput>.Continuation
 
     init(options: DaemonOptions, configuration: GatewayConfiguration, logger: Logger, database: GatewayDatabase?,
-         publisher: EventPublisher, source: any HCIEventSource, pipeline: GatewayPipeline, captureClock: CaptureClock) {
+         publisher: EventPublisher, source: any HCIEventSource, pipeline: GatewayPipeline, captureClock: CaptureClock,
+         stateStore: GatewayDatabase?, deferredRestore: [PersistedRegionState]) {
+        self.stateStore = stateStore
+        self.deferredRestore = deferredRestore.isEmpty ? nil : deferredRestore
         self.captureClock = captureClock
         self.options = options
         self.configuration = configuration
@@ -155,6 +162,11 @@ final class Daemon {
     var pending: [EngineEvent] = []
 
     private func handle(_ event: CapturedHCIEvent) {
+        if let rows = deferredRestore {
+            deferredRestore = nil
+            let count = pipeline.restore(rows, now: event.timestamp)
+            logger.info("region state restored", metadata: ["rows": "\(count)"])
+        }
         clock = max(clock, event.timestamp)
         captureClock.advance(to: clock)
         pipeline.ingest(event, into: &pending)
@@ -221,8 +233,8 @@ final class Daemon {
             }
         }
         let changes = pipeline.takeStateChanges()
-        guard !changes.isEmpty, !isReplay, let database else { return }
-        do { try database.saveRegionStates(changes) } catch {
+        guard !changes.isEmpty, let stateStore else { return }
+        do { try stateStore.saveRegionStates(changes) } catch {
             logger.error("cannot save region state", metadata: ["error": "\(error)"])
         }
     }

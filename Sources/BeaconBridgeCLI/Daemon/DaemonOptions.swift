@@ -11,11 +11,14 @@ struct DaemonOptions: Equatable {
     var logLevel: String?
     /// Record raw HCI traffic to this btsnoop file (overrides `scanner.record`).
     var recordPath: String?
+    /// Save region state to and restore it from this SQLite database (`--state-db`); with a replay source it is
+    /// the only way region state persists (restored at the first replayed event's capture time).
+    var stateDatabasePath: String?
 
     /// True when events come from a capture (the command line or `scanner.source: replay:FILE`), not an adapter.
     func isReplay(_ scanner: ScannerSettings) -> Bool { replayPath != nil || scanner.source != .hci }
 
-    /// Parses `[--config FILE] [--speed X] [--log-level L] [--record FILE] [CAPTURE]`; the capture is required
+    /// Parses `[--config FILE] [--speed X] [--log-level L] [--record FILE] [--state-db FILE] [CAPTURE]`; the capture is required
     /// for `replay` and refused for `run`.
     static func parse(_ arguments: [String], replay: Bool, environment: [String: String]) -> Result<DaemonOptions, UsageError> {
         var rest = arguments
@@ -32,9 +35,10 @@ struct DaemonOptions: Equatable {
             switch argument {
             case "--help", "-h":
                 return .failure(UsageError(""))
-            case "--log-level", "--record", "--speed":
+            case "--log-level", "--record", "--speed", "--state-db":
                 guard let next else { return .failure(UsageError("\(argument) needs a value")) }
                 index += 1
+                if argument == "--state-db" { options.stateDatabasePath = next }
                 if argument == "--log-level" { options.logLevel = next }
                 if argument == "--record" { options.recordPath = next }
                 if argument == "--speed" {

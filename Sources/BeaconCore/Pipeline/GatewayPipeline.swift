@@ -127,6 +127,11 @@ public struct GatewayPipeline: Sendable {
     /// Region `state` events for every (region, beacon) pair known.
     public func stateSnapshot(at time: Timestamp) -> [EngineEvent] { engine.stateSnapshot(at: time) }
 
+    /// Restores persisted region state later than at construction (a replay restores at its first event's
+    /// capture time); returns the rows taken. See `RegionEngine.restore(_:now:)`.
+    @discardableResult
+    public mutating func restore(_ rows: [PersistedRegionState], now: Timestamp) -> Int { engine.restore(rows, now: now) }
+
     /// Region states the caller must persist since the last call.
     public mutating func takeStateChanges() -> [PersistedRegionState] { engine.takeStateChanges() }
 

@@ -24,10 +24,22 @@ public struct RegionEngine: Sendable {
                 restoring: [PersistedRegionState] = [], now: Timestamp) {
         evaluator = RegionEvaluator(rules: regions, settings: settings, estimator: distance)
         tracker = BeaconTracker(maxBeacons: settings.maxBeacons)
-        restore(restoring, now: now)
+        restoreRows(restoring, now: now)
     }
 
-    private mutating func restore(_ rows: [PersistedRegionState], now: Timestamp) {
+    /// Restores persisted rows (the rules of `init(restoring:)`) into a running engine: for a caller whose
+    /// capture-time clock starts later than construction (a replay). Rows of pairs the engine already tracks
+    /// replace their state. Returns the number of rows taken.
+    @discardableResult
+    public mutating func restore(_ rows: [PersistedRegionState], now: Timestamp) -> Int {
+        let taken = restoreRows(rows, now: now)
+        earliestDeadline = -.infinity
+        return taken
+    }
+
+    @discardableResult
+    private mutating func restoreRows(_ rows: [PersistedRegionState], now: Timestamp) -> Int {
+        var taken = 0
         let fresh = rows.filter {
             $0.since.isFinite && $0.lastQualifying.isFinite && $0.updated.isFinite  // a damaged row is skipped
                 && now - $0.updated <= settings.restoreMaxAge && $0.state != .unknown
@@ -36,6 +48,7 @@ public struct RegionEngine: Sendable {
         let filterSettings = settings.filter
         for row in fresh {
             guard let regionIndex = evaluator.regionIndex(named: row.region) else { continue }
+            taken += 1
             let (slot, created, evicted) = tracker.slot(for: row.beaconID, at: now) {
                 TrackedBeacon(beaconID: row.beaconID, filter: RSSIFilter(filterSettings), now: now)
             }
@@ -56,6 +69,7 @@ public struct RegionEngine: Sendable {
             tracker.slots[slot].lastSeen = max(tracker.slots[slot].lastSeen, row.lastQualifying)
             evaluator.updateDeadline(&tracker.slots[slot])
         }
+        return taken
     }
 
     /// Processes one observation; returns the events it causes, in order.
@@ -101,13 +115,15 @@ public struct RegionEngine: Sendable {
         return events
     }
 
-    /// A `state` event for every (region, beacon) pair known, including `unknown` and `outside`, ordered by
-    /// region then beacon id: for the start, after reconnecting to the broker, or on request.
+    /// A `state` event for every (region, beacon) pair whose state is known (`inside` or `outside`), ordered by
+    /// region then beacon id: for the start, after reconnecting to the broker, or on request. Pairs still
+    /// `unknown` are left out, so a snapshot never replaces a consumer's retained `inside`/`outside` with
+    /// `unknown` (after a restart the engine may not know yet what the consumer was told before).
     public func stateSnapshot(at time: Timestamp) -> [EngineEvent] {
         var rows: [RegionEvent] = []
         for slot in tracker.liveSlots {
             let beacon = tracker.slots[slot]
-            for membership in beacon.memberships {
+            for membership in beacon.memberships where membership.state != .unknown {
                 rows.append(RegionEvent(kind: .state, time: time, region: evaluator.names[Int(membership.region)],
                                         beaconID: beacon.beaconID, state: membership.state, since: membership.since,
                                         beacon: beacon.identityKnown ? beacon.snapshot(at: time) : nil))

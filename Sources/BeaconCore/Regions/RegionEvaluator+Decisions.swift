@@ -1,14 +1,16 @@
 extension RegionEvaluator {
     /// Feeds one report to one membership: `sample` is the report's RSSI (or the region filter's output), nil
-    /// when the report carried none. Returns true when the beacon entered the region.
+    /// when the report carried none. Returns the event it causes: `.enter`, or `.state` when an `unknown` pair
+    /// settles `outside` (published, so a consumer still holding an older retained `inside`, e.g. from before
+    /// a restart whose state could not be restored, hears that the beacon is out).
     func step(_ membership: inout RegionMembership, params: RegionParameters, sample: Double?, beaconID: String,
-              format: String, measuredPower: Int?, at time: Timestamp, changes: inout RegionStateChanges) -> Bool {
+              format: String, measuredPower: Int?, at time: Timestamp, changes: inout RegionStateChanges) -> RegionEvent.Kind? {
         guard let enter = params.enter else {
-            return stepAnySighting(&membership, params: params, beaconID: beaconID, at: time, changes: &changes)
+            return stepAnySighting(&membership, params: params, beaconID: beaconID, at: time, changes: &changes) ? .enter : nil
         }
-        guard let sample else { return false }
+        guard let sample else { return nil }
         guard updateLevels(&membership, enter: enter, exit: params.exit, format: format,
-                           measuredPower: measuredPower) else { return false }
+                           measuredPower: measuredPower) else { return nil }
         let value = Float(sample)
         // The time this report stands for: since the pair's previous report, at most `maxReportWeight`.
         let gap = membership.lastSample.isFinite ? max(time - membership.lastSample, 0) : 0
@@ -27,7 +29,7 @@ extension RegionEvaluator {
             } else {
                 membership.outTime += Float(min(gap, Self.heardGap))
             }
-            return false
+            return nil
         }
         let margin = min(max(value - membership.enterLevel, -Self.marginClamp), Self.marginClamp)
         let before = membership.enterSum
@@ -35,19 +37,20 @@ extension RegionEvaluator {
         if before == 0, membership.enterSum > 0 { membership.runStart = time - Double(weight) }
         if Double(membership.enterSum) >= params.enterEvidence, time - membership.runStart >= params.minDwell {
             transition(&membership, to: .inside, at: time, beaconID: beaconID, changes: &changes)
-            return true
+            return .enter
         }
         if membership.state == .unknown {
             membership.otherSum = max(0, membership.otherSum + weight * (-margin - params.enterMargin))
             if Double(membership.otherSum) >= params.enterEvidence {
                 transition(&membership, to: .outside, at: time, beaconID: beaconID, changes: &changes)
+                return .state
             }
         }
-        return false
+        return nil
     }
 
     /// Most seconds one report's evidence stands for (a report after a longer silence counts this much).
-    static let maxReportWeight = 2.0
+    static let maxReportWeight = 1.0
     /// Silences up to this long between reports count as heard time for the exit period; longer ones are
     /// dropouts, which only `dropoutGrace` ends.
     static let heardGap = 5.0

@@ -54,11 +54,11 @@ struct RegionEvaluator: Sendable {
             if let rssi = observation.rssi, let filter = params.filter, slot >= 0, slot < beacon.regionFilters.count {
                 sample = beacon.regionFilters[slot].add(rssi, at: time, settings: filter)
             }
-            if step(&beacon.memberships[index], params: params, sample: sample, beaconID: beacon.beaconID,
-                    format: beacon.format, measuredPower: beacon.measuredPower, at: time, changes: &changes) {
+            if let kind = step(&beacon.memberships[index], params: params, sample: sample, beaconID: beacon.beaconID,
+                               format: beacon.format, measuredPower: beacon.measuredPower, at: time, changes: &changes) {
                 regionChanged = true
-                events.append(.region(RegionEvent(kind: .enter, time: time, region: names[region],
-                                                  beaconID: beacon.beaconID, state: .inside, since: time, beacon: nil)))
+                events.append(.region(RegionEvent(kind: kind, time: time, region: names[region], beaconID: beacon.beaconID,
+                                                  state: kind == .enter ? .inside : .outside, since: time, beacon: nil)))
             }
         }
         if !beacon.present || regionChanged {

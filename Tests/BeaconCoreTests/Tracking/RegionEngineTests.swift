@@ -6,24 +6,62 @@ import Testing
 
     @Test func entersOnEvidenceAfterTheMinimumDwellAndExitsAfterTheExitPeriod() {
         var engine = F.engine()
-        // −60 dBm against a −70 dBm level: 10 dB a report, 120 dB reached at the 12th report (1.1 s), past the 1 s dwell.
+        // −60 dBm against a −70 dBm level: (10 − 3) dB for each 0.1 s, 0.7 dB·s a report after the first, so the
+        // 30 dB·s are reached at the 43rd report (4.3 s), past the 1 s dwell.
         let events = F.feed(&engine, from: 0, to: 4.95, rssi: -60)
         let enters = F.regionEvents(events).filter { $0.kind == .enter }
         #expect(enters.count == 1)
-        #expect(abs(enters[0].time - (F.t0 + 1.1)) < 0.01)
+        #expect(abs(enters[0].time - (F.t0 + 4.3)) < 0.01)
         #expect(enters[0].beacon?.beaconID == F.id(1))
-        // Silent from t = 4.9: exit at 34.9 (compared with a little slack: times near 1.7e9 s carry ~2e-7 s of rounding).
-        #expect(F.regionEvents(engine.advance(to: F.t0 + 34.8)).isEmpty)
-        let exits = F.regionEvents(engine.advance(to: F.t0 + 34.91))
+        // Silent from t = 4.9 right after qualifying reports: a dropout, exit after the 60 s grace, at 64.9
+        // (compared with a little slack: times near 1.7e9 s carry ~2e-7 s of rounding).
+        #expect(F.regionEvents(engine.advance(to: F.t0 + 64.8)).isEmpty)
+        let exits = F.regionEvents(engine.advance(to: F.t0 + 64.91))
         #expect(exits.map(\.kind) == [.exit])
         #expect(exits.first?.state == .outside)
     }
 
+    @Test func heardBelowTheExitLevelExitsAfterTheExitPeriod() {
+        var engine = F.engine()
+        _ = F.feed(&engine, from: 0, to: 10, rssi: -60)
+        #expect(engine.state(of: F.id(1), in: "hall") == .inside)
+        // −80 dBm, 5 dB below the exit level (−75): the first report after t = 9.9 no longer qualifies; 30 s
+        // heard without qualifying ends the stay at 39.9.
+        let early = F.feed(&engine, from: 10, to: 39.8, rssi: -80)
+        #expect(F.regionEvents(early).isEmpty)
+        let late = F.feed(&engine, from: 39.8, to: 41, rssi: -80)
+        let exit = F.regionEvents(late)
+        #expect(exit.map(\.kind) == [.exit])
+        #expect(abs((exit.first?.time ?? 0) - (F.t0 + 39.9)) < 0.15)
+    }
+
+    @Test func aDipRepaysItsBoundedDebtAtOnce() {
+        var engine = F.engine()
+        _ = F.feed(&engine, from: 0, to: 10, rssi: -60)
+        // 25 s far below the exit level (a body in the way): the debt stops at 20 dB·s; the good reports after it
+        // qualify again within about a second, and the exit clock starts over.
+        _ = F.feed(&engine, from: 10, to: 35, rssi: -95)
+        let back = F.feed(&engine, from: 35, to: 120, rssi: -60)
+        #expect(F.regionEvents(back).isEmpty)
+        #expect(engine.state(of: F.id(1), in: "hall") == .inside)
+    }
+
+    @Test func evidencePerSecondDoesNotDependOnTheAdvertisingRate() {
+        // The same margin at 1 and at 10 reports/s enters after the same time (to within one report interval).
+        var times: [Double] = []
+        for step in [1.0, 0.1] {
+            var engine = F.engine()
+            let enter = F.regionEvents(F.feed(&engine, from: 0, to: 20, step: step, rssi: -60)).first { $0.kind == .enter }
+            times.append((enter?.time ?? .infinity) - F.t0)
+        }
+        #expect(abs(times[0] - times[1]) <= 1.0, "\(times)")
+    }
+
     @Test func theMinimumDwellHoldsBackAnOverwhelmingSignal() {
-        var engine = F.engine(regions: [RegionRule(name: "hall", match: .iBeacon(uuid: F.uuid), enter: .rssi(-70), minDwell: 2)])
-        let events = F.feed(&engine, from: 0, to: 3, rssi: -20)
+        var engine = F.engine(regions: [RegionRule(name: "hall", match: .iBeacon(uuid: F.uuid), enter: .rssi(-70), minDwell: 6)])
+        let events = F.feed(&engine, from: 0, to: 7, rssi: -20)
         let enter = F.regionEvents(events).first { $0.kind == .enter }
-        #expect(abs(enter!.time - (F.t0 + 2)) < 0.01)
+        #expect(abs((enter?.time ?? 0) - (F.t0 + 6)) < 0.01)
     }
 
     @Test func unknownUntilEvidenceOfOutside() {
@@ -31,7 +69,11 @@ import Testing
         _ = engine.process(F.report(1, at: 0, rssi: -75))
         #expect(engine.state(of: F.id(1), in: "hall") == .unknown)
         _ = F.feed(&engine, from: 0.1, to: 3, rssi: -80)
+        #expect(engine.state(of: F.id(1), in: "hall") == .unknown, "7 dB·s a second: 30 not reached yet")
+        let events = F.feed(&engine, from: 3, to: 6, rssi: -80)
         #expect(engine.state(of: F.id(1), in: "hall") == .outside)
+        // Settling outside is published (a `state` event), so a consumer holding an old retained `inside` hears it.
+        #expect(F.regionEvents(events).map { "\($0.kind) \($0.state)" } == ["state outside"])
     }
 
     @Test func distanceConditionsUseTheInvertedModel() {
@@ -40,9 +82,9 @@ import Testing
         // 2 m ≈ −67.1 dBm and the derived exit 3 m ≈ −71.9 dBm (n = 2.7, −59 @ 1 m).
         let level = RegionEvaluator.rssiLevel(forDistance: 2, estimator: F.distance, measuredPower: -59, format: "ibeacon")!
         #expect(abs(level - -67.128) < 0.01)
-        _ = F.feed(&engine, from: 0, to: 10, rssi: -69)
+        _ = F.feed(&engine, from: 0, to: 10, rssi: -75)
         #expect(engine.state(of: F.id(1), in: "desk") == .outside)
-        _ = F.feed(&engine, from: 10, to: 20, rssi: -63)
+        _ = F.feed(&engine, from: 10, to: 20, rssi: -60)
         #expect(engine.state(of: F.id(1), in: "desk") == .inside)
         // Inside the hysteresis band (−69 dBm, between 2 m and 3 m) the beacon keeps qualifying: no exit.
         _ = F.feed(&engine, from: 20, to: 120, rssi: -69)
@@ -76,29 +118,31 @@ import Testing
         #expect(F.regionEvents(events).isEmpty)
     }
 
-    @Test func stateSnapshotListsEveryPairIncludingUnknownAndOutside() {
+    @Test func stateSnapshotListsKnownPairsButNeverUnknown() {
         let other = RegionRule(name: "lab", match: .iBeacon(uuid: F.uuid, major: 1, minor: 2), enter: .rssi(-60))
         var engine = F.engine(regions: [F.hall, other])
-        _ = F.feed(&engine, minor: 1, from: 0, to: 3, rssi: -50)
-        _ = engine.process(F.report(2, at: 3, rssi: -75))
-        let snapshot = F.regionEvents(engine.stateSnapshot(at: F.t0 + 3))
+        _ = F.feed(&engine, minor: 1, from: 0, to: 6, rssi: -50)
+        _ = F.feed(&engine, minor: 3, from: 0, to: 6, rssi: -90)
+        _ = engine.process(F.report(2, at: 6, rssi: -75))
+        let snapshot = F.regionEvents(engine.stateSnapshot(at: F.t0 + 6))
+        // Beacon 2 is still unknown in both its regions: left out, so no retained state is replaced by `unknown`.
         #expect(snapshot.map { "\($0.kind) \($0.region) \($0.beaconID.suffix(1)) \($0.state)" } == [
-            "state hall 1 inside", "state hall 2 unknown", "state lab 2 unknown",
+            "state hall 1 inside", "state hall 3 outside",
         ])
-        #expect(snapshot.allSatisfy { $0.time == F.t0 + 3 && $0.beacon != nil })
+        #expect(snapshot.allSatisfy { $0.time == F.t0 + 6 && $0.beacon != nil })
     }
 
     @Test func stateChangesAreHandedOutOnceAndRefreshedWhileInside() {
         var engine = F.engine()
-        _ = F.feed(&engine, from: 0, to: 2, rssi: -50)
+        _ = F.feed(&engine, from: 0, to: 6, rssi: -50)
         let first = engine.takeStateChanges()
         #expect(first.map(\.state) == [.inside])
         #expect(first.first?.region == "hall")
         #expect(engine.takeStateChanges().isEmpty)
-        _ = F.feed(&engine, from: 2, to: 25, rssi: -50)
+        _ = F.feed(&engine, from: 6, to: 30, rssi: -50)
         let refreshed = engine.takeStateChanges()
         #expect(refreshed.count == 1)
-        #expect(refreshed.first!.updated >= F.t0 + 21)
+        #expect(refreshed.first!.updated >= F.t0 + 24)
         #expect(refreshed.first!.since == first.first!.since)
     }
 
@@ -121,13 +165,14 @@ import Testing
         _ = F.feed(&engine, from: 0, to: 10, rssi: -55)
         let rows = engine.takeStateChanges()
         var restarted = F.engine(restoring: rows, now: 20)
-        // The exit period restarts at the restore time (nothing could be heard while down).
-        #expect(F.regionEvents(restarted.advance(to: F.t0 + 49.9)).isEmpty)
-        let events = restarted.advance(to: F.t0 + 50)
+        // The clocks restart at the restore time (nothing could be heard while down); total silence since then
+        // is a dropout: exit after the 60 s grace.
+        #expect(F.regionEvents(restarted.advance(to: F.t0 + 79.9)).isEmpty)
+        let events = restarted.advance(to: F.t0 + 80)
         let exit = F.regionEvents(events)
         #expect(exit.map(\.kind) == [.exit])
         #expect(exit.first?.beacon == nil, "not sighted since the restart: no snapshot")
-        #expect(F.presenceEvents(restarted.advance(to: F.t0 + 80)).map(\.state) == [.away])
+        #expect(F.presenceEvents(events + restarted.advance(to: F.t0 + 81)).map(\.state) == [.away])
     }
 
     @Test func staleOrUnknownRegionRowsAreNotRestored() {
@@ -141,28 +186,31 @@ import Testing
         ]
         var engine = F.engine(restoring: rows, now: 901)
         #expect(engine.trackedCount == 0)
-        let events = F.feed(&engine, from: 901, to: 905, rssi: -50)
+        let events = F.feed(&engine, from: 901, to: 907, rssi: -50)
         #expect(F.regionEvents(events).map(\.kind) == [.enter], "a stale row means a fresh start")
     }
 
     @Test func reloadKeepsStateOfRegionsWhoseNamesStay() {
         var engine = F.engine(regions: [F.hall, RegionRule(name: "old", match: RegionMatch(), enter: .rssi(-80))])
-        _ = F.feed(&engine, from: 0, to: 3, rssi: -50)
+        _ = F.feed(&engine, from: 0, to: 6, rssi: -50)
         #expect(engine.state(of: F.id(1), in: "old") == .inside)
         var tightened = F.hall
         tightened.exitPeriod = 10
         let added = RegionRule(name: "new", match: .iBeacon(uuid: F.uuid, major: 1), enter: .rssi(-55))
-        let events = engine.reload(regions: [added, tightened], settings: TrackerSettings(filter: .medianIQR), now: F.t0 + 3)
+        let events = engine.reload(regions: [added, tightened], settings: TrackerSettings(filter: .medianIQR), now: F.t0 + 6)
         #expect(events.isEmpty)
         #expect(engine.state(of: F.id(1), in: "hall") == .inside)
         #expect(engine.state(of: F.id(1), in: "new") == .unknown)
         #expect(engine.state(of: F.id(1), in: "old") == nil)
-        #expect(engine.snapshot(of: F.id(1), at: F.t0 + 3)?.smoothedRSSI == nil, "filter kind changed: restarted")
-        let after = F.feed(&engine, from: 3, to: 5.95, rssi: -50)
+        #expect(engine.snapshot(of: F.id(1), at: F.t0 + 6)?.smoothedRSSI == nil, "filter kind changed: restarted")
+        let after = F.feed(&engine, from: 6, to: 11.95, rssi: -40)
         #expect(F.regionEvents(after).map { "\($0.kind) \($0.region)" } == ["enter new"])
-        // The new exit period (10 s) applies to the kept state; "new" keeps the default 30 s.
-        #expect(F.regionEvents(engine.advance(to: F.t0 + 15.95)).map { "\($0.kind) \($0.region)" } == ["exit hall"])
-        #expect(F.regionEvents(engine.advance(to: F.t0 + 35.95)).map { "\($0.kind) \($0.region)" } == ["exit new"])
+        // Then heard below both exit levels: the new exit period (10 s) applies to the kept state; "new" keeps
+        // the default 30 s.
+        let below = F.feed(&engine, from: 11.95, to: 27, rssi: -90)
+        #expect(F.regionEvents(below).map { "\($0.kind) \($0.region)" } == ["exit hall"])
+        let later = F.feed(&engine, from: 27, to: 45, rssi: -90)
+        #expect(F.regionEvents(later).map { "\($0.kind) \($0.region)" } == ["exit new"])
     }
 
     @Test func reloadWithASmallerCapEvictsTheStalest() {
@@ -176,10 +224,11 @@ import Testing
     @Test func overdueTimeoutsFireOnTheNextReportWhenAdvanceWasNotCalled() {
         var engine = F.engine()
         var t = 0.0
-        while t < 3 { _ = engine.process(F.report(1, at: t, rssi: -50)); t += 0.1 }
+        while t < 6 { _ = engine.process(F.report(1, at: t, rssi: -50)); t += 0.1 }
         #expect(engine.state(of: F.id(1), in: "hall") == .inside)
-        // 70 s of silence and nobody called advance: the next report first settles what was due.
-        let events = engine.process(F.report(1, at: 73, rssi: -50))
+        // 70 s of silence (longer than the dropout grace) and nobody called advance: the next report first
+        // settles what was due.
+        let events = engine.process(F.report(1, at: 76, rssi: -50))
         let kinds = events.map { event -> String in
             switch event {
             case let .region(region): "\(region.kind)"
@@ -197,7 +246,7 @@ import Testing
         #expect(engine.state(of: F.id(1), in: "tiles") == nil, "no name yet: no match")
         var events: [EngineEvent] = []
         var t = 2.0
-        while t < 5 {
+        while t < 9 {
             events += engine.process(F.report(1, at: t, rssi: -50, name: "Tile Mate"))
             t += 0.1
         }

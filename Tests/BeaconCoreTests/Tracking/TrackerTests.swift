@@ -19,9 +19,9 @@ import Testing
 
     @Test func evictingABeaconInsideARegionExitsIt() {
         var engine = F.engine(settings: TrackerSettings(maxBeacons: 1))
-        _ = F.feed(&engine, minor: 1, from: 0, to: 3, rssi: -50)
+        _ = F.feed(&engine, minor: 1, from: 0, to: 6, rssi: -50)
         #expect(engine.state(of: F.id(1), in: "hall") == .inside)
-        let events = engine.process(F.report(2, at: 3, rssi: -90))
+        let events = engine.process(F.report(2, at: 6, rssi: -90))
         #expect(F.regionEvents(events).map(\.kind) == [.exit])
         #expect(engine.takeStateChanges().contains { $0.beaconID == F.id(1) && $0.state == .outside })
     }
