@@ -22,15 +22,16 @@ import TestSupport
 
     @Test func restartOverAReplayedStreamKeepsRegionState() async throws {
         let bed = try DaemonTestBed()
-        try bed.broker.start()
+        try await bed.broker.start()
         try bed.writeConfig(Self.regionConfig)
         let stateDB = bed.directory + "/state.sqlite"
         let subscriber = try await bed.startSubscriber()
         defer { Task { await subscriber.stop() } }
         let t0 = 1_700_000_000.0
         let regionPrefix = "\(bed.topicBase)/region/desk/"
-        func regionMessages(_ minor: Int) -> [TestSubscriber.Message] {
-            subscriber.messages(under: regionPrefix).filter { $0.string("beacon_id") == bed.beaconID(minor: minor) }
+        let ids = [1: bed.beaconID(minor: 1), 2: bed.beaconID(minor: 2)]
+        @Sendable func regionMessages(_ minor: Int) -> [TestSubscriber.Message] {
+            subscriber.messages(under: regionPrefix).filter { $0.string("beacon_id") == ids[minor] }
         }
 
         // Run 1: beacons 1 and 2 strong (10 dB above the enter level) for 60 s, replayed in real time; stopped
@@ -44,7 +45,7 @@ import TestSupport
             [1, 2].allSatisfy { minor in regionMessages(minor).contains { $0.string("event") == "enter" } }
         }
         run1.signal(SIGTERM)
-        #expect(run1.waitForExit(timeout: 20) == 0, "stderr: \(run1.stderr)")
+        #expect(await run1.waitForExit(timeout: 30) == 0, "stderr: \(run1.stderr)")
         let afterFirst = subscriber.messages(under: regionPrefix).count
 
         // Run 2, about 95 s of capture time after the stop (inside the 900 s restore age): beacon 1 is still there; beacon 2 left
@@ -71,7 +72,7 @@ import TestSupport
         #expect(retained[bed.beaconID(minor: 2)] == "outside")
 
         run2.signal(SIGTERM)
-        #expect(run2.waitForExit(timeout: 20) == 0, "stderr: \(run2.stderr)")
+        #expect(await run2.waitForExit(timeout: 30) == 0, "stderr: \(run2.stderr)")
 
         // No duplicate enter after the restart, an exit for the beacon that left during the downtime, and no
         // `unknown` published over a retained state in the second run.
@@ -85,15 +86,15 @@ import TestSupport
 
     @Test func replayWithoutStateDatabaseStartsFresh() async throws {
         let bed = try DaemonTestBed()
-        try bed.broker.start()
+        try await bed.broker.start()
         try bed.writeConfig(Self.regionConfig)
         let capture = try bed.writeCapture("one.btsnoop",
                                            DaemonTestBed.iBeaconObservations(minor: 1, start: 1_700_000_000, duration: 20, interval: 0.2))
-        let run = try BuiltBinary.run(["replay", capture, "--config", bed.configPath], timeout: 60)
+        let run = try await BuiltBinary.run(["replay", capture, "--config", bed.configPath], timeout: 60)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(!run.stderr.contains("region state restored"))
         // Bad option use is a usage error.
-        let usage = try BuiltBinary.run(["replay", capture, "--config", bed.configPath, "--state-db"], timeout: 30)
+        let usage = try await BuiltBinary.run(["replay", capture, "--config", bed.configPath, "--state-db"], timeout: 30)
         #expect(usage.status == 64)
     }
 }
