@@ -16,6 +16,20 @@ import Testing
         return RoomReading(id: id, room: String(room), distance: distance)
     }
 
+    /// A device resolved through its key: id `irk:<name>` (never the key), valid by the schema, and mqtt_room
+    /// takes it.
+    @Test func resolvedPrivateDeviceKeepsItsNameAsESPresenseID() throws {
+        let snapshot = BeaconSnapshot(beaconID: "irk:alice-phone", format: "irk", identifiers: ["alice-phone"],
+                                      address: BluetoothAddress(string: "4A:1B:2C:A4:90:BB")!, name: nil, rssi: -61,
+                                      smoothedRSSI: -60, distance: 1.4, measuredPower: -62, reportRate: 1, lastSeen: 10,
+                                      fields: [:])
+        let payload = ESPresenseMapping.payload(for: snapshot)
+        #expect(payload["id"] == .string("irk:alice-phone"))
+        #expect(try JSONSchemaValidator.forKind("espresense").validate(payload).isEmpty)
+        #expect(Self.mqttRoomReading(topic: "espresense/devices/irk:alice-phone/hall", payload: payload.serialized)
+                == RoomReading(id: "irk:alice-phone", room: "hall", distance: 1.4))
+    }
+
     @Test func mqttRoomRulesAcceptEveryESPresenseMessage() async throws {
         let broker = try MosquittoProcess()
         try await broker.start()
