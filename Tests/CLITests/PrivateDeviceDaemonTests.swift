@@ -148,4 +148,44 @@ import TestSupport
         #expect(keys.stdout.contains("phone (irk:phone): key \(configured.fingerprint) from irk_file, key order reversed, last seen"))
         #expect(!Self.containsKey(check.stdout + check.stderr + keys.stdout + keys.stderr))
     }
+
+    /// SIGHUP adds a device: a phone that was dropped as an unknown private address becomes `irk:phone`.
+    @Test func sighupAddsADevice() async throws {
+        let bed = try DaemonTestBed()
+        try await bed.broker.start()
+        try bed.writeConfig("formats:\n  include_devices: true\n")
+        let subscriber = try await bed.startSubscriber()
+        defer { Task { await subscriber.stop() } }
+        let key = try #require(IdentityResolvingKey(text: Self.keyAsWritten))
+        let address = BluetoothAddress.resolvablePrivate(prand: 0x2A2A2A, key: key)
+        let now = Date().timeIntervalSince1970
+        let observations = stride(from: 0.0, to: 60, by: 0.25).map { offset in
+            Observation(timestamp: now + offset, beaconID: "", format: "ibeacon", identifiers: [Self.uuid, "5", "5"],
+                        address: address, addressType: .randomDevice, rssi: -58, measuredPower: -59)
+        }
+        let capture = try bed.writeCapture("phone.btsnoop", observations)
+        let daemon = try DaemonProcess(arguments: ["replay", capture, "--speed", "1", "--config", bed.configPath])
+        try await waitUntil("the phone's iBeacon seen", timeout: 60) {
+            subscriber.messages(under: "\(bed.topicBase)/presence/").contains { $0.string("state") == "seen" }
+        }
+        #expect(!subscriber.messages(under: "").contains { $0.topic.contains("irk:") || $0.topic.contains("mac:") })
+
+        try bed.writeConfig("""
+            formats:
+              include_devices: true
+            devices:
+              known:
+                - name: phone
+                  irk: \(Self.keyBase64)
+            """)
+        daemon.signal(SIGHUP)
+        try await waitUntil("the phone seen as irk:phone", timeout: 60) {
+            subscriber.messages(under: "\(bed.topicBase)/presence/irk:phone").contains { $0.string("state") == "seen" }
+        }
+        #expect(daemon.stderr.contains("configuration reloaded"))
+        #expect(!subscriber.messages(under: "").contains { $0.topic.contains("mac:") })
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: 30) == 0)
+        #expect(!Self.containsKey(daemon.stderr))
+    }
 }
