@@ -10,7 +10,15 @@ let fuzzLayouts: [BeaconLayout] = [
     "x,s:0-1=feaa,m:2-2=20,d:3-3,d:4-5,d:6-7,d:8-11,d:12-15",
 ].compactMap { try? BeaconLayout(name: "fuzz", layout: $0) }
 
-let fuzzDecoder = BeaconDecoder(layouts: fuzzLayouts)
+/// Every registered format, with a BTHome bind key for the fuzz report's address (so the AES-CCM path runs too).
+let fuzzKeys: SensorKeys = {
+    var keys = SensorKeys()
+    keys.addBTHomeKey(Array(0..<16), for: BluetoothAddress(rawValue: 0x0102_0304_0506))
+    return keys
+}()
+let fuzzDecoder = BeaconDecoder(layouts: fuzzLayouts, keys: fuzzKeys)
+/// The same formats without keys: encrypted BTHome frames are reported, not decrypted.
+let fuzzPlainDecoder = BeaconDecoder()
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -32,6 +40,21 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                                    address: BluetoothAddress(rawValue: 0x0102_0304_0506), addressType: .randomDevice,
                                    rssi: -60, txPower: nil, data: bytes)
     sink &+= consume(fuzzDecoder.decode(report))
+
+    // 2b. The bytes as the body of each sensor format's AD structure (BTHome service data with and without a key,
+    // Ruuvi and Govee manufacturer data), so the decoders see every length and value.
+    let body = Array(bytes.prefix(250))
+    for (type, prefix) in [(UInt8(0x16), [UInt8(0xD2), 0xFC]), (0xFF, [0x99, 0x04]), (0xFF, [0x88, 0xEC])] {
+        let ad = [UInt8(body.count + 3), type] + prefix + body
+        var sensorReport = report
+        sensorReport.data = ad
+        sink &+= consume(fuzzDecoder.decode(sensorReport))
+        sink &+= fuzzPlainDecoder.decode(sensorReport).beacons.count
+    }
+    var guardState = EncryptedCounterGuard()
+    for observation in fuzzDecoder.decode(report).observations(includeDevices: false) where !guardState.admit(observation) {
+        sink &+= 1
+    }
 
     // 3. The bytes as a layout string, matched against the bytes themselves when it parses.
     let text = String(decoding: bytes.prefix(160), as: UTF8.self)
