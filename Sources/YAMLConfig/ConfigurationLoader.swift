@@ -65,6 +65,8 @@ public enum ConfigurationLoader {
         // Device keys are needed to run, not only checked: loaded whether or not files are checked.
         placer.report(DeviceKeyLoader.load(into: &configuration.devices, credentialsDirectory: credentialsDirectory,
                                            environment: DeviceKeyLoader.processEnvironment))
+        placer.report(BindKeyLoader.load(into: &configuration.formats, credentialsDirectory: credentialsDirectory,
+                                         environment: DeviceKeyLoader.processEnvironment))
         if checksFiles {
             placer.report(ReferencedFiles.issues(in: configuration, credentialsDirectory: credentialsDirectory))
         }

@@ -14,6 +14,8 @@ public struct FormatSettings: Sendable, Equatable {
     /// `formats.include_devices`: also report advertisers that match no format, as `device` sightings with
     /// id `mac:<address>` (default: false; phones with rotating addresses make many of them).
     public var includeDevices: Bool
+    /// `formats.bthome_keys`: BTHome v2 bind keys per device (default: none).
+    public var bthomeKeys: [BTHomeKey] = []
 
     public init(enabled: [String] = FormatRegistry.names, layouts: [Layout] = [],
                 includeDevices: Bool = false) {
@@ -47,6 +49,32 @@ public struct FormatSettings: Sendable, Equatable {
                 _ = try BeaconLayout(name: entry.name, layout: entry.layout)
             } catch {
                 issues.append(ConfigIssue(path: path + ".layout", message: "invalid layout: \(error)"))
+            }
+        }
+        return issues + bthomeKeyIssues()
+    }
+
+    /// The loaded bind keys, for the decoder (keys that failed to load are configuration problems already).
+    public var sensorKeys: SensorKeys {
+        var keys = SensorKeys()
+        for entry in bthomeKeys {
+            if let key = entry.key, let address = BluetoothAddress(string: entry.address) { keys.addBTHomeKey(key.bytes, for: address) }
+        }
+        return keys
+    }
+
+    /// Problems of `bthome_keys`: addresses, sources, duplicates.
+    func bthomeKeyIssues() -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        var seen: Set<BluetoothAddress> = []
+        for (index, entry) in bthomeKeys.enumerated() {
+            let path = "formats.bthome_keys[\(index)]"
+            if let address = BluetoothAddress(string: entry.address) {
+                if !seen.insert(address).inserted {
+                    issues.append(ConfigIssue(path: path + ".address", message: "a second key for \(address)"))
+                }
+            } else {
+                issues.append(ConfigIssue(path: path + ".address", message: "`\(entry.address)` is not a MAC address (AA:BB:CC:DD:EE:FF)"))
             }
         }
         return issues

@@ -71,10 +71,11 @@ public struct BeaconDecoder: Sendable {
 
     /// Builds a decoder from format settings. Throws the first invalid layout (validate settings first to
     /// report every problem).
-    public init(settings: FormatSettings, keys: SensorKeys = SensorKeys()) throws(LayoutError) {
+    /// The BTHome bind keys are the ones loaded into the settings (`formats.bthome_keys`) unless `keys` is given.
+    public init(settings: FormatSettings, keys: SensorKeys? = nil) throws(LayoutError) {
         var layouts: [BeaconLayout] = []
         for entry in settings.layouts { layouts.append(try BeaconLayout(name: entry.name, layout: entry.layout)) }
-        self.init(builtins: settings.enabledBuiltins, layouts: layouts, keys: keys)
+        self.init(builtins: settings.enabledBuiltins, layouts: layouts, keys: keys ?? settings.sensorKeys)
     }
 
     /// Parses the report's AD structures and recognises its beacons.

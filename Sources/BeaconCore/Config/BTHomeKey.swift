@@ -1,0 +1,56 @@
+/// One BTHome v2 bind key (`formats.bthome_keys[]`): the device's address and where its 16-byte AES key comes from.
+/// The key itself is loaded by the configuration loader (YAMLConfig's `BindKeyLoader`) from a file or the
+/// environment, never from the configuration file or argv, and is never printed.
+public struct BTHomeKey: Sendable, Equatable {
+    public enum Source: Sendable, Equatable {
+        /// `key_file`: a file holding 32 hex digits (surrounding white space ignored).
+        case file(String)
+        /// `key_env`: an environment variable holding them.
+        case environment(String)
+
+        public var key: String {
+            switch self {
+            case .file: "key_file"
+            case .environment: "key_env"
+            }
+        }
+    }
+
+    /// `address`: the device's MAC (the address its frames carry or are sent from), as written.
+    public var address: String
+    public var source: Source?
+    /// The loaded key; nil until loaded (or when loading failed, which is a configuration problem).
+    public var key: SecretBytes?
+
+    public init(address: String, source: Source?, key: SecretBytes? = nil) {
+        self.address = address
+        self.source = source
+        self.key = key
+    }
+
+    /// 32 hex digits (white space around them, a `0x` prefix and `:`/`-` between bytes allowed) -> 16 bytes.
+    public static func parse(_ text: String) -> [UInt8]? {
+        var digits = text.filter { !$0.isWhitespace && $0 != ":" && $0 != "-" }
+        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits.removeFirst(2) }
+        guard digits.count == 32 else { return nil }
+        var bytes: [UInt8] = []
+        var index = digits.startIndex
+        while index < digits.endIndex {
+            let next = digits.index(index, offsetBy: 2)
+            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+}
+
+/// Key material that never shows itself: descriptions, debug output and dumps print `<redacted>`.
+public struct SecretBytes: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+                           CustomReflectable {
+    public let bytes: [UInt8]
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    public var description: String { "<redacted>" }
+    public var debugDescription: String { "<redacted>" }
+    public var customMirror: Mirror { Mirror(self, children: []) }
+}
