@@ -15,6 +15,7 @@ public enum CommandLineTool {
           beaconbridge simulate --scenario FILE     run a scripted scenario, print events and accuracy
           beaconbridge scan [--adapter hci0] [--seconds N]  print raw advertising reports (diagnostics)
           beaconbridge keys import-bluez | check    enrol phones' identity resolving keys, see which were seen
+          beaconbridge outbox [--config FILE] [--requeue]   the backlog and the events the broker refused
           beaconbridge --version | --help
 
         Exit codes: 0 ok, 1 input error, 64 usage, 69 unavailable, 70 internal, 74 I/O, 78 configuration.
@@ -36,6 +37,7 @@ public enum CommandLineTool {
         case "replay": return ReplayCommand.run(rest)
         case "scan": return ScanCommand.run(rest)
         case "keys": return KeysCommand.run(rest)
+        case "outbox": return OutboxCommand.run(rest)
         default:
             Output.stderr("beaconbridge: unknown command '\(command)'\n\n\(usage)")
             return ExitCode.usage

@@ -73,7 +73,9 @@ public final class EventPublisher: Sendable {
                                        will: ControlMessage(topic: layout.availability, payload: "offline", qos: 1, retain: true)),
             onEvent: { event in
                 if case let .acknowledged(messageID) = event {
-                    if pendingAcks.add(messageID) { continuation.yield(.acknowledgements) }
+                    if pendingAcks.add(messageID, reasonCode: 0) { continuation.yield(.acknowledgements) }
+                } else if case let .refused(messageID, reasonCode) = event {
+                    if pendingAcks.add(messageID, reasonCode: reasonCode) { continuation.yield(.acknowledgements) }
                 } else {
                     continuation.yield(.client(event))
                 }
@@ -142,18 +144,25 @@ public final class EventPublisher: Sendable {
         }
     }
 
-    /// Acknowledged message ids from the network thread. One `.acknowledgements` input announces a list
-    /// that was empty, so a burst of acknowledgements costs one queue element.
+    /// Acknowledgements from the network thread: message id and MQTT 5 reason code (0 = accepted; 0x80 and
+    /// above = refused). One `.acknowledgements` input announces a list that was empty, so a burst of
+    /// acknowledgements costs one queue element.
     final class AckInbox: Sendable {
-        private let ids = Mutex<[Int32]>([])
-        /// Adds an id; true when the list was empty (the caller then announces it).
-        func add(_ id: Int32) -> Bool {
-            ids.withLock { ids in
-                ids.append(id)
-                return ids.count == 1
+        struct Entry: Sendable {
+            var messageID: Int32
+            var reasonCode: Int32
+        }
+        private let entries = Mutex<[Entry]>([])
+        /// Adds an acknowledgement; true when the list was empty (the caller then announces it).
+        func add(_ id: Int32, reasonCode: Int32) -> Bool {
+            entries.withLock { entries in
+                entries.append(Entry(messageID: id, reasonCode: reasonCode))
+                return entries.count == 1
             }
         }
-        func takeAll() -> [Int32] { ids.withLock { ids in defer { ids.removeAll(keepingCapacity: true) }; return ids } }
+        func takeAll() -> [Entry] {
+            entries.withLock { entries in defer { entries.removeAll(keepingCapacity: true) }; return entries }
+        }
     }
 
     func notify(_ notice: PublisherNotice) { noticeContinuation.yield(notice) }

@@ -11,6 +11,18 @@ extension MQTTClient {
         var attempt = 0
         var firstAttempt = true
         while !isStopping {
+            if !firstAttempt && options.cleanSession {
+                do throws(MQTTError) {
+                    try reinitialise()
+                    firstAttempt = true
+                } catch {
+                    attempt += 1
+                    let delay = MQTTClient.backoff(attempt: attempt, minimum: settings.reconnectMin, maximum: settings.reconnectMax)
+                    onEvent(.connectionFailed(error, retryIn: delay))
+                    sleepUnlessStopped(delay)
+                    continue
+                }
+            }
             state.withLock { $0.lastLog = nil; $0.refusal = nil; $0.connackSeen = false }
             installLogCallback()
             let rc = firstAttempt
@@ -84,8 +96,12 @@ extension MQTTClient {
                 client.state.withLock { $0.refusal = rc }
             }
         }
-        mosquitto_publish_callback_set(handle) { _, context, messageID in
-            MQTTClient.from(context)?.onEvent(.acknowledged(messageID: messageID))
+        // The v5 callback also fires for MQTT 3.1.1 connections (reason code 0); the v3 one would drop the
+        // reason code of an MQTT 5 PUBACK/PUBREC, counting a refusal as delivered.
+        mosquitto_publish_v5_callback_set(handle) { _, context, messageID, reasonCode, _ in
+            guard let client = MQTTClient.from(context) else { return }
+            client.onEvent(reasonCode >= 0x80 ? .refused(messageID: messageID, reasonCode: reasonCode)
+                                              : .acknowledged(messageID: messageID))
         }
         mosquitto_message_callback_set(handle) { _, context, message in
             guard let client = MQTTClient.from(context), let message = message?.pointee else { return }

@@ -29,6 +29,9 @@ public final class MQTTClient: @unchecked Sendable {
     public let options: MQTTClientOptions
     let onEvent: @Sendable (MQTTClientEvent) -> Void
     let state = Mutex(State())
+    /// Held around every libmosquitto call made from outside the network thread (publish, subscribe,
+    /// disconnect) and around `mosquitto_reinitialise` on the network thread, which rebuilds the handle.
+    let handleLock = Mutex(())
 
     private static let libraryReady: Bool = { mosquitto_lib_init() == MQTTError.success }()
 
@@ -43,6 +46,19 @@ public final class MQTTClient: @unchecked Sendable {
         self.onEvent = onEvent
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         try configure()
+        installCallbacks()
+    }
+
+    /// A fresh handle before a reconnect with a clean session: libmosquitto would otherwise resend the QoS 1/2
+    /// messages it still holds from the broken connection, including one the broker refuses by disconnecting
+    /// (docs/outbox.md), over and over. The publisher has already put everything unacknowledged back in the
+    /// outbox, so nothing is lost. Network thread only. The corresponding C function is `mosquitto_reinitialise`.
+    func reinitialise() throws(MQTTError) {
+        let rc = handleLock.withLock { _ in
+            mosquitto_reinitialise(handle, options.clientID, true, Unmanaged.passUnretained(self).toOpaque())
+        }
+        guard rc == MQTTError.success else { throw MQTTError(operation: "reinitialise the client", code: rc) }
+        try handleLock.withLock { (_) throws(MQTTError) in try configure() }
         installCallbacks()
     }
 
@@ -97,7 +113,7 @@ public final class MQTTClient: @unchecked Sendable {
                 state.stopWaiters.append(continuation)
                 return false
             }
-            _ = mosquitto_disconnect(handle)
+            _ = handleLock.withLock { _ in mosquitto_disconnect(handle) }
             if resumeNow { continuation.resume() }
         }
     }
@@ -108,7 +124,9 @@ public final class MQTTClient: @unchecked Sendable {
         var messageID: Int32 = 0
         var payload = payload
         let rc = payload.withUTF8 { buffer in
-            mosquitto_publish(handle, &messageID, topic, Int32(buffer.count), buffer.baseAddress, Int32(qos), retain)
+            handleLock.withLock { _ in
+                mosquitto_publish(handle, &messageID, topic, Int32(buffer.count), buffer.baseAddress, Int32(qos), retain)
+            }
         }
         guard rc == MQTTError.success else { return .failure(MQTTError(operation: "publish to \(topic)", code: rc)) }
         return .success(messageID)
@@ -117,7 +135,7 @@ public final class MQTTClient: @unchecked Sendable {
     /// Subscribes. The corresponding C function is `mosquitto_subscribe`.
     @discardableResult
     public func subscribe(_ pattern: String, qos: UInt8) -> MQTTError? {
-        let rc = mosquitto_subscribe(handle, nil, pattern, Int32(qos))
+        let rc = handleLock.withLock { _ in mosquitto_subscribe(handle, nil, pattern, Int32(qos)) }
         return rc == MQTTError.success ? nil : MQTTError(operation: "subscribe to \(pattern)", code: rc)
     }
 

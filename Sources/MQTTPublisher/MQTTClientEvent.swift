@@ -10,6 +10,9 @@ public enum MQTTClientEvent: Sendable, Equatable {
     case disconnected(MQTTError, retryIn: Double)
     /// The broker acknowledged (QoS 1/2) or the client sent (QoS 0) the message with this id.
     case acknowledged(messageID: Int32)
+    /// The broker answered the message with this id with an MQTT 5 failure reason code (0x80 or above, e.g.
+    /// 0x87 not authorized): it was not accepted.
+    case refused(messageID: Int32, reasonCode: Int32)
     /// A message on a subscribed topic.
     case message(topic: String, payload: [UInt8])
     /// `stop()` finished: the network thread has ended.

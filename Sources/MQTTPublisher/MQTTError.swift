@@ -31,6 +31,14 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A TLS failure (handshake, certificate verification).
     public var isTLS: Bool { code == Int32(MOSQ_ERR_TLS.rawValue) || message.contains("SSL") || message.contains("certificate") }
 
+    /// A `mosquitto_publish` failure that sending the same message again cannot cure: larger than the broker's
+    /// maximum packet size or the protocol's payload limit, a topic that is not valid UTF-8 or otherwise
+    /// invalid, a QoS the broker does not support.
+    public var isPermanentPublishRefusal: Bool {
+        [MOSQ_ERR_OVERSIZE_PACKET, MOSQ_ERR_PAYLOAD_SIZE, MOSQ_ERR_MALFORMED_UTF8, MOSQ_ERR_INVAL,
+         MOSQ_ERR_QOS_NOT_SUPPORTED].contains { Int32($0.rawValue) == code }
+    }
+
     public var description: String {
         var text = "MQTT \(operation) failed: \(message)"
         if let refusal { text += " (refusal code \(refusal))" }

@@ -17,6 +17,12 @@ public struct PublisherCounters: Sendable, Equatable {
     /// fallback) plus `connection_lost` (QoS 0 events in flight when the connection broke) and
     /// `outbox_unavailable` (an append failed on both the database and the memory fallback).
     public var dropped: [String: Int] = [:]
+    /// Events moved to the dead-letter table (refused by the broker or the client library) by this process.
+    public var deadLettered = 0
+    /// Refusals that were retried (a transient reason code, or a connection dropped right after the event).
+    public var refusalsRetried = 0
+    /// Rows in the dead-letter table.
+    public var deadLetterRows = 0
     public var backlogRows = 0
     public var backlogBytes = 0
     public var inflight = 0
@@ -40,7 +46,8 @@ public struct PublisherCounters: Sendable, Equatable {
             ("drained", Int64(drained)), ("outbox_rows", Int64(backlogRows)), ("outbox_bytes", Int64(backlogBytes)),
             ("inflight", Int64(inflight)), ("connects", Int64(connects)),
             ("connection_failures", Int64(connectionFailures)), ("outbox_degraded", outboxDegraded ? 1 : 0),
-            ("dropped", Int64(droppedTotal)),
+            ("dropped", Int64(droppedTotal)), ("dead_lettered", Int64(deadLettered)),
+            ("dead_letter_rows", Int64(deadLetterRows)), ("refusals_retried", Int64(refusalsRetried)),
         ]
         for (reason, count) in dropped.sorted(by: { $0.key < $1.key }) { out.append(("dropped_\(reason)", Int64(count))) }
         return out

@@ -30,6 +30,7 @@ extension PublisherDelivery {
         let increases = publisher.sharedCounters.withLock { counters -> [(String, Int)] in
             counters.backlogRows = stats.rows
             counters.backlogBytes = stats.bytes
+            counters.deadLetterRows = stats.deadLetters
             var increases: [(String, Int)] = []
             for reason in OutboxDropReason.allCases {
                 let total = (counters.storeDropBase[reason] ?? 0) + (stats.dropped[reason] ?? 0)

@@ -11,6 +11,17 @@ final class PublisherDelivery {
     struct InFlight {
         var envelope: EventEnvelope
         var fromOutbox: Bool
+        /// Wall clock when handed to libmosquitto (for `RefusalTracker.connectionDropped`).
+        var sentAt: Double
+    }
+
+    /// What `send` did with an envelope.
+    enum SendResult {
+        case sent
+        /// The client library will never send it (too large, invalid topic): dead-letter it and go on.
+        case refused(PublishRefusal)
+        /// Not now (not connected, out of memory): keep it and try later.
+        case notSent
     }
 
     let publisher: EventPublisher
@@ -28,6 +39,15 @@ final class PublisherDelivery {
     var drainBatch: [EventEnvelope] = []
     var drainCursor: UInt64?
     var acknowledgedRows: [UInt64] = []
+    /// Refused events: retried or moved to the dead-letter table (docs/outbox.md).
+    var refusals = RefusalTracker()
+    /// After a connection dropped right after several events were sent, one event at a time is in flight
+    /// (so the next such drop names the event the broker refuses), until `probeLength` acknowledgements.
+    var probing = false
+    var probeAcknowledgements = 0
+    static let probeLength = 32
+    /// The in-flight window now: 1 while probing.
+    var currentWindow: Int { probing ? 1 : window }
     var discovery: [ControlMessage] = []
     var stopping = false
     var stopDeadline = 0.0
@@ -61,7 +81,13 @@ final class PublisherDelivery {
             discovery = messages
             if connected { publishControl(discovery) }
         case .acknowledgements:
-            for messageID in publisher.ackInbox.takeAll() { await acknowledge(messageID, drainAfter: false) }
+            for entry in publisher.ackInbox.takeAll() {
+                if let refusal = PublishRefusal.broker(reasonCode: Int(entry.reasonCode)) {
+                    await refused(entry.messageID, refusal)
+                } else {
+                    await acknowledge(entry.messageID, drainAfter: false)
+                }
+            }
             if connected && !live && !stopping { await drain() }
         case .tick: await tick()
         case .stop:
@@ -83,8 +109,14 @@ final class PublisherDelivery {
             return
         }
         var index = envelopes.startIndex
-        while index < envelopes.endIndex, inflight.count < window, send(envelopes[index], fromOutbox: false) {
-            index += 1
+        sending: while index < envelopes.endIndex, inflight.count < currentWindow {
+            switch send(envelopes[index], fromOutbox: false) {
+            case .sent: index += 1
+            case let .refused(refusal):
+                await deadLetter([envelopes[index]], refusal, attempts: 1)
+                index += 1
+            case .notSent: break sending
+            }
         }
         if index < envelopes.endIndex {
             live = false
@@ -122,6 +154,8 @@ final class PublisherDelivery {
             publisher.notify(.disconnected(error, retryIn: retryIn))
         case let .acknowledged(messageID):
             await acknowledge(messageID, drainAfter: true)
+        case let .refused(messageID, reasonCode):
+            if let refusal = PublishRefusal.broker(reasonCode: Int(reasonCode)) { await refused(messageID, refusal) }
         case let .message(topic, payload):
             if topic == layout.homeAssistantStatus, String(decoding: payload, as: UTF8.self) == "online" {
                 publishControl(discovery)
@@ -133,26 +167,28 @@ final class PublisherDelivery {
     }
 
     func tick() async {
-        if connected && !live && inflight.count < window { await drain() }
+        if connected && !live && inflight.count < currentWindow { await drain() }
         await refreshBacklog()
     }
 
     // MARK: sending
 
-    /// Hands one envelope to libmosquitto and tracks it until acknowledged. False when it was not accepted.
-    func send(_ envelope: EventEnvelope, fromOutbox: Bool) -> Bool {
+    /// Hands one envelope to libmosquitto and tracks it until acknowledged.
+    func send(_ envelope: EventEnvelope, fromOutbox: Bool) -> SendResult {
         switch client.publish(topic: envelope.topic, payload: envelope.payload, qos: envelope.qos, retain: envelope.retain) {
         case let .success(messageID):
-            inflight[messageID] = InFlight(envelope: envelope, fromOutbox: fromOutbox)
+            inflight[messageID] = InFlight(envelope: envelope, fromOutbox: fromOutbox, sentAt: publisher.configuration.now())
             tally.published += 1
             if fromOutbox {
                 outboxInflight += 1
                 tally.drained += 1
             }
-            return true
+            return .sent
         case let .failure(error):
             publisher.sharedCounters.withLock { $0.lastError = error.description }
-            return false
+            guard error.isPermanentPublishRefusal else { return .notSent }
+            return .refused(PublishRefusal(source: .client, code: Int(error.code),
+                                           reason: "client refused: \(error.message)", permanent: true))
         }
     }
 
@@ -178,6 +214,11 @@ final class PublisherDelivery {
         // reconnect whose tracking was already handed back to the outbox.
         guard let entry = inflight.removeValue(forKey: messageID) else { return }
         tally.acknowledged += 1
+        refusals.accepted(entry.envelope.sequence)
+        if probing {
+            probeAcknowledgements += 1
+            if probeAcknowledgements >= PublisherDelivery.probeLength { probing = false }
+        }
         if entry.fromOutbox {
             outboxInflight -= 1
             acknowledgedRows.append(entry.envelope.sequence)
@@ -190,7 +231,7 @@ final class PublisherDelivery {
     /// nothing left past the cursor.
     func drain() async {
         guard connected && !live && !stopping else { return }
-        while inflight.count < window {
+        while inflight.count < currentWindow {
             if drainBatch.isEmpty {
                 let now = publisher.configuration.now()
                 if now - lastExpiry >= 1 {
@@ -207,7 +248,11 @@ final class PublisherDelivery {
                 drainBatch.reverse()
             }
             guard let next = drainBatch.last else { return }
-            guard send(next, fromOutbox: true) else { return }
+            switch send(next, fromOutbox: true) {
+            case .sent: break
+            case let .refused(refusal): await deadLetter([next], refusal, attempts: 1)
+            case .notSent: return
+            }
             drainBatch.removeLast()
             drainCursor = next.sequence
         }
@@ -222,6 +267,7 @@ final class PublisherDelivery {
         connected = false
         live = false
         publisher.sharedCounters.withLock { $0.connected = false }
+        await suspectOldestInflight()
         await requeueInflight(keepQoS0: false)
         drainBatch = []
         drainCursor = nil

@@ -11,6 +11,9 @@ public enum PublisherNotice: Sendable, Equatable {
     /// Events were dropped (reason as in `PublisherCounters.dropped`): log it. Reported when noticed, at most
     /// once per drain step or tick for the outbox's own drops.
     case eventsDropped(reason: String, count: Int)
+    /// The broker or the client library refused events; after the bounded attempts they were moved to the
+    /// dead-letter table (kept, see `beaconbridge outbox`) so the events behind them flow.
+    case deadLettered(count: Int, firstSequence: UInt64, topic: String, reason: String)
 
     public enum SnapshotReason: String, Sendable, Equatable {
         case connected

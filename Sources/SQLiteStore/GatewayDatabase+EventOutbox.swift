@@ -21,3 +21,17 @@ extension GatewayDatabase: EventOutbox {
         try await perform { connection in connection.outbox.stats }
     }
 }
+
+extension GatewayDatabase {
+    public func deadLetter(_ letters: [DeadLetter]) async throws {
+        try await perform { (connection) throws(SQLiteError) in try connection.outbox.deadLetter(letters) }
+    }
+
+    public func deadLetters(limit: Int) async throws -> [DeadLetter] {
+        try await perform { (connection) throws(SQLiteError) in try connection.outbox.deadLetters(limit: limit) }
+    }
+
+    public func requeueDeadLetters() async throws -> Int {
+        try await perform { (connection) throws(SQLiteError) in try connection.outbox.requeueDeadLetters() }
+    }
+}

@@ -10,9 +10,11 @@ public final class Outbox {
     let database: SQLiteDatabase
     public let maxRows: Int
     public let maxBytes: Int
-    public private(set) var rows: Int
-    public private(set) var bytes: Int
-    public private(set) var dropped: [OutboxDropReason: Int] = [:]
+    public internal(set) var rows: Int
+    public internal(set) var bytes: Int
+    public internal(set) var dropped: [OutboxDropReason: Int] = [:]
+    /// Rows in the `dead_letter` table (`Outbox+DeadLetters.swift`).
+    public internal(set) var deadLetterCount: Int
 
     public init(database: SQLiteDatabase, maxRows: Int, maxBytes: Int) throws(SQLiteError) {
         self.database = database
@@ -23,9 +25,10 @@ public final class Outbox {
         _ = try statement.step()
         rows = Int(statement.int64(at: 0))
         bytes = Int(statement.int64(at: 1))
+        deadLetterCount = Int(try database.scalar("SELECT count(*) FROM dead_letter") ?? 0)
     }
 
-    public var stats: OutboxStats { OutboxStats(rows: rows, bytes: bytes, dropped: dropped) }
+    public var stats: OutboxStats { OutboxStats(rows: rows, bytes: bytes, dropped: dropped, deadLetters: deadLetterCount) }
 
     /// Inserts the envelopes in one transaction (an envelope whose sequence is already stored is skipped),
     /// then evicts to stay inside the bounds, in the same transaction.
@@ -127,7 +130,7 @@ public final class Outbox {
     }
 
     /// Evicts the oldest expiring rows, then the oldest rows of any kind, until inside both caps.
-    private func evictOverflow() throws(SQLiteError) {
+    func evictOverflow() throws(SQLiteError) {
         for onlyExpiring in [true, false] {
             while let reason = OutboxEviction.overflow(rows: rows, bytes: bytes, maxRows: maxRows, maxBytes: maxBytes) {
                 let select = try database.statement(onlyExpiring
@@ -158,12 +161,13 @@ public final class Outbox {
         }
     }
 
-    private func recount() throws(SQLiteError) {
+    func recount() throws(SQLiteError) {
         let statement = try database.statement("SELECT count(*), coalesce(sum(length(payload)), 0) FROM outbox")
         defer { statement.reset() }
         _ = try statement.step()
         rows = Int(statement.int64(at: 0))
         bytes = Int(statement.int64(at: 1))
+        deadLetterCount = Int(try database.scalar("SELECT count(*) FROM dead_letter") ?? 0)
     }
 
     static func wallClock() -> Double {

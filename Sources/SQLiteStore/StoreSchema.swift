@@ -41,6 +41,23 @@ enum StoreSchema {
             last_seen REAL NOT NULL
         ) WITHOUT ROWID;
         """,
+        // 3: events the broker refused, moved out of the outbox so the rows behind them flow.
+        """
+        CREATE TABLE dead_letter (
+            seq INTEGER PRIMARY KEY,
+            gateway TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            expires INTEGER NOT NULL,
+            topic TEXT NOT NULL,
+            qos INTEGER NOT NULL,
+            retain INTEGER NOT NULL,
+            payload BLOB NOT NULL,
+            capture_time REAL NOT NULL,
+            reason TEXT NOT NULL,
+            attempts INTEGER NOT NULL,
+            dead_at REAL NOT NULL
+        );
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

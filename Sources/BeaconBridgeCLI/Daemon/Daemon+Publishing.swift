@@ -79,6 +79,9 @@ extension Daemon {
             break
         case let .eventsDropped(reason, count):
             logger.warning("events dropped", metadata: ["reason": "\(reason)", "count": "\(count)"])
+        case let .deadLettered(count, sequence, topic, reason):
+            logger.error("events refused by the broker moved to the dead-letter table (see `beaconbridge outbox`)",
+                         metadata: ["count": "\(count)", "seq": "\(sequence)", "topic": "\(topic)", "reason": "\(reason)"])
         case let .outboxFailed(message):
             logger.error("outbox database failed; keeping events in memory", metadata: ["error": "\(message)"])
         }

@@ -32,11 +32,16 @@ public struct LogfmtHandler: LogHandler {
         sink.write(line + "\n")
     }
 
-    /// RFC 3339 UTC with milliseconds, e.g. `2026-11-30T10:55:01.234Z`. The corresponding C functions are
-    /// `clock_gettime` and `gmtime_r`.
-    static func timestamp() -> String {
+    /// RFC 3339 UTC with milliseconds, e.g. `2026-11-30T10:55:01.234Z`, of `epoch` seconds (now when nil).
+    /// The corresponding C functions are `clock_gettime` and `gmtime_r`.
+    static func timestamp(epoch: Double? = nil) -> String {
         var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
+        if let epoch, epoch.isFinite, epoch >= 0, epoch < 1e11 {
+            now.tv_sec = Int(epoch)
+            now.tv_nsec = Int((epoch - epoch.rounded(.down)) * 1e9)
+        } else {
+            clock_gettime(CLOCK_REALTIME, &now)
+        }
         var seconds = now.tv_sec
         var parts = tm()
         gmtime_r(&seconds, &parts)

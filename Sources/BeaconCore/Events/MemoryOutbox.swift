@@ -4,6 +4,7 @@ public actor MemoryOutbox: EventOutbox {
     private var rows: [EventEnvelope] = []
     private var bytes = 0
     private var dropped: [OutboxDropReason: Int] = [:]
+    private var letters: [DeadLetter] = []
     public let maxRows: Int
     public let maxBytes: Int
 
@@ -52,7 +53,31 @@ public actor MemoryOutbox: EventOutbox {
         if count > 0 { dropped[.expired, default: 0] += count }
     }
 
-    public func stats() -> OutboxStats { OutboxStats(rows: rows.count, bytes: bytes, dropped: dropped) }
+    public func stats() -> OutboxStats {
+        OutboxStats(rows: rows.count, bytes: bytes, dropped: dropped, deadLetters: letters.count)
+    }
+
+    public func deadLetter(_ newLetters: [DeadLetter]) {
+        guard !newLetters.isEmpty else { return }
+        delete(newLetters.map(\.envelope.sequence))
+        let known = Set(letters.map(\.envelope.sequence))
+        letters += newLetters.filter { !known.contains($0.envelope.sequence) }
+        letters.sort { $0.envelope.sequence < $1.envelope.sequence }
+        if letters.count > DeadLetter.maxKept {
+            let excess = letters.count - DeadLetter.maxKept
+            letters.removeFirst(excess)
+            dropped[.deadLetterCap, default: 0] += excess
+        }
+    }
+
+    public func deadLetters(limit: Int) -> [DeadLetter] { Array(letters.prefix(max(0, limit))) }
+
+    public func requeueDeadLetters() -> Int {
+        let requeued = letters.map(\.envelope)
+        letters.removeAll()
+        append(requeued)
+        return requeued.count
+    }
 
     private func enforceBounds() {
         while let reason = OutboxEviction.overflow(rows: rows.count, bytes: bytes, maxRows: maxRows, maxBytes: maxBytes) {

@@ -6,6 +6,8 @@ public enum OutboxDropReason: String, Sendable, Hashable, CaseIterable {
     case rowCap = "row_cap"
     /// Evicted to stay under `outbox.max_bytes`.
     case byteCap = "byte_cap"
+    /// A dead letter removed to keep the dead-letter table under `DeadLetter.maxKept` rows.
+    case deadLetterCap = "dead_letter_cap"
 }
 
 /// Backlog size and the drops counted since the outbox was opened.
@@ -13,7 +15,9 @@ public struct OutboxStats: Sendable, Equatable {
     public var rows: Int
     public var bytes: Int
     public var dropped: [OutboxDropReason: Int]
-    public init(rows: Int = 0, bytes: Int = 0, dropped: [OutboxDropReason: Int] = [:]) {
-        self.rows = rows; self.bytes = bytes; self.dropped = dropped
+    /// Rows in the dead-letter table.
+    public var deadLetters: Int
+    public init(rows: Int = 0, bytes: Int = 0, dropped: [OutboxDropReason: Int] = [:], deadLetters: Int = 0) {
+        self.rows = rows; self.bytes = bytes; self.dropped = dropped; self.deadLetters = deadLetters
     }
 }
