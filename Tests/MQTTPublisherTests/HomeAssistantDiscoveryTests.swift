@@ -36,10 +36,15 @@ import Testing
         let layout = TopicLayout(settings: topics, gatewayID: "hall-gw")
         let beacons = [HomeAssistantDiscovery.Beacon(id: EventFactory.beacon(1, time: 0).beaconID, name: "Keys"),
                        HomeAssistantDiscovery.Beacon(id: "eddystone-uid:0x00112233445566778899:0xaabbccddeeff", name: "Bag")]
-        let regions = ["kitchen", "front door"]
-        let discovery = HomeAssistantDiscovery(layout: layout, gatewayName: "Hall gateway", softwareVersion: "0.1.0")
+        // "front door" selects every beacon, "kitchen" only iBeacons of one UUID: no kitchen entity for the
+        // Eddystone beacon, whose state would stay unknown forever.
+        let regions = [HomeAssistantDiscovery.Region(name: "kitchen", match: .iBeacon(uuid: EventFactory.uuid)),
+                       HomeAssistantDiscovery.Region(name: "front door")]
+        let pairs = [(0, 0), (1, 0), (1, 1)]  // (region, beacon)
+        let discovery = HomeAssistantDiscovery(layout: layout, gatewayName: "Hall gateway", softwareVersion: "0.1.0",
+                                               sensorExpiry: 65)
         let messages = discovery.messages(beacons: beacons, regions: regions)
-        #expect(messages.count == 1 + beacons.count * (4 + regions.count))
+        #expect(messages.count == 1 + beacons.count * 4 + pairs.count)
 
         let subscriber = try TestSubscriber(port: broker.port, patterns: ["homeassistant/#"])
         try await subscriber.start()
@@ -91,17 +96,28 @@ import Testing
                 #expect(device["identifiers"] == .array([.string("beaconbridge_hall_gw")]))
                 #expect(device["name"] == .string("Hall gateway"))
                 #expect(json["state_topic"] == .string("beaconbridge/hall-gw/telemetry"))
+                #expect(json["unit_of_measurement"] == .string("events") && json["icon"] == .string("mdi:tray-full"))
+                #expect(json["entity_category"] == .string("diagnostic"))
                 continue
             }
-            #expect(device["via_device"] == .string("beaconbridge_hall_gw"))
-            let beacon = try #require(beacons.first { objectID.hasPrefix(TopicLayout.slug($0.id)) })
+            // One device per beacon, shared by every gateway: no via_device that would flip between them.
+            #expect(device["via_device"] == nil)
+            #expect(device["manufacturer"] == .string("BeaconBridge"))
+            let beaconIndex = try #require(beacons.firstIndex { objectID.hasPrefix(TopicLayout.slug($0.id)) })
+            let beacon = beacons[beaconIndex]
             #expect(device["name"] == .string(beacon.name))
+            #expect(device["model"] == .string(beaconIndex == 0 ? "iBeacon" : "Eddystone-UID"))
             #expect(device["identifiers"] == .array([.string("beaconbridge_beacon_" + TopicLayout.slug(beacon.id))]))
+            // Entity names say which gateway reports them.
+            #expect(json["name"]?.string?.hasPrefix("Hall gateway") == true, "\(message.topic)")
             switch entity {
             case "tracker":
                 #expect(component == "device_tracker")
+                #expect(json["name"] == .string("Hall gateway"))
                 #expect(json["state_topic"] == .string(layout.presence(beaconID: beacon.id)))
                 #expect(json["json_attributes_topic"] == .string(layout.presence(beaconID: beacon.id)))
+                #expect(json["json_attributes_template"]?.string?.contains("value_json.beacon_id") == true)
+                #expect(json["json_attributes_template"]?.string?.contains("distance") == false)
                 #expect(json["payload_home"] == .string("seen") && json["payload_not_home"] == .string("away"))
                 #expect(json["source_type"] == .string("bluetooth_le"))
             case "distance", "rssi":
@@ -111,15 +127,22 @@ import Testing
                 #expect(json["unit_of_measurement"] == .string(entity == "distance" ? "m" : "dBm"))
                 #expect(json["state_class"] == .string("measurement"))
                 #expect(json["value_template"] == .string("{{ value_json.\(entity) }}"))
+                #expect(json["expire_after"] == .int(65))
+                #expect(json["entity_category"] == (entity == "rssi" ? .string("diagnostic") : nil))
             case "presence":
                 #expect(component == "binary_sensor")
+                #expect(json["name"] == .string("Hall gateway presence"))
                 #expect(json["device_class"] == .string("presence"))
                 #expect(json["payload_on"] == .string("seen") && json["payload_off"] == .string("away"))
             default:
                 #expect(component == "binary_sensor")
-                let region = try #require(regions.first { objectID.hasSuffix("_region_" + TopicLayout.slug($0)) })
-                #expect(json["state_topic"] == .string(layout.region(region, beaconID: beacon.id)))
+                let regionIndex = try #require(regions.firstIndex { objectID.hasSuffix("_region_" + TopicLayout.slug($0.name)) })
+                let region = regions[regionIndex]
+                #expect(pairs.contains { $0 == (regionIndex, beaconIndex) }, "\(objectID) announced")
+                #expect(json["name"] == .string("Hall gateway " + (regionIndex == 0 ? "Kitchen" : "Front door")))
+                #expect(json["state_topic"] == .string(layout.region(region.name, beaconID: beacon.id)))
                 #expect(json["payload_on"] == .string("inside") && json["payload_off"] == .string("outside"))
+                #expect(json["value_template"]?.string?.contains("else 'None'") == true)
                 #expect(json["device_class"] == .string("presence"))
             }
         }

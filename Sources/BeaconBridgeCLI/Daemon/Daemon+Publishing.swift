@@ -62,9 +62,10 @@ extension Daemon {
     func publishDiscovery() {
         guard configuration.topics.homeAssistant.enabled else { return }
         let discovery = HomeAssistantDiscovery(layout: encoder.layout, gatewayName: configuration.gateway.name,
-                                               softwareVersion: CommandLineTool.version)
+                                               softwareVersion: CommandLineTool.version,
+                                               sensorExpiry: HomeAssistantDiscovery.sensorExpiry(for: configuration.tracking))
         let beacons = configuration.namedBeacons.map { HomeAssistantDiscovery.Beacon(id: $0.id, name: $0.name) }
-        publisher.setDiscovery(discovery.messages(beacons: beacons, regions: configuration.regions.map(\.name)))
+        publisher.setDiscovery(discovery.messages(beacons: beacons, regions: configuration.regions.map(HomeAssistantDiscovery.Region.init)))
     }
 
     static func log(_ notice: PublisherNotice, to logger: Logger) {

@@ -138,8 +138,9 @@ final class Daemon {
                 persistStates()
                 await publishTelemetryIfDue()
             case let .snapshot(reason):
-                logger.info("publishing region state snapshot", metadata: ["reason": "\(reason)"])
+                logger.info("publishing region state and presence snapshot", metadata: ["reason": "\(reason)"])
                 await publish(pipeline.stateSnapshot(at: clock))
+                await publish(pipeline.presenceSnapshot(at: clock))
             case .reload:
                 await reload()
             case let .stop(signal):

@@ -14,7 +14,8 @@ public struct EventEncoder: Sendable {
 
     public var gatewayID: String { layout.gatewayID }
 
-    /// Envelopes one event can need at most (the event itself plus its ESPresense rendering).
+    /// Envelopes one event can need at most (the event itself plus its ESPresense rendering, or a presence
+    /// `away` plus the sighting that clears RSSI and distance).
     public static let maxEnvelopesPerEvent: UInt64 = 2
 
     /// True when the block may not cover the next event: reserve more and call `refill(_:)` first.
@@ -30,7 +31,8 @@ public struct EventEncoder: Sendable {
     public mutating func refill(_ block: SequenceBlock) { sequences = block }
 
     /// Envelopes for one engine event: one per event, plus the ESPresense rendering of a sighting when that
-    /// mode is on and a distance is known (`mqtt_room` needs one).
+    /// mode is on and a distance is known (`mqtt_room` needs one), plus for a presence `away` a sighting with
+    /// `rssi`, `rssi_smoothed` and `distance` null on the beacon's sighting topic.
     public mutating func encode(_ event: EngineEvent) throws(EventEncoderError) -> [EventEnvelope] {
         switch event {
         case let .sighting(sighting):
@@ -46,9 +48,21 @@ public struct EventEncoder: Sendable {
             }
             return out
         case let .presence(presence):
-            return [try envelope(.presence, time: presence.time, topic: layout.presence(beaconID: presence.beacon.beaconID)) {
+            var out = [try envelope(.presence, time: presence.time, topic: layout.presence(beaconID: presence.beacon.beaconID)) {
                 EventPayload.presence(presence, head: $0)
             }]
+            if presence.state == .away {
+                // The beacon is gone: a last sighting with RSSI and distance null, so whatever shows the
+                // sighting topic's values (Home Assistant's distance and RSSI sensors) stops showing stale ones.
+                var gone = presence.beacon
+                gone.rssi = nil
+                gone.smoothedRSSI = nil
+                gone.distance = nil
+                out.append(try envelope(.sighting, time: presence.time, topic: layout.sighting(beaconID: gone.beaconID)) {
+                    EventPayload.sighting(SightingEvent(time: presence.time, beacon: gone), head: $0)
+                })
+            }
+            return out
         case let .region(region):
             return [try envelope(.region, time: region.time, topic: layout.region(region.region, beaconID: region.beaconID)) {
                 EventPayload.region(region, head: $0)

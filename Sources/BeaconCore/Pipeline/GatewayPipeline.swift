@@ -132,6 +132,9 @@ public struct GatewayPipeline: Sendable {
     @discardableResult
     public mutating func restore(_ rows: [PersistedRegionState], now: Timestamp) -> Int { engine.restore(rows, now: now) }
 
+    /// A `presence` event with the current state for every tracked beacon (`RegionEngine.presenceSnapshot`).
+    public func presenceSnapshot(at time: Timestamp) -> [EngineEvent] { engine.presenceSnapshot(at: time) }
+
     /// Region states the caller must persist since the last call.
     public mutating func takeStateChanges() -> [PersistedRegionState] { engine.takeStateChanges() }
 

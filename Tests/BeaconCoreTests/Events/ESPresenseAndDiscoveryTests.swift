@@ -29,7 +29,7 @@ import Testing
         settings.homeAssistant.enabled = true
         let discovery = HomeAssistantDiscovery(layout: TopicLayout(settings: settings, gatewayID: "GW"),
                                                gatewayName: "GW", softwareVersion: "1")
-        let messages = discovery.messages(beacons: [.init(id: "mac:AA:BB", name: "Phone")], regions: ["Office"])
+        let messages = discovery.messages(beacons: [.init(id: "mac:AA:BB", name: "Phone")], regions: [.init(name: "Office")])
         #expect(messages.map(\.topic) == [
             "homeassistant/sensor/beaconbridge_gw/outbox_rows/config",
             "homeassistant/device_tracker/beaconbridge_gw/mac_aa_bb_tracker/config",
@@ -41,6 +41,7 @@ import Testing
         #expect(messages.allSatisfy { $0.retain && $0.qos == 1 })
         let region = try JSONValue(parsing: messages[5].payload)
         #expect(region["state_topic"] == .string("beaconbridge/GW/region/Office/mac:AA:BB"))
-        #expect(region["device"]?["via_device"] == .string("beaconbridge_gw"))
+        #expect(region["device"]?["via_device"] == nil)
+        #expect(region["name"] == .string("GW Office"))
     }
 }
