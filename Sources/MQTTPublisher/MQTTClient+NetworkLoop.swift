@@ -23,7 +23,7 @@ extension MQTTClient {
                     continue
                 }
             }
-            state.withLock { $0.lastLog = nil; $0.refusal = nil; $0.connackSeen = false }
+            state.withLock { $0.lastLog = nil; $0.refusal = nil; $0.connackSeen = false; $0.awaitingAck.removeAll() }
             installLogCallback()
             let rc = firstAttempt
                 ? mosquitto_connect(handle, settings.host, Int32(settings.port), Int32(settings.keepalive))
@@ -46,8 +46,7 @@ extension MQTTClient {
             onEvent(wasConnected ? .disconnected(failure, retryIn: delay) : .connectionFailed(failure, retryIn: delay))
             sleepUnlessStopped(delay)
         }
-        // Flush the DISCONNECT queued by stop() (bounded).
-        for _ in 0..<20 where mosquitto_loop(handle, 50, 1) == MQTTError.success {}
+        endSession()
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.finished = true
             defer { state.stopWaiters.removeAll() }
@@ -55,6 +54,27 @@ extension MQTTClient {
         }
         onEvent(.stopped)
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// A clean end of the session, all on the network thread (the only one that writes to the socket): send
+    /// what is still queued (the `offline` message, say) and wait for the broker's acknowledgements, then send
+    /// DISCONNECT and run the loop until libmosquitto has written it and closed the socket. Closing a socket
+    /// with unread data (acknowledgements still on their way) makes the kernel reset the connection and drop
+    /// what was not sent yet: the broker then logged "disconnected due to out of memory" or "closed its
+    /// connection" instead of the DISCONNECT and fired the last will after the explicit `offline`. Each step
+    /// is bounded (about 2 s in all), so a broker that stopped answering cannot hold up the stop.
+    /// The corresponding C functions are `mosquitto_want_write`, `mosquitto_disconnect` and `mosquitto_loop`.
+    func endSession() {
+        guard state.withLock({ $0.connackSeen }), mosquitto_socket(handle) >= 0 else { return }
+        var rounds = 0
+        while (mosquitto_want_write(handle) || state.withLock({ !$0.awaitingAck.isEmpty })) && rounds < 30 {
+            guard mosquitto_loop(handle, 50, 1) == MQTTError.success else { return }
+            rounds += 1
+        }
+        guard mosquitto_disconnect(handle) == MQTTError.success else { return }
+        for _ in 0..<10 {
+            guard mosquitto_socket(handle) >= 0, mosquitto_loop(handle, 50, 1) == MQTTError.success else { return }
+        }
     }
 
     /// The error for a failed connect or loop, with the broker's refusal and libmosquitto's last logged error.
@@ -100,6 +120,7 @@ extension MQTTClient {
         // reason code of an MQTT 5 PUBACK/PUBREC, counting a refusal as delivered.
         mosquitto_publish_v5_callback_set(handle) { _, context, messageID, reasonCode, _ in
             guard let client = MQTTClient.from(context) else { return }
+            client.state.withLock { _ = $0.awaitingAck.remove(messageID) }
             client.onEvent(reasonCode >= 0x80 ? .refused(messageID: messageID, reasonCode: reasonCode)
                                               : .acknowledged(messageID: messageID))
         }

@@ -9,9 +9,9 @@ import Synchronization
 /// `mosquitto_loop` and reconnects with capped exponential backoff and jitter, reporting every step through
 /// `onEvent`. Publishing and subscribing are safe from any thread.
 ///
-/// `@unchecked Sendable`. Invariant: `handle` is created `threaded`, so `mosquitto_publish`,
-/// `mosquitto_subscribe` and `mosquitto_disconnect` may be called from any thread; `mosquitto_connect`,
-/// `mosquitto_reconnect` and `mosquitto_loop` run only on the network thread; `mosquitto_destroy` runs in
+/// `@unchecked Sendable`. Invariant: `handle` is created `threaded`, so `mosquitto_publish` and
+/// `mosquitto_subscribe` may be called from any thread; `mosquitto_connect`, `mosquitto_reconnect`,
+/// `mosquitto_disconnect` and `mosquitto_loop` run only on the network thread; `mosquitto_destroy` runs in
 /// `deinit`, which cannot happen before the network thread (which retains the client) has ended. All other
 /// mutable state lives in `state`, a `Mutex`.
 public final class MQTTClient: @unchecked Sendable {
@@ -22,6 +22,10 @@ public final class MQTTClient: @unchecked Sendable {
         var connackSeen = false
         var refusal: Int32?
         var lastLog: String?
+        /// QoS 1/2 message ids sent on this connection and not acknowledged yet (for a clean end of the session;
+        /// an id whose acknowledgement overtook `publish` returning stays until the next connection, which only
+        /// makes a stop wait its bound).
+        var awaitingAck: Set<Int32> = []
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -29,8 +33,7 @@ public final class MQTTClient: @unchecked Sendable {
     public let options: MQTTClientOptions
     let onEvent: @Sendable (MQTTClientEvent) -> Void
     let state = Mutex(State())
-    /// Held around every libmosquitto call made from outside the network thread (publish, subscribe,
-    /// disconnect) and around `mosquitto_reinitialise` on the network thread, which rebuilds the handle.
+    /// Held around every libmosquitto call made from outside the network thread (publish, subscribe) and around `mosquitto_reinitialise` on the network thread, which rebuilds the handle.
     let handleLock = Mutex(())
 
     private static let libraryReady: Bool = { mosquitto_lib_init() == MQTTError.success }()
@@ -104,7 +107,8 @@ public final class MQTTClient: @unchecked Sendable {
         NetworkThread.spawn { [self] in self.runNetworkLoop() }
     }
 
-    /// Sends DISCONNECT and ends the network thread; returns once it has ended. Safe to call more than once.
+    /// Ends the network thread, which first sends what is queued and a DISCONNECT (`endSession()`); returns
+    /// once it has ended. Safe to call more than once.
     public func stop() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resumeNow = state.withLock { state -> Bool in
@@ -113,7 +117,6 @@ public final class MQTTClient: @unchecked Sendable {
                 state.stopWaiters.append(continuation)
                 return false
             }
-            _ = handleLock.withLock { _ in mosquitto_disconnect(handle) }
             if resumeNow { continuation.resume() }
         }
     }
@@ -129,6 +132,7 @@ public final class MQTTClient: @unchecked Sendable {
             }
         }
         guard rc == MQTTError.success else { return .failure(MQTTError(operation: "publish to \(topic)", code: rc)) }
+        if qos > 0 { state.withLock { _ = $0.awaitingAck.insert(messageID) } }
         return .success(messageID)
     }
 

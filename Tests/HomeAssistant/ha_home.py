@@ -13,11 +13,13 @@ import json
 import os
 import pathlib
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 
@@ -59,6 +61,7 @@ http:
   server_host: 127.0.0.1
   server_port: {self.http_port}
 api:
+history:
 recorder:
   db_url: sqlite:///{self.dir}/home-assistant_v2.db
   commit_interval: 1
@@ -108,6 +111,10 @@ logger:
     def log_path(self):
         return self.dir / "home-assistant.log"
 
+    def run_logs(self):
+        """The log of every run so far (call after `stop()`)."""
+        return sorted(self.dir.glob("run-*.log"), key=lambda p: int(p.stem.split("-")[1]))
+
     # -- process --------------------------------------------------------------------------------------------
     def start(self):
         self.starts += 1
@@ -129,6 +136,9 @@ logger:
         code = self.process.returncode
         self.process = None
         self.console.close()
+        # Home Assistant moves its log aside at the next start: keep each run's log for the log checks.
+        if self.log_path.exists():
+            shutil.copyfile(self.log_path, self.dir / f"run-{self.starts}.log")
         return code
 
     def alive(self):
@@ -167,7 +177,7 @@ logger:
             raise
 
     def history(self, entity_ids, since):
-        start = since.strftime("%Y-%m-%dT%H:%M:%S+00:00")
+        start = urllib.parse.quote(since.strftime("%Y-%m-%dT%H:%M:%S+00:00"))
         rows = self.rest(f"/api/history/period/{start}?filter_entity_id={','.join(entity_ids)}"
                          "&no_attributes")
         return {series[0]["entity_id"]: [s["state"] for s in series] for series in rows if series}

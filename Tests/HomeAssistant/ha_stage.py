@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import time
+import traceback
 
 from ha_home import HomeAssistant
 from stage_parts import Broker, Checks, Gateway, Recorder, free_port, wait_for
@@ -153,8 +154,12 @@ def main():
 
     from checks_entities import entity_checks
     from checks_states import state_checks
-    entity_checks(check, ha, entities, devices, entity, KEYS, BADGE, TOOLBOX, recorder)
-    state_checks(check, ha, recorder, broker, kitchen, hall, entity, KEYS, BADGE, TOOLBOX, t0, WAIT)
+    try:
+        entity_checks(check, ha, entities, devices, entity, KEYS, BADGE, TOOLBOX, recorder)
+        state_checks(check, ha, recorder, broker, kitchen, hall, entity, KEYS, BADGE, TOOLBOX, t0, WAIT)
+    except Exception as error:  # a broken step is a failed check, and everything started is still stopped
+        traceback.print_exc()
+        check("the stage ran to its end", False, repr(error))
     return finish(checks, started, ha, broker, recorder, gateways)
 
 
@@ -166,7 +171,7 @@ def finish(checks, started, ha, broker, recorder, gateways):
     recorder.close()
     broker.stop()
     from checks_log import log_checks
-    log_checks(checks.check, ha.log_path)
+    log_checks(checks.check, ha.run_logs())
     print(f"HA stage: {time.monotonic() - started:.0f} s", flush=True)
     print(f"{len(checks.passed)} passed, {len(checks.failed)} failed", flush=True)
     return 1 if checks.failed else 0

@@ -163,3 +163,17 @@ class Gateway:
 
     def log_lines(self):
         return self.log_path.read_text(errors="replace").splitlines() if self.log_path.exists() else []
+
+
+def retained(port, topic, timeout=5.0):
+    """The retained message a new subscriber gets on `topic` (payload text), or None."""
+    got = []
+    client = mqtt.Client(client_id=f"ha-stage-probe-{os.getpid()}-{time.monotonic_ns()}", clean_session=True)
+    client.on_connect = lambda c, u, f, rc: c.subscribe(topic, qos=1)
+    client.on_message = lambda c, u, m: got.append(m.payload.decode(errors="replace")) if m.retain else None
+    client.connect("127.0.0.1", port, keepalive=30)
+    client.loop_start()
+    wait_for(f"retained {topic}", lambda: got, timeout, 0.1)
+    client.loop_stop()
+    client.disconnect()
+    return got[0] if got else None

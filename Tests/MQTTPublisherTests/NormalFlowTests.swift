@@ -68,10 +68,11 @@ import Testing
             #expect(json["id"]?.string == "gw1-\(sequence)")
             lastSequence = sequence
         }
-        #expect(events.count == 31)
+        // 30 events + telemetry, and after each of the 5 `away`s the sighting that clears RSSI and distance.
+        #expect(events.count == 36)
         #expect(Set(validators.keys) == ["sighting", "presence", "region", "telemetry"])
         let counters = publisher.counters
-        #expect(counters.acknowledged == 31)
+        #expect(counters.acknowledged == 36)
         #expect(counters.queued == 0)
         #expect(try await database.stats().rows == 0)
     }

@@ -140,7 +140,12 @@ final class Daemon {
             case let .snapshot(reason):
                 logger.info("publishing region state and presence snapshot", metadata: ["reason": "\(reason)"])
                 await publish(pipeline.stateSnapshot(at: clock))
-                await publish(pipeline.presenceSnapshot(at: clock))
+                // Presence again (retained) after a reconnect and on Home Assistant's birth, for a broker that lost
+                // its retained messages. Not on the first connect: every presence event of this run is still
+                // on its way then (outbox), so a repeat would only duplicate it.
+                if reason != PublisherNotice.SnapshotReason.connected.rawValue || publisher.counters.connects > 1 {
+                    await publish(pipeline.presenceSnapshot(at: clock))
+                }
             case .reload:
                 await reload()
             case let .stop(signal):

@@ -24,7 +24,8 @@ public struct MQTTSettings: Sendable, Equatable {
     public var protocolVersion: ProtocolVersion
     /// `mqtt.tls`; nil means plain TCP.
     public var tls: MQTTTLSSettings?
-    /// `mqtt.reconnect_min_s` / `mqtt.reconnect_max_s`: exponential backoff bounds (full jitter is applied).
+    /// `mqtt.reconnect_min_s` / `mqtt.reconnect_max_s`: exponential backoff bounds (jitter is applied);
+    /// the cap (default 5 s) bounds how long the gateway stays away after the broker is back.
     public var reconnectMin: Double
     public var reconnectMax: Double
     /// `mqtt.inflight_window`: events sent but not yet acknowledged before new ones go to the outbox.
@@ -33,7 +34,7 @@ public struct MQTTSettings: Sendable, Equatable {
     public init(host: String = "localhost", port: Int = 1883, clientID: String? = nil, username: String? = nil,
                 passwordFile: String? = nil, passwordEnv: String? = nil, keepalive: Int = 30,
                 protocolVersion: ProtocolVersion = .v311, tls: MQTTTLSSettings? = nil,
-                reconnectMin: Double = 0.5, reconnectMax: Double = 30, inflightWindow: Int = 1000) {
+                reconnectMin: Double = 0.5, reconnectMax: Double = 5, inflightWindow: Int = 1000) {
         self.host = host
         self.port = port
         self.clientID = clientID

@@ -1,0 +1,55 @@
+"""Home Assistant's log: no warning or error the gateway caused (and none of the INFO/DEBUG lines the MQTT
+entities write for payloads they cannot use, such as "No matching payload found")."""
+
+import re
+
+LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ (?P<level>[A-Z]+) \((?P<thread>[^)]*)\) \[(?P<logger>[^\]]+)\] "
+                  r"(?P<message>.*)$")
+# Loggers of what the gateway feeds: the MQTT integration and its platforms, mqtt_room, the entity platforms,
+# templates (value / attribute templates run on the gateway's payloads).
+GATEWAY_LOGGERS = ("homeassistant.components.mqtt", "homeassistant.components.mqtt_room",
+                   "homeassistant.components.device_tracker", "homeassistant.components.sensor",
+                   "homeassistant.components.binary_sensor", "homeassistant.helpers.template",
+                   "homeassistant.helpers.entity", "homeassistant.helpers.entity_platform",
+                   "homeassistant.components.recorder")
+GATEWAY_WORDS = ("beaconbridge", "espresense", "keys", "badge", "toolbox")
+# Lines that mean a payload was not understood, whatever their level.
+REJECTIONS = ("No matching payload found", "Invalid state message", "Erroneous JSON", "JSON result was not a dictionary",
+              "Skipping update because of malformatted data", "Template variable", "Unable to parse JSON",
+              "Ignoring empty", "Empty template output", "is not a valid", "could not be", "Error parsing value")
+# Known lines of this setup that have nothing to do with the gateway (printed, not counted).
+UNRELATED = ("Skipping pip installation of required modules",
+             "Support for the running Python version")
+
+
+def log_checks(check, log_paths):
+    text = "\n".join(path.read_text(errors="replace") for path in log_paths)
+    entries, current = [], None
+    for line in text.splitlines():
+        match = LINE.match(line)
+        if match:
+            current = match.groupdict()
+            entries.append(current)
+        elif current is not None:
+            current["message"] += "\n" + line  # a traceback belongs to the line before
+    caused, other = [], []
+    for entry in entries:
+        serious = entry["level"] in ("WARNING", "ERROR", "CRITICAL")
+        message = entry["message"]
+        if entry["logger"].startswith(GATEWAY_LOGGERS) and any(word in message for word in REJECTIONS):
+            caused.append(entry)
+        elif serious and any(w in message for w in UNRELATED):
+            continue
+        elif serious and (entry["logger"].startswith(GATEWAY_LOGGERS)
+                          or any(w in message.lower() for w in GATEWAY_WORDS)):
+            caused.append(entry)
+        elif serious:
+            other.append(entry)
+    for entry in other:
+        print(f"  (HA log, not from the gateway: {entry['level']} [{entry['logger']}] "
+              f"{entry['message'].splitlines()[0][:200]})", flush=True)
+    check(f"log: the logs of all {len(log_paths)} Home Assistant runs were read", len(log_paths) >= 3 and
+          sum(1 for e in entries if "Connected to MQTT server" in e["message"]) >= len(log_paths), log_paths)
+    check("log: zero warnings or errors in Home Assistant's log caused by the gateway", not caused,
+          "\n".join(f"{e['level']} [{e['logger']}] {e['message'][:300]}" for e in caused[:10]))
+    check("log: no other warnings or errors either", not other, len(other))
