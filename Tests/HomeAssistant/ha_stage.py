@@ -52,18 +52,22 @@ regions:
     match: {{format: ibeacon, uuid: {UUID}, major: 1, minor: 1}}
     enter: {{rssi_above: -70}}
     exit_period_s: 10
+    dropout_grace_s: 10
   - name: office
     match: {{format: ibeacon, uuid: {UUID}, major: 2}}
     enter: {{rssi_above: -80}}
     exit_period_s: 10
+    dropout_grace_s: 10
   - name: tool_shelf
     match: {{format: eddystone-uid, namespace: edd1ebeac04e5defa017}}
     enter: {{rssi_above: -72}}
     exit_period_s: 10
+    dropout_grace_s: 10
   - name: front_porch
     match: {{uuid: {UUID}}}
     min_dwell_s: 3600
     exit_period_s: 10
+    dropout_grace_s: 10
 beacons:
   - id: {KEYS}
     name: Keys
