@@ -25,7 +25,7 @@ release: deps
 
 # Unit and integration tests (real mosquitto, SQLite files, the built binary), the cross-check against Home
 # Assistant's reference sensor decoders (scripts/reference-check.sh, about 15 s; SKIP without PyPI), the Home
-# Assistant stage (a pinned Home Assistant Core in a cached venv against the built gateway, about 3 min,
+# Assistant stage (a pinned Home Assistant Core in a cached venv against the built gateway, about 75 s,
 # docs/home-assistant.md; SKIP without PyPI), then the end-to-end stage through the Linux BlueZ stack in a QEMU
 # guest (docs/e2e.md; it prints SKIP only where QEMU cannot run at all).
 test: deps
