@@ -16,15 +16,7 @@ extension Outbox {
                 let remove = try database.statement("DELETE FROM outbox WHERE seq = ? RETURNING length(payload)")
                 for letter in letters {
                     let envelope = letter.envelope
-                    insert.bind(Int64(clamping: envelope.sequence), at: 1)
-                    insert.bind(envelope.gatewayID, at: 2)
-                    insert.bind(envelope.kind.rawValue, at: 3)
-                    insert.bind(Int64(envelope.kind.expires ? 1 : 0), at: 4)
-                    insert.bind(envelope.topic, at: 5)
-                    insert.bind(Int64(envelope.qos), at: 6)
-                    insert.bind(Int64(envelope.retain ? 1 : 0), at: 7)
-                    insert.bindBlob(envelope.payload, at: 8)
-                    insert.bind(envelope.captureTime, at: 9)
+                    Outbox.bindEnvelope(envelope, to: insert)
                     insert.bind(letter.reason, at: 10)
                     insert.bind(Int64(letter.attempts), at: 11)
                     insert.bind(letter.time, at: 12)
@@ -65,15 +57,7 @@ extension Outbox {
         statement.bind(Int64(max(0, limit)), at: 1)
         var out: [DeadLetter] = []
         while try statement.step() {
-            let sequence = UInt64(max(0, statement.int64(at: 0)))
-            let gateway = statement.string(at: 1)
-            let envelope = EventEnvelope(
-                id: EventEnvelope.eventID(gatewayID: gateway, sequence: sequence), gatewayID: gateway,
-                sequence: sequence, captureTime: statement.double(at: 7),
-                kind: EventKind(rawValue: statement.string(at: 2)) ?? .sighting, topic: statement.string(at: 3),
-                qos: UInt8(clamping: statement.int64(at: 4)), retain: statement.int64(at: 5) != 0,
-                payload: statement.blobString(at: 6))
-            out.append(DeadLetter(envelope: envelope, reason: statement.string(at: 8),
+            out.append(DeadLetter(envelope: Outbox.envelope(from: statement), reason: statement.string(at: 8),
                                   attempts: Int(statement.int64(at: 9)), time: statement.double(at: 10)))
         }
         return out

@@ -43,15 +43,7 @@ public final class Outbox {
                         capture_time, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                 for envelope in envelopes {
-                    insert.bind(Int64(clamping: envelope.sequence), at: 1)
-                    insert.bind(envelope.gatewayID, at: 2)
-                    insert.bind(envelope.kind.rawValue, at: 3)
-                    insert.bind(Int64(envelope.kind.expires ? 1 : 0), at: 4)
-                    insert.bind(envelope.topic, at: 5)
-                    insert.bind(Int64(envelope.qos), at: 6)
-                    insert.bind(Int64(envelope.retain ? 1 : 0), at: 7)
-                    insert.bindBlob(envelope.payload, at: 8)
-                    insert.bind(envelope.captureTime, at: 9)
+                    Outbox.bindEnvelope(envelope, to: insert)
                     insert.bind(created, at: 10)
                     try insert.step()
                     insert.reset()
@@ -81,17 +73,34 @@ public final class Outbox {
         statement.bind(Int64(max(0, limit)), at: 2)
         var out: [EventEnvelope] = []
         out.reserveCapacity(min(limit, 4096))
-        while try statement.step() {
-            let sequence = UInt64(max(0, statement.int64(at: 0)))
-            let gateway = statement.string(at: 1)
-            out.append(EventEnvelope(
-                id: EventEnvelope.eventID(gatewayID: gateway, sequence: sequence), gatewayID: gateway,
-                sequence: sequence, captureTime: statement.double(at: 7),
-                kind: EventKind(rawValue: statement.string(at: 2)) ?? .sighting, topic: statement.string(at: 3),
-                qos: UInt8(clamping: statement.int64(at: 4)), retain: statement.int64(at: 5) != 0,
-                payload: statement.blobString(at: 6)))
-        }
+        while try statement.step() { out.append(Outbox.envelope(from: statement)) }
         return out
+    }
+
+    /// Binds an envelope to parameters 1-9 in the column order the `outbox` and `dead_letter` tables share:
+    /// seq, gateway, kind, expires, topic, qos, retain, payload, capture_time.
+    static func bindEnvelope(_ envelope: EventEnvelope, to statement: SQLiteStatement) {
+        statement.bind(Int64(clamping: envelope.sequence), at: 1)
+        statement.bind(envelope.gatewayID, at: 2)
+        statement.bind(envelope.kind.rawValue, at: 3)
+        statement.bind(Int64(envelope.kind.expires ? 1 : 0), at: 4)
+        statement.bind(envelope.topic, at: 5)
+        statement.bind(Int64(envelope.qos), at: 6)
+        statement.bind(Int64(envelope.retain ? 1 : 0), at: 7)
+        statement.bindBlob(envelope.payload, at: 8)
+        statement.bind(envelope.captureTime, at: 9)
+    }
+
+    /// The envelope in result columns 0-7: seq, gateway, kind, topic, qos, retain, payload, capture_time.
+    static func envelope(from statement: SQLiteStatement) -> EventEnvelope {
+        let sequence = UInt64(max(0, statement.int64(at: 0)))
+        let gateway = statement.string(at: 1)
+        return EventEnvelope(
+            id: EventEnvelope.eventID(gatewayID: gateway, sequence: sequence), gatewayID: gateway,
+            sequence: sequence, captureTime: statement.double(at: 7),
+            kind: EventKind(rawValue: statement.string(at: 2)) ?? .sighting, topic: statement.string(at: 3),
+            qos: UInt8(clamping: statement.int64(at: 4)), retain: statement.int64(at: 5) != 0,
+            payload: statement.blobString(at: 6))
     }
 
     /// Deletes acknowledged envelopes in one transaction.
