@@ -5,7 +5,7 @@ set -euo pipefail
 log="${1:-.build/test.log}"
 [ -f "$log" ] || { echo "suite-times: no log at $log" >&2; exit 0; }
 echo "== suite times (wall clock from the run's start; suites run in parallel) =="
-grep -E '^. Suite [A-Za-z0-9_]+ (passed|failed) after [0-9.]+ seconds' "$log" \
-  | sed -E 's/^. Suite ([A-Za-z0-9_]+) (passed|failed) after ([0-9.]+) seconds.*/\3 \1 \2/' \
+LC_ALL=C grep -E '^[^ ]+ Suite [A-Za-z0-9_]+ (passed|failed) after [0-9.]+ seconds' "$log" \
+  | LC_ALL=C sed -E 's/^[^ ]+ Suite ([A-Za-z0-9_]+) (passed|failed) after ([0-9.]+) seconds.*/\3 \1 \2/' \
   | sort -rn | awk '{ printf "  %8.3f s  %-40s %s\n", $1, $2, $3 }'
-grep -E '^. Test run with' "$log" | tail -1 || true
+LC_ALL=C grep -E '^[^ ]+ Test run with' "$log" | tail -1 || true
