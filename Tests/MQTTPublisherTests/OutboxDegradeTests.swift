@@ -50,7 +50,11 @@ import Testing
         }
         let failure = notices.all.compactMap { if case let .outboxFailed(text) = $0 { text } else { nil } }.first
         #expect(failure?.contains("disk full") == true, "\(failure ?? "no outboxFailed notice")")
-        #expect(Array(delivered.prefix(firstEvents.count)) == firstEvents.map(\.id))
+        // At least once, in order: duplicates are documented (a resend after a reconnect), so compare the
+        // first arrival of each id. (One run in CI-like load delivered an id twice; see the stop note.)
+        var seen = Set<String>()
+        let firstArrivals = delivered.filter { seen.insert($0).inserted }
+        #expect(Array(firstArrivals.prefix(firstEvents.count)) == firstEvents.map(\.id))
         #expect(publisher.counters.outboxDegraded)
         #expect(publisher.counters.dropped.isEmpty)
     }
