@@ -7,7 +7,7 @@ APT_PACKAGES := libbluetooth-dev libmosquitto-dev libsqlite3-dev libyaml-dev pkg
 FUZZ_SECONDS ?= 60
 BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build release test fuzz bench demo e2e clean
+.PHONY: deps build release test fuzz bench demo e2e deb clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
@@ -47,6 +47,11 @@ demo: release
 
 e2e: release
 	scripts/e2e.sh
+
+# The Debian package (docs/install.md): release binary with the Swift runtime linked statically, unit, conffile,
+# docs, man page; Depends from dpkg-shlibdeps; checked with lintian. Writes .build/deb/beaconbridge_<v>_<arch>.deb.
+deb: deps
+	SWIFT=$(SWIFT) scripts/deb.sh
 
 clean:
 	rm -rf .build
