@@ -1,9 +1,9 @@
 import BeaconCore
 
 /// `beaconbridge simulate --capture OUT.btsnoop`: writes the scenario's radio traffic as a btsnoop capture of
-/// HCI LE Advertising Report events, for `beaconbridge replay` or `decode --btsnoop`. iBeacon, AltBeacon and
-/// Eddystone-UID beacons are written; other formats have no synthetic payload and are skipped (counted on
-/// stderr). Reports a scenario's gateway would miss while down for a restart (`restarts_s`) are left out.
+/// HCI LE Advertising Report events, for `beaconbridge replay` or `decode --btsnoop`. iBeacon, AltBeacon,
+/// Eddystone-UID beacons and Ruuvi, Govee and BTHome sensors (their registry frame) are written; other formats
+/// have no synthetic payload and are skipped (counted on stderr). Reports a scenario's gateway would miss while down for a restart (`restarts_s`) are left out.
 enum SimulateCapture {
     /// Writes the capture; nil on success, else the exit code after printing why.
     static func write(_ scenario: Scenario, to path: String) -> Int32? {

@@ -8,6 +8,7 @@ extension Daemon {
     /// them to the publisher. An event that cannot be encoded is logged and counted, never fatal.
     func publish(_ events: [EngineEvent]) async {
         guard !events.isEmpty else { return }
+        announceNewSensorFields(events)
         let needed = UInt64(events.count) * EventEncoder.maxEnvelopesPerEvent
         if encoder.sequences.remaining < needed { await reserveSequences(atLeast: needed) }
         var envelopes: [EventEnvelope] = []
@@ -58,14 +59,28 @@ extension Daemon {
         encoder.refill(SequenceBlock(first: start, end: start + UInt64(size)))
     }
 
-    /// Home Assistant discovery configs for the configured beacons and regions (when enabled).
+    /// Home Assistant discovery configs for the configured beacons and regions, and for the sensor fields the
+    /// named beacons have sent so far (when enabled). The publisher sends them now, on every connect and on
+    /// Home Assistant's birth message.
     func publishDiscovery() {
         guard configuration.topics.homeAssistant.enabled else { return }
         let discovery = HomeAssistantDiscovery(layout: encoder.layout, gatewayName: configuration.gateway.name,
                                                softwareVersion: CommandLineTool.version,
                                                sensorExpiry: HomeAssistantDiscovery.sensorExpiry(for: configuration.tracking))
-        let beacons = configuration.namedBeacons.map { HomeAssistantDiscovery.Beacon(id: $0.id, name: $0.name) }
-        publisher.setDiscovery(discovery.messages(beacons: beacons, regions: configuration.regions.map(HomeAssistantDiscovery.Region.init)))
+        let named = configuration.namedBeacons
+        let beacons = named.map { HomeAssistantDiscovery.Beacon(id: $0.id, name: $0.name) }
+        sensorFields.setBeacons(named)
+        publisher.setDiscovery(discovery.messages(beacons: beacons, regions: configuration.regions.map(HomeAssistantDiscovery.Region.init))
+                               + sensorFields.messages(discovery))
+    }
+
+    /// Publishes the discovery configs again when a named beacon's sightings carry a sensor field (reading,
+    /// on/off state, event) it has not sent before.
+    private func announceNewSensorFields(_ events: [EngineEvent]) {
+        guard configuration.topics.homeAssistant.enabled else { return }
+        var grew = false
+        for case let .sighting(sighting) in events where sensorFields.note(sighting.beacon) { grew = true }
+        if grew { publishDiscovery() }
     }
 
     static func log(_ notice: PublisherNotice, to logger: Logger) {

@@ -27,6 +27,8 @@ final class Daemon {
     let captureClock: CaptureClock
     var pipeline: GatewayPipeline
     var encoder: EventEncoder
+    /// Sensor fields the named beacons have sent (Home Assistant discovery for them, Daemon+Publishing).
+    var sensorFields = SensorFieldTracker()
     var telemetry: DaemonTelemetry
     /// The capture-time clock: the newest event's time (replay), or the wall clock (live).
     var clock: Timestamp = 0

@@ -5,8 +5,8 @@
 /// event type. Information fields (counters, versions, raw bytes) get no entity. Every entity reads the beacon's
 /// sighting topic (`fields.<name>`) and belongs to the beacon's device.
 ///
-/// Not yet published by the daemon: the caller must track which fields each beacon has sent and publish these
-/// (retained) when a new one appears and on every connect / Home Assistant birth.
+/// The daemon publishes these (retained) for the named beacons as their fields appear (`SensorFieldTracker`),
+/// and again on every connect and Home Assistant birth.
 extension HomeAssistantDiscovery {
     /// Event types per event field, for the device triggers.
     static let eventTypes: [String: [String]] = [
@@ -27,8 +27,7 @@ extension HomeAssistantDiscovery {
             guard let field = format.field(named: name) else { continue }
             let object = TopicLayout.slug(beacon.id) + "_" + TopicLayout.slug(name)
             let unique = gatewayDeviceID + "_" + object
-            let words = name.split(separator: "_").joined(separator: " ")
-            let title = words.prefix(1).uppercased() + words.dropFirst()
+            let title = gatewayName + " " + Self.fieldLabel(name, field: field)
             switch field.kind {
             case let .reading(deviceClass):
                 var members: [(String, JSONValue)] = [
@@ -65,6 +64,15 @@ extension HomeAssistantDiscovery {
             }
         }
         return out
+    }
+
+    /// The entity name's field part: the field's words without a trailing unit word (`temperature_c` ->
+    /// `temperature`, `acceleration_x_ms2` -> `acceleration x`), then its repeat number (`button_2` -> `button 2`).
+    static func fieldLabel(_ name: String, field: BeaconFormat.Field) -> String {
+        var words = field.name.split(separator: "_").map(String.init)
+        if field.unit != nil, words.count > 1 { words.removeLast() }
+        let suffix = name.hasPrefix(field.name) ? name.dropFirst(field.name.count).split(separator: "_").map(String.init) : []
+        return (words + suffix).joined(separator: " ")
     }
 
     private func sensorMessage(_ component: String, object: String, _ members: [(String, JSONValue)],

@@ -2,8 +2,9 @@
 /// observations can be turned back into radio bytes (`AdvertisingReportEncoder`).
 public enum SyntheticAdvertisement {
     /// AD bytes for `ibeacon` (identifiers: uuid, major, minor), `altbeacon` (id1 16-byte UUID, id2, id3) and
-    /// `eddystone-uid` (identifiers: 0x-hex namespace, 0x-hex instance). Nil for other formats or identifiers
-    /// that do not parse.
+    /// `eddystone-uid` (identifiers: 0x-hex namespace, 0x-hex instance), the registry's synthetic frame for
+    /// sensor formats identified by their sender (`ruuvi`, `govee`, `bthome`). Nil for other formats or
+    /// identifiers that do not parse.
     public static func payload(for observation: Observation) -> [UInt8]? {
         let power = Int8(clamping: observation.measuredPower ?? -59)
         let ids = observation.identifiers
@@ -23,6 +24,9 @@ public enum SyntheticAdvertisement {
             let service: [UInt8] = [0xAA, 0xFE, 0x00, UInt8(bitPattern: Int8(clamping: Int(power) + 41))]
                 + namespace + instance + [0x00, 0x00]
             return [0x02, 0x01, 0x06, 0x03, 0x03, 0xAA, 0xFE, UInt8(service.count + 1), 0x16] + service
+        case BeaconFormat.ruuvi.name, BeaconFormat.govee.name, BeaconFormat.bthome.name:
+            // Sensors identified by their sender: the registry's frame, sent from the observation's address.
+            return FormatRegistry.format(named: observation.format)?.syntheticFrame
         default:
             return nil
         }
