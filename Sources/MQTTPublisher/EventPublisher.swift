@@ -7,21 +7,22 @@ import Synchronization
 /// Delivers envelopes to the broker, in sequence order, at least once for QoS 1/2, through the outbox when
 /// the broker is unreachable or the in-flight window is full (docs/mqtt.md, docs/outbox.md).
 ///
-/// `publish(_:)` only enqueues; `run()` is the single task that owns the delivery state (`PublisherDelivery`)
-/// and performs every libmosquitto and outbox call. Acknowledgements from the network thread arrive through
-/// the same queue, so a message id is always registered before its acknowledgement is processed, even when
-/// libmosquitto fires `on_publish` before `mosquitto_publish` returns.
+/// `publish(_:)` only enqueues; `run()` is the single task that owns the delivery state machine
+/// (`DeliveryMachine`, through `PublisherDelivery`) and performs every transport and outbox call. Acknowledgements
+/// from the network thread arrive through the same queue, so a message id is always registered before its
+/// acknowledgement is processed, even when libmosquitto fires `on_publish` before `mosquitto_publish` returns.
 public final class EventPublisher: Sendable {
     enum Input: Sendable {
         case publish([EventEnvelope])
+        case snapshot([EventEnvelope])
         case client(MQTTClientEvent)
         case discovery([ControlMessage])
+        case subscribe(filter: String, qos: UInt8)
         /// Acknowledged message ids are waiting in `ackInbox`.
         case acknowledgements
         case tick
         case stop
     }
-
     public struct Configuration: Sendable {
         public var mqtt: MQTTSettings
         public var clientID: String
@@ -43,7 +44,7 @@ public final class EventPublisher: Sendable {
     }
 
     let configuration: Configuration
-    let client: MQTTClient
+    let transport: any DeliveryTransport
     let store: (any EventOutbox)?
     let inputs: AsyncStream<Input>
     let inputContinuation: AsyncStream<Input>.Continuation
@@ -51,6 +52,8 @@ public final class EventPublisher: Sendable {
     let sharedCounters = Mutex(PublisherCounters())
     /// Acknowledged message ids handed over by the network thread.
     let ackInbox: AckInbox
+    /// Subscribers of inbound messages (`subscribe(_:qos:)`).
+    let inbound: InboundRouter
     let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// Connection changes and snapshot requests. Buffers the newest 1000 when nobody listens.
@@ -58,7 +61,9 @@ public final class EventPublisher: Sendable {
 
     /// - Parameter outbox: the durable outbox (`GatewayDatabase`), or nil to keep the backlog in memory only
     ///   (e.g. when the database could not be opened).
-    public init(configuration: Configuration, outbox: (any EventOutbox)?) throws(MQTTError) {
+    /// - Parameter transport: creates the connection (libmosquitto's `MQTTClient` by default; a fake in tests).
+    public init(configuration: Configuration, outbox: (any EventOutbox)?,
+                transport makeTransport: DeliveryTransportFactory = EventPublisher.mosquittoTransport) throws(MQTTError) {
         self.configuration = configuration
         self.store = outbox
         (inputs, inputContinuation) = AsyncStream.makeStream(of: Input.self)
@@ -67,19 +72,40 @@ public final class EventPublisher: Sendable {
         let layout = configuration.layout
         let pendingAcks = AckInbox()
         self.ackInbox = pendingAcks
-        client = try MQTTClient(
-            options: MQTTClientOptions(settings: configuration.mqtt, clientID: configuration.clientID,
-                                       password: configuration.password,
-                                       will: ControlMessage(topic: layout.availability, payload: "offline", qos: 1, retain: true)),
-            onEvent: { event in
-                if case let .acknowledged(messageID) = event {
+        let router = InboundRouter()
+        self.inbound = router
+        let statusTopic = layout.settings.homeAssistant.enabled ? layout.homeAssistantStatus : nil
+        transport = try makeTransport(
+            MQTTClientOptions(settings: configuration.mqtt, clientID: configuration.clientID,
+                              password: configuration.password,
+                              will: ControlMessage(topic: layout.availability, payload: "offline", qos: 1, retain: true)),
+            { event in
+                switch event {
+                case let .acknowledged(messageID):
                     if pendingAcks.add(messageID, reasonCode: 0) { continuation.yield(.acknowledgements) }
-                } else if case let .refused(messageID, reasonCode) = event {
+                case let .refused(messageID, reasonCode):
                     if pendingAcks.add(messageID, reasonCode: reasonCode) { continuation.yield(.acknowledgements) }
-                } else {
+                case let .message(topic, payload):
+                    router.deliver(InboundMessage(topic: topic, payload: payload))
+                    if topic == statusTopic { continuation.yield(.client(event)) }
+                default:
                     continuation.yield(.client(event))
                 }
             })
+    }
+
+    /// The default transport: libmosquitto.
+    public static let mosquittoTransport: DeliveryTransportFactory = { (options, onEvent) throws(MQTTError) in
+        try MQTTClient(options: options, onEvent: onEvent)
+    }
+
+    /// Subscribes to `filter` (MQTT wildcards `+`, `#`) now and after every reconnect; the stream yields every
+    /// message on a matching topic (the newest 1000 when the reader falls behind). Ends when the publisher stops.
+    public func subscribe(_ filter: String, qos: UInt8 = 1) -> AsyncStream<InboundMessage> {
+        let (stream, continuation) = AsyncStream.makeStream(of: InboundMessage.self, bufferingPolicy: .bufferingNewest(1000))
+        inbound.add(TopicFilter(filter), continuation)
+        inputContinuation.yield(.subscribe(filter: filter, qos: min(qos, 2)))
+        return stream
     }
 
     /// Enqueues envelopes for delivery, in order. Never blocks.
@@ -87,6 +113,15 @@ public final class EventPublisher: Sendable {
         guard !envelopes.isEmpty else { return }
         sharedCounters.withLock { $0.submitted += envelopes.count }
         inputContinuation.yield(.publish(envelopes))
+    }
+
+    /// Enqueues a retained state snapshot (region state, presence): never stored in the outbox, coalesced with
+    /// a snapshot not sent yet, superseded by later events on the same topics, sent once the backlog is drained
+    /// (docs/mqtt.md, "Snapshots").
+    public func publishSnapshot(_ envelopes: [EventEnvelope]) {
+        guard !envelopes.isEmpty else { return }
+        sharedCounters.withLock { $0.submitted += envelopes.count; $0.snapshotSubmitted += envelopes.count }
+        inputContinuation.yield(.snapshot(envelopes))
     }
 
     /// Sets the Home Assistant discovery configs, published now (if connected), on every connect and when
@@ -103,7 +138,7 @@ public final class EventPublisher: Sendable {
     /// disconnects. Call it once; `stop()` waits for it to return.
     public func run() async {
         let delivery = PublisherDelivery(publisher: self)
-        client.start()
+        transport.start()
         await withTaskGroup(of: Void.self) { group in
             let continuation = inputContinuation
             group.addTask {
@@ -117,12 +152,14 @@ public final class EventPublisher: Sendable {
             }
             group.cancelAll()
         }
-        await client.stop()
+        await transport.stop()
         // Envelopes published after `stop()` was requested are still in the input queue: store them.
         inputContinuation.finish()
         for await input in inputs {
-            if case let .publish(envelopes) = input { await delivery.append(envelopes) }
+            if case let .publish(envelopes) = input { await delivery.run(.publish(envelopes)) }
         }
+        delivery.publishCounters()
+        inbound.finish()
         noticeContinuation.finish()
         let waiters = finished.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.done = true

@@ -32,12 +32,21 @@ public struct PublisherCounters: Sendable, Equatable {
     /// True once the database failed and the memory fallback took over.
     public var outboxDegraded = false
     public var lastError: String?
+    /// Snapshot entries handed to `publishSnapshot(_:)` (also in `submitted`), sent, and replaced or superseded
+    /// before they could be sent (docs/mqtt.md, "Snapshots"; not drops: the topic carries a newer value).
+    public var snapshotSubmitted = 0
+    public var snapshotSent = 0
+    public var snapshotSuperseded = 0
     /// Drops counted by a replaced outbox (the database before the memory fallback took over).
     var storeDropBase: [OutboxDropReason: Int] = [:]
 
     public init() {}
 
     public var droppedTotal: Int { dropped.values.reduce(0, +) }
+
+    /// Submitted events whose fate is settled without an acknowledgement pending: handed to the transport,
+    /// dropped (counted) or superseded snapshot entries. Equal to `submitted` once nothing waits.
+    public var settled: Int { published + droppedTotal + snapshotSuperseded }
 
     /// Counters as telemetry name/value pairs (snake_case), stable order.
     public var telemetry: [(String, Int64)] {
@@ -48,6 +57,7 @@ public struct PublisherCounters: Sendable, Equatable {
             ("connection_failures", Int64(connectionFailures)), ("outbox_degraded", outboxDegraded ? 1 : 0),
             ("dropped", Int64(droppedTotal)), ("dead_lettered", Int64(deadLettered)),
             ("dead_letter_rows", Int64(deadLetterRows)), ("refusals_retried", Int64(refusalsRetried)),
+            ("snapshot_sent", Int64(snapshotSent)), ("snapshot_superseded", Int64(snapshotSuperseded)),
         ]
         for (reason, count) in dropped.sorted(by: { $0.key < $1.key }) { out.append(("dropped_\(reason)", Int64(count))) }
         return out

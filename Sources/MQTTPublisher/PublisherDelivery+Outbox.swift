@@ -1,71 +1,46 @@
 import BeaconCore
 
 extension PublisherDelivery {
-    /// Appends to the outbox; on a database error switches to the memory fallback (once) and retries there.
-    func append(_ envelopes: [EventEnvelope]) async {
-        guard !envelopes.isEmpty else { return }
-        let stored = await storeCall { [self] in try await store.append(envelopes) } != nil
-        if stored {
-            publisher.sharedCounters.withLock { $0.queued += envelopes.count }
-        } else {
-            // storeCall switched to the memory outbox; one more try there.
-            if (try? await store.append(envelopes)) != nil {
-                publisher.sharedCounters.withLock { $0.queued += envelopes.count }
-            } else {
-                publisher.sharedCounters.withLock { $0.dropped["outbox_unavailable", default: 0] += envelopes.count }
-                publisher.notify(.eventsDropped(reason: "outbox_unavailable", count: envelopes.count))
-            }
-        }
-    }
-
-    func flushDeletes() async {
-        guard !acknowledgedRows.isEmpty else { return }
-        let rows = acknowledgedRows
-        acknowledgedRows.removeAll(keepingCapacity: true)
-        await storeCall { [self] in try await store.delete(rows) }
-    }
-
-    func refreshBacklog() async {
-        guard let stats = await storeCall({ [self] in try await store.stats() }) else { return }
-        let increases = publisher.sharedCounters.withLock { counters -> [(String, Int)] in
-            counters.backlogRows = stats.rows
-            counters.backlogBytes = stats.bytes
-            counters.deadLetterRows = stats.deadLetters
-            var increases: [(String, Int)] = []
-            for reason in OutboxDropReason.allCases {
-                let total = (counters.storeDropBase[reason] ?? 0) + (stats.dropped[reason] ?? 0)
-                let previous = counters.dropped[reason.rawValue] ?? 0
-                if total > previous {
-                    counters.dropped[reason.rawValue] = total
-                    increases.append((reason.rawValue, total - previous))
-                }
-            }
-            return increases
-        }
-        for (reason, count) in increases { publisher.notify(.eventsDropped(reason: reason, count: count)) }
-    }
-
-    /// Runs an outbox operation. A failure of the database (disk full, corrupt file, I/O error) is reported
-    /// once and the memory outbox takes over: the gateway keeps publishing live. Returns nil on failure.
-    @discardableResult
-    func storeCall<T>(_ body: () async throws -> T) async -> T? {
-        do {
-            return try await body()
-        } catch {
-            guard !degraded else { return nil }
-            degraded = true
-            let message = "outbox database failed, keeping events in memory only: \(error)"
+    /// Performs an outbox action of the machine; a failure is answered with `.outboxFailed` (the machine then
+    /// switches to the memory outbox once, docs/outbox.md "Failures").
+    func performOutbox(_ action: DeliveryAction) async -> DeliveryInput? {
+        switch action {
+        case let .append(envelopes):
+            do { try await store.append(envelopes) } catch { return .outboxFailed(.append(envelopes), message: "\(error)") }
+            return .appended(count: envelopes.count)
+        case let .read(after, limit):
+            do { return .rows(try await store.peek(after: after, limit: limit)) } catch { return .outboxFailed(.read, message: "\(error)") }
+        case let .delete(sequences):
+            do { try await store.delete(sequences) } catch { return .outboxFailed(.delete(sequences), message: "\(error)") }
+        case let .expire(before):
+            do { try await store.expire(before: before) } catch { return .outboxFailed(.expire, message: "\(error)") }
+        case let .deadLetter(letters):
+            do { try await store.deadLetter(letters) } catch { return .outboxFailed(.deadLetter(letters), message: "\(error)") }
+        case .useMemoryOutbox:
             let previous = try? await store.stats()
+            for (reason, count) in previous?.dropped ?? [:] { storeDropBase[reason, default: 0] += count }
+            storeDropped = [:]
             store = MemoryOutbox(maxRows: settings.memoryMaxRows, maxBytes: settings.maxBytes)
-            drainBatch = []
-            drainCursor = nil
-            publisher.sharedCounters.withLock { counters in
-                counters.outboxDegraded = true
-                counters.lastError = message
-                for (reason, count) in previous?.dropped ?? [:] { counters.storeDropBase[reason, default: 0] += count }
-            }
-            publisher.notify(.outboxFailed(message))
-            return nil
+        case .refreshStats:
+            await refreshBacklog()
+        default:
+            break
         }
+        return nil
+    }
+
+    /// Reads the outbox's figures; reports drops that grew since the last look.
+    func refreshBacklog() async {
+        guard let stats = try? await store.stats() else { return }
+        backlog = (stats.rows, stats.bytes, stats.deadLetters)
+        var increases: [(String, Int)] = []
+        for reason in OutboxDropReason.allCases {
+            let previous = storeDropped[reason] ?? 0
+            let now = stats.dropped[reason] ?? 0
+            if now > previous { increases.append((reason.rawValue, now - previous)) }
+        }
+        storeDropped = stats.dropped
+        publishCounters()
+        for (reason, count) in increases { publisher.notify(.eventsDropped(reason: reason, count: count)) }
     }
 }

@@ -1,299 +1,173 @@
 import BeaconCore
 
-/// The delivery state machine, owned by `EventPublisher.run()` (one task: never shared, never Sendable).
-///
-/// Modes: `live` (connected, outbox drained: events go straight to the broker) and `backlog` (disconnected,
-/// or the outbox may hold rows: new events are appended behind them, and while connected the outbox is
-/// drained in sequence order, each row deleted only after its acknowledgement).
+/// The adapter around the delivery state machine (`DeliveryMachine`), owned by `EventPublisher.run()` (one
+/// task: never shared, never Sendable). It feeds the machine its inputs and performs the actions it returns on
+/// the transport and the outbox, answering each answered action at once (depth first), so the machine sees the
+/// outcome of one send or read before it decides the next.
 final class PublisherDelivery {
     enum Outcome { case running, finished }
 
-    struct InFlight {
-        var envelope: EventEnvelope
-        var fromOutbox: Bool
-        /// Wall clock when handed to libmosquitto (for `RefusalTracker.connectionDropped`).
-        var sentAt: Double
-    }
-
-    /// What `send` did with an envelope.
-    enum SendResult {
-        case sent
-        /// The client library will never send it (too large, invalid topic): dead-letter it and go on.
-        case refused(PublishRefusal)
-        /// Not now (not connected, out of memory): keep it and try later.
-        case notSent
-    }
-
     let publisher: EventPublisher
-    let client: MQTTClient
-    let layout: TopicLayout
+    let transport: any DeliveryTransport
     let settings: OutboxSettings
-    let window: Int
+    var machine: DeliveryMachine
     var store: any EventOutbox
-    var degraded = false
-    var connected = false
-    var live = false
-    var inflight: [Int32: InFlight] = [:]
-    var outboxInflight = 0
-    /// Rows peeked from the outbox but not sent yet (window full), and the last sequence taken.
-    var drainBatch: [EventEnvelope] = []
-    var drainCursor: UInt64?
-    var acknowledgedRows: [UInt64] = []
-    /// Refused events: retried or moved to the dead-letter table (docs/outbox.md).
-    var refusals = RefusalTracker()
-    /// After a connection dropped right after several events were sent, one event at a time is in flight
-    /// (so the next such drop names the event the broker refuses), until `probeLength` acknowledgements.
-    var probing = false
-    var probeAcknowledgements = 0
-    static let probeLength = 32
-    /// The in-flight window now: 1 while probing.
-    var currentWindow: Int { probing ? 1 : window }
-    var discovery: [ControlMessage] = []
-    var stopping = false
-    var stopDeadline = 0.0
-    /// When stale rows were last expired (wall clock); expiry runs at most once a second.
-    var lastExpiry = -Double.infinity
-    /// Per-message counts gathered during one input and added to the shared counters in one lock.
-    var tally = (published: 0, drained: 0, acknowledged: 0)
+    /// Drops counted by outboxes replaced by the memory fallback, and the current outbox's (from its stats).
+    var storeDropBase: [OutboxDropReason: Int] = [:]
+    var storeDropped: [OutboxDropReason: Int] = [:]
+    var backlog = (rows: 0, bytes: 0, deadLetters: 0)
+    var transportError: String?
+    var lastMachineError: String?
 
     init(publisher: EventPublisher) {
         self.publisher = publisher
-        self.client = publisher.client
-        self.layout = publisher.configuration.layout
-        self.settings = publisher.configuration.outbox
-        self.window = max(1, publisher.configuration.mqtt.inflightWindow)
-        if let store = publisher.store {
-            self.store = store
-        } else {
-            self.store = MemoryOutbox(maxRows: publisher.configuration.outbox.memoryMaxRows,
-                                      maxBytes: publisher.configuration.outbox.maxBytes)
-            self.degraded = true
+        self.transport = publisher.transport
+        let configuration = publisher.configuration
+        self.settings = configuration.outbox
+        let layout = configuration.layout
+        func availability(_ payload: String) -> [ControlMessage] {
+            var messages = [ControlMessage(topic: layout.availability, payload: payload, qos: 1, retain: true)]
+            if layout.settings.espresense.enabled, let topic = layout.espresenseRoomStatus {
+                messages.append(ControlMessage(topic: topic, payload: payload, qos: 1, retain: true))
+            }
+            return messages
         }
-        publisher.sharedCounters.withLock { $0.outboxDegraded = degraded }
+        let degraded = publisher.store == nil
+        machine = DeliveryMachine(
+            settings: DeliverySettings(window: configuration.mqtt.inflightWindow, batchSize: configuration.outbox.batchSize,
+                                       sightingMaxAge: configuration.outbox.sightingMaxAge,
+                                       online: availability("online"), offline: availability("offline"),
+                                       homeAssistantStatus: layout.settings.homeAssistant.enabled ? layout.homeAssistantStatus : nil),
+            degraded: degraded)
+        store = publisher.store ?? MemoryOutbox(maxRows: configuration.outbox.memoryMaxRows, maxBytes: configuration.outbox.maxBytes)
+        publishCounters()
     }
 
     func handle(_ input: EventPublisher.Input) async -> Outcome {
-        defer { publishTally() }
         switch input {
-        case let .publish(envelopes): await accept(envelopes)
+        case let .publish(envelopes): await run(.publish(envelopes))
+        case let .snapshot(envelopes): await run(.snapshot(envelopes))
+        case let .discovery(messages): await run(.discovery(messages))
+        case let .subscribe(filter, qos): await run(.subscribe(filter: filter, qos: qos))
         case let .client(event): await handle(event)
-        case let .discovery(messages):
-            discovery = messages
-            if connected { publishControl(discovery) }
         case .acknowledgements:
             for entry in publisher.ackInbox.takeAll() {
-                if let refusal = PublishRefusal.broker(reasonCode: Int(entry.reasonCode)) {
-                    await refused(entry.messageID, refusal)
-                } else {
-                    await acknowledge(entry.messageID, drainAfter: false)
-                }
+                await run(.acknowledged(messageID: entry.messageID, reasonCode: Int(entry.reasonCode)))
             }
-            if connected && !live && !stopping { await drain() }
-        case .tick: await tick()
-        case .stop:
-            stopping = true
-            stopDeadline = publisher.configuration.now() + 2
+        case .tick: await run(.tick)
+        case .stop: await run(.stop)
         }
-        if stopping && (inflight.isEmpty || !connected || publisher.configuration.now() >= stopDeadline) {
-            await finish()
-            return .finished
-        }
-        return .running
-    }
-
-    // MARK: events in
-
-    func accept(_ envelopes: [EventEnvelope]) async {
-        guard connected && live && !stopping else {
-            await append(envelopes)
-            return
-        }
-        var index = envelopes.startIndex
-        sending: while index < envelopes.endIndex, inflight.count < currentWindow {
-            switch send(envelopes[index], fromOutbox: false) {
-            case .sent: index += 1
-            case let .refused(refusal):
-                await deadLetter([envelopes[index]], refusal, attempts: 1)
-                index += 1
-            case .notSent: break sending
-            }
-        }
-        if index < envelopes.endIndex {
-            live = false
-            await append(Array(envelopes[index...]))
-            await drain()
-        }
+        publishCounters()
+        return machine.mode == .finished ? .finished : .running
     }
 
     func handle(_ event: MQTTClientEvent) async {
         switch event {
         case .connected:
-            connected = true
-            live = false
-            drainBatch = []
-            drainCursor = nil
-            publisher.sharedCounters.withLock { $0.connected = true; $0.connects += 1 }
-            var control = [ControlMessage(topic: layout.availability, payload: "online", qos: 1, retain: true)]
-            if layout.settings.espresense.enabled, let topic = layout.espresenseRoomStatus {
-                control.append(ControlMessage(topic: topic, payload: "online", qos: 1, retain: true))
-            }
-            publishControl(control)
-            if layout.settings.homeAssistant.enabled {
-                client.subscribe(layout.homeAssistantStatus, qos: 1)
-                publishControl(discovery)
-            }
-            publisher.notify(.connected)
-            publisher.notify(.snapshotRequested(.connected))
-            await drain()
+            await run(.connected)
         case let .connectionFailed(error, retryIn):
-            publisher.sharedCounters.withLock { $0.connectionFailures += 1; $0.lastError = error.description }
+            transportError = error.description
+            publisher.sharedCounters.withLock { $0.connectionFailures += 1 }
             publisher.notify(.connectionFailed(error, retryIn: retryIn))
         case let .disconnected(error, retryIn):
-            await connectionLost()
-            publisher.sharedCounters.withLock { $0.lastError = error.description }
+            await run(.disconnected)
+            transportError = error.description
             publisher.notify(.disconnected(error, retryIn: retryIn))
         case let .acknowledged(messageID):
-            await acknowledge(messageID, drainAfter: true)
+            await run(.acknowledged(messageID: messageID, reasonCode: 0))
         case let .refused(messageID, reasonCode):
-            if let refusal = PublishRefusal.broker(reasonCode: Int(reasonCode)) { await refused(messageID, refusal) }
+            await run(.acknowledged(messageID: messageID, reasonCode: Int(reasonCode)))
         case let .message(topic, payload):
-            if topic == layout.homeAssistantStatus, String(decoding: payload, as: UTF8.self) == "online" {
-                publishControl(discovery)
-                publisher.notify(.snapshotRequested(.homeAssistantOnline))
-            }
+            await run(.inbound(InboundMessage(topic: topic, payload: payload)))
         case .stopped:
-            connected = false
+            await run(.transportStopped)
         }
     }
 
-    func tick() async {
-        if connected && !live && inflight.count < currentWindow { await drain() }
-        await refreshBacklog()
-    }
-
-    // MARK: sending
-
-    /// Hands one envelope to libmosquitto and tracks it until acknowledged.
-    func send(_ envelope: EventEnvelope, fromOutbox: Bool) -> SendResult {
-        switch client.publish(topic: envelope.topic, payload: envelope.payload, qos: envelope.qos, retain: envelope.retain) {
-        case let .success(messageID):
-            inflight[messageID] = InFlight(envelope: envelope, fromOutbox: fromOutbox, sentAt: publisher.configuration.now())
-            tally.published += 1
-            if fromOutbox {
-                outboxInflight += 1
-                tally.drained += 1
+    /// Feeds one input to the machine and performs the actions, answers first.
+    func run(_ input: DeliveryInput) async {
+        var stack = Array(machine.handle(input, now: publisher.configuration.now()).reversed())
+        while let action = stack.popLast() {
+            if let answer = await perform(action) {
+                stack += machine.handle(answer, now: publisher.configuration.now()).reversed()
             }
-            return .sent
-        case let .failure(error):
-            publisher.sharedCounters.withLock { $0.lastError = error.description }
-            guard error.isPermanentPublishRefusal else { return .notSent }
-            return .refused(PublishRefusal(source: .client, code: Int(error.code),
-                                           reason: "client refused: \(error.message)", permanent: true))
         }
     }
 
-    func publishTally() {
-        let tally = self.tally, inflightCount = inflight.count
-        self.tally = (0, 0, 0)
-        publisher.sharedCounters.withLock {
-            $0.published += tally.published
-            $0.drained += tally.drained
-            $0.acknowledged += tally.acknowledged
-            $0.inflight = inflightCount
-        }
-    }
-
-    func publishControl(_ messages: [ControlMessage]) {
-        for message in messages {
-            _ = client.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
-        }
-    }
-
-    func acknowledge(_ messageID: Int32, drainAfter: Bool) async {
-        // Unknown ids: control messages, or acknowledgements of messages resent by libmosquitto after a
-        // reconnect whose tracking was already handed back to the outbox.
-        guard let entry = inflight.removeValue(forKey: messageID) else { return }
-        tally.acknowledged += 1
-        refusals.accepted(entry.envelope.sequence)
-        if probing {
-            probeAcknowledgements += 1
-            if probeAcknowledgements >= PublisherDelivery.probeLength { probing = false }
-        }
-        if entry.fromOutbox {
-            outboxInflight -= 1
-            acknowledgedRows.append(entry.envelope.sequence)
-            if acknowledgedRows.count >= settings.batchSize || outboxInflight == 0 { await flushDeletes() }
-        }
-        if drainAfter && connected && !live && !stopping { await drain() }
-    }
-
-    /// Sends outbox rows in sequence order while the window has room; switches to live once the outbox has
-    /// nothing left past the cursor.
-    func drain() async {
-        guard connected && !live && !stopping else { return }
-        while inflight.count < currentWindow {
-            if drainBatch.isEmpty {
-                let now = publisher.configuration.now()
-                if now - lastExpiry >= 1 {
-                    lastExpiry = now
-                    await storeCall { [self] in try await store.expire(before: now - settings.sightingMaxAge) }
-                }
-                let rows = await storeCall { [self] in try await store.peek(after: drainCursor, limit: settings.batchSize) } ?? []
-                if rows.isEmpty {
-                    live = true
-                    await refreshBacklog()
-                    return
-                }
-                drainBatch = rows
-                drainBatch.reverse()
+    /// Performs one action; returns the input that answers it, if any.
+    func perform(_ action: DeliveryAction) async -> DeliveryInput? {
+        switch action {
+        case let .send(envelope):
+            switch transport.publish(topic: envelope.topic, payload: envelope.payload, qos: envelope.qos, retain: envelope.retain) {
+            case let .success(messageID):
+                return .sent(sequence: envelope.sequence, messageID: messageID)
+            case let .failure(error):
+                transportError = error.description
+                let refusal = error.isPermanentPublishRefusal
+                    ? PublishRefusal(source: .client, code: Int(error.code), reason: "client refused: \(error.message)", permanent: true)
+                    : nil
+                return .sendFailed(sequence: envelope.sequence, refusal: refusal)
             }
-            guard let next = drainBatch.last else { return }
-            switch send(next, fromOutbox: true) {
-            case .sent: break
-            case let .refused(refusal): await deadLetter([next], refusal, attempts: 1)
-            case .notSent: return
-            }
-            drainBatch.removeLast()
-            drainCursor = next.sequence
+        case let .sendControl(message):
+            _ = transport.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
+            return nil
+        case let .subscribe(filter, qos):
+            if let error = transport.subscribe(filter, qos: qos) { transportError = error.description }
+            return nil
+        case let .notify(notice):
+            publisher.notify(PublisherNotice(notice))
+            return nil
+        case .finish:
+            return nil
+        default:
+            return await performOutbox(action)
         }
     }
 
-    // MARK: losing the connection, stopping
-
-    /// The connection broke: QoS 0 events in flight are lost (counted); QoS 1/2 events that came straight
-    /// from `publish` go to the outbox (libmosquitto may also resend them: at least once); rows sent from the
-    /// outbox are still stored and will be drained again.
-    func connectionLost() async {
-        connected = false
-        live = false
-        publisher.sharedCounters.withLock { $0.connected = false }
-        await suspectOldestInflight()
-        await requeueInflight(keepQoS0: false)
-        drainBatch = []
-        drainCursor = nil
-    }
-
-    func requeueInflight(keepQoS0: Bool) async {
-        let entries = inflight.values.filter { !$0.fromOutbox }.map(\.envelope).sorted { $0.sequence < $1.sequence }
-        inflight.removeAll()
-        outboxInflight = 0
-        publisher.sharedCounters.withLock { $0.inflight = 0 }
-        let lost = keepQoS0 ? 0 : entries.filter { $0.qos == 0 }.count
-        if lost > 0 {
-            publisher.sharedCounters.withLock { $0.dropped["connection_lost", default: 0] += lost }
-            publisher.notify(.eventsDropped(reason: "connection_lost", count: lost))
+    /// Copies the figures into the shared counters, in one lock.
+    func publishCounters() {
+        let figures = machine.counters
+        let storeDrops = storeDropBase.merging(storeDropped, uniquingKeysWith: +)
+        let machineError = figures.lastError != lastMachineError ? figures.lastError : nil
+        lastMachineError = figures.lastError
+        let transportError = self.transportError
+        self.transportError = nil
+        let backlog = self.backlog
+        publisher.sharedCounters.withLock { counters in
+            counters.published = figures.published
+            counters.acknowledged = figures.acknowledged
+            counters.queued = figures.queued
+            counters.drained = figures.drained
+            var dropped = figures.dropped
+            for (reason, count) in storeDrops { dropped[reason.rawValue, default: 0] += count }
+            counters.dropped = dropped
+            counters.deadLettered = figures.deadLettered
+            counters.refusalsRetried = figures.refusalsRetried
+            counters.connects = figures.connects
+            counters.connected = figures.connected
+            counters.inflight = figures.inflight
+            counters.outboxDegraded = figures.outboxDegraded
+            counters.snapshotSent = figures.snapshotSent
+            counters.snapshotSuperseded = figures.snapshotSuperseded
+            counters.backlogRows = backlog.rows
+            counters.backlogBytes = backlog.bytes
+            counters.deadLetterRows = backlog.deadLetters
+            if let transportError { counters.lastError = transportError }
+            if let machineError { counters.lastError = machineError }
         }
-        await append(keepQoS0 ? entries : entries.filter { $0.qos > 0 })
-        await flushDeletes()
     }
+}
 
-    func finish() async {
-        await requeueInflight(keepQoS0: true)
-        var control = [ControlMessage(topic: layout.availability, payload: "offline", qos: 1, retain: true)]
-        if layout.settings.espresense.enabled, let topic = layout.espresenseRoomStatus {
-            control.append(ControlMessage(topic: topic, payload: "offline", qos: 1, retain: true))
+extension PublisherNotice {
+    init(_ notice: DeliveryNotice) {
+        switch notice {
+        case .connected: self = .connected
+        case let .snapshotRequested(homeAssistantOnline):
+            self = .snapshotRequested(homeAssistantOnline ? .homeAssistantOnline : .connected)
+        case let .eventsDropped(reason, count): self = .eventsDropped(reason: reason, count: count)
+        case let .deadLettered(count, firstSequence, topic, reason):
+            self = .deadLettered(count: count, firstSequence: firstSequence, topic: topic, reason: reason)
+        case let .outboxFailed(message): self = .outboxFailed(message)
         }
-        if connected { publishControl(control) }
-        await refreshBacklog()
     }
 }

@@ -5,8 +5,9 @@ import SQLiteStore
 
 extension Daemon {
     /// Encodes engine events into envelopes (reserving sequence numbers in the database first) and hands
-    /// them to the publisher. An event that cannot be encoded is logged and counted, never fatal.
-    func publish(_ events: [EngineEvent]) async {
+    /// them to the publisher. An event that cannot be encoded is logged and counted, never fatal. A state
+    /// `snapshot` is handed over as one (coalesced, never stored in the outbox: docs/mqtt.md, "Snapshots").
+    func publish(_ events: [EngineEvent], snapshot: Bool = false) async {
         guard !events.isEmpty else { return }
         announceNewSensorFields(events)
         let needed = UInt64(events.count) * EventEncoder.maxEnvelopesPerEvent
@@ -22,7 +23,7 @@ extension Daemon {
             }
         }
         telemetry.submitted += envelopes.count
-        publisher.publish(envelopes)
+        if snapshot { publisher.publishSnapshot(envelopes) } else { publisher.publish(envelopes) }
     }
 
     /// Gateway status and counters, every `telemetry.interval` seconds of wall time.

@@ -141,12 +141,12 @@ final class Daemon {
                 await publishTelemetryIfDue()
             case let .snapshot(reason):
                 logger.info("publishing region state and presence snapshot", metadata: ["reason": "\(reason)"])
-                await publish(pipeline.stateSnapshot(at: clock))
+                await publish(pipeline.stateSnapshot(at: clock), snapshot: true)
                 // Presence again (retained) after a reconnect and on Home Assistant's birth, for a broker that lost
                 // its retained messages. Not on the first connect: every presence event of this run is still
                 // on its way then (outbox), so a repeat would only duplicate it.
                 if reason != PublisherNotice.SnapshotReason.connected.rawValue || publisher.counters.connects > 1 {
-                    await publish(pipeline.presenceSnapshot(at: clock))
+                    await publish(pipeline.presenceSnapshot(at: clock), snapshot: true)
                 }
             case .reload:
                 await reload()
@@ -226,7 +226,7 @@ final class Daemon {
         while HCIClock.monotonic() < deadline {
             let counters = publisher.counters
             if counters.connected, counters.inflight == 0, counters.backlogRows == 0,
-               counters.published + counters.droppedTotal >= telemetry.submitted { return }
+               counters.settled >= telemetry.submitted { return }
             try? await Task.sleep(for: .milliseconds(50))
         }
         logger.warning("events still undelivered at exit stay in the outbox", metadata: ["backlog": "\(publisher.counters.backlogRows)"])

@@ -1,0 +1,27 @@
+/// The delivery state machine's own figures (the adapter adds the outbox's and the transport's).
+public struct DeliveryCounters: Sendable, Equatable {
+    /// Events handed to the transport (live, from the outbox, snapshot entries).
+    public var published = 0
+    /// Events acknowledged by the broker (QoS 1/2) or written (QoS 0).
+    public var acknowledged = 0
+    /// Events written to the outbox.
+    public var queued = 0
+    /// Events sent from the outbox.
+    public var drained = 0
+    /// Drops counted by the machine: `connection_lost` (QoS 0 in flight at a disconnect), `outbox_unavailable`.
+    public var dropped: [String: Int] = [:]
+    public var deadLettered = 0
+    public var refusalsRetried = 0
+    public var connects = 0
+    public var connected = false
+    public var inflight = 0
+    /// The database failed and the memory outbox took over.
+    public var outboxDegraded = false
+    /// Snapshot entries sent, and those replaced by a newer snapshot or superseded by a later event on their
+    /// topic before they could be sent (not drops: the newer value is what the topic carries).
+    public var snapshotSent = 0
+    public var snapshotSuperseded = 0
+    public var lastError: String?
+
+    public init() {}
+}

@@ -1,0 +1,365 @@
+/// Delivery to the broker as a pure state machine (docs/architecture.md, "Delivery"): it takes inputs with the
+/// time (`DeliveryInput`) and returns what to do (`DeliveryAction`); the adapter (`PublisherDelivery` in
+/// MQTTPublisher) performs the actions on a transport and an outbox and feeds the results back. No I/O, no
+/// clock: every transition is unit-tested without a broker.
+///
+/// Modes: `disconnected` (new events go to the outbox), `draining` (connected; the outbox is read in sequence
+/// order with one cursor, each row deleted only after its acknowledgement; new events queue behind it in the
+/// outbox), `live` (outbox drained: events go straight to the transport while the in-flight window has room,
+/// the rest spills to the outbox in one transaction), `stopping` (waiting up to `stopGrace` for
+/// acknowledgements), `finished`.
+///
+/// At most one answered action (a send or a read) is outstanding at a time, so the machine always knows the
+/// outcome of what it asked before it asks again.
+public struct DeliveryMachine: Sendable {
+    public enum Mode: Sendable, Equatable { case disconnected, draining, live, stopping, finished }
+
+    /// Where an event in flight came from.
+    public enum Origin: Sendable, Equatable { case live, outbox, snapshot }
+
+    struct InFlight: Sendable {
+        var envelope: EventEnvelope
+        var origin: Origin
+        var sentAt: Double
+    }
+
+    enum Awaiting: Sendable {
+        case nothing
+        case send(EventEnvelope, Origin)
+        case read
+    }
+
+    public let settings: DeliverySettings
+    public internal(set) var counters = DeliveryCounters()
+
+    var connected = false
+    var live = false
+    var stopping = false
+    var finished = false
+    var stopDeadline = 0.0
+    /// A send could not be handed over ("not now"): no new send until the next outside input.
+    var sendBlocked = false
+    var awaiting = Awaiting.nothing
+    var inflight: [Int32: InFlight] = [:]
+    var outboxInflight = 0
+    /// Acknowledgements that overtook the answer of the send they belong to (libmosquitto may fire `on_publish`
+    /// before `mosquitto_publish` returns), keyed by message id.
+    var earlyAcks: [Int32: Int] = [:]
+    /// Live events accepted while live, sent one at a time from `liveHead`.
+    var liveQueue: [EventEnvelope] = []
+    var liveHead = 0
+    /// Outbox rows read but not sent yet (reversed: next at the end), and the last sequence taken (the cursor).
+    var drainBatch: [EventEnvelope] = []
+    var drainCursor: UInt64?
+    var acknowledgedRows: [UInt64] = []
+    var lastExpiry = -Double.infinity
+    var refusals = RefusalTracker()
+    var probing = false
+    var probeAcknowledgements = 0
+    var discovery: [ControlMessage] = []
+    var subscriptions: [(filter: String, qos: UInt8)] = []
+    var snapshot = SnapshotSlot()
+
+    /// - Parameter degraded: true when there is no usable database (the adapter starts with a memory outbox).
+    public init(settings: DeliverySettings, degraded: Bool = false) {
+        self.settings = settings
+        counters.outboxDegraded = degraded
+        if let topic = settings.homeAssistantStatus { subscriptions.append((topic, 1)) }
+    }
+
+    public var mode: Mode {
+        if finished { return .finished }
+        if stopping { return .stopping }
+        if !connected { return .disconnected }
+        return live ? .live : .draining
+    }
+
+    /// The in-flight window now: 1 while probing for a refused event.
+    var currentWindow: Int { probing ? 1 : settings.window }
+
+    /// Events in flight now.
+    public var inflightCount: Int { inflight.count }
+
+    /// Snapshot entries waiting to be sent.
+    public var pendingSnapshotCount: Int { snapshot.count }
+
+    /// Handles one input at wall-clock time `now` and returns the actions to perform, in order.
+    public mutating func handle(_ input: DeliveryInput, now: Double) -> [DeliveryAction] {
+        var actions: [DeliveryAction] = []
+        switch input {
+        case let .publish(envelopes):
+            sendBlocked = false
+            accept(envelopes, into: &actions)
+        case let .snapshot(envelopes):
+            counters.snapshotSuperseded += snapshot.replace(with: envelopes)
+        case let .discovery(messages):
+            discovery = messages
+            if connected && !finished { actions += messages.map(DeliveryAction.sendControl) }
+        case let .subscribe(filter, qos):
+            if let index = subscriptions.firstIndex(where: { $0.filter == filter }) {
+                subscriptions[index].qos = qos
+            } else {
+                subscriptions.append((filter, qos))
+            }
+            if connected && !finished { actions.append(.subscribe(filter: filter, qos: qos)) }
+        case .connected:
+            sendBlocked = false
+            connectionUp(into: &actions)
+        case .disconnected:
+            connectionLost(now: now, into: &actions)
+        case .transportStopped:
+            if connected { connectionLost(now: now, into: &actions) }
+        case let .sent(sequence, messageID):
+            sent(sequence, messageID: messageID, now: now, into: &actions)
+        case let .sendFailed(sequence, refusal):
+            sendFailed(sequence, refusal, now: now, into: &actions)
+        case let .acknowledged(messageID, reasonCode):
+            if case .send = awaiting, inflight[messageID] == nil {
+                earlyAcks[messageID] = reasonCode
+                return actions
+            }
+            acknowledged(messageID, reasonCode: reasonCode, now: now, into: &actions)
+        case let .inbound(message):
+            if let topic = settings.homeAssistantStatus, message.topic == topic, message.text == "online", connected {
+                actions += discovery.map(DeliveryAction.sendControl)
+                actions.append(.notify(.snapshotRequested(homeAssistantOnline: true)))
+            }
+        case let .rows(rows):
+            if case .read = awaiting { awaiting = .nothing }
+            received(rows, into: &actions)
+        case let .appended(count):
+            counters.queued += count
+        case let .outboxFailed(operation, message):
+            outboxFailed(operation, message, into: &actions)
+        case .tick:
+            sendBlocked = false
+            actions.append(.refreshStats)
+        case .stop:
+            if !stopping && !finished {
+                stopping = true
+                stopDeadline = now + settings.stopGrace
+            }
+        }
+        if stopping && !finished, case .nothing = awaiting,
+           inflight.isEmpty || !connected || now >= stopDeadline {
+            finish(into: &actions)
+        } else {
+            pump(now: now, into: &actions)
+        }
+        counters.inflight = inflight.count
+        return actions
+    }
+
+    // MARK: events in
+
+    mutating func accept(_ envelopes: [EventEnvelope], into actions: inout [DeliveryAction]) {
+        guard !envelopes.isEmpty else { return }
+        counters.snapshotSuperseded += snapshot.supersede(by: envelopes)
+        if connected && live && !stopping && !finished {
+            liveQueue += envelopes
+        } else {
+            actions.append(.append(envelopes))
+        }
+    }
+
+    mutating func connectionUp(into actions: inout [DeliveryAction]) {
+        connected = true
+        live = false
+        drainBatch = []
+        drainCursor = nil
+        counters.connected = true
+        counters.connects += 1
+        guard !finished else { return }
+        actions += settings.online.map(DeliveryAction.sendControl)
+        actions += subscriptions.map { DeliveryAction.subscribe(filter: $0.filter, qos: $0.qos) }
+        if settings.homeAssistantStatus != nil { actions += discovery.map(DeliveryAction.sendControl) }
+        actions.append(.notify(.connected))
+        actions.append(.notify(.snapshotRequested(homeAssistantOnline: false)))
+    }
+
+    /// Decides the next answered action, if none is outstanding: a send while the window has room, a read of
+    /// the next outbox rows when the batch in hand is used up, or spilling the live queue to the outbox.
+    mutating func pump(now: Double, into actions: inout [DeliveryAction]) {
+        guard case .nothing = awaiting, connected, !stopping, !finished, !sendBlocked else { return }
+        if live {
+            guard inflight.count < currentWindow else {
+                spillLiveQueue(into: &actions)
+                return
+            }
+            if let entry = snapshot.next() {
+                awaiting = .send(entry, .snapshot)
+                actions.append(.send(entry))
+            } else if liveHead < liveQueue.count {
+                let next = liveQueue[liveHead]
+                liveHead += 1
+                awaiting = .send(next, .live)
+                actions.append(.send(next))
+            } else if !liveQueue.isEmpty {
+                liveQueue.removeAll(keepingCapacity: liveQueue.count <= 4096)
+                liveHead = 0
+            }
+            return
+        }
+        guard inflight.count < currentWindow else { return }
+        if let next = drainBatch.last {
+            awaiting = .send(next, .outbox)
+            actions.append(.send(next))
+            return
+        }
+        if now - lastExpiry >= 1 {
+            lastExpiry = now
+            actions.append(.expire(before: now - settings.sightingMaxAge))
+        }
+        awaiting = .read
+        actions.append(.read(after: drainCursor, limit: settings.batchSize))
+    }
+
+    /// The window is full while live events wait: they go to the outbox (one transaction) and the machine
+    /// drains from there, so memory stays bounded and order holds.
+    mutating func spillLiveQueue(into actions: inout [DeliveryAction]) {
+        if liveHead < liveQueue.count { actions.append(.append(Array(liveQueue[liveHead...]))) }
+        liveQueue.removeAll(keepingCapacity: false)
+        liveHead = 0
+        live = false
+    }
+
+    mutating func received(_ rows: [EventEnvelope], into actions: inout [DeliveryAction]) {
+        guard connected, !stopping, !finished else { return }
+        if rows.isEmpty {
+            live = true
+            actions.append(.refreshStats)
+        } else {
+            drainBatch = rows.reversed()
+        }
+    }
+
+    // MARK: sending
+
+    mutating func sent(_ sequence: UInt64, messageID: Int32, now: Double, into actions: inout [DeliveryAction]) {
+        guard case let .send(envelope, origin) = awaiting, envelope.sequence == sequence else { return }
+        awaiting = .nothing
+        if finished {
+            // Handed over after the stop stored everything else: store it too (at least once).
+            if origin != .snapshot { actions.append(.append([envelope])) }
+            return
+        }
+        inflight[messageID] = InFlight(envelope: envelope, origin: origin, sentAt: now)
+        counters.published += 1
+        switch origin {
+        case .outbox:
+            outboxInflight += 1
+            counters.drained += 1
+            drainBatch.removeLast()
+            drainCursor = sequence
+        case .snapshot:
+            counters.snapshotSent += 1
+        case .live:
+            break
+        }
+        if let reasonCode = earlyAcks.removeValue(forKey: messageID) {
+            acknowledged(messageID, reasonCode: reasonCode, now: now, into: &actions)
+        }
+        earlyAcks.removeAll()
+    }
+
+    mutating func sendFailed(_ sequence: UInt64, _ refusal: PublishRefusal?, now: Double,
+                             into actions: inout [DeliveryAction]) {
+        guard case let .send(envelope, origin) = awaiting, envelope.sequence == sequence else { return }
+        awaiting = .nothing
+        earlyAcks.removeAll()
+        if let refusal {
+            counters.lastError = refusal.reason
+            if origin == .outbox {
+                drainBatch.removeLast()
+                drainCursor = sequence
+            }
+            deadLetter([envelope], refusal, attempts: 1, now: now, into: &actions)
+            return
+        }
+        sendBlocked = true
+        switch origin {
+        case .live:
+            // Not now: it and everything behind it wait in the outbox, in order.
+            liveHead -= 1
+            spillLiveQueue(into: &actions)
+        case .snapshot:
+            snapshot.putBack(envelope)
+        case .outbox:
+            break
+        }
+    }
+
+    mutating func acknowledged(_ messageID: Int32, reasonCode: Int, now: Double, into actions: inout [DeliveryAction]) {
+        if let refusal = PublishRefusal.broker(reasonCode: reasonCode) {
+            refused(messageID, refusal, now: now, into: &actions)
+            return
+        }
+        // Unknown ids: control messages, or messages whose tracking went back to the outbox at a disconnect.
+        guard let entry = inflight.removeValue(forKey: messageID) else { return }
+        counters.acknowledged += 1
+        refusals.accepted(entry.envelope.sequence)
+        if probing {
+            probeAcknowledgements += 1
+            if probeAcknowledgements >= settings.probeLength { probing = false }
+        }
+        if entry.origin == .outbox {
+            outboxInflight -= 1
+            acknowledgedRows.append(entry.envelope.sequence)
+            if acknowledgedRows.count >= settings.batchSize || outboxInflight == 0 { flushDeletes(into: &actions) }
+        }
+    }
+
+    mutating func flushDeletes(into actions: inout [DeliveryAction]) {
+        guard !acknowledgedRows.isEmpty else { return }
+        actions.append(.delete(acknowledgedRows))
+        acknowledgedRows.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: losing the connection, stopping
+
+    /// The connection broke: QoS 0 live events in flight are lost (counted); QoS 1/2 live events go to the
+    /// outbox (the transport may also resend them: at least once); outbox rows in flight are still stored and
+    /// are read again from the start (the cursor is reset); snapshot entries in flight are forgotten (the next
+    /// connection asks for a new snapshot).
+    mutating func connectionLost(now: Double, into actions: inout [DeliveryAction]) {
+        let wasConnected = connected
+        connected = false
+        live = false
+        counters.connected = false
+        if wasConnected { suspectOldestInflight(now: now, into: &actions) }
+        requeueInflight(keepQoS0: false, into: &actions)
+        if liveHead < liveQueue.count { actions.append(.append(Array(liveQueue[liveHead...]))) }
+        liveQueue = []
+        liveHead = 0
+        drainBatch = []
+        drainCursor = nil
+        earlyAcks.removeAll()
+    }
+
+    mutating func requeueInflight(keepQoS0: Bool, into actions: inout [DeliveryAction]) {
+        let entries = inflight.values.filter { $0.origin == .live }.map(\.envelope).sorted { $0.sequence < $1.sequence }
+        counters.snapshotSuperseded += inflight.values.filter { $0.origin == .snapshot }.count
+        inflight.removeAll()
+        outboxInflight = 0
+        let lost = keepQoS0 ? 0 : entries.filter { $0.qos == 0 }.count
+        if lost > 0 {
+            counters.dropped["connection_lost", default: 0] += lost
+            actions.append(.notify(.eventsDropped(reason: "connection_lost", count: lost)))
+        }
+        let kept = keepQoS0 ? entries : entries.filter { $0.qos > 0 }
+        if !kept.isEmpty { actions.append(.append(kept)) }
+        flushDeletes(into: &actions)
+    }
+
+    mutating func finish(into actions: inout [DeliveryAction]) {
+        finished = true
+        requeueInflight(keepQoS0: true, into: &actions)
+        if liveHead < liveQueue.count { actions.append(.append(Array(liveQueue[liveHead...]))) }
+        liveQueue = []
+        liveHead = 0
+        counters.snapshotSuperseded += snapshot.removeAll()
+        if connected { actions += settings.offline.map(DeliveryAction.sendControl) }
+        actions.append(.refreshStats)
+        actions.append(.finish)
+    }
+}
