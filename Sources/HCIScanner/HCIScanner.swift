@@ -25,6 +25,8 @@ public final class HCIScanner: HCIEventSource, Sendable {
     private let powerCycles = Atomic<UInt64>(0)
     private let reopens = Atomic<UInt64>(0)
     private let failureBox = Mutex<HCIError?>(nil)
+    /// A connected socket that carries H4 event packets instead of an adapter (`init(settings:feedDescriptor:)`).
+    private let feedDescriptor: Int32?
 
     /// - Parameters:
     ///   - settings: must have passed `validate()`; an invalid adapter or scan timing throws at `events()`.
@@ -39,6 +41,24 @@ public final class HCIScanner: HCIEventSource, Sendable {
         self.recorder = recorder
         self.onNotice = onNotice
         self.queue = CapturedEventQueue(capacity: max(1, settings.queueCapacity))
+        self.feedDescriptor = nil
+    }
+
+    /// A scanner that reads H4 event packets (one per datagram) from `feedDescriptor`, a connected
+    /// `SOCK_SEQPACKET` socket, instead of an adapter: the same reading thread, queue and hand-over as a
+    /// live scan, with a socket pair standing in for the controller (the live-mode bench, tests). No command
+    /// is sent and supervision does not act; the end of the feed (EOF) ends the stream. The scanner owns
+    /// and closes the descriptor.
+    public init(settings: ScannerSettings, feedDescriptor: Int32,
+                onNotice: @escaping @Sendable (HCIScannerNotice) -> Void = { _ in }) {
+        self.settings = settings
+        self.selector = settings.adapterSelector ?? .index(-1)
+        self.parameters = settings.scanParameters ?? ScanParameters(active: settings.active, intervalUnits: 0x00A0,
+                                                                    windowUnits: 0x00A0)
+        self.recorder = nil
+        self.onNotice = onNotice
+        self.queue = CapturedEventQueue(capacity: max(1, settings.queueCapacity))
+        self.feedDescriptor = feedDescriptor
     }
 
     public var statistics: HCISourceStatistics {
@@ -54,7 +74,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
     /// runs; throws `HCIError` when it cannot start (no Bluetooth, no permission, no adapter, ...). The scanner
     /// is single-use with a single consumer: a second call returns the same stream.
     public func events() async throws -> AsyncStream<CapturedHCIEvent> {
-        guard settings.adapterSelector != nil else {
+        guard settings.adapterSelector != nil || feedDescriptor != nil else {
             throw HCIError(kind: .adapterAbsent, adapter: settings.adapter, call: "scanner.adapter", errno: EINVAL)
         }
         guard settings.scanParameters != nil else {
@@ -109,6 +129,9 @@ public final class HCIScanner: HCIEventSource, Sendable {
                     action = handle(CapturedHCIEvent(timestamp: time, bytes: bytes), supervisor: &supervisor)
                 case .timeout:
                     break
+                case .failed where current.isFeed:
+                    // The feed ended (EOF) or broke: nothing to recover.
+                    stopRequested.store(true, ordering: .relaxed)
                 case let .failed(code):
                     let fault: ScanSupervisor.Fault = Self.removalErrnos.contains(code)
                         ? .adapterRemoved : .readFailed(errno: code)
@@ -119,6 +142,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
                 _ = poll(&none, 0, Int32(wait * 1000))
             }
             if action == nil { action = supervisor.tick(at: HCIClock.monotonic()) }
+            if feedDescriptor != nil { action = nil }
             while let step = action, !stopRequested.load(ordering: .relaxed) {
                 action = perform(step, session: &session, supervisor: &supervisor, tap: tap)
             }
@@ -135,6 +159,9 @@ public final class HCIScanner: HCIEventSource, Sendable {
     static let removalErrnos: Set<Int32> = [ENODEV, ENXIO, EPIPE, EBADFD, ENETDOWN]
 
     private func openSession(tap: ((_ packet: [UInt8], _ received: Bool, _ time: Timestamp) -> Void)?) throws(HCIError) -> ScanSession {
+        if let feedDescriptor {
+            return ScanSession(feed: HCISocket(adopting: feedDescriptor, label: "feed:\(feedDescriptor)"), parameters: parameters)
+        }
         let session = try ScanSession(selector: selector, parameters: parameters, mode: settings.extended, tap: tap,
                                       onBroughtUp: { onNotice(.broughtUp(adapter: $0.name)) })
         onNotice(.opened(adapter: session.adapter.name, address: session.adapter.address,

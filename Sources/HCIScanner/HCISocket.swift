@@ -51,6 +51,15 @@ final class HCISocket {
         self.fd = fd
     }
 
+    /// Adopts an already connected socket that carries H4 event packets, one per datagram (a
+    /// `SOCK_SEQPACKET` socket pair standing in for a controller: `beaconbridge run --hci-feed FD`). No HCI
+    /// filter or command is ever applied to it; the scanner only reads.
+    init(adopting fd: Int32, label: String) {
+        self.deviceID = -1
+        self.label = label
+        self.fd = fd
+    }
+
     deinit { close() }
 
     /// Saves the socket's current HCI filter, to be put back by `restoreFilter()`.

@@ -12,6 +12,8 @@ final class ScanSession {
     let socket: HCISocket
     let extended: Bool
     let parameters: ScanParameters
+    /// A fed socket (`HCISocket(adopting:)`): no adapter, no commands; restart and close only close.
+    let isFeed: Bool
 
     /// Events the socket lets through while reading: LE Meta (advertising reports) and Hardware Error
     /// (so supervision sees a controller reset at once).
@@ -66,6 +68,16 @@ final class ScanSession {
         self.socket = socket
         self.extended = useExtended
         self.parameters = parameters
+        self.isFeed = false
+    }
+
+    /// A session on a fed socket (benches, tests): events are read from it as from an adapter's socket.
+    init(feed socket: HCISocket, parameters: ScanParameters) {
+        self.adapter = HCIAdapter(deviceID: -1, name: socket.label, address: BluetoothAddress(rawValue: 0), isUp: true)
+        self.socket = socket
+        self.extended = false
+        self.parameters = parameters
+        self.isFeed = true
     }
 
     /// Sets the scan parameters and enables scanning; scanning is disabled first (a controller rejects
@@ -83,6 +95,7 @@ final class ScanSession {
 
     /// Disables and re-enables scanning (the first supervision step).
     func restartScan() throws(HCIError) {
+        guard !isFeed else { return }
         try socket.setEventFilter(Self.commandEvents)
         defer { try? socket.setEventFilter(Self.readingEvents) }
         disableQuietly()
@@ -100,7 +113,7 @@ final class ScanSession {
 
     /// Stops scanning, puts the socket's filter back and closes it. Best effort: the adapter may be gone.
     func close() {
-        if socket.fd >= 0 {
+        if socket.fd >= 0, !isFeed {
             try? socket.setEventFilter(Self.commandEvents)
             disableQuietly()
             socket.restoreFilter()

@@ -10,17 +10,7 @@ enum DaemonBenchCapture {
     /// Returns the number of events written.
     static func write(path: String, beacons: Int, rate: Int, seconds: Int, start: Timestamp) throws -> Int {
         let file = try SyntheticCaptureFile(path: path)
-        var events: [[UInt8]] = []
-        for index in 0..<beacons {
-            let observation = Observation(timestamp: start, beaconID: "", format: "ibeacon",
-                                          identifiers: [uuid, String(index / 100), String(index)],
-                                          address: BluetoothAddress(rawValue: 0xC0_BE_00_00_00_00 | UInt64(index)),
-                                          rssi: -60, measuredPower: -59)
-            guard let event = SyntheticAdvertisement.report(for: observation).flatMap(AdvertisingReportEncoder.legacyEvent) else {
-                throw BenchFailure("no synthetic iBeacon event")
-            }
-            events.append(event)
-        }
+        let events = try beaconEvents(beacons)
         var noise: UInt64 = 0x2545_F491_4F6C_DD1D
         let interval = 1 / Double(rate)
         let spacing = interval / Double(beacons)
@@ -36,6 +26,23 @@ enum DaemonBenchCapture {
         }
         try file.finish()
         return file.events
+    }
+
+    /// One LE Advertising Report event (event code first, RSSI last) per iBeacon: major = index / 100,
+    /// minor = index, address C0:BE:00:00:xx:xx.
+    static func beaconEvents(_ beacons: Int) throws -> [[UInt8]] {
+        var events: [[UInt8]] = []
+        for index in 0..<beacons {
+            let observation = Observation(timestamp: 0, beaconID: "", format: "ibeacon",
+                                          identifiers: [uuid, String(index / 100), String(index)],
+                                          address: BluetoothAddress(rawValue: 0xC0_BE_00_00_00_00 | UInt64(index)),
+                                          rssi: -60, measuredPower: -59)
+            guard let event = SyntheticAdvertisement.report(for: observation).flatMap(AdvertisingReportEncoder.legacyEvent) else {
+                throw BenchFailure("no synthetic iBeacon event")
+            }
+            events.append(event)
+        }
+        return events
     }
 
     /// An idle capture: one advertisement of a device that matches no beacon format at the start and one at

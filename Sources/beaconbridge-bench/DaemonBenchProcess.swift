@@ -7,7 +7,9 @@ final class DaemonBenchProcess {
     private let process = Process()
 
     /// Starts `executable` with `arguments`; stdout and stderr go to the given files (or nowhere).
-    init(_ name: String, executable: String, arguments: [String], stdout: String? = nil, stderr: String? = nil) throws {
+    /// `stdin`: an open descriptor to hand over as the child's standard input (e.g. a socket), else /dev/null.
+    init(_ name: String, executable: String, arguments: [String], stdin: Int32? = nil, stdout: String? = nil,
+         stderr: String? = nil) throws {
         self.name = name
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -15,7 +17,7 @@ final class DaemonBenchProcess {
         environment.removeValue(forKey: "NOTIFY_SOCKET")
         environment.removeValue(forKey: "WATCHDOG_USEC")
         process.environment = environment
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = stdin.map { FileHandle(fileDescriptor: $0, closeOnDealloc: false) } ?? FileHandle.nullDevice
         process.standardOutput = try Self.handle(stdout)
         process.standardError = try Self.handle(stderr)
         try process.run()

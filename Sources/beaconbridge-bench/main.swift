@@ -9,6 +9,7 @@ let areas: [(String, () -> Void)] = [
     ("tracker", TrackerBench.run),
     ("resolver", ResolverBench.run),
     ("publish", PublishBench.run),
+    ("live", LiveBench.run),
     ("daemon", DaemonBench.run),
 ]
 let wanted = Set(CommandLine.arguments.dropFirst())

@@ -110,6 +110,8 @@ extension Daemon {
             source = ReplaySource(path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed)
         case let (nil, .replay(path)):
             source = ReplaySource(path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed)
+        case (nil, .hci) where options.hciFeedDescriptor != nil:
+            source = HCIScanner(settings: configuration.scanner, feedDescriptor: options.hciFeedDescriptor ?? 0)
         case (nil, .hci):
             var recorder: BTSnoopFileRecorder?
             if let path = options.recordPath ?? configuration.scanner.record {

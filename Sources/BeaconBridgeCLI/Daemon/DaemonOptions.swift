@@ -14,6 +14,9 @@ struct DaemonOptions: Equatable {
     /// Save region state to and restore it from this SQLite database (`--state-db`); with a replay source it is
     /// the only way region state persists (restored at the first replayed event's capture time).
     var stateDatabasePath: String?
+    /// `run --hci-feed FD`: read H4 event packets from this inherited, connected `SOCK_SEQPACKET` socket
+    /// instead of the adapter (the live-mode bench and tests, where a socket pair stands in for a controller).
+    var hciFeedDescriptor: Int32?
 
     /// True when events come from a capture (the command line or `scanner.source: replay:FILE`), not an adapter.
     func isReplay(_ scanner: ScannerSettings) -> Bool { replayPath != nil || scanner.source != .hci }
@@ -35,6 +38,13 @@ struct DaemonOptions: Equatable {
             switch argument {
             case "--help", "-h":
                 return .failure(UsageError(""))
+            case "--hci-feed":
+                guard !replay else { return .failure(UsageError("--hci-feed is for run")) }
+                guard let next, let descriptor = Int32(next), descriptor >= 0 else {
+                    return .failure(UsageError("--hci-feed needs an open file descriptor number"))
+                }
+                index += 1
+                options.hciFeedDescriptor = descriptor
             case "--log-level", "--record", "--speed", "--state-db":
                 guard let next else { return .failure(UsageError("\(argument) needs a value")) }
                 index += 1
