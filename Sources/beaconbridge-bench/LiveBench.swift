@@ -105,7 +105,7 @@ enum LiveBench {
                 tracking:
                   publish:
                     sighting_interval_s: 0
-                    sighting_min_distance_m: 0
+                    sighting_min_distance_m: 0.01
 
                 """
         }
@@ -169,7 +169,8 @@ enum LiveBench {
         let mark = seconds >= 120 ? 60.0 : Double(seconds) / 4
         let complete = samples.filter { $0.cpu[0] != nil && $0.cpu[1] != nil }
         guard let first = complete.first(where: { $0.time >= mark - 0.5 }) ?? complete.first, let last = complete.last else {
-            throw BenchFailure("no samples of the gateway (log: \(log))")
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw BenchFailure("no samples of the gateway; it exited with \(status.map(String.init) ?? "?"): \(text.suffix(600))")
         }
         func delta(_ index: Int) -> Double { (last.cpu[index] ?? 0) - (first.cpu[index] ?? 0) }
         let lines = (try? String(contentsOfFile: received, encoding: .utf8))?.split(separator: "\n").count ?? 0
