@@ -58,6 +58,14 @@ enum StoreSchema {
             dead_at REAL NOT NULL
         );
         """,
+        // 4: the last accepted BTHome encryption counter per device, so a replayed frame stays a duplicate
+        // after a restart.
+        """
+        CREATE TABLE encryption_counters (
+            beacon_id TEXT PRIMARY KEY,
+            counter INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

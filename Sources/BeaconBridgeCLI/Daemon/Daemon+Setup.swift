@@ -78,9 +78,16 @@ extension Daemon {
                 logger.error("cannot read the devices seen before; key byte orders are learned again", metadata: ["error": "\(error)"])
             }
         }
-        let pipeline = GatewayPipeline(decoder: decoder, engine: engine, includeDevices: configuration.formats.includeDevices,
+        var pipeline = GatewayPipeline(decoder: decoder, engine: engine, includeDevices: configuration.formats.includeDevices,
                                        devices: configuration.devices,
                                        learnedOrders: SeenDeviceKey.learnedOrders(seenKeys, for: configuration.devices))
+        if let database, !configuration.formats.bthomeKeys.isEmpty {
+            // BTHome replay protection across restarts: a counter not newer than the saved one is a duplicate.
+            do { pipeline.restoreEncryptionCounters(try database.loadEncryptionCounters()) } catch {
+                logger.error("cannot read the saved BTHome encryption counters; the next frame of each device is accepted",
+                             metadata: ["error": "\(error)"])
+            }
+        }
         if !configuration.devices.known.isEmpty {
             logger.info("private devices", metadata: ["devices": "\(configuration.devices.known.count)",
                                                       "with_key": "\(pipeline.privateDevices.count)"])

@@ -240,6 +240,12 @@ final class Daemon {
                 logger.error("cannot save the devices seen", metadata: ["error": "\(error)"])
             }
         }
+        let counters = pipeline.takeEncryptionCounters()
+        if !counters.isEmpty, let database {
+            do { try database.saveEncryptionCounters(counters) } catch {
+                logger.error("cannot save the BTHome encryption counters", metadata: ["error": "\(error)"])
+            }
+        }
         let changes = pipeline.takeStateChanges()
         guard !changes.isEmpty, let stateStore else { return }
         do { try stateStore.saveRegionStates(changes) } catch {

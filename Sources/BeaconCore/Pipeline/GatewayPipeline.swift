@@ -20,7 +20,7 @@ public struct GatewayPipeline: Sendable {
     private var names: DeviceNameCache
     /// Last-seen times already handed out by `takeSeenDeviceKeys`, per device.
     private var savedSeen: [Timestamp?] = []
-    private var replayGuard = EncryptedCounterGuard()
+    var replayGuard = EncryptedCounterGuard()
 
     /// `learnedOrders`: byte orders of keys seen before (by device name, from the state database).
     public init(decoder: BeaconDecoder, engine: RegionEngine, includeDevices: Bool, nameCacheCapacity: Int = 2048,
