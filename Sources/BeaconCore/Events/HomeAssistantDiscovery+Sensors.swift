@@ -55,7 +55,8 @@ extension HomeAssistantDiscovery {
                         ("topic", .string(topic)),
                         ("type", .string(type)),
                         ("subtype", .string(name)),
-                        ("value_template", .string("{{ value_json.fields.\(name) }}")),
+                        // Most sightings carry no event: `get` renders nothing for them, without a template warning.
+                        ("value_template", .string("{{ value_json.fields.get('\(name)', '') }}")),
                         ("payload", .string(type)),
                     ], beacon: beacon, entity: false))
                 }

@@ -28,6 +28,13 @@ struct RegionEvaluator: Sendable {
                  events: inout [EngineEvent], changes: inout RegionStateChanges) {
         expire(&beacon, at: time, events: &events, changes: &changes)
 
+        // Button / dimmer / command events: a sighting now, and not carried into later ones.
+        var observation = observation
+        let eventFields = observation.fields.isEmpty ? nil : SensorEventFields.names(of: observation.format)
+        var freshEvent = false
+        if let eventFields {
+            freshEvent = SensorEventFields.admit(&observation, events: eventFields, previous: beacon.fields)
+        }
         let wasKnown = beacon.identityKnown
         let identityChanged = beacon.adoptIdentity(of: observation)
         let firstEventIndex = events.count
@@ -76,11 +83,14 @@ struct RegionEvaluator: Sendable {
                 }
             }
         }
-        if settings.publish.isDue(now: time, distance: beacon.distance, lastTime: beacon.lastPublished,
-                                  lastDistance: beacon.lastPublishedDistance, regionChanged: regionChanged) {
+        if freshEvent || settings.publish.isDue(now: time, distance: beacon.distance, lastTime: beacon.lastPublished,
+                                                lastDistance: beacon.lastPublishedDistance, regionChanged: regionChanged) {
             beacon.lastPublished = time
             beacon.lastPublishedDistance = beacon.distance
             events.append(.sighting(SightingEvent(time: time, beacon: beacon.snapshot(at: time))))
+        }
+        if freshEvent, let eventFields {
+            beacon.fields = beacon.fields.filter { !SensorEventFields.isEventField($0.key, eventFields) }
         }
         updateDeadline(&beacon)
     }
