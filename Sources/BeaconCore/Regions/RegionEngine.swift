@@ -18,7 +18,8 @@ public struct RegionEngine: Sendable {
     /// - Parameters:
     ///   - restoring: persisted rows (from a `RegionStateStore`); rows older than `restoreMaxAge` at `now`, of
     ///     regions no longer configured, or in state `unknown` are ignored. A restored `inside` stays inside
-    ///     without a new `enter`; its exit period starts again at `now` (nothing could be heard while down).
+    ///     without a new `enter`; the time since its last saved qualifying sighting counts towards its exit
+    ///     period, up to half of it (`restoredExitShare`), and its dropout grace starts again at `now`.
     ///   - now: the capture-time clock at start.
     public init(settings: TrackerSettings = .default, regions: [RegionRule], distance: any DistanceEstimating,
                 restoring: [PersistedRegionState] = [], now: Timestamp) {
@@ -36,6 +37,9 @@ public struct RegionEngine: Sendable {
         earliestDeadline = -.infinity
         return taken
     }
+
+    /// The share of the exit period a restart's downtime can use up (see `restoreRows`).
+    static let restoredExitShare = 0.5
 
     @discardableResult
     private mutating func restoreRows(_ rows: [PersistedRegionState], now: Timestamp) -> Int {
@@ -59,6 +63,14 @@ public struct RegionEngine: Sendable {
             }
             var membership = RegionMembership(region: Int32(regionIndex), state: row.state, since: row.since,
                                               lastQualifying: row.state == .inside ? max(row.lastQualifying, now) : row.lastQualifying)
+            if row.state == .inside {
+                // The downtime since the last saved qualifying sighting counts towards the exit period, up to
+                // half of it: a beacon that left while the gateway was down exits about half an exit period
+                // after the restart (not a whole one), and one still inside has half an exit period of
+                // non-qualifying reports to show it is.
+                let period = evaluator.rules[regionIndex].exitPeriod
+                membership.outTime = Float(min(max(now - row.lastQualifying, 0), period * RegionEngine.restoredExitShare))
+            }
             membership.lastPersisted = row.updated
             if let filter = evaluator.rules[regionIndex].filter {
                 tracker.slots[slot].regionFilters.append(RSSIFilter(filter))

@@ -175,6 +175,20 @@ import Testing
         #expect(F.presenceEvents(events + restarted.advance(to: F.t0 + 81)).map(\.state) == [.away])
     }
 
+    @Test func downtimeCountsTowardsTheExitPeriodUpToHalfOfIt() throws {
+        var engine = F.engine()
+        _ = F.feed(&engine, from: 0, to: 10, rssi: -55)
+        let rows = engine.takeStateChanges()
+        // Restart at 40 s (down for 30 s); the beacon left meanwhile and is heard only weakly (below the exit
+        // level) from then on: it exits half an exit period (15 s) after the restart, not a whole one.
+        var restarted = F.engine(restoring: rows, now: 40)
+        let events = F.feed(&restarted, from: 40, to: 90, rssi: -90)
+        let exits = F.regionEvents(events)
+        #expect(exits.map(\.kind) == [.exit])
+        let at = try #require(exits.first).time - F.t0
+        #expect(at >= 54.5 && at <= 56, "exit at \(at) s")
+    }
+
     @Test func staleOrUnknownRegionRowsAreNotRestored() {
         let rows = [
             PersistedRegionState(region: "hall", beaconID: F.id(1), state: .inside, since: F.t0, lastQualifying: F.t0,
