@@ -22,8 +22,11 @@ let package = Package(
         // The pure core.
         .target(name: "BeaconCore", swiftSettings: strict),
 
+        // The runtime shared by the adapters and the commands: mailboxes between threads and tasks.
+        .target(name: "BeaconRuntime", dependencies: ["BeaconCore"], swiftSettings: strict),
+
         // Adapters: the only modules that import C.
-        .target(name: "HCIScanner", dependencies: ["BeaconCore", "CBlueZ"], swiftSettings: strict),
+        .target(name: "HCIScanner", dependencies: ["BeaconCore", "BeaconRuntime", "CBlueZ"], swiftSettings: strict),
         .target(name: "MQTTPublisher", dependencies: ["BeaconCore", "CMosquitto"], swiftSettings: strict),
         .target(name: "SQLiteStore", dependencies: ["BeaconCore", "CSQLite"], swiftSettings: strict),
         .target(name: "YAMLConfig", dependencies: ["BeaconCore", "CYAML"], swiftSettings: strict),
@@ -31,7 +34,7 @@ let package = Package(
         // Command implementations (wiring), kept out of main.swift so tests and the bench can reuse them.
         .target(
             name: "BeaconBridgeCLI",
-            dependencies: ["BeaconCore", "HCIScanner", "MQTTPublisher", "SQLiteStore", "YAMLConfig"],
+            dependencies: ["BeaconCore", "BeaconRuntime", "HCIScanner", "MQTTPublisher", "SQLiteStore", "YAMLConfig"],
             swiftSettings: strict
         ),
         .executableTarget(name: "beaconbridge", dependencies: ["BeaconBridgeCLI"], swiftSettings: strict),
@@ -45,6 +48,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["BeaconCore", "MQTTPublisher"], path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "BeaconRuntimeTests", dependencies: ["BeaconRuntime", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "HCIScannerTests", dependencies: ["HCIScanner", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "SQLiteStore", "BeaconCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "BeaconCore"], swiftSettings: strict),

@@ -7,8 +7,9 @@ import Synchronization
 
 /// The live source: scans on one adapter through a raw HCI socket and delivers every LE Meta event.
 ///
-/// All socket work happens on one dedicated thread (never on the Swift concurrency pool); the events go
-/// through a bounded queue that drops the oldest on overload. Supervision (`ScanSupervisor`) restarts the scan
+/// All socket work happens on one dedicated thread (never on the Swift concurrency pool). Each wake-up drains
+/// the socket (every event already there, up to `batchLimit`) and hands one batch to the sink without waiting
+/// (`HCIEventSink.offer`: the consumer's bounded mailbox drops its oldest on overload, counted here). Supervision (`ScanSupervisor`) restarts the scan
 /// and power-cycles the adapter when it stalls or fails. Sendable: every stored property is immutable or
 /// synchronized; the socket lives only on the reading thread.
 public final class HCIScanner: HCIEventSource, Sendable {
@@ -18,7 +19,8 @@ public final class HCIScanner: HCIEventSource, Sendable {
     private let onNotice: @Sendable (HCIScannerNotice) -> Void
     /// Where the traffic is recorded, if anywhere.
     public let recorder: (any HCITrafficRecorder)?
-    private let queue: CapturedEventQueue
+    private let deliveredCount = Atomic<UInt64>(0)
+    private let droppedCount = Atomic<UInt64>(0)
     private let stopRequested = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
     private let restarts = Atomic<UInt64>(0)
@@ -40,7 +42,6 @@ public final class HCIScanner: HCIEventSource, Sendable {
                                                                     windowUnits: 0x00A0)
         self.recorder = recorder
         self.onNotice = onNotice
-        self.queue = CapturedEventQueue(capacity: max(1, settings.queueCapacity))
         self.feedDescriptor = nil
     }
 
@@ -57,12 +58,11 @@ public final class HCIScanner: HCIEventSource, Sendable {
                                                                     windowUnits: 0x00A0)
         self.recorder = nil
         self.onNotice = onNotice
-        self.queue = CapturedEventQueue(capacity: max(1, settings.queueCapacity))
         self.feedDescriptor = feedDescriptor
     }
 
     public var statistics: HCISourceStatistics {
-        HCISourceStatistics(delivered: queue.delivered, dropped: queue.dropped,
+        HCISourceStatistics(delivered: deliveredCount.load(ordering: .relaxed), dropped: droppedCount.load(ordering: .relaxed),
                             scanRestarts: restarts.load(ordering: .relaxed),
                             adapterPowerCycles: powerCycles.load(ordering: .relaxed),
                             adapterReopens: reopens.load(ordering: .relaxed))
@@ -70,21 +70,29 @@ public final class HCIScanner: HCIEventSource, Sendable {
 
     public var failure: (any Error)? { failureBox.withLock { $0 } }
 
-    /// Opens and configures the adapter on the reading thread and returns the event stream once scanning
-    /// runs; throws `HCIError` when it cannot start (no Bluetooth, no permission, no adapter, ...). The scanner
-    /// is single-use with a single consumer: a second call returns the same stream.
-    public func events() async throws -> AsyncStream<CapturedHCIEvent> {
+    /// Events read per wake-up at most (one batch); the rest waits in the kernel for the next round.
+    static let batchLimit = 256
+
+    /// After a batch, the reading thread pauses for the rest of this window (seconds) before it reads again,
+    /// so reports arriving one at a time (500/s: one every 2 ms) go over in batches too: at most about 100
+    /// wake-ups a second. A report waits at most this long; its timestamp is taken when it is read.
+    static let coalescingWindow = 0.010
+
+    /// Opens and configures the adapter on the reading thread and returns once scanning runs; throws
+    /// `HCIError` when it cannot start (no Bluetooth, no permission, no adapter, ...). Single use.
+    public func start(into sink: any HCIEventSink) async throws {
         guard settings.adapterSelector != nil || feedDescriptor != nil else {
             throw HCIError(kind: .adapterAbsent, adapter: settings.adapter, call: "scanner.adapter", errno: EINVAL)
         }
         guard settings.scanParameters != nil else {
             throw HCIError(kind: .system, adapter: settings.adapter, call: "scanner.interval_ms/window_ms", errno: EINVAL)
         }
-        guard !started.exchange(true, ordering: .relaxed) else { return queue.stream }
-        queue.onTermination { [weak self] in self?.stop() }
+        guard !started.exchange(true, ordering: .relaxed) else {
+            throw HCIError(kind: .system, adapter: settings.adapter, call: "scanner.start (single use)", errno: EALREADY)
+        }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let result = DedicatedThread.start { [self] in
-                self.runLoop(startup: { error in
+                self.runLoop(sink: sink, startup: { error in
                     if let error { continuation.resume(throwing: error) } else { continuation.resume() }
                 })
             }
@@ -93,15 +101,16 @@ public final class HCIScanner: HCIEventSource, Sendable {
                                                        call: "pthread_create", errno: result))
             }
         }
-        return queue.stream
     }
 
-    /// Asks the reading thread to stop scanning, restore the socket filter and close; the stream then finishes.
+    /// Asks the reading thread to stop scanning, restore the socket filter and close; the sink then finishes.
     public func stop() { stopRequested.store(true, ordering: .relaxed) }
+
+    public var isStopped: Bool { stopRequested.load(ordering: .relaxed) }
 
     // MARK: - The reading thread
 
-    private func runLoop(startup: (HCIError?) -> Void) {
+    private func runLoop(sink: any HCIEventSink, startup: (HCIError?) -> Void) {
         let tap: ((_ packet: [UInt8], _ received: Bool, _ time: Timestamp) -> Void)? = recorder.map { recorder in
             { packet, received, time in recorder.record(packet: packet, received: received, timestamp: time) }
         }
@@ -111,27 +120,37 @@ public final class HCIScanner: HCIEventSource, Sendable {
         } catch {
             failureBox.withLock { $0 = error }
             recorder?.close()
-            queue.finish()
             startup(error)
             return
         }
         startup(nil)
         var supervisor = ScanSupervisor(policy: .init(stallTimeout: settings.stallTimeoutSeconds))
         supervisor.scanStarted(at: HCIClock.monotonic())
+        var batch: [CapturedHCIEvent] = []
+        batch.reserveCapacity(Self.batchLimit)
+        var feedEnded = false
 
-        while !stopRequested.load(ordering: .relaxed) {
+        while !feedEnded, !stopRequested.load(ordering: .relaxed) {
             let now = HCIClock.monotonic()
             let wait = min(0.25, max(0.001, (supervisor.nextDeadline ?? now + 0.25) - now))
             var action: ScanSupervisor.Action?
             if let current = session {
-                switch current.socket.readEvent(timeoutMilliseconds: Int32(wait * 1000)) {
-                case let .event(bytes, time):
-                    action = handle(CapturedHCIEvent(timestamp: time, bytes: bytes), supervisor: &supervisor)
+                switch current.socket.readEvents(into: &batch, timeoutMilliseconds: Int32(wait * 1000), limit: Self.batchLimit) {
+                case .events:
+                    let woke = HCIClock.monotonic()
+                    let full = batch.count >= Self.batchLimit
+                    action = handle(&batch, supervisor: &supervisor)
+                    hand(batch, to: sink)
+                    batch.removeAll(keepingCapacity: true)
+                    // Let the next events gather in the kernel's socket buffer: at most one wake-up (of this
+                    // thread and of the loop) per window, whatever the report rate, unless the batch was full.
+                    let pause = Self.coalescingWindow - (HCIClock.monotonic() - woke)
+                    if !full, action == nil, pause > 0 { usleep(UInt32(pause * 1_000_000)) }
                 case .timeout:
                     break
                 case .failed where current.isFeed:
                     // The feed ended (EOF) or broke: nothing to recover.
-                    stopRequested.store(true, ordering: .relaxed)
+                    feedEnded = true
                 case let .failed(code):
                     let fault: ScanSupervisor.Fault = Self.removalErrnos.contains(code)
                         ? .adapterRemoved : .readFailed(errno: code)
@@ -152,7 +171,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
             onNotice(.stopped(adapter: session.adapter.name))
         }
         recorder?.close()
-        queue.finish()
+        sink.finish()
     }
 
     /// errno values of reads on a socket whose adapter was unregistered.
@@ -169,15 +188,31 @@ public final class HCIScanner: HCIEventSource, Sendable {
         return session
     }
 
-    private func handle(_ event: CapturedHCIEvent, supervisor: inout ScanSupervisor) -> ScanSupervisor.Action? {
-        if event.eventCode == UInt8(EVT_HARDWARE_ERROR) {
-            let bytes = event.bytes
-            return supervisor.faultOccurred(.hardwareError(code: bytes.count > 2 ? bytes[2] : 0),
-                                            at: HCIClock.monotonic())
+    /// Supervision's view of a batch: a report keeps the scan alive, a Hardware Error is a fault (removed
+    /// from the batch; it is not for the pipeline).
+    private func handle(_ batch: inout [CapturedHCIEvent], supervisor: inout ScanSupervisor) -> ScanSupervisor.Action? {
+        var action: ScanSupervisor.Action?
+        if batch.contains(where: { $0.eventCode == UInt8(EVT_HARDWARE_ERROR) }) {
+            for event in batch where event.eventCode == UInt8(EVT_HARDWARE_ERROR) {
+                let bytes = event.bytes
+                action = supervisor.faultOccurred(.hardwareError(code: bytes.count > 2 ? bytes[2] : 0), at: HCIClock.monotonic())
+            }
+            batch.removeAll { $0.eventCode == UInt8(EVT_HARDWARE_ERROR) }
         }
-        if event.isAdvertisingReport { supervisor.reportReceived(at: HCIClock.monotonic()) }
-        queue.push(event)
-        return nil
+        if batch.contains(where: \.isAdvertisingReport) { supervisor.reportReceived(at: HCIClock.monotonic()) }
+        return action
+    }
+
+    /// One hand-over per wake-up; a sink that refuses (its consumer is gone) stops the scanner.
+    private func hand(_ batch: [CapturedHCIEvent], to sink: any HCIEventSink) {
+        guard !batch.isEmpty else { return }
+        let offer = sink.offer(batch)
+        guard offer.accepted else {
+            stopRequested.store(true, ordering: .relaxed)
+            return
+        }
+        deliveredCount.add(UInt64(batch.count), ordering: .relaxed)
+        if offer.dropped > 0 { droppedCount.add(UInt64(offer.dropped), ordering: .relaxed) }
     }
 
     /// Performs one supervision step; returns the next step when it must follow at once.

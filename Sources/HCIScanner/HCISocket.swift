@@ -23,7 +23,8 @@ final class HCISocket {
     private var savedFilter: hci_filter?
     /// LE Meta events that arrived while waiting for a command's reply; returned by the next reads.
     private var pending: [([UInt8], Timestamp)] = []
-    private var buffer = [UInt8](repeating: 0, count: Int(HCI_MAX_EVENT_SIZE) + 1)
+    /// A read failure that followed events in the same drain, returned by the next `readEvents`.
+    private var deferredFailure: Int32?
     /// Called with every command sent and every event read, with its time (for the btsnoop recording).
     var tap: ((_ packet: [UInt8], _ received: Bool, _ time: Timestamp) -> Void)?
 
@@ -125,13 +126,79 @@ final class HCISocket {
         }
     }
 
-    /// Reads one event (event code first, H4 byte stripped), waiting at most `timeoutMilliseconds`.
-    func readEvent(timeoutMilliseconds: Int32) -> ReadResult {
+    /// Outcome of one `readEvents` call.
+    enum BatchResult: Equatable {
+        /// This many events were appended.
+        case events(Int)
+        case timeout
+        case failed(errno: Int32)
+    }
+
+    /// Room for the largest event (code, length, 255 parameter bytes).
+    static let maxEventSize = Int(HCI_MAX_EVENT_SIZE)
+
+    /// Waits at most `timeoutMilliseconds` for the socket to become readable, then drains it without waiting
+    /// again: every event already queued in the kernel, up to `limit`, is appended to `batch` (event code
+    /// first, H4 byte stripped), each received straight into its own array (no copies). A read failure after
+    /// some events is returned by the next call, so those events are not lost.
+    func readEvents(into batch: inout [CapturedHCIEvent], timeoutMilliseconds: Int32, limit: Int) -> BatchResult {
         if !pending.isEmpty {
-            let (bytes, time) = pending.removeFirst()
-            return .event(bytes, time)
+            for (bytes, time) in pending { batch.append(CapturedHCIEvent(timestamp: time, bytes: bytes)) }
+            defer { pending.removeAll() }
+            return .events(pending.count)
         }
-        return readRaw(timeoutMilliseconds: timeoutMilliseconds)
+        if let code = deferredFailure {
+            deferredFailure = nil
+            return .failed(errno: code)
+        }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, timeoutMilliseconds)
+        if ready < 0 { return errno == EINTR ? .timeout : .failed(errno: errno) }
+        if ready == 0 { return .timeout }
+        var count = 0
+        while count < limit {
+            switch receive(flags: Int32(MSG_DONTWAIT)) {
+            case let .event(bytes, time):
+                batch.append(CapturedHCIEvent(timestamp: time, bytes: bytes))
+                count += 1
+            case .timeout:
+                return count > 0 ? .events(count) : .timeout
+            case let .failed(code):
+                guard count > 0 else { return .failed(errno: code) }
+                deferredFailure = code
+                return .events(count)
+            }
+        }
+        return .events(count)
+    }
+
+    /// Receives one packet into a new event array (H4 indicator into a separate byte, through `recvmsg`'s
+    /// scatter list). `.timeout` for "nothing there" (EAGAIN, EINTR) and for a packet that is not an event.
+    private func receive(flags: Int32) -> ReadResult {
+        var indicator: UInt8 = 0
+        var received = 0
+        var code: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: Self.maxEventSize) { buffer, initialized in
+            received = withUnsafeMutablePointer(to: &indicator) { indicatorPointer in
+                withUnsafeTemporaryAllocation(of: iovec.self, capacity: 2) { list in
+                    list[0] = iovec(iov_base: UnsafeMutableRawPointer(indicatorPointer), iov_len: 1)
+                    list[1] = iovec(iov_base: UnsafeMutableRawPointer(buffer.baseAddress), iov_len: buffer.count)
+                    var message = msghdr()
+                    message.msg_iov = list.baseAddress
+                    message.msg_iovlen = 2
+                    return recvmsg(fd, &message, flags)
+                }
+            }
+            code = received < 0 ? errno : 0
+            initialized = max(0, received - 1)
+        }
+        if received < 0 { return code == EINTR || code == EAGAIN ? .timeout : .failed(errno: code) }
+        if received == 0 { return .failed(errno: EPIPE) }
+        let time = HCIClock.realtime()
+        // H4 packet type first; the filter only lets events through, but check anyway.
+        guard received >= 3, indicator == UInt8(HCI_EVENT_PKT) else { return .timeout }
+        if let tap { tap([indicator] + bytes, true, time) }
+        return .event(bytes, time)
     }
 
     private func readRaw(timeoutMilliseconds: Int32) -> ReadResult {
@@ -139,18 +206,7 @@ final class HCISocket {
         let ready = poll(&descriptor, 1, timeoutMilliseconds)
         if ready < 0 { return errno == EINTR ? .timeout : .failed(errno: errno) }
         if ready == 0 { return .timeout }
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        let time = HCIClock.realtime()
-        if count < 0 {
-            let code = errno
-            return code == EINTR || code == EAGAIN ? .timeout : .failed(errno: code)
-        }
-        if count == 0 { return .failed(errno: EPIPE) }
-        // H4 packet type first; the filter only lets events through, but check anyway.
-        guard count >= 3, buffer[0] == UInt8(HCI_EVENT_PKT) else { return .timeout }
-        let packet = Array(buffer[0..<count])
-        tap?(packet, true, time)
-        return .event(Array(packet.dropFirst()), time)
+        return receive(flags: Int32(MSG_DONTWAIT))
     }
 
     func close() {

@@ -31,39 +31,62 @@ public final class ReplaySource: HCIEventSource, Sendable {
     public var statistics: HCISourceStatistics { HCISourceStatistics(delivered: deliveredCount.load(ordering: .relaxed)) }
     public var failure: (any Error)? { failureBox.withLock { $0 } }
     public func stop() { stopRequested.store(true, ordering: .relaxed) }
+    public var isStopped: Bool { stopRequested.load(ordering: .relaxed) }
+
+    /// Events handed over in one batch at most when replaying as fast as possible.
+    static let batchLimit = 256
 
     /// Opens the capture and checks its header; throws `Failure` when it cannot be read or is not btsnoop.
-    /// The records are then read incrementally as the stream is consumed (memory does not grow with the
-    /// capture); damage found on the way ends the stream and is reported through `failure`.
-    public func events() async throws -> AsyncStream<CapturedHCIEvent> {
+    /// The records are then read incrementally by a task of their own, which hands them to `sink` in batches:
+    /// at speed 0 up to `batchLimit` at a time, paced one batch per pacing quantum (everything due by then),
+    /// waiting while the sink is full (memory does not grow with the capture). Damage found on the way ends
+    /// the replay and is reported through `failure`; the sink is finished at the end.
+    public func start(into sink: any HCIEventSink) async throws {
         let reader: BTSnoopFileReader
         do { reader = try BTSnoopFileReader(path: path) } catch {
             throw Failure(path: path, failure: error)
         }
-        return stream(from: ReplayCursor(reader: reader, speed: speed))
+        let cursor = ReplayCursor(reader: reader, speed: speed)
+        Task { [self] in
+            await pump(cursor, into: sink)
+            sink.finish()
+        }
     }
 
-    private func stream(from cursor: ReplayCursor) -> AsyncStream<CapturedHCIEvent> {
-        AsyncStream(unfolding: { [self] in
-            guard !stopRequested.load(ordering: .relaxed) else { return nil }
+    private func pump(_ cursor: ReplayCursor, into sink: any HCIEventSink) async {
+        var batch: [CapturedHCIEvent] = []
+        func handOver() async -> Bool {
+            guard !batch.isEmpty else { return true }
+            let count = batch.count
+            guard await sink.deliver(batch) else { return false }
+            deliveredCount.add(UInt64(count), ordering: .relaxed)
+            batch.removeAll(keepingCapacity: true)
+            return true
+        }
+        while !stopRequested.load(ordering: .relaxed) {
             let next: (CapturedHCIEvent, Duration)?
             do throws(BTSnoopFileReader.Failure) { next = try cursor.next() } catch {
                 failureBox.withLock { $0 = Failure(path: path, failure: error) }
-                return nil
+                break
             }
-            guard let (event, delay) = next else { return nil }
-            // Sleep at least `pacingQuantum` (events due meanwhile then go out together, at most that late),
-            // in slices so that stop() takes effect within 100 ms.
-            var remaining = delay > .zero ? max(delay, Self.pacingQuantum) : .zero
-            while remaining > .zero, !stopRequested.load(ordering: .relaxed) {
-                let slice = min(remaining, Duration.milliseconds(100))
-                try? await Task.sleep(for: slice)
-                remaining -= slice
+            guard let (event, delay) = next else { break }
+            if delay > .zero {
+                // Not due yet: hand over what is, then sleep at least `pacingQuantum` (events due meanwhile
+                // then go out together, at most that late), in slices so that stop() takes effect within 100 ms.
+                guard await handOver() else { return }
+                var remaining = max(delay, Self.pacingQuantum)
+                while remaining > .zero, !stopRequested.load(ordering: .relaxed) {
+                    let slice = min(remaining, Duration.milliseconds(100))
+                    try? await Task.sleep(for: slice)
+                    remaining -= slice
+                }
+                guard !stopRequested.load(ordering: .relaxed) else { return }
             }
-            guard !stopRequested.load(ordering: .relaxed) else { return nil }
-            deliveredCount.add(1, ordering: .relaxed)
-            return event
-        })
+            batch.append(event)
+            if batch.count >= Self.batchLimit { guard await handOver() else { return } }
+        }
+        guard !stopRequested.load(ordering: .relaxed) else { return }
+        _ = await handOver()
     }
 }
 

@@ -49,8 +49,9 @@ public final class DaemonProcess: @unchecked Sendable {
     private let child: ChildProcess
     private let directory: String
 
+    /// - Parameter standardInput: an open descriptor to become the binary's standard input (e.g. a socket).
     public init(arguments: [String], environment: [String: String] = [:], cleanEnvironment: Bool = false,
-                directory workingDirectory: String? = nil) throws {
+                directory workingDirectory: String? = nil, standardInput: Int32? = nil) throws {
         guard FileManager.default.isExecutableFile(atPath: BuiltBinary.path) else {
             throw TestFailure("\(BuiltBinary.path) is missing: run `swift build --build-tests` (or `make test`) first")
         }
@@ -61,7 +62,8 @@ public final class DaemonProcess: @unchecked Sendable {
         environment["WATCHDOG_USEC"] = environment["WATCHDOG_USEC"] ?? ""
         child = try ChildProcess(BuiltBinary.path, arguments, environment: environment,
                                  outputFiles: (directory + "/stdout", directory + "/stderr"),
-                                 directory: workingDirectory, cleanEnvironment: cleanEnvironment)
+                                 directory: workingDirectory, cleanEnvironment: cleanEnvironment,
+                                 standardInput: standardInput)
     }
 
     public var pid: Int32 { child.pid }

@@ -12,9 +12,10 @@ public final class ChildProcess: @unchecked Sendable {
     ///   - outputFiles: files for stdout and stderr (created or truncated).
     ///   - directory: working directory of the child.
     ///   - cleanEnvironment: start from `PATH` only instead of this process's environment.
+    ///   - standardInput: an open descriptor to become the child's standard input (e.g. a socket).
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], quiet: Bool = true,
                 outputFiles: (stdout: String, stderr: String)? = nil, directory: String? = nil,
-                cleanEnvironment: Bool = false) throws {
+                cleanEnvironment: Bool = false, standardInput: Int32? = nil) throws {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -29,6 +30,7 @@ public final class ChildProcess: @unchecked Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        if let standardInput { posix_spawn_file_actions_adddup2(&actions, standardInput, 0) }
         if let outputFiles {
             posix_spawn_file_actions_addopen(&actions, 1, outputFiles.stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             posix_spawn_file_actions_addopen(&actions, 2, outputFiles.stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 import HCIScanner
 import MQTTPublisher
 import SQLiteStore
@@ -10,8 +11,10 @@ import Glibc
 /// `beaconbridge run` / `replay`: wires the source, the pure pipeline, the SQLite database and the MQTT
 /// publisher, and owns the pipeline on one task.
 ///
-/// Inputs (HCI events, ticks, snapshot requests, signals) arrive through one stream (`DaemonInput`), so the
-/// pipeline, the event encoder and the state bookkeeping are touched by this loop only.
+/// Inputs arrive through one bounded mailbox: the source's HCI event batches (handed over directly by the
+/// reading thread or the replay task) and the controls (`DaemonInput`: ticks, snapshot requests, signals).
+/// The pipeline, the event encoder and the state bookkeeping are touched by this loop only; each wake-up
+/// ingests every waiting batch, then encodes and publishes what they produced in one go.
 final class Daemon {
     let options: DaemonOptions
     var configuration: GatewayConfiguration
@@ -35,8 +38,11 @@ final class Daemon {
     var lastAdvance: Timestamp = 0
     var lastDecodeErrorLog: Timestamp = -.infinity
     var stoppedBySignal = false
-    let inputs: AsyncStream<DaemonInput>
-    let input: AsyncStream<DaemonInput>.Continuation
+    /// The loop's only input: HCI batches (at most `scanner.queue_capacity` events wait: a live scanner
+    /// then drops its oldest, counted as `source_dropped`; a replay waits) and controls.
+    let mailbox: EventMailbox<DaemonInput>
+    /// When the loop last handled its tick, for the systemd watchdog.
+    let heartbeat = LoopHeartbeat()
 
     init(options: DaemonOptions, configuration: GatewayConfiguration, logger: Logger, database: GatewayDatabase?,
          publisher: EventPublisher, source: any HCIEventSource, pipeline: GatewayPipeline, captureClock: CaptureClock,
@@ -54,18 +60,17 @@ final class Daemon {
         self.pipeline = pipeline
         self.encoder = EventEncoder(layout: TopicLayout(settings: configuration.topics, gatewayID: configuration.gateway.id))
         self.telemetry = DaemonTelemetry(startedAt: HCIClock.monotonic())
-        (inputs, input) = AsyncStream.makeStream(of: DaemonInput.self, bufferingPolicy: .bufferingNewest(16_384))
+        self.mailbox = EventMailbox(capacity: max(1, configuration.scanner.queueCapacity))
     }
 
     /// Runs until SIGTERM/SIGINT (live) or the end of the capture (replay); returns the exit code.
     func run() async -> Int32 {
-        let signals = SignalStream(signals: [SIGTERM, SIGINT, SIGHUP]) { [input] number in
-            input.yield(number == SIGHUP ? .reload : .stop(number))
+        let signals = SignalStream(signals: [SIGTERM, SIGINT, SIGHUP]) { [mailbox] number in
+            _ = mailbox.post(number == SIGHUP ? .reload : .stop(number))
         }
         defer { signals.cancel() }
-        let stream: AsyncStream<CapturedHCIEvent>
         do {
-            stream = try await source.events()
+            try await source.start(into: mailbox)
         } catch {
             logger.critical("cannot start the source", metadata: ["error": "\(error)"])
             return ExitCode.unavailable
@@ -78,35 +83,22 @@ final class Daemon {
         var exitCode = ExitCode.ok
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [publisher] in await publisher.run() }
-            group.addTask { [input] in
-                // Backpressure instead of a second place that drops: while the loop has `pendingLimit` events
-                // waiting, stop reading the source (a replay waits; the live scanner's own bounded queue drops
-                // its oldest, counted there).
-                for await event in stream {
-                    while DaemonTelemetry.pendingEvents.load(ordering: .relaxed) >= Daemon.pendingLimit {
-                        try? await Task.sleep(for: .milliseconds(1))
-                    }
-                    DaemonTelemetry.pendingEvents.add(1, ordering: .relaxed)
-                    if case .dropped = input.yield(.hci(event)) { DaemonTelemetry.pipelineDrops.add(1, ordering: .relaxed) }
-                }
-                input.yield(.sourceEnded)
-            }
-            group.addTask { [input] in
+            group.addTask { [mailbox] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))
-                    input.yield(.tick)
+                    mailbox.post(.tick)
                 }
             }
-            group.addTask { [publisher, input, logger] in
+            group.addTask { [publisher, mailbox, logger] in
                 for await notice in publisher.notices {
-                    if case let .snapshotRequested(reason) = notice { input.yield(.snapshot(reason.rawValue)) }
+                    if case let .snapshotRequested(reason) = notice { mailbox.post(.snapshot(reason.rawValue)) }
                     Daemon.log(notice, to: logger)
                 }
             }
             if let watchdog = SystemdWatchdog(environment: ProcessEnvironment.current()) {
                 // Healthy while the loop keeps handling its once-a-second tick.
-                group.addTask { [logger] in
-                    await watchdog.run(isHealthy: { DaemonTelemetry.loopIsAlive() },
+                group.addTask { [logger, heartbeat] in
+                    await watchdog.run(isHealthy: { heartbeat.isAlive() },
                                        onError: { logger.warning("systemd watchdog: \($0)") })
                 }
             }
@@ -114,6 +106,7 @@ final class Daemon {
             exitCode = await loop()
             notifySystemd(.stopping)
             source.stop()
+            mailbox.close()
             persistStates()
             // A replay that reached its end delivers what it produced before exiting (bounded); a stop by
             // signal leaves undelivered events in the outbox for the next start.
@@ -127,47 +120,64 @@ final class Daemon {
 
     /// The single loop that owns the pipeline.
     private func loop() async -> Int32 {
-        for await item in inputs {
-            switch item {
-            case let .hci(event):
-                DaemonTelemetry.pendingEvents.subtract(1, ordering: .relaxed)
-                handle(event)
-            case .tick:
-                DaemonTelemetry.loopHeartbeat()
-                if !isReplay { clock = max(clock, HCIClock.realtime()) }
-                await publish(pipeline.advance(to: clock))
-                lastAdvance = clock
-                persistStates()
-                await publishTelemetryIfDue()
-            case let .snapshot(reason):
-                logger.info("publishing region state and presence snapshot", metadata: ["reason": "\(reason)"])
-                await publish(pipeline.stateSnapshot(at: clock), snapshot: true)
-                // Presence again (retained) after a reconnect and on Home Assistant's birth, for a broker that lost
-                // its retained messages. Not on the first connect: every presence event of this run is still
-                // on its way then (outbox), so a repeat would only duplicate it.
-                if reason != PublisherNotice.SnapshotReason.connected.rawValue || publisher.counters.connects > 1 {
-                    await publish(pipeline.presenceSnapshot(at: clock), snapshot: true)
-                }
-            case .reload:
-                await reload()
-            case let .stop(signal):
-                stoppedBySignal = true
-                logger.notice("stopping", metadata: ["signal": "\(signal == SIGTERM ? "SIGTERM" : "SIGINT")"])
-                return ExitCode.ok
-            case .sourceEnded:
+        while true {
+            switch await mailbox.next() {
+            case let .events(batches):
+                for batch in batches { handle(batch) }
+            case .finished:
                 return await sourceEnded()
+            case let .control(control):
+                if let exitCode = await handle(control) { return exitCode }
             }
             await flushPending()
         }
-        return ExitCode.ok
     }
 
-    /// HCI events waiting for the loop before the source is paused; well under the input stream's capacity,
-    /// so ticks, snapshot requests and signals are never the ones dropped.
-    static let pendingLimit = 4096
+    /// A control input; the exit code when it ends the loop.
+    private func handle(_ control: DaemonInput) async -> Int32? {
+        switch control {
+        case .tick:
+            heartbeat.beat()
+            if !isReplay { clock = max(clock, HCIClock.realtime()) }
+            await publish(pipeline.advance(to: clock))
+            lastAdvance = clock
+            persistStates()
+            await publishTelemetryIfDue()
+        case let .snapshot(reason):
+            logger.info("publishing region state and presence snapshot", metadata: ["reason": "\(reason)"])
+            await publish(pipeline.stateSnapshot(at: clock), snapshot: true)
+            // Presence again (retained) after a reconnect and on Home Assistant's birth, for a broker that lost
+            // its retained messages. Not on the first connect: every presence event of this run is still
+            // on its way then (outbox), so a repeat would only duplicate it.
+            if reason != PublisherNotice.SnapshotReason.connected.rawValue || publisher.counters.connects > 1 {
+                await publish(pipeline.presenceSnapshot(at: clock), snapshot: true)
+            }
+        case .reload:
+            await reload()
+        case let .stop(signal):
+            stoppedBySignal = true
+            logger.notice("stopping", metadata: ["signal": "\(signal == SIGTERM ? "SIGTERM" : "SIGINT")"])
+            return ExitCode.ok
+        }
+        return nil
+    }
 
     /// Events produced by the last HCI events, published in batches between inputs.
     var pending: [EngineEvent] = []
+
+    /// One batch of HCI events. Live, the pipeline takes it whole; a replay goes event by event, since its clock
+    /// (capture time) advances the pipeline every second between events and restores state at the first one.
+    private func handle(_ batch: [CapturedHCIEvent]) {
+        guard !isReplay else {
+            for event in batch { handle(event) }
+            return
+        }
+        guard let last = batch.last else { return }
+        pipeline.ingest(batch, into: &pending)
+        clock = max(clock, last.timestamp)
+        captureClock.advance(to: clock)
+        logDecodeErrorIfDue()
+    }
 
     private func handle(_ event: CapturedHCIEvent) {
         if let rows = deferredRestore {
@@ -182,6 +192,11 @@ final class Daemon {
             pending.append(contentsOf: pipeline.advance(to: clock))
             lastAdvance = clock
         }
+        logDecodeErrorIfDue()
+    }
+
+    /// The last malformed event, at most once a minute of the pipeline's clock.
+    private func logDecodeErrorIfDue() {
         if let problem = pipeline.lastDecodeError, clock - lastDecodeErrorLog >= 60 {
             lastDecodeErrorLog = clock
             logger.warning("malformed HCI event skipped", metadata: [

@@ -1,24 +1,9 @@
 import BeaconCore
 import HCIScanner
 import MQTTPublisher
-import Synchronization
 
 /// The daemon's own counters and the telemetry event built from all counters.
 struct DaemonTelemetry {
-    /// HCI events dropped between the source and the loop because the loop fell behind.
-    static let pipelineDrops = Atomic<UInt64>(0)
-    /// HCI events handed to the loop and not yet handled (backpressure on the source).
-    static let pendingEvents = Atomic<Int>(0)
-    /// Monotonic milliseconds of the loop's last tick, for the systemd watchdog.
-    private static let lastTick = Atomic<Int64>(Int64(HCIClock.monotonic() * 1000))
-
-    static func loopHeartbeat() { lastTick.store(Int64(HCIClock.monotonic() * 1000), ordering: .relaxed) }
-
-    /// True while the loop handled a tick within the last 10 s.
-    static func loopIsAlive() -> Bool {
-        Int64(HCIClock.monotonic() * 1000) - lastTick.load(ordering: .relaxed) < 10_000
-    }
-
     let startedAt: Double
     var lastPublished: Double = -.infinity
     var submitted = 0
@@ -52,7 +37,6 @@ struct DaemonTelemetry {
             ("private_reports_unresolved", Int64(pipeline.counters.unresolvedPrivateReports)),
             ("private_addresses_cached", Int64(pipeline.resolver.cachedResolved + pipeline.resolver.cachedUnresolved)),
             ("source_dropped", Int64(source.dropped)),
-            ("pipeline_dropped", Int64(Self.pipelineDrops.load(ordering: .relaxed))),
             ("scan_restarts", Int64(source.scanRestarts)),
             ("adapter_power_cycles", Int64(source.adapterPowerCycles)),
             ("adapter_reopens", Int64(source.adapterReopens)),

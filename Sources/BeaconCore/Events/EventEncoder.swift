@@ -6,6 +6,8 @@
 public struct EventEncoder: Sendable {
     public let layout: TopicLayout
     public var sequences: SequenceBlock
+    /// The one buffer every sighting, presence and region payload is written into (kept between events).
+    private var writer = JSONWriter()
 
     public init(layout: TopicLayout, sequences: SequenceBlock = .empty) {
         self.layout = layout
@@ -36,8 +38,8 @@ public struct EventEncoder: Sendable {
     public mutating func encode(_ event: EngineEvent) throws(EventEncoderError) -> [EventEnvelope] {
         switch event {
         case let .sighting(sighting):
-            var out = [try envelope(.sighting, time: sighting.time, topic: layout.sighting(beaconID: sighting.beacon.beaconID)) {
-                EventPayload.sighting(sighting, head: $0)
+            var out = [try written(.sighting, time: sighting.time, topic: layout.sighting(beaconID: sighting.beacon.beaconID)) {
+                EventPayload.writeSighting(sighting, head: $0, to: &$1)
             }]
             let espresense = layout.settings.espresense
             if espresense.enabled, sighting.beacon.distance != nil,
@@ -48,8 +50,8 @@ public struct EventEncoder: Sendable {
             }
             return out
         case let .presence(presence):
-            var out = [try envelope(.presence, time: presence.time, topic: layout.presence(beaconID: presence.beacon.beaconID)) {
-                EventPayload.presence(presence, head: $0)
+            var out = [try written(.presence, time: presence.time, topic: layout.presence(beaconID: presence.beacon.beaconID)) {
+                EventPayload.writePresence(presence, head: $0, to: &$1)
             }]
             if presence.state == .away {
                 // The beacon is gone: a last sighting with RSSI and distance null, so whatever shows the
@@ -58,14 +60,14 @@ public struct EventEncoder: Sendable {
                 gone.rssi = nil
                 gone.smoothedRSSI = nil
                 gone.distance = nil
-                out.append(try envelope(.sighting, time: presence.time, topic: layout.sighting(beaconID: gone.beaconID)) {
-                    EventPayload.sighting(SightingEvent(time: presence.time, beacon: gone), head: $0)
+                out.append(try written(.sighting, time: presence.time, topic: layout.sighting(beaconID: gone.beaconID)) {
+                    EventPayload.writeSighting(SightingEvent(time: presence.time, beacon: gone), head: $0, to: &$1)
                 })
             }
             return out
         case let .region(region):
-            return [try envelope(.region, time: region.time, topic: layout.region(region.region, beaconID: region.beaconID)) {
-                EventPayload.region(region, head: $0)
+            return [try written(.region, time: region.time, topic: layout.region(region.region, beaconID: region.beaconID)) {
+                EventPayload.writeRegion(region, head: $0, to: &$1)
             }]
         }
     }
@@ -83,6 +85,18 @@ public struct EventEncoder: Sendable {
         try envelope(.telemetry, time: telemetry.time, topic: layout.telemetry) {
             EventPayload.telemetry(telemetry, head: $0)
         }
+    }
+
+    /// An envelope whose payload is written into the reused buffer (no `JSONValue` tree, no `String` appends).
+    private mutating func written(_ kind: EventKind, time: Timestamp, topic: String,
+                                  payload: (_ head: EventPayload.Head, _ writer: inout JSONWriter) -> Void) throws(EventEncoderError) -> EventEnvelope {
+        guard let sequence = sequences.take() else { throw .sequencesExhausted }
+        let id = EventEnvelope.eventID(gatewayID: gatewayID, sequence: sequence)
+        writer.reset()
+        payload(EventPayload.Head(id: id, gatewayID: gatewayID, sequence: sequence, kind: kind, time: time), &writer)
+        let policy = layout.settings.policy(for: kind)
+        return EventEnvelope(id: id, gatewayID: gatewayID, sequence: sequence, captureTime: time, kind: kind,
+                             topic: topic, qos: policy.qos, retain: policy.retain, payload: writer.text)
     }
 
     private mutating func envelope(_ kind: EventKind, time: Timestamp, topic: String,

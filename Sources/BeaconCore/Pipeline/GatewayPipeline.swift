@@ -50,6 +50,12 @@ public struct GatewayPipeline: Sendable {
         }
     }
 
+    /// Feeds a batch of HCI events in order, as `ingest(_:into:)` does one by one (the live daemon's unit of
+    /// work: one batch per wake-up of the reading thread).
+    public mutating func ingest(_ batch: [CapturedHCIEvent], into events: inout [EngineEvent]) {
+        for event in batch { ingest(event, into: &events) }
+    }
+
     /// Feeds one advertising report.
     public mutating func ingest(_ report: AdvertisingReport, into events: inout [EngineEvent]) {
         counters.reports += 1

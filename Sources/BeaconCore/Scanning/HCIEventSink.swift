@@ -1,0 +1,32 @@
+/// Where a source hands its events over: one batch per wake-up of the live reading thread, one per pacing
+/// quantum of a replay. Implemented by the bounded mailbox in front of the consuming task (`EventMailbox`).
+public protocol HCIEventSink: AnyObject, Sendable {
+    /// Hands a batch over without waiting (the live reading thread must never block on the consumer). When
+    /// more than the mailbox's capacity would be waiting, the oldest waiting events make room and are
+    /// counted in the result.
+    func offer(_ batch: [CapturedHCIEvent]) -> HCIEventOffer
+
+    /// Hands a batch over, waiting while the mailbox is full (a replay: nothing is dropped, the source
+    /// slows down to the consumer). False once the consumer is gone or the sink finished.
+    func deliver(_ batch: [CapturedHCIEvent]) async -> Bool
+
+    /// The source ended (stopped, end of a capture, or a failure reported through its `failure`). Nothing is
+    /// handed over after it.
+    func finish()
+}
+
+/// What happened to an offered batch.
+public struct HCIEventOffer: Sendable, Equatable {
+    /// False once the consumer is gone or the sink finished: the source should stop.
+    public var accepted: Bool
+    /// Events dropped to make room (oldest first; may include events of this batch when it alone is larger
+    /// than the capacity).
+    public var dropped: Int
+
+    public init(accepted: Bool, dropped: Int = 0) {
+        self.accepted = accepted
+        self.dropped = dropped
+    }
+
+    public static let closed = HCIEventOffer(accepted: false)
+}

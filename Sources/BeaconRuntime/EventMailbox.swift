@@ -1,0 +1,227 @@
+import BeaconCore
+import Synchronization
+
+/// The bounded mailbox in front of one consuming task (the daemon's loop): HCI event batches from a source
+/// (a reading thread or a replay task) and a few control inputs (ticks, signals, snapshot requests).
+///
+/// - At most `capacity` HCI events wait. `offer` (the live reading thread) never waits: the oldest waiting
+///   events make room and are counted. `deliver` (a replay) waits for room instead, so nothing is lost.
+/// - `next()` hands the consumer one control input (controls first: a stop is never stuck behind events) or
+///   every waiting batch at once (one wake-up per burst, however many batches arrived meanwhile).
+/// - At most `controlCapacity` controls wait; beyond that the oldest is dropped and counted.
+///
+/// One consumer; any number of producers. No thread ever blocks: the consumer and waiting producers are
+/// suspended tasks, resumed outside the lock.
+public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
+    public enum Item: Sendable {
+        case control(Control)
+        /// Every batch that was waiting, oldest first.
+        case events([[CapturedHCIEvent]])
+        /// The source finished and every batch before it was handed out.
+        case finished
+    }
+
+    /// Counters since the start.
+    public struct Counters: Sendable, Equatable {
+        /// HCI events accepted (including those dropped later to make room).
+        public var delivered: UInt64 = 0
+        /// HCI events dropped to make room.
+        public var dropped: UInt64 = 0
+        /// Control inputs dropped because `controlCapacity` were waiting.
+        public var droppedControls: UInt64 = 0
+        /// HCI events waiting now.
+        public var waiting: Int = 0
+
+        public init(delivered: UInt64 = 0, dropped: UInt64 = 0, droppedControls: UInt64 = 0, waiting: Int = 0) {
+            self.delivered = delivered
+            self.dropped = dropped
+            self.droppedControls = droppedControls
+            self.waiting = waiting
+        }
+    }
+
+    private struct State: ~Copyable {
+        var batches: [[CapturedHCIEvent]] = []
+        var controls: [Control] = []
+        var counters = Counters()
+        var finished = false
+        var closed = false
+        var consumer: CheckedContinuation<Item, Never>?
+        /// Producers waiting for room; resumed with nil to try again (or after `close`/`finish`).
+        var producers: [CheckedContinuation<Bool?, Never>] = []
+    }
+
+    /// Resumptions decided under the lock, performed after it.
+    private struct Wakeups {
+        var consumer: (CheckedContinuation<Item, Never>, Item)?
+        var producers: [CheckedContinuation<Bool?, Never>] = []
+
+        func perform() {
+            if let (continuation, item) = consumer { continuation.resume(returning: item) }
+            for producer in producers { producer.resume(returning: nil) }
+        }
+    }
+
+    public let capacity: Int
+    public let controlCapacity: Int
+    private let state = Mutex(State())
+
+    public init(capacity: Int, controlCapacity: Int = 64) {
+        self.capacity = max(1, capacity)
+        self.controlCapacity = max(1, controlCapacity)
+    }
+
+    public var counters: Counters { state.withLock { $0.counters } }
+
+    // MARK: Producers
+
+    public func offer(_ batch: [CapturedHCIEvent]) -> HCIEventOffer {
+        guard !batch.isEmpty else { return HCIEventOffer(accepted: !isClosedOrFinished) }
+        var wakeups = Wakeups()
+        let offer = state.withLock { state -> HCIEventOffer in
+            guard !state.closed, !state.finished else { return .closed }
+            var batch = batch
+            let trimmed = max(0, batch.count - capacity)
+            var dropped = trimmed
+            if trimmed > 0 { batch.removeFirst(trimmed) }
+            while state.counters.waiting + batch.count > capacity, !state.batches.isEmpty {
+                let excess = state.counters.waiting + batch.count - capacity
+                if state.batches[0].count <= excess {
+                    let oldest = state.batches.removeFirst()
+                    dropped += oldest.count
+                    state.counters.waiting -= oldest.count
+                } else {
+                    state.batches[0].removeFirst(excess)
+                    dropped += excess
+                    state.counters.waiting -= excess
+                }
+            }
+            Self.enqueue(batch, &state)
+            state.counters.delivered += UInt64(trimmed)
+            state.counters.dropped += UInt64(dropped)
+            wakeups = Self.handOff(&state)
+            return HCIEventOffer(accepted: true, dropped: dropped)
+        }
+        wakeups.perform()
+        return offer
+    }
+
+    public func deliver(_ batch: [CapturedHCIEvent]) async -> Bool {
+        guard !batch.isEmpty else { return !isClosedOrFinished }
+        while true {
+            let outcome: Bool? = await withCheckedContinuation { (continuation: CheckedContinuation<Bool?, Never>) in
+                var wakeups = Wakeups()
+                let immediate = state.withLock { state -> Bool? in
+                    guard !state.closed, !state.finished else { return false }
+                    // Room, or nothing waiting at all (a batch larger than the capacity still goes in whole).
+                    guard state.counters.waiting == 0 || state.counters.waiting + batch.count <= capacity else {
+                        state.producers.append(continuation)
+                        return nil
+                    }
+                    Self.enqueue(batch, &state)
+                    wakeups = Self.handOff(&state)
+                    return true
+                }
+                wakeups.perform()
+                if let immediate { continuation.resume(returning: immediate) }
+            }
+            if let outcome { return outcome }
+        }
+    }
+
+    public func finish() {
+        var wakeups = Wakeups()
+        state.withLock { state in
+            state.finished = true
+            wakeups = Self.handOff(&state)
+            wakeups.producers += state.producers
+            state.producers.removeAll()
+        }
+        wakeups.perform()
+    }
+
+    /// Queues a control input for the consumer; false once the consumer is gone.
+    @discardableResult
+    public func post(_ control: Control) -> Bool {
+        var wakeups = Wakeups()
+        let posted = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            if state.controls.count >= controlCapacity {
+                state.controls.removeFirst()
+                state.counters.droppedControls += 1
+            }
+            state.controls.append(control)
+            wakeups = Self.handOff(&state)
+            return true
+        }
+        wakeups.perform()
+        return posted
+    }
+
+    // MARK: The consumer
+
+    /// The next control input, or every waiting batch, or `.finished`; waits (suspended) while there is none.
+    /// One consumer at a time.
+    public func next() async -> Item {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Item, Never>) in
+            var wakeups = Wakeups()
+            state.withLock { state in
+                precondition(state.consumer == nil, "EventMailbox has one consumer")
+                state.consumer = continuation
+                wakeups = Self.handOff(&state)
+            }
+            wakeups.perform()
+        }
+    }
+
+    /// The consumer is gone: waiting events are dropped, producers are told (offers and deliveries return
+    /// false, posts too). A consumer suspended in `next()` gets `.finished`.
+    public func close() {
+        var wakeups = Wakeups()
+        state.withLock { state in
+            state.closed = true
+            state.counters.waiting = 0
+            state.batches.removeAll()
+            state.controls.removeAll()
+            if let consumer = state.consumer {
+                state.consumer = nil
+                wakeups.consumer = (consumer, .finished)
+            }
+            wakeups.producers = state.producers
+            state.producers.removeAll()
+        }
+        wakeups.perform()
+    }
+
+    private var isClosedOrFinished: Bool { state.withLock { $0.closed || $0.finished } }
+
+    private static func enqueue(_ batch: [CapturedHCIEvent], _ state: inout State) {
+        state.batches.append(batch)
+        state.counters.waiting += batch.count
+        state.counters.delivered += UInt64(batch.count)
+    }
+
+    /// When the consumer waits and something is there for it: its item (waking waiting producers when the
+    /// batches are taken, since there is room again).
+    private static func handOff(_ state: inout State) -> Wakeups {
+        var wakeups = Wakeups()
+        guard let consumer = state.consumer else { return wakeups }
+        let item: Item
+        if !state.controls.isEmpty {
+            item = .control(state.controls.removeFirst())
+        } else if !state.batches.isEmpty {
+            item = .events(state.batches)
+            state.batches.removeAll()
+            state.counters.waiting = 0
+            wakeups.producers = state.producers
+            state.producers.removeAll()
+        } else if state.finished || state.closed {
+            item = .finished
+        } else {
+            return wakeups
+        }
+        state.consumer = nil
+        wakeups.consumer = (consumer, item)
+        return wakeups
+    }
+}

@@ -1,0 +1,91 @@
+import BeaconCore
+import BeaconRuntime
+import Testing
+
+@Suite struct EventMailboxTests {
+    static func batch(_ range: Range<Int>) -> [CapturedHCIEvent] {
+        range.map { CapturedHCIEvent(timestamp: Double($0), bytes: [0x3E, 0x01, UInt8(truncatingIfNeeded: $0)]) }
+    }
+
+    static func times(_ item: EventMailbox<String>.Item) -> [Double]? {
+        guard case let .events(batches) = item else { return nil }
+        return batches.flatMap { $0.map(\.timestamp) }
+    }
+
+    @Test func everyWaitingBatchComesOutInOneItemInOrder() async {
+        let mailbox = EventMailbox<String>(capacity: 100)
+        #expect(mailbox.offer(Self.batch(0..<3)) == HCIEventOffer(accepted: true))
+        #expect(mailbox.offer(Self.batch(3..<5)) == HCIEventOffer(accepted: true))
+        #expect(mailbox.counters.waiting == 5)
+        let item = await mailbox.next()
+        #expect(Self.times(item) == [0, 1, 2, 3, 4])
+        #expect(mailbox.counters == .init(delivered: 5, dropped: 0, droppedControls: 0, waiting: 0))
+    }
+
+    @Test func offerBeyondCapacityDropsTheOldestAndCountsThem() async {
+        let mailbox = EventMailbox<String>(capacity: 4)
+        _ = mailbox.offer(Self.batch(0..<3))
+        #expect(mailbox.offer(Self.batch(3..<5)) == HCIEventOffer(accepted: true, dropped: 1))
+        #expect(Self.times(await mailbox.next()) == [1, 2, 3, 4])
+        // A batch larger than the capacity alone keeps its newest events.
+        #expect(mailbox.offer(Self.batch(10..<16)) == HCIEventOffer(accepted: true, dropped: 2))
+        #expect(Self.times(await mailbox.next()) == [12, 13, 14, 15])
+        #expect(mailbox.counters.dropped == 3)
+        #expect(mailbox.counters.delivered == 11)
+    }
+
+    @Test func controlsGoFirstAndTheOldestControlIsDroppedBeyondItsCapacity() async {
+        let mailbox = EventMailbox<String>(capacity: 10, controlCapacity: 2)
+        _ = mailbox.offer(Self.batch(0..<2))
+        #expect(mailbox.post("a"))
+        #expect(mailbox.post("b"))
+        #expect(mailbox.post("c"))
+        guard case let .control(first) = await mailbox.next() else { Issue.record("control expected"); return }
+        guard case let .control(second) = await mailbox.next() else { Issue.record("control expected"); return }
+        #expect([first, second] == ["b", "c"])
+        #expect(mailbox.counters.droppedControls == 1)
+        #expect(Self.times(await mailbox.next()) == [0, 1])
+    }
+
+    @Test func aWaitingConsumerIsWokenByALaterOffer() async {
+        let mailbox = EventMailbox<String>(capacity: 10)
+        let consumer = Task { await mailbox.next() }
+        // Whether the consumer is already suspended or not, the batch reaches it.
+        _ = mailbox.offer(Self.batch(7..<9))
+        #expect(Self.times(await consumer.value) == [7, 8])
+    }
+
+    @Test func deliverWaitsForRoomAndLosesNothing() async throws {
+        let mailbox = EventMailbox<String>(capacity: 4)
+        #expect(await mailbox.deliver(Self.batch(0..<3)))
+        let producer = Task { await mailbox.deliver(Self.batch(3..<6)) }
+        // The second batch does not fit beside the first: it waits (nothing dropped) until the consumer takes.
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(mailbox.counters.waiting == 3)
+        #expect(Self.times(await mailbox.next()) == [0, 1, 2])
+        #expect(await producer.value)
+        #expect(Self.times(await mailbox.next()) == [3, 4, 5])
+        #expect(mailbox.counters.dropped == 0)
+    }
+
+    @Test func finishHandsOutWhatWaitsThenFinished() async {
+        let mailbox = EventMailbox<String>(capacity: 10)
+        _ = mailbox.offer(Self.batch(0..<2))
+        mailbox.finish()
+        #expect(mailbox.offer(Self.batch(2..<3)) == .closed)
+        #expect(await mailbox.deliver(Self.batch(2..<3)) == false)
+        #expect(Self.times(await mailbox.next()) == [0, 1])
+        guard case .finished = await mailbox.next() else { Issue.record("finished expected"); return }
+    }
+
+    @Test func closeReleasesAWaitingProducerAndRefusesMore() async {
+        let mailbox = EventMailbox<String>(capacity: 2)
+        _ = mailbox.offer(Self.batch(0..<2))
+        let producer = Task { await mailbox.deliver(Self.batch(2..<4)) }
+        mailbox.close()
+        #expect(await producer.value == false)
+        #expect(mailbox.offer(Self.batch(4..<5)) == .closed)
+        #expect(!mailbox.post("late"))
+        guard case .finished = await mailbox.next() else { Issue.record("finished expected"); return }
+    }
+}

@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BeaconCore
+import HCIScanner
+import Testing
+
+/// The scanner's reading thread and hand-over on a socket pair standing in for a controller
+/// (`HCIScanner(settings:feedDescriptor:)`, `run --hci-feed`).
+@Suite struct HCIScannerFeedTests {
+    static func send(_ descriptor: Int32, _ packet: [UInt8]) -> Int {
+        packet.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    @Test func fedPacketsArriveWithoutTheirH4ByteAndTheEndOfTheFeedFinishesTheStream() async throws {
+        var pair: [Int32] = [-1, -1]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        let events: [[UInt8]] = (0..<5).map { [0x3E, 0x03, 0x02, 0x00, UInt8($0)] }
+        // Queued before the scanner starts, so its first wake-up drains them together; an ACL data packet
+        // (H4 type 0x02) in between is not an event and is skipped.
+        for (index, event) in events.enumerated() {
+            #expect(Self.send(pair[0], [0x04] + event) == event.count + 1)
+            if index == 2 { #expect(Self.send(pair[0], [0x02, 0x01, 0x00, 0x00, 0x00]) == 5) }
+        }
+        let before = Double(time(nil))
+        let scanner = HCIScanner(settings: ScannerSettings(), feedDescriptor: pair[1])
+        let stream = try await scanner.events()
+        close(pair[0])
+        var received: [CapturedHCIEvent] = []
+        for await event in stream { received.append(event) }
+        #expect(received.map(\.bytes) == events)
+        #expect(received.allSatisfy { $0.timestamp >= before - 1 })
+        #expect(scanner.statistics.delivered == 5)
+        #expect(scanner.statistics.dropped == 0)
+    }
+
+    @Test func aConsumerFarBehindLosesTheOldestEventsCounted() async throws {
+        var pair: [Int32] = [-1, -1]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        let scanner = HCIScanner(settings: ScannerSettings(), feedDescriptor: pair[1])
+        // A mailbox of 4 events and a consumer that takes nothing until the feed ended.
+        let stream = try await scanner.events(capacity: 4)
+        for index in 0..<10 {
+            #expect(Self.send(pair[0], [0x04, 0x3E, 0x03, 0x02, 0x00, UInt8(index)]) == 6)
+        }
+        close(pair[0])
+        try await waitFor { scanner.statistics.delivered == 10 }
+        var received: [UInt8] = []
+        for await event in stream { received.append(event.bytes[4]) }
+        #expect(received == [6, 7, 8, 9])
+        #expect(scanner.statistics.dropped == 6)
+    }
+
+    func waitFor(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { Issue.record("condition not met within 60 s"); return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
