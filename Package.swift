@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // The pure core.
         .target(name: "BeaconCore", swiftSettings: strict),
@@ -30,11 +31,13 @@ let package = Package(
         .target(name: "MQTTPublisher", dependencies: ["BeaconCore", "CMosquitto"], swiftSettings: strict),
         .target(name: "SQLiteStore", dependencies: ["BeaconCore", "CSQLite"], swiftSettings: strict),
         .target(name: "YAMLConfig", dependencies: ["BeaconCore", "CYAML"], swiftSettings: strict),
+        // The ESPHome native API server (Bluetooth proxy for Home Assistant); Noise crypto from libcrypto.
+        .target(name: "ESPHomeProxy", dependencies: ["BeaconCore", "CCrypto"], swiftSettings: strict),
 
         // Command implementations (wiring), kept out of main.swift so tests and the bench can reuse them.
         .target(
             name: "BeaconBridgeCLI",
-            dependencies: ["BeaconCore", "BeaconRuntime", "HCIScanner", "MQTTPublisher", "SQLiteStore", "YAMLConfig"],
+            dependencies: ["BeaconCore", "BeaconRuntime", "HCIScanner", "MQTTPublisher", "SQLiteStore", "YAMLConfig", "ESPHomeProxy"],
             swiftSettings: strict
         ),
         .executableTarget(name: "beaconbridge", dependencies: ["BeaconBridgeCLI"], swiftSettings: strict),
@@ -53,6 +56,7 @@ let package = Package(
         .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "SQLiteStore", "BeaconCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "YAMLConfigTests", dependencies: ["YAMLConfig", "BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "ESPHomeProxyTests", dependencies: ["ESPHomeProxy", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["BeaconBridgeCLI", "BeaconCore", "SQLiteStore", "TestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -111,6 +111,14 @@ extension Daemon {
             return ExitCode.software
         }
 
+        let esphome: DaemonESPHome?
+        switch await DaemonESPHome.start(configuration: configuration, environment: environment, logger: logger, isReplay: isReplay) {
+        case let .success(value): esphome = value
+        case let .failure(error):
+            Output.stderr("beaconbridge: \(error)")
+            return error.exitCode
+        }
+
         let source: any HCIEventSource
         switch (options.replayPath, configuration.scanner.source) {
         case let (path?, _):
@@ -135,6 +143,7 @@ extension Daemon {
         let daemon = Daemon(options: options, configuration: configuration, logger: logger, database: database,
                             publisher: publisher, source: source, pipeline: pipeline, captureClock: captureClock,
                             stateStore: stateStore, deferredRestore: deferredRestore)
+        daemon.esphome = esphome
         return await daemon.run()
     }
 }

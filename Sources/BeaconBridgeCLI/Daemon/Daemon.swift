@@ -43,6 +43,8 @@ final class Daemon {
     let mailbox: EventMailbox<DaemonInput>
     /// When the loop last handled its tick, for the systemd watchdog.
     let heartbeat = LoopHeartbeat()
+    /// The ESPHome Bluetooth proxy (`esphome_api`), nil when off.
+    var esphome: DaemonESPHome?
 
     init(options: DaemonOptions, configuration: GatewayConfiguration, logger: Logger, database: GatewayDatabase?,
          publisher: EventPublisher, source: any HCIEventSource, pipeline: GatewayPipeline, captureClock: CaptureClock,
@@ -107,6 +109,7 @@ final class Daemon {
             notifySystemd(.stopping)
             source.stop()
             mailbox.close()
+            await esphome?.stop(logger: logger)
             persistStates()
             // A replay that reached its end delivers what it produced before exiting (bounded); a stop by
             // signal leaves undelivered events in the outbox for the next start.
@@ -168,6 +171,7 @@ final class Daemon {
     /// One batch of HCI events. Live, the pipeline takes it whole; a replay goes event by event, since its clock
     /// (capture time) advances the pipeline every second between events and restores state at the first one.
     private func handle(_ batch: [CapturedHCIEvent]) {
+        esphome?.submit(batch)
         guard !isReplay else {
             for event in batch { handle(event) }
             return

@@ -13,6 +13,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var mqtt: MQTTSettings
     public var topics: TopicSettings
     public var outbox: OutboxSettings
+    public var esphomeAPI: ESPHomeAPISettings
 
     public init(gateway: GatewaySettings, logging: LoggingSettings = LoggingSettings(),
                 telemetry: TelemetrySettings = TelemetrySettings(), scanner: ScannerSettings = ScannerSettings(),
@@ -20,7 +21,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
                 tracking: TrackerSettings = TrackerSettings(), regions: [RegionRule] = [], beacons: [KnownBeacon] = [],
                 devices: PrivateDeviceSettings = PrivateDeviceSettings(),
                 mqtt: MQTTSettings = MQTTSettings(), topics: TopicSettings = TopicSettings(),
-                outbox: OutboxSettings = OutboxSettings()) {
+                outbox: OutboxSettings = OutboxSettings(), esphomeAPI: ESPHomeAPISettings = ESPHomeAPISettings()) {
         self.gateway = gateway
         self.logging = logging
         self.telemetry = telemetry
@@ -34,12 +35,13 @@ public struct GatewayConfiguration: Sendable, Equatable {
         self.mqtt = mqtt
         self.topics = topics
         self.outbox = outbox
+        self.esphomeAPI = esphomeAPI
     }
 
     /// Every top-level section, in the order of the example file and docs/configuration.md.
     public static let sectionNames = [
         "gateway", "logging", "telemetry", "scanner", "formats", "distance", "tracking", "regions", "beacons",
-        "devices", "mqtt", "topics", "outbox",
+        "devices", "mqtt", "topics", "outbox", "esphome_api",
     ]
 
     /// The beacons Home Assistant discovery announces and events name: `beacons`, then every device of

@@ -21,6 +21,7 @@ extension GatewayConfiguration {
         mqtt = r.section("mqtt") { MQTTSettings(from: &$0) }
         topics = r.section("topics") { TopicSettings(from: &$0) }
         outbox = r.section("outbox") { OutboxSettings(from: &$0) }
+        esphomeAPI = r.section("esphome_api") { ESPHomeAPISettings(from: &$0) }
         // Declared so a typo of any section name gets the hint.
         r.declare(GatewayConfiguration.sectionNames)
         // `x-...` keys hold YAML anchors for reuse (`x-defaults: &defaults`), as in Docker Compose files.
@@ -41,6 +42,7 @@ extension GatewayConfiguration {
         r.report(mqtt.validate())
         r.report(topics.validate())
         r.report(outbox.validate())
+        r.report(esphomeAPI.validate())
         r.report(crossSectionIssues())
     }
 

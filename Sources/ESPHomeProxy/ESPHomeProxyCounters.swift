@@ -1,0 +1,41 @@
+import Synchronization
+
+/// Counters of the proxy server, readable from any thread (telemetry, the daemon's summary, tests).
+public final class ESPHomeProxyCounters: Sendable {
+    let connections = Atomic<UInt64>(0)
+    let refused = Atomic<UInt64>(0)
+    let protocolErrors = Atomic<UInt64>(0)
+    let clients = Atomic<Int>(0)
+    let advertisementsReceived = Atomic<UInt64>(0)
+    let advertisementsSent = Atomic<UInt64>(0)
+    let advertisementsDropped = Atomic<UInt64>(0)
+    let eventsDropped = Atomic<UInt64>(0)
+
+    init() {}
+
+    public struct Snapshot: Sendable, Equatable {
+        /// Accepted connections in total, and those refused by the allow-list or `max_clients`.
+        public var connections: UInt64
+        public var refused: UInt64
+        /// Connections closed for a malformed, oversized or out-of-order frame or a failed handshake.
+        public var protocolErrors: UInt64
+        /// Clients connected now.
+        public var clients: Int
+        /// Advertisements handed to the proxy, sent to clients (one count per client) and dropped for
+        /// clients whose queue was full (one count per client and advertisement).
+        public var advertisementsReceived: UInt64
+        public var advertisementsSent: UInt64
+        public var advertisementsDropped: UInt64
+        /// HCI events dropped before parsing because the proxy's own hand-over buffer was full.
+        public var eventsDropped: UInt64
+    }
+
+    public var snapshot: Snapshot {
+        Snapshot(connections: connections.load(ordering: .relaxed), refused: refused.load(ordering: .relaxed),
+                 protocolErrors: protocolErrors.load(ordering: .relaxed), clients: clients.load(ordering: .relaxed),
+                 advertisementsReceived: advertisementsReceived.load(ordering: .relaxed),
+                 advertisementsSent: advertisementsSent.load(ordering: .relaxed),
+                 advertisementsDropped: advertisementsDropped.load(ordering: .relaxed),
+                 eventsDropped: eventsDropped.load(ordering: .relaxed))
+    }
+}

@@ -1,0 +1,14 @@
+import BeaconCore
+
+/// What the proxy server reports to the daemon's log. Never carries a key, a password or advertisement data.
+public enum ESPHomeProxyNotice: Sendable, Equatable {
+    case listening(address: String, port: Int, encrypted: Bool)
+    case clientConnected(peer: String, clients: Int)
+    case clientRefused(peer: String, reason: String)
+    /// `reason` nil: the client disconnected normally.
+    case clientClosed(peer: String, clientInfo: String, reason: String?)
+    case clientSubscribed(peer: String, clientInfo: String)
+    /// A slow client's queue was full: the batch was dropped for it (counted; logged at most once a minute).
+    case clientDropping(peer: String, droppedTotal: UInt64)
+    case failed(String)
+}

@@ -1,0 +1,64 @@
+import BeaconCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Announces the proxy as `_esphomelib._tcp` through Avahi (Raspberry Pi OS and Debian run avahi-daemon):
+/// a child `avahi-publish-service` process for as long as the server runs. Home Assistant's ESPHome
+/// integration discovers the node by it and reads `mac`, `friendly_name` and `api_encryption` from the TXT
+/// records. Without the tool (package avahi-utils) nothing is announced; docs/home-assistant.md shows the
+/// equivalent static service file.
+public final class MDNSAnnouncement: @unchecked Sendable {
+    /// The child's pid; touched by the starting thread and `stop` only.
+    private var pid: pid_t = 0
+
+    public static let tool = "/usr/bin/avahi-publish-service"
+
+    /// The TXT records Home Assistant reads, `key=value`.
+    public static func txtRecords(identity: ESPHomeDeviceIdentity, encrypted: Bool) -> [String] {
+        var records = [
+            "mac=" + identity.macAddress.lowercased().filter { $0 != ":" },
+            "friendly_name=" + identity.friendlyName,
+            "version=" + identity.version,
+            "platform=Linux",
+            "board=BeaconBridge",
+            "network=ethernet",
+            "project_name=" + identity.projectName,
+            "project_version=" + identity.version,
+        ]
+        if encrypted { records.append("api_encryption=" + NoiseHandshake.protocolName) }
+        return records
+    }
+
+    public init() {}
+
+    /// Starts the announcement; returns why not when it cannot (tool missing, spawn failed).
+    public func start(name: String, port: Int, txt: [String]) -> String? {
+        guard access(Self.tool, X_OK) == 0 else { return "\(Self.tool) is not installed (package avahi-utils)" }
+        let arguments = [Self.tool, name, "_esphomelib._tcp", String(port)] + txt
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        var child: pid_t = 0
+        let result = posix_spawn(&child, Self.tool, &actions, nil, &argv, environ)
+        guard result == 0 else { return "posix_spawn \(Self.tool): \(String(cString: strerror(result)))" }
+        pid = child
+        return nil
+    }
+
+    /// Ends the announcement (SIGTERM to the child, then reaps it without blocking for long).
+    public func stop() {
+        guard pid > 0 else { return }
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        for _ in 0..<50 {
+            if waitpid(pid, &status, WNOHANG) != 0 { break }
+            usleep(10_000)
+        }
+        pid = 0
+    }
+}
