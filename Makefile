@@ -26,13 +26,15 @@ release: deps
 # Unit and integration tests (real mosquitto, SQLite files, the built binary), the cross-check against Home
 # Assistant's reference sensor decoders (scripts/reference-check.sh, about 15 s; SKIP without PyPI), the Home
 # Assistant stage (a pinned Home Assistant Core in a cached venv against the built gateway, about 75 s,
-# docs/home-assistant.md; SKIP without PyPI), then the end-to-end stage through the Linux BlueZ stack in a QEMU
+# docs/home-assistant.md; SKIP without PyPI), the ESPHome Bluetooth proxy stage (the pinned aioesphomeapi against
+# the built gateway, about 15 s; SKIP without PyPI), then the end-to-end stage through the Linux BlueZ stack in a QEMU
 # guest (docs/e2e.md; it prints SKIP only where QEMU cannot run at all).
 test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; scripts/suite-times.sh .build/test.log; exit $$status
 	SWIFT=$(SWIFT) scripts/reference-check.sh
 	scripts/ha-stage.sh $(CURDIR)/.build/debug/beaconbridge
+	scripts/esphome-stage.sh $(CURDIR)/.build/debug/beaconbridge
 	E2E_BIN=$(CURDIR)/.build/debug/beaconbridge scripts/e2e.sh
 
 fuzz: deps
