@@ -28,7 +28,8 @@ release: deps
 # Assistant stage (a pinned Home Assistant Core in a cached venv against the built gateway, about 75 s,
 # docs/home-assistant.md; SKIP without PyPI), the ESPHome Bluetooth proxy stage (the pinned aioesphomeapi against
 # the built gateway, about 15 s; SKIP without PyPI), then the end-to-end stage through the Linux BlueZ stack in a QEMU
-# guest (docs/e2e.md; it prints SKIP only where QEMU cannot run at all).
+# guest (docs/e2e.md; it prints SKIP only where QEMU cannot run at all), then the systemd stage: the Debian
+# package (make deb) in a Debian 12 guest booted with systemd as init (docs/e2e.md, "The systemd stage").
 test: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; scripts/suite-times.sh .build/test.log; exit $$status
@@ -36,6 +37,7 @@ test: deps
 	scripts/ha-stage.sh $(CURDIR)/.build/debug/beaconbridge
 	scripts/esphome-stage.sh $(CURDIR)/.build/debug/beaconbridge
 	E2E_BIN=$(CURDIR)/.build/debug/beaconbridge scripts/e2e.sh
+	SWIFT=$(SWIFT) scripts/systemd-stage.sh
 
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -1,0 +1,209 @@
+#!/bin/bash
+# The systemd stage's checks, run in the Debian 12 guest by bb-stage.service (systemd is PID 1). Every
+# `scenario` line below is one check the host expects a PASS for (scripts/systemd-stage.sh counts them).
+# Output: "SYSTEMD-STAGE: PASS|FAIL <scenario>: <detail>" lines on the serial console, then
+# "SYSTEMD-STAGE-EXIT=<0|1>", then the guest powers off.
+set -u
+exec 2>&1
+export LC_ALL=C.UTF-8 SYSTEMD_PAGER= SYSTEMD_COLORS=0 PATH=/usr/sbin:/usr/bin:/sbin:/bin
+cd /bbtest || exit 1
+# shellcheck source=../e2e/guest-lib.sh
+. /bbtest/e2e-guest-lib.sh          # advertise, start_btvirt, start_beacon_loop, the test beacons' AD bytes
+
+CONF=/etc/beaconbridge/beaconbridge.yaml
+DB=/var/lib/private/beaconbridge/outbox.sqlite
+MQTT_LOG=/bbtest/mqtt.log
+UNIT=beaconbridge.service
+FAILS=0
+CURRENT=setup
+PIDS=""
+
+say() { echo "SYSTEMD-STAGE: $*"; }
+scenario() { CURRENT=$1; say "--- $1: $2"; }
+pass() { say "PASS $CURRENT: $*"; }
+# (Replaces guest-lib's fail, which exits: a failed scenario does not stop the others.)
+fail() { say "FAIL $CURRENT: $*"; FAILS=$((FAILS + 1)); journalctl -u "$UNIT" --no-pager -n 15 -o short-monotonic | sed 's/^/SYSTEMD-STAGE:   journal: /'; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+# wait_for SECONDS COMMAND...: polls every 0.5 s until COMMAND succeeds; status 1 on timeout.
+wait_for() {
+    local deadline=$(( $(date +%s) + $1 )); shift
+    until "$@"; do [ "$(date +%s)" -lt "$deadline" ] || return 1; sleep 0.5; done
+}
+prop() { systemctl show -p "$1" --value "$UNIT"; }
+main_pid() { prop MainPID; }
+remember_pid() { local p; p=$(main_pid); [ "$p" != 0 ] && case " $PIDS " in *" $p "*) ;; *) PIDS="$PIDS $p" ;; esac; }
+mqtt_has() { grep -qa -- "$1" "$MQTT_LOG"; }
+mqtt_count() { grep -ac -- "$1" "$MQTT_LOG"; }
+outbox_seqs() { sqlite3 "$DB" 'SELECT seq FROM outbox ORDER BY seq' 2>/dev/null; }
+outbox_nonempty() { [ -n "$(outbox_seqs)" ]; }
+outbox_empty() { [ -f "$DB" ] && [ -z "$(outbox_seqs)" ]; }
+# A new main process (not $1) is running.
+restarted_from() { local p; p=$(main_pid); [ "$p" != "$1" ] && [ "$p" != 0 ] && active; }
+active() { [ "$(prop ActiveState)" = active ] && [ "$(prop SubState)" = running ]; }
+# Every sequence number in file $1 has arrived at the test subscriber.
+all_arrived() { local s; while read -r s; do grep -qa "\"seq\":$s[,}]" "$MQTT_LOG" || return 1; done < "$1"; }
+missing_count() { local s n=0; while read -r s; do grep -qa "\"seq\":$s[,}]" "$MQTT_LOG" || n=$((n + 1)); done < "$1"; echo $n; }
+subscriber_ready() { mosquitto_pub -h 127.0.0.1 -t beaconbridge/probe -m "$1" 2>/dev/null; sleep 0.3; mqtt_has "$1"; }
+office_enters() { grep -a 'beaconbridge/stage/region/office/' "$MQTT_LOG" | grep -ac '"event":"enter"'; }
+office_exits() { grep -a 'beaconbridge/stage/region/office/' "$MQTT_LOG" | grep -ac '"event":"exit"'; }
+lab_enters() { grep -a 'beaconbridge/stage/region/lab/' "$MQTT_LOG" | grep -ac '"event":"enter"'; }
+
+say "guest up at uptime $(cut -d' ' -f1 /proc/uptime) s, systemd $(systemctl --version | head -1 | cut -d' ' -f2), kernel $(uname -r), accel $(sed -n 's/.*bbstage.accel=\([a-z]*\).*/\1/p' /proc/cmdline)"
+
+# ---- the radio and the broker ----
+modprobe -a hci_vhci af_alg algif_hash algif_skcipher ecb cmac || say "modprobe failed"
+start_btvirt 2
+hciconfig hci1 up || say "hci1 up failed"
+start_beacon_loop hci1 "$IBEACON_AD" "$EDDYSTONE_UID_AD" >/dev/null
+systemctl is-active -q mosquitto || systemctl start mosquitto
+( while :; do mosquitto_sub -h 127.0.0.1 -c -i stage-subscriber -q 1 -F '%U %t %p' -t 'beaconbridge/#' >> "$MQTT_LOG" 2>/dev/null; sleep 0.3; done ) &
+wait_for 30 subscriber_ready "probe-boot" || say "the test subscriber does not receive"
+
+scenario install "apt install ./beaconbridge.deb: installed, nothing enabled or started"
+t=$(now)
+if apt-get install -y -q --no-download ./beaconbridge-1.deb > /tmp/apt1.log 2>&1; then
+    version=$(dpkg-query -W -f='${Version}' beaconbridge)
+    state="enabled=$(systemctl is-enabled "$UNIT" 2>&1) active=$(systemctl is-active "$UNIT" 2>&1)"
+    conffiles=$(dpkg-query -W -f='${Conffiles}' beaconbridge | awk '{ print $1 }' | tr '\n' ' ')
+    if [ "$state" = "enabled=disabled active=inactive" ] && [ "$conffiles" = "$CONF " ] && [ -f /usr/share/man/man1/beaconbridge.1.gz ] \
+        && [ "$(readlink -f "$(command -v beaconbridge)")" = /usr/bin/beaconbridge ]; then
+        pass "version $version in $(since "$t") s; $state; conffile $conffiles; man page; Depends satisfied offline"
+    else fail "after install: $state; conffiles '$conffiles'"; fi
+else sed 's/^/SYSTEMD-STAGE:   apt: /' /tmp/apt1.log; fail "apt-get install failed"; fi
+install -m 0644 /bbtest/stage.yaml "$CONF"
+
+scenario start "systemctl enable --now reaches READY (Type=notify)"
+t=$(now)
+if timeout 120 systemctl enable --now "$UNIT" > /tmp/start.log 2>&1 && active; then
+    remember_pid
+    pass "active (running) after $(since "$t") s, main pid $(main_pid), status \"$(prop StatusText)\", NotifyAccess=$(prop NotifyAccess)"
+else cat /tmp/start.log; fail "not running: $(prop ActiveState)/$(prop SubState) result $(prop Result)"; fi
+
+scenario sandbox-scan "the hardened sandbox opens the raw HCI socket and scans (no EPERM)"
+pid=$(main_pid)
+if wait_for 60 mqtt_has 'beaconbridge/stage/sighting/ibeacon:e2c56db5'; then
+    caps=$(sed -n 's/^CapEff:\t*//p' "/proc/$pid/status"); user=$(stat -c %U "/proc/$pid")
+    denied=$(journalctl -u "$UNIT" --no-pager -o cat | grep -Eic 'EPERM|not permitted|permission denied|needs CAP_')
+    if [ "$denied" = 0 ] && [ "$caps" = 0000000000003000 ] && [ "$user" != root ]; then
+        pass "sightings from hci0; process user $user (DynamicUser), CapEff $caps (NET_ADMIN+NET_RAW only), no permission errors in the journal"
+    else fail "caps $caps user $user, $denied permission lines in the journal"; fi
+else fail "no sighting of the iBeacon within 60 s"; fi
+
+scenario events "events reach the broker (availability, sightings of both beacons, region enter)"
+if wait_for 60 mqtt_has 'beaconbridge/stage/region/office/ibeacon:e2c56db5.*"event":"enter"' \
+    && wait_for 30 mqtt_has 'beaconbridge/stage/sighting/eddystone' && mqtt_has 'beaconbridge/stage/availability online'; then
+    pass "$(mqtt_count 'beaconbridge/stage/') messages so far: availability online, iBeacon and Eddystone-UID sightings, office enter"
+else fail "missing: $(mqtt_has 'region/office/' || echo 'office enter ')$(mqtt_has 'sighting/eddystone' || echo 'eddystone sighting ')$(mqtt_has 'availability online' || echo availability)"; fi
+
+scenario reload "systemctl reload applies a changed region without losing state"
+pid=$(main_pid); enters=$(office_enters); exits=$(office_exits)
+install -m 0644 /bbtest/stage-reload.yaml "$CONF"
+t=$(now)
+if systemctl reload "$UNIT" && wait_for 60 mqtt_has 'beaconbridge/stage/region/lab/eddystone.*"event":"enter"'; then
+    if [ "$(main_pid)" = "$pid" ] && [ "$(office_enters)" = "$enters" ] && [ "$(office_exits)" = "$exits" ] && active \
+        && journalctl -u "$UNIT" --no-pager -o cat | grep -q 'configuration reloaded'; then
+        pass "same pid $pid, new region lab entered $(since "$t") s after reload, office unchanged (enter x$enters, exit x$exits)"
+    else fail "pid $pid -> $(main_pid), office enters $enters -> $(office_enters), exits $exits -> $(office_exits)"; fi
+else fail "reload failed or no lab enter within 60 s"; fi
+
+scenario watchdog "a frozen daemon (SIGSTOP) is restarted by the watchdog within WatchdogSec; nothing accepted is lost"
+systemctl stop mosquitto
+wait_for 60 outbox_nonempty
+sleep 3
+pid=$(main_pid); restarts=$(prop NRestarts)
+watchdog_s=$(prop WatchdogUSec); watchdog_s=${watchdog_s%s}
+outbox_seqs > /tmp/accepted-before-freeze
+kill -STOP "$pid"; t=$(now); t_int=$(date +%s)
+if wait_for $((watchdog_s + 60)) restarted_from "$pid"; then
+    restarted=$(since "$t"); remember_pid
+    fired=$(journalctl -u "$UNIT" --no-pager -o short-unix --since "@$t_int" | grep -m1 -i 'watchdog timeout' | cut -d' ' -f1)
+    fired_after=$(awk -v a="$t" -v b="${fired:-0}" 'BEGIN { printf "%.1f", b - a }')
+    kept=$(comm -23 <(sort /tmp/accepted-before-freeze) <(outbox_seqs | sort) | wc -l)
+    if [ -n "$fired" ] && awk -v f="$fired_after" -v w="$watchdog_s" 'BEGIN { exit !(f <= w + 2) }' && [ "$kept" = 0 ] \
+        && [ "$(prop NRestarts)" -gt "$restarts" ]; then
+        pass "watchdog fired ${fired_after} s after SIGSTOP (WatchdogSec ${watchdog_s} s), running again as pid $(main_pid) after ${restarted} s; all $(wc -l < /tmp/accepted-before-freeze) events in the outbox before the freeze are still there"
+    else fail "watchdog line '${fired:-none}' (${fired_after} s), $kept accepted events missing from the outbox"; fi
+else fail "not restarted within $((watchdog_s + 60)) s: $(prop ActiveState)/$(prop SubState)"; kill -CONT "$pid" 2>/dev/null; fi
+
+scenario stop "systemctl stop finishes within TimeoutStopSec and leaves the backlog in the outbox"
+wait_for 30 outbox_nonempty; sleep 3
+outbox_seqs > /tmp/before-stop
+stop_timeout=$(prop TimeoutStopUSec)
+t=$(now)
+timeout 120 systemctl stop "$UNIT"; took=$(since "$t")
+outbox_seqs > /tmp/after-stop
+lost=$(comm -23 <(sort /tmp/before-stop) <(sort /tmp/after-stop) | wc -l)
+if awk -v d="$took" -v s="${stop_timeout%s}" 'BEGIN { exit !(d < s) }' && [ "$(prop Result)" = success ] \
+    && [ "$(prop ExecMainStatus)" = 0 ] && [ "$lost" = 0 ] && [ -s /tmp/after-stop ]; then
+    pass "stopped in ${took} s (TimeoutStopSec $stop_timeout), exit status 0, backlog $(wc -l < /tmp/after-stop) events in the outbox"
+else fail "stop took ${took} s (limit $stop_timeout), result $(prop Result), status $(prop ExecMainStatus), $lost of $(wc -l < /tmp/before-stop) rows lost"; fi
+
+scenario upgrade "apt install of a new version with a changed unit over a running installation keeps outbox and region state"
+systemctl start "$UNIT"; remember_pid
+wait_for 30 outbox_nonempty; sleep 3
+pid=$(main_pid)
+outbox_seqs > /tmp/before-upgrade
+sqlite3 "$DB" "SELECT region, beacon_id, state, since FROM region_state ORDER BY region, beacon_id" > /tmp/regions-before
+t=$(now)
+if apt-get install -y -q --no-download ./beaconbridge-2.deb > /tmp/apt2.log 2>&1 && wait_for 60 active; then
+    remember_pid
+    sqlite3 "$DB" "SELECT region, beacon_id, state, since FROM region_state ORDER BY region, beacon_id" > /tmp/regions-after
+    lost=$(comm -23 <(sort /tmp/before-upgrade) <(outbox_seqs | sort) | wc -l)
+    version=$(dpkg-query -W -f='${Version}' beaconbridge)
+    envs=$(prop Environment)
+    if [ "$(main_pid)" != "$pid" ] && [[ "$envs" == *BEACONBRIDGE_UNIT_REVISION=2* ]] && [ "$(prop NeedDaemonReload)" = no ] \
+        && [ "$lost" = 0 ] && grep -q '^office|.*|inside|' /tmp/regions-before && cmp -s /tmp/regions-before /tmp/regions-after \
+        && [ "$(systemctl is-enabled "$UNIT")" = enabled ]; then
+        pass "now $version, restarted (pid $pid -> $(main_pid)) in $(since "$t") s with the new unit, still enabled; $(wc -l < /tmp/before-upgrade) outbox rows kept, region state unchanged ($(tr '\n' ' ' < /tmp/regions-after| cut -c1-120))"
+    else fail "version $version pid $pid -> $(main_pid), env '$envs', reload needed $(prop NeedDaemonReload), $lost rows lost, regions $(tr '\n' ' ' < /tmp/regions-before) -> $(tr '\n' ' ' < /tmp/regions-after)"; fi
+else sed 's/^/SYSTEMD-STAGE:   apt: /' /tmp/apt2.log; fail "upgrade failed: $(prop ActiveState)/$(prop SubState)"; fi
+
+scenario delivery "every event accepted before the freeze, the stop and the upgrade reaches the broker; no state lost"
+cat /tmp/accepted-before-freeze /tmp/before-stop /tmp/before-upgrade | sort -un > /tmp/accepted-all
+systemctl start mosquitto
+t=$(now)
+if wait_for 120 all_arrived /tmp/accepted-all && wait_for 60 outbox_empty; then
+    if [ "$(office_enters)" = 1 ] && [ "$(office_exits)" = 0 ] && [ "$(lab_enters)" = 1 ]; then
+        pass "all $(wc -l < /tmp/accepted-all) accepted events arrived within $(since "$t") s of the broker's return, outbox empty; office entered once and never left, lab entered once"
+    else fail "office enter x$(office_enters) exit x$(office_exits), lab enter x$(lab_enters) (state lost somewhere)"; fi
+else fail "$(missing_count /tmp/accepted-all) of $(wc -l < /tmp/accepted-all) accepted events never arrived; outbox $(outbox_seqs | wc -l) rows"; fi
+
+scenario broken-config "a broken config fails ExecStartPre with file:line in the journal and no restart loop"
+good=$(mktemp); cp "$CONF" "$good"
+printf 'bogus_key: 1\n' >> "$CONF"
+line=$(wc -l < "$CONF")
+t_int=$(date +%s); sleep 1
+timeout 60 systemctl restart "$UNIT" > /dev/null 2>&1; rc=$?
+sleep 2; restarts=$(prop NRestarts)
+sleep 15
+msg=$(journalctl -u "$UNIT" --no-pager -o cat --since "@$t_int" | grep -m1 "^$CONF:$line:[0-9]*: ")
+if [ "$rc" != 0 ] && [ -n "$msg" ] && [ "$(prop ActiveState)" = failed ] && [ "$(prop NRestarts)" = "$restarts" ] \
+    && [ "$(journalctl -u "$UNIT" --no-pager -o cat --since "@$t_int" | grep -c 'Control process exited')" -le 1 ]; then
+    pass "systemctl restart failed (rc $rc); journal: \"$msg\"; still failed 17 s later, NRestarts stays $restarts"
+else fail "rc $rc, message '${msg:-none}', state $(prop ActiveState)/$(prop SubState), NRestarts $restarts -> $(prop NRestarts)"; fi
+cp "$good" "$CONF"; systemctl reset-failed "$UNIT"
+
+scenario logfmt "the daemon's journal lines are one logfmt line each"
+kv='[A-Za-z_][A-Za-z0-9_.-]*=("([^"\\]|\\.)*"|[^ "]*)'
+total=0; bad=0
+for p in $PIDS; do
+    while IFS= read -r l; do
+        total=$((total + 1))
+        [[ "$l" =~ ^level=[a-z]+\ ($kv)(\ $kv)*$ ]] || { bad=$((bad + 1)); [ "$bad" -le 3 ] && say "  not logfmt: $l"; }
+    done < <(journalctl _PID="$p" --no-pager -o cat)
+done
+if [ "$total" -ge 10 ] && [ "$bad" = 0 ]; then
+    pass "$total lines from $(echo $PIDS | wc -w) daemon processes ($PIDS), every one level=... key=value logfmt"
+else fail "$bad of $total lines are not logfmt"; fi
+
+scenario security "systemd-analyze security: exposure at or below 2.0"
+line=$(systemd-analyze security --no-pager "$UNIT" 2>&1 | grep 'Overall exposure level')
+exposure=$(echo "$line" | sed -n 's/.*: \([0-9.]*\) .*/\1/p')
+if [ -n "$exposure" ] && awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }'; then pass "$line"
+else fail "'$line'"; fi
+
+say "done at uptime $(cut -d' ' -f1 /proc/uptime) s, $FAILS failed"
+echo "SYSTEMD-STAGE-EXIT=$([ "$FAILS" = 0 ] && echo 0 || echo 1)"
+sync
+echo o > /proc/sysrq-trigger
