@@ -89,7 +89,7 @@ if wait_for 60 mqtt_has 'beaconbridge/stage/sighting/ibeacon:e2c56db5'; then
     caps=$(sed -n 's/^CapEff:\t*//p' "/proc/$pid/status"); user=$(stat -c %u "/proc/$pid")
     denied=$(journalctl -u "$UNIT" --no-pager -o cat | grep -Eic 'EPERM|not permitted|permission denied|needs CAP_')
     if [ "$denied" = 0 ] && [ "$caps" = 0000000000003000 ] && [ "$user" != 0 ]; then
-        pass "sightings from hci0; process uid $user (DynamicUser), CapEff $caps (NET_ADMIN+NET_RAW only), no permission errors in the journal"
+        pass "sightings from hci0; process uid $user (DynamicUser), CapEff $caps (NET_ADMIN+NET_RAW only), no permission errors in the journal; thread nice values: $(ps -L -o ni= -p "$pid" | sort -un | tr -s ' \n' ' ')"
     else fail "caps $caps user $user, $denied permission lines in the journal"; fi
 else fail "no sighting of the iBeacon within 60 s"; fi
 
