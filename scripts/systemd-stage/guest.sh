@@ -123,7 +123,7 @@ if wait_for $((watchdog_s + 60)) restarted_from "$pid"; then
     fired=$(journalctl -u "$UNIT" --no-pager -o short-unix --since "@$t_int" | grep -m1 -i 'watchdog timeout' | cut -d' ' -f1)
     fired_after=$(awk -v a="$t" -v b="${fired:-0}" 'BEGIN { printf "%.1f", b - a }')
     kept=$(comm -23 <(sort /tmp/accepted-before-freeze) <(outbox_seqs | sort) | wc -l)
-    if [ -n "$fired" ] && awk -v f="$fired_after" -v w="$watchdog_s" 'BEGIN { exit !(f <= w + 2) }' && [ "$kept" = 0 ] \
+    if [ -n "$fired" ] && awk -v f="$fired_after" -v w="$watchdog_s" 'BEGIN { exit !(f <= w + 5) }' && [ "$kept" = 0 ] \
         && [ "$(prop NRestarts)" -gt "$restarts" ]; then
         pass "watchdog fired ${fired_after} s after SIGSTOP (WatchdogSec ${watchdog_s} s), running again as pid $(main_pid) after ${restarted} s; all $(wc -l < /tmp/accepted-before-freeze) events in the outbox before the freeze are still there"
     else fail "watchdog line '${fired:-none}' (${fired_after} s), $kept accepted events missing from the outbox"; fi
