@@ -3,15 +3,20 @@ import HCIScanner
 import YAMLConfig
 
 /// `beaconbridge check-config [--config FILE]`: validates the configuration and reports every problem at
-/// once, one `FILE:LINE:COL: KEYPATH: MESSAGE` line each, on stderr (exit 78, EX_CONFIG); a missing or
-/// unreadable file exits 66 (EX_NOINPUT); a valid file prints a short summary on stdout (exit 0).
+/// once, one `FILE:LINE:COL: KEYPATH: MESSAGE` line each, on stderr (exit 78, EX_CONFIG), including what the
+/// daemon checks at start (`StartupChecks`: the outbox path, the MQTT client's own checks, the layouts);
+/// warnings (`... KEYPATH: warning: ...`) do not fail it; a missing or unreadable file, or one that is not a
+/// regular file, exits 66 (EX_NOINPUT); a valid file prints a short summary on stdout (exit 0).
 enum CheckConfigCommand {
     static let help = """
         Usage: beaconbridge check-config [--config FILE]
 
-        Validates the configuration file and prints every problem as FILE:LINE:COL: KEYPATH: MESSAGE.
+        Validates the configuration file and prints every problem as FILE:LINE:COL: KEYPATH: MESSAGE,
+        including what the daemon checks at start (the outbox path can hold a database, the MQTT client
+        accepts the client id, user name and topics); warnings (a secret file others can read,
+        mqtt.tls.verify: false) are printed too but do not fail the check.
         The file is --config FILE, else $BEACONBRIDGE_CONFIG, else \(ConfigurationLoader.defaultPath).
-        Exit codes: 0 valid, 64 usage, 66 file missing or unreadable, 78 invalid.
+        Exit codes: 0 valid, 64 usage, 66 file missing, unreadable or not a regular file, 78 invalid.
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -20,24 +25,13 @@ enum CheckConfigCommand {
 
     static func run(_ arguments: [String], environment: [String: String],
                     hostEnvironment: ConfigEnvironment?) -> Int32 {
-        var rest = arguments
-        if rest.contains("--help") || rest.contains("-h") {
-            Output.stdout(help)
-            return ExitCode.ok
-        }
         let location: ConfigLocation
-        switch ConfigLocation.extract(from: &rest, environment: environment) {
-        case .success(let found): location = found
-        case .failure(let usage):
-            Output.stderr("beaconbridge check-config: \(usage.message)\n\n\(help)")
-            return ExitCode.usage
-        }
-        guard rest.isEmpty else {
-            Output.stderr("beaconbridge check-config: unexpected argument '\(rest[0])'\n\n\(help)")
-            return ExitCode.usage
+        switch ConfigCommandLine.parse(arguments, command: "check-config", help: help, environment: environment) {
+        case .parsed(let parsed): location = parsed.location
+        case .exit(let code): return code
         }
 
-        switch location.load(command: "check-config", hostEnvironment: hostEnvironment) {
+        switch location.load(command: "check-config", hostEnvironment: hostEnvironment, startupChecks: true) {
         case .loaded(let configuration):
             Output.stdout(summary(configuration, path: location.path))
             return ExitCode.ok

@@ -1,3 +1,5 @@
+import HCIScanner
+
 /// The `beaconbridge` command line: dispatch to one command per file. Exit codes follow sysexits(3).
 public enum CommandLineTool {
     public static let version = "0.1.0"
@@ -10,7 +12,9 @@ public enum CommandLineTool {
           beaconbridge check-config [--config FILE] validate a configuration file
           beaconbridge decode [--hci] [--layout L] HEX...   decode advertising bytes to JSON
           beaconbridge decode --btsnoop FILE        decode every advertising report of a capture
-          beaconbridge replay FILE [--config FILE] [--state-db DB]  run a btsnoop capture through the pipeline
+          beaconbridge replay FILE [--config FILE] [--speed X] [--max-gap S] [--state-db DB]
+                                                    run a btsnoop capture through the pipeline (pauses of a
+                                                    paced replay capped at --max-gap, default 5 s)
                                                     (--state-db: save/restore region state in DB, also for run)
           beaconbridge simulate --scenario FILE     run a scripted scenario, print events and accuracy
           beaconbridge scan [--adapter hci0] [--seconds N]  print raw advertising reports (diagnostics)
@@ -18,7 +22,18 @@ public enum CommandLineTool {
           beaconbridge outbox [--config FILE] [--requeue]   the backlog and the events the broker refused
           beaconbridge --version | --help
 
-        Exit codes: 0 ok, 1 input error, 64 usage, 69 unavailable, 70 internal, 74 I/O, 78 configuration.
+        Exit codes (every command; sysexits(3)):
+          0   success
+          64  usage: unknown command or option, a missing or malformed argument
+          65  bad data: hex or a --layout that does not decode, a file that is not a btsnoop capture, a
+              capture damaged in the middle (after replaying or decoding what preceded the damage)
+          66  no input: the configuration, capture, scenario or database file is missing or unreadable, or
+              is a directory, FIFO or pipe
+          69  unavailable: the Bluetooth adapter cannot be used, or the live source ended
+          70  internal error
+          73  cannot create an output file (a capture to record or write, a key file)
+          74  I/O error: the database cannot be opened (disk full at start) or a read or write failed
+          78  configuration: every problem printed as FILE:LINE:COL: KEYPATH: MESSAGE (also an invalid scenario)
         """
 
     public static func main(_ arguments: [String]) -> Int32 {
@@ -45,10 +60,9 @@ public enum CommandLineTool {
     }
 }
 
-/// sysexits(3) codes.
+/// sysexits(3) codes: the table in `CommandLineTool.usage` and the README lists where each is used.
 public enum ExitCode {
     public static let ok: Int32 = 0
-    public static let inputError: Int32 = 1
     public static let usage: Int32 = 64
     public static let dataError: Int32 = 65
     public static let noInput: Int32 = 66
@@ -57,4 +71,19 @@ public enum ExitCode {
     public static let cantCreate: Int32 = 73
     public static let ioError: Int32 = 74
     public static let config: Int32 = 78
+}
+
+extension ExitCode {
+    /// The code for a source that could not start or ended with an error: a capture that is missing or not a
+    /// regular file 66, not btsnoop or damaged 65, a read error 74; an adapter 69.
+    static func forSourceFailure(_ error: any Error) -> Int32 {
+        if let failure = error as? ReplaySource.Failure {
+            switch failure.kind {
+            case .unreadable: return noInput
+            case .notBTSnoop, .damaged: return dataError
+            case .readError: return ioError
+            }
+        }
+        return unavailable
+    }
 }

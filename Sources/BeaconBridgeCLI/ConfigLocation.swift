@@ -67,9 +67,21 @@ extension ConfigLocation {
 
     /// Loads and validates the file for `command` (e.g. "run"), printing every problem on stderr the same way
     /// `check-config` does. Commands that need the configuration call this and exit with the code on failure.
-    func load(command: String, hostEnvironment: ConfigEnvironment? = nil) -> LoadOutcome {
+    /// `startupChecks`: also run the daemon's start-up checks (`StartupChecks`), printing their warnings.
+    func load(command: String, hostEnvironment: ConfigEnvironment? = nil, startupChecks: Bool = false) -> LoadOutcome {
         switch ConfigurationLoader.load(path: path, environment: hostEnvironment) {
         case .success(let configuration):
+            guard startupChecks else { return .loaded(configuration) }
+            let findings = StartupChecks.run(configuration)
+            for warning in StartupChecks.locate(findings.warnings, in: path) {
+                Output.stderr(StartupChecks.warningLine(warning))
+            }
+            guard findings.problems.isEmpty else {
+                let count = findings.problems.count
+                Output.stderr(StartupChecks.locate(findings.problems, in: path).map(\.located).joined(separator: "\n"))
+                Output.stderr("\(path): \(count) problem\(count == 1 ? "" : "s") found")
+                return .failed(exitCode: ExitCode.config)
+            }
             return .loaded(configuration)
         case .failure(let errors) where errors.kind == .fileMissing:
             Output.stderr("beaconbridge \(command): configuration file \(path) does not exist (\(howToChange))")

@@ -1,39 +1,45 @@
 import BeaconCore
+import HCIScanner
 
 /// `beaconbridge decode --btsnoop FILE`: one JSON line per advertising report (extended fragments joined),
 /// then a summary line. Records that are not HCI events, and events that are not advertising reports, are
 /// counted and skipped. A malformed event prints an error line (offset counted in the file) and decoding
-/// goes on; a truncated record ends the file (the summary names its offset). Records are numbered from 1.
+/// goes on; a truncated record ends the file (the summary names its offset, exit 65). Records are numbered
+/// from 1. The file is read record by record through a fixed buffer (`BTSnoopFileReader`): memory does not
+/// grow with the capture. Only regular files are read (a FIFO or pipe is refused, exit 66).
 struct DecodeCapture {
     let decoder: BeaconDecoder
 
     func run(path: String) -> Int32 {
-        let bytes: [UInt8]
-        switch DecodeFile.read(path) {
-        case let .success(read): bytes = read
-        case let .failure(failure):
-            Output.stdout(JSONValue.object([("error", .string(failure.message))]).serialized)
-            return ExitCode.noInput
-        }
-        var reader: BTSnoopReader
-        do {
-            reader = try BTSnoopReader(bytes: bytes)
+        let reader: BTSnoopFileReader
+        do throws(BTSnoopFileReader.Failure) {
+            reader = try BTSnoopFileReader(path: path)
         } catch {
-            Output.stdout(JSONValue.object([("error", .string(error.reason)), ("offset", .int(Int64(error.offset)))]).serialized)
-            return ExitCode.inputError
+            switch error {
+            case let .io(failure):
+                Output.stdout(JSONValue.object([("error", .string(failure.description))]).serialized)
+                return failure.isMissingOrUnreadable ? ExitCode.noInput : ExitCode.ioError
+            case let .damaged(damage):
+                Output.stdout(JSONValue.object([("error", .string(damage.reason)), ("offset", .int(Int64(damage.offset)))]).serialized)
+                return ExitCode.dataError
+            }
         }
         var counts = (records: 0, events: 0, advertisingEvents: 0, reports: 0, beacons: 0, errors: 0)
         var formats: [String: Int] = [:]
         var assembler = ExtendedReportAssembler()
         var fileError: DecodeError?
-        while true {
+        var readError: String?
+        reading: while true {
             let record: BTSnoopRecord
-            do {
-                guard let next = try reader.next() else { break }
+            do throws(BTSnoopFileReader.Failure) {
+                guard let next = try reader.next() else { break reading }
                 record = next
             } catch {
-                fileError = error
-                break
+                switch error {
+                case let .damaged(damage): fileError = damage
+                case let .io(failure): readError = failure.description
+                }
+                break reading
             }
             counts.records += 1
             let recordNumber = counts.records
@@ -75,7 +81,9 @@ struct DecodeCapture {
             summary.append(("error", .string(fileError.reason)))
             summary.append(("offset", .int(Int64(fileError.offset))))
         }
+        if let readError { summary.append(("error", .string(readError))) }
         Output.stdout(JSONValue.object([("summary", .object(summary))]).serialized)
-        return fileError == nil && counts.errors == 0 ? ExitCode.ok : ExitCode.inputError
+        if readError != nil { return ExitCode.ioError }
+        return fileError == nil && counts.errors == 0 ? ExitCode.ok : ExitCode.dataError
     }
 }

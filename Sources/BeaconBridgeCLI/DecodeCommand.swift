@@ -6,8 +6,8 @@ import BeaconCore
 ///     beaconbridge decode [--hci] [--layout [NAME=]LAYOUT]... HEX...
 ///     beaconbridge decode --btsnoop FILE [--layout [NAME=]LAYOUT]...
 ///
-/// Exit 0 when everything decoded, 1 when some input was malformed (its JSON object names the offset),
-/// 64 for usage errors, 66 when the capture cannot be read.
+/// Exit 0 when everything decoded, 65 when some input was malformed (its JSON object names the offset) or a
+/// layout does not parse, 64 for usage errors, 66 when the capture is missing, unreadable or not a regular file.
 enum DecodeCommand {
     struct Options {
         var hci = false
@@ -34,7 +34,7 @@ enum DecodeCommand {
             if let problem = FormatSettings.layoutNameProblem(entry.name) {
                 Output.stdout(JSONValue.object([("error", .string("invalid layout name: \(problem)")),
                                                 ("layout", .int(Int64(index)))]).serialized)
-                return ExitCode.inputError
+                return ExitCode.dataError
             }
             do {
                 layouts.append(try BeaconLayout(name: entry.name, layout: entry.layout))
@@ -43,7 +43,7 @@ enum DecodeCommand {
                     ("error", .string("invalid layout '\(entry.name)': \(error)")), ("layout", .int(Int64(index))),
                     ("term_number", .int(Int64(error.termNumber))), ("term", .string(error.term)),
                 ]).serialized)
-                return ExitCode.inputError
+                return ExitCode.dataError
             }
         }
         let decoder = BeaconDecoder(layouts: layouts)
@@ -58,7 +58,7 @@ enum DecodeCommand {
             }
             failed = failed || !result.ok
         }
-        return failed ? ExitCode.inputError : ExitCode.ok
+        return failed ? ExitCode.dataError : ExitCode.ok
     }
 
     struct UsageProblem: Error { var message: String }

@@ -142,17 +142,10 @@ enum KeysCommand {
     // MARK: check
 
     static func check(_ arguments: [String], environment: [String: String], now: Double) -> Int32 {
-        var rest = arguments
         let location: ConfigLocation
-        switch ConfigLocation.extract(from: &rest, environment: environment) {
-        case .success(let found): location = found
-        case .failure(let usage):
-            Output.stderr("beaconbridge keys check: \(usage.message)\n\n\(help)")
-            return ExitCode.usage
-        }
-        guard rest.isEmpty else {
-            Output.stderr("beaconbridge keys check: unexpected argument '\(rest[0])'\n\n\(help)")
-            return ExitCode.usage
+        switch ConfigCommandLine.parse(arguments, command: "keys check", help: help, environment: environment) {
+        case .parsed(let parsed): location = parsed.location
+        case .exit(let code): return code
         }
         let configuration: GatewayConfiguration
         switch location.load(command: "keys check") {

@@ -26,35 +26,20 @@ enum OutboxCommand {
     }
 
     static func run(_ arguments: [String]) -> Int32 {
-        var rest = arguments
-        if rest.contains("--help") || rest.contains("-h") {
-            Output.stdout(help)
-            return ExitCode.ok
+        let command: ConfigCommandLine
+        switch ConfigCommandLine.parse(arguments, command: "outbox", help: help, flags: ["--requeue"], valued: ["--limit"],
+                                       environment: ProcessEnvironment.current()) {
+        case .parsed(let parsed): command = parsed
+        case .exit(let code): return code
         }
-        let location: ConfigLocation
-        switch ConfigLocation.extract(from: &rest, environment: ProcessEnvironment.current()) {
-        case .success(let found): location = found
-        case .failure(let usage):
-            Output.stderr("beaconbridge outbox: \(usage.message)\n\n\(help)")
-            return ExitCode.usage
-        }
+        let location = command.location
         var options = Options()
-        var index = 0
-        while index < rest.count {
-            switch rest[index] {
-            case "--requeue": options.requeue = true
-            case "--limit":
-                guard index + 1 < rest.count, let limit = Int(rest[index + 1]), limit >= 0 else {
-                    Output.stderr("beaconbridge outbox: --limit needs a count (0 or more)\n\n\(help)")
-                    return ExitCode.usage
-                }
-                options.limit = limit
-                index += 1
-            default:
-                Output.stderr("beaconbridge outbox: unexpected argument '\(rest[index])'\n\n\(help)")
-                return ExitCode.usage
+        options.requeue = command.flags.contains("--requeue")
+        if let text = command.values["--limit"] {
+            guard let limit = Int(text), limit >= 0 else {
+                return ConfigCommandLine.badValue("--limit needs a count (0 or more)", command: "outbox", help: help)
             }
-            index += 1
+            options.limit = limit
         }
         let configuration: GatewayConfiguration
         switch location.load(command: "outbox", hostEnvironment: nil) {

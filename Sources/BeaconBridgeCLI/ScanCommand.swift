@@ -107,14 +107,14 @@ enum ScanCommand {
             source = try settings.makeSource { notice in Output.stderr("beaconbridge scan: \(notice)") }
         } catch {
             Output.stderr("beaconbridge scan: cannot record: \(error)")
-            return ExitCode.ioError
+            return ExitCode.cantCreate
         }
         let stream: AsyncStream<CapturedHCIEvent>
         do {
             stream = try await source.events()
         } catch {
             Output.stderr("beaconbridge scan: \(error)")
-            return error is HCIError ? ExitCode.unavailable : ExitCode.noInput
+            return ExitCode.forSourceFailure(error)
         }
         StopSignals.install()
         let deadline = options.seconds.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
@@ -162,7 +162,7 @@ enum ScanCommand {
         }
         if let failure = source.failure {
             Output.stderr("beaconbridge scan: \(failure)")
-            return ExitCode.ioError
+            return failure is ReplaySource.Failure ? ExitCode.forSourceFailure(failure) : ExitCode.ioError
         }
         return ExitCode.ok
     }

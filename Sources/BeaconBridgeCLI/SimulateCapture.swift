@@ -26,7 +26,7 @@ enum SimulateCapture {
             return nil
         } catch {
             Output.stderr("beaconbridge simulate: cannot write the capture: \(error)")
-            return ExitCode.ioError
+            return error.isCreation ? ExitCode.cantCreate : ExitCode.ioError
         }
     }
 }

@@ -1,4 +1,5 @@
 import BeaconCore
+import HCIScanner
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,7 +12,14 @@ public final class SyntheticCaptureFile {
         public var path: String
         public var call: String
         public var errno: Int32
-        public var description: String { "\(path): \(call) failed: \(String(cString: strerror(errno))) (errno \(errno))" }
+        /// Why the file was refused (a symbolic link, not a regular file), instead of `errno`'s text.
+        public var reason: String? = nil
+        public var description: String {
+            if let reason { return "\(path): \(reason)" }
+            return "\(path): \(call) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+        }
+        /// The file could not be created (as opposed to a write failing later).
+        public var isCreation: Bool { call == "open" || call == "fstat" || call == "ftruncate" }
     }
 
     public let path: String
@@ -22,11 +30,13 @@ public final class SyntheticCaptureFile {
     private var buffer: [UInt8] = []
     private static let flushThreshold = 1 << 16
 
-    /// Creates (truncates) the file and writes the btsnoop header. The corresponding C call is `open`.
+    /// Creates (truncates) the file, mode 0600, and writes the btsnoop header; a symbolic link or anything
+    /// but a regular file at `path` is refused (`CaptureFile.create`).
     public init(path: String) throws(Failure) {
         self.path = path
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Failure(path: path, call: "open", errno: errno) }
+        do throws(CaptureFile.Failure) { fd = try CaptureFile.create(path: path) } catch {
+            throw Failure(path: path, call: error.call, errno: error.errno, reason: error.reason)
+        }
         buffer.reserveCapacity(Self.flushThreshold + 256)
         buffer += writer.header()
     }

@@ -9,18 +9,19 @@ import Glibc
 ///
 /// Records longer than the buffer are skipped unread (an HCI event is at most 257 bytes, so such a record is
 /// never one). Not Sendable: it owns a file descriptor and a cursor; `ReplayCursor` keeps it under a mutex.
-final class BTSnoopFileReader {
-    enum Failure: Error {
+/// Used by `replay` and `decode --btsnoop` (which so never reads a whole capture into memory).
+public final class BTSnoopFileReader {
+    public enum Failure: Error {
         /// The file could not be opened or read.
         case io(CaptureFile.Failure)
         /// Not a btsnoop file, or a record cut short (offset counted from the start of the file).
         case damaged(DecodeError)
     }
 
-    static let defaultBufferSize = 1 << 16
+    public static let defaultBufferSize = 1 << 16
 
-    let path: String
-    let datalink: BTSnoopDatalink
+    public let path: String
+    public let datalink: BTSnoopDatalink
     private var fd: Int32
     private let fileSize: Int
     private var buffer: [UInt8]
@@ -32,11 +33,10 @@ final class BTSnoopFileReader {
     private var failed = false
 
     /// Opens the file and checks the header. The corresponding C calls are `open`, `fstat`, `read`.
-    init(path: String, bufferSize: Int = defaultBufferSize) throws(Failure) {
+    public init(path: String, bufferSize: Int = defaultBufferSize) throws(Failure) {
         precondition(bufferSize >= BTSnoopReader.recordHeaderLength + 258, "buffer smaller than one HCI event record")
         self.path = path
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .io(CaptureFile.Failure(path: path, call: "open", errno: errno)) }
+        do throws(CaptureFile.Failure) { fd = try CaptureFile.openForReading(path: path) } catch { throw .io(error) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let failure = CaptureFile.Failure(path: path, call: "fstat", errno: errno)
@@ -86,7 +86,7 @@ final class BTSnoopFileReader {
     var offset: Int { bufferOffset + start }
 
     /// The next record, nil at a clean end of file. After a failure the reader stays at end.
-    func next() throws(Failure) -> BTSnoopRecord? {
+    public func next() throws(Failure) -> BTSnoopRecord? {
         while true {
             guard !failed else { return nil }
             do throws(Failure) {

@@ -1,22 +1,27 @@
 import BeaconCore
 import Synchronization
 
-/// Position in a replay and the pacing schedule: event i is due at start + (t_i - t_0) / speed, t_0 being
-/// the first event's capture time. Reads the capture through `BTSnoopFileReader` (bounded memory).
+/// Position in a replay and the pacing schedule: event i is due at start + the sum of the gaps before it,
+/// each gap (t_k - t_{k-1}) / speed capped at `maxIdleGap` real seconds (a capture with an hour without
+/// traffic pauses a few seconds, not an hour). Reads the capture through `BTSnoopFileReader` (bounded memory).
 ///
 /// `@unchecked Sendable`: the reader (a file descriptor and its buffer) is touched only under `state`'s lock.
 final class ReplayCursor: @unchecked Sendable {
     private struct State {
         var start: ContinuousClock.Instant?
-        var firstTimestamp: Timestamp?
+        var lastTimestamp: Timestamp?
+        /// Real seconds from `start` at which the last event was due.
+        var scheduled: Double = 0
     }
     private let reader: BTSnoopFileReader
     private let speed: Double
+    private let maxIdleGap: Double?
     private let state = Mutex(State())
 
-    init(reader: BTSnoopFileReader, speed: Double) {
+    init(reader: BTSnoopFileReader, speed: Double, maxIdleGap: Double? = nil) {
         self.reader = reader
         self.speed = speed
+        self.maxIdleGap = maxIdleGap
     }
 
     /// The next LE Meta event and how long to wait before delivering it; nil at the end of the capture.
@@ -31,13 +36,15 @@ final class ReplayCursor: @unchecked Sendable {
             }
             guard let event = found else { return nil }
             guard speed > 0 else { return (event, .zero) }
-            let first = state.firstTimestamp ?? event.timestamp
-            state.firstTimestamp = first
+            let previous = state.lastTimestamp ?? event.timestamp
+            state.lastTimestamp = max(previous, event.timestamp)
+            var gap = max(0, event.timestamp - previous) / speed
+            if let maxIdleGap { gap = min(gap, maxIdleGap) }
+            state.scheduled += gap
             let now = ContinuousClock.now
             let start = state.start ?? now
             state.start = start
-            let offset = max(0, event.timestamp - first) / speed
-            let due = start + .nanoseconds(Int64(min(offset, 1e9) * 1e9))
+            let due = start + .nanoseconds(Int64(min(state.scheduled, 1e9) * 1e9))
             return (event, due > now ? due - now : .zero)
         }
     }

@@ -7,14 +7,35 @@ import Synchronization
 /// reports the damage through `failure`.
 public final class ReplaySource: HCIEventSource, Sendable {
     public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        public enum Kind: Sendable, Equatable {
+            /// The file does not exist, cannot be opened, or is not a regular file (a FIFO or pipe).
+            case unreadable
+            /// The file is not a btsnoop capture (its header).
+            case notBTSnoop
+            /// A record cut short or malformed in the middle: what preceded it was replayed.
+            case damaged
+            /// A read error in the middle of the file.
+            case readError
+        }
+
         public var path: String
         public var message: String
+        public var kind: Kind
         public var description: String { "replay \(path): \(message)" }
+
+        public init(path: String, message: String, kind: Kind) {
+            self.path = path
+            self.message = message
+            self.kind = kind
+        }
     }
 
     public let path: String
     /// 0 as fast as possible; otherwise capture seconds per real second.
     public let speed: Double
+    /// Paced replays wait at most this long (real seconds) between two events, however far apart their
+    /// timestamps are (a capture with a one-hour gap does not pause for an hour); nil: no cap.
+    public let maxIdleGap: Double?
     private let stopRequested = Atomic<Bool>(false)
     private let deliveredCount = Atomic<UInt64>(0)
     private let failureBox = Mutex<Failure?>(nil)
@@ -23,10 +44,14 @@ public final class ReplaySource: HCIEventSource, Sendable {
     /// than 5,000 (a wake-up per report costs more than the pipeline's work on it); timestamps are unaffected.
     static let pacingQuantum = Duration.milliseconds(10)
 
-    public init(path: String, speed: Double = 0) {
+    public init(path: String, speed: Double = 0, maxIdleGap: Double? = ReplaySource.defaultMaxIdleGap) {
         self.path = path
         self.speed = speed.isFinite && speed > 0 ? speed : 0
+        self.maxIdleGap = maxIdleGap.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
     }
+
+    /// The default cap of a paced replay's pauses (`scanner.replay_max_gap_s`).
+    public static let defaultMaxIdleGap = ScannerSettings.defaultReplayMaxGap
 
     public var statistics: HCISourceStatistics { HCISourceStatistics(delivered: deliveredCount.load(ordering: .relaxed)) }
     public var failure: (any Error)? { failureBox.withLock { $0 } }
@@ -44,9 +69,9 @@ public final class ReplaySource: HCIEventSource, Sendable {
     public func start(into sink: any HCIEventSink) async throws {
         let reader: BTSnoopFileReader
         do { reader = try BTSnoopFileReader(path: path) } catch {
-            throw Failure(path: path, failure: error)
+            throw Failure(path: path, failure: error, atOpen: true)
         }
-        let cursor = ReplayCursor(reader: reader, speed: speed)
+        let cursor = ReplayCursor(reader: reader, speed: speed, maxIdleGap: maxIdleGap)
         Task { [self] in
             await pump(cursor, into: sink)
             sink.finish()
@@ -66,7 +91,7 @@ public final class ReplaySource: HCIEventSource, Sendable {
         while !stopRequested.load(ordering: .relaxed) {
             let next: (CapturedHCIEvent, Duration)?
             do throws(BTSnoopFileReader.Failure) { next = try cursor.next() } catch {
-                failureBox.withLock { $0 = Failure(path: path, failure: error) }
+                failureBox.withLock { $0 = Failure(path: path, failure: error, atOpen: false) }
                 break
             }
             guard let (event, delay) = next else { break }
@@ -91,10 +116,13 @@ public final class ReplaySource: HCIEventSource, Sendable {
 }
 
 extension ReplaySource.Failure {
-    init(path: String, failure: BTSnoopFileReader.Failure) {
+    /// `atOpen`: found while opening the file and reading its header (nothing was replayed).
+    init(path: String, failure: BTSnoopFileReader.Failure, atOpen: Bool) {
         switch failure {
-        case let .io(error): self.init(path: path, message: error.description)
-        case let .damaged(error): self.init(path: path, message: error.description)
+        case let .io(error):
+            self.init(path: path, message: error.description, kind: error.isMissingOrUnreadable ? .unreadable : .readError)
+        case let .damaged(error):
+            self.init(path: path, message: error.description, kind: atOpen ? .notBTSnoop : .damaged)
         }
     }
 }

@@ -10,7 +10,7 @@ extension ScannerSettings {
     {
         switch source {
         case let .replay(path):
-            return ReplaySource(path: path, speed: replaySpeed)
+            return ReplaySource(path: path, speed: replaySpeed, maxIdleGap: replayMaxGap)
         case .hci:
             let recorder = try record.map { try BTSnoopFileRecorder(path: $0) }
             return HCIScanner(settings: self, recorder: recorder, onNotice: onNotice)

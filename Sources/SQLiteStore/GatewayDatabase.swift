@@ -30,7 +30,7 @@ public final class GatewayDatabase: @unchecked Sendable {
             try database.execute("PRAGMA synchronous = \(settings.synchronous == "full" ? "FULL" : "NORMAL")")
             try StoreSchema.migrate(database)
             self.counter = SequenceCounter(database: database)
-            try counter.seedIfFresh(wallClock: Outbox.wallClock())
+            try counter.raiseToWallClock(Outbox.wallClock())
             try counter.catchUp()
             self.outbox = try Outbox(database: database, maxRows: settings.maxRows, maxBytes: settings.maxBytes)
             self.regionStates = RegionStateTable(database: database)
@@ -43,11 +43,13 @@ public final class GatewayDatabase: @unchecked Sendable {
     public let path: String
 
     /// Opens or creates the database at `settings.path` and migrates it. Throws `SQLiteError` with a clear
-    /// message for a damaged file (`isCorrupt`), a full disk (`isDiskFull`) or an unreadable path.
+    /// message for a damaged file (`isCorrupt`), a full disk (`isDiskFull`) or an unreadable path. A new file
+    /// is created with mode 0600 whatever the umask (and its `-wal`/`-shm` files get the same mode).
     public init(settings: OutboxSettings) throws(SQLiteError) {
         let queue = DispatchQueue(label: "beaconbridge.sqlite")
         let result: Result<Connection, SQLiteError> = queue.sync {
             do throws(SQLiteError) {
+                DatabaseFile.createPrivately(settings.path)
                 let database = try SQLiteDatabase(path: settings.path)
                 return .success(try Connection(database: database, settings: settings))
             } catch {
@@ -57,6 +59,33 @@ public final class GatewayDatabase: @unchecked Sendable {
         self.queue = queue
         self.connection = try result.get()
         self.path = settings.path
+    }
+
+    /// A damaged database file that was moved aside at open.
+    public struct MovedAside: Sendable, Equatable {
+        /// Where the damaged file is now (`PATH.damaged-YYYYMMDDTHHMMSSZ`, its `-wal`/`-shm` beside it).
+        public var path: String
+        /// What opening it reported.
+        public var error: String
+    }
+
+    /// Opens the database like `init(settings:)`; when the file is damaged or not a database (`isCorrupt`) it
+    /// is moved aside (kept, renamed with the time `unixTime`) and a fresh database is created in its place.
+    /// Any other failure (disk full, a newer schema, permissions) throws, and so does a failure of the fresh one.
+    public static func openMovingAsideDamaged(settings: OutboxSettings, unixTime: Double) throws(SQLiteError)
+        -> (database: GatewayDatabase, movedAside: MovedAside?) {
+        if DatabaseFile.lacksDatabaseHeader(settings.path) {
+            // Not a database at all: moved before SQLite touches it (or its -wal file).
+            let target = try DatabaseFile.moveAside(settings.path, unixTime: unixTime)
+            return (try GatewayDatabase(settings: settings),
+                    MovedAside(path: target, error: "\(settings.path): not an SQLite database (no SQLite header)"))
+        }
+        do {
+            return (try GatewayDatabase(settings: settings), nil)
+        } catch where error.isCorrupt {
+            let target = try DatabaseFile.moveAside(settings.path, unixTime: unixTime)
+            return (try GatewayDatabase(settings: settings), MovedAside(path: target, error: error.description))
+        }
     }
 
     /// Runs `body` on the database queue and resumes with its result.
@@ -82,9 +111,12 @@ public final class GatewayDatabase: @unchecked Sendable {
         return try result.get()
     }
 
-    /// Reserves `count` sequence numbers, committed before they are returned.
-    public func reserveSequences(_ count: Int = 1024) async throws(SQLiteError) -> SequenceBlock {
+    /// Reserves `count` sequence numbers, committed before they are returned, all above `floor` (the highest
+    /// number this process handed out otherwise, e.g. from the wall clock while the database failed), so the
+    /// sequence never goes backwards.
+    public func reserveSequences(_ count: Int = 1024, above floor: UInt64 = 0) async throws(SQLiteError) -> SequenceBlock {
         try await perform { (connection) throws(SQLiteError) in
+            if floor > 0 { try connection.counter.raise(toAtLeast: floor) }
             let block = try connection.counter.reserve(count)
             return SequenceBlock(first: block.first, end: block.end)
         }

@@ -18,15 +18,20 @@ struct SequenceCounter {
         return (last - UInt64(count) + 1, last + 1)
     }
 
-    /// Seeds a fresh counter (value 0) with the wall clock in microseconds, so a database created later (the old
-    /// one was damaged and moved aside, or lost) still continues above every number handed out before, as
-    /// does the wall-clock fallback a daemon uses without a database. Stays below 2^53 (exact in JSON) until
-    /// the year 2255.
-    func seedIfFresh(wallClock: Double) throws(SQLiteError) {
+    /// Moves the counter past every number a run without a usable database can have handed out: such a run
+    /// numbers events from the wall clock in microseconds (and so does a database created later, after the
+    /// old one was damaged and moved aside, or lost), so at every open the counter is raised to at least the
+    /// wall clock in microseconds; it is never lowered. Stays below 2^53 (exact in JSON) until the year 2255.
+    func raiseToWallClock(_ wallClock: Double) throws(SQLiteError) {
+        try raise(toAtLeast: UInt64(max(0, wallClock) * 1_000_000))
+    }
+
+    /// Raises the counter so that the next number reserved is above `value` (never lowers it).
+    func raise(toAtLeast value: UInt64) throws(SQLiteError) {
         let statement = try database.statement(
-            "UPDATE counters SET value = ? WHERE name = 'event_sequence' AND value = 0")
+            "UPDATE counters SET value = max(value, ?) WHERE name = 'event_sequence'")
         defer { statement.reset() }
-        statement.bind(Int64(wallClock * 1_000_000), at: 1)
+        statement.bind(Int64(clamping: value), at: 1)
         try statement.step()
     }
 
@@ -34,7 +39,8 @@ struct SequenceCounter {
     /// hand-edited files).
     func catchUp() throws(SQLiteError) {
         try database.execute("""
-            UPDATE counters SET value = max(value, (SELECT coalesce(max(seq), 0) FROM outbox))
+            UPDATE counters SET value = max(value, (SELECT coalesce(max(seq), 0) FROM outbox),
+                                            (SELECT coalesce(max(seq), 0) FROM dead_letter))
             WHERE name = 'event_sequence'
             """)
     }

@@ -11,9 +11,11 @@ enum ConfigFile {
         case tooLarge(Int)
     }
 
-    /// The corresponding C functions are `open`, `fstat` and `read` (EINTR retried).
+    /// Only a regular file is read: it is opened with `O_NONBLOCK` (opening a FIFO then never waits for a
+    /// writer) and anything else (a directory, a FIFO or pipe, a device) is refused before reading.
+    /// The corresponding C functions are `open`, `fstat`, `fcntl` and `read` (EINTR retried).
     static func read(path: String, maxBytes: Int) -> Result<[UInt8], Failure> {
-        let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
+        let fd = path.withCString { open($0, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
         if fd < 0 {
             let code = errno
             return .failure(code == ENOENT || code == ENOTDIR ? .missing : .unreadable(describe(code)))
@@ -21,10 +23,14 @@ enum ConfigFile {
         defer { close(fd) }
         var info = stat()
         if fstat(fd, &info) != 0 { return .failure(.unreadable(describe(errno))) }
-        if info.st_mode & S_IFMT == S_IFDIR { return .failure(.unreadable("it is a directory")) }
-        if info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) > maxBytes {
-            return .failure(.tooLarge(Int(info.st_size)))
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: return .failure(.unreadable("it is a directory"))
+        case S_IFIFO: return .failure(.unreadable("it is a FIFO or pipe, not a regular file (save the configuration to a file)"))
+        default: return .failure(.unreadable("it is not a regular file (a device or socket)"))
         }
+        if Int(info.st_size) > maxBytes { return .failure(.tooLarge(Int(info.st_size))) }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {

@@ -36,16 +36,16 @@ import Glibc
 
     @Test func malformedInputIsAJSONErrorWithOffset() async throws {
         let result = try await Self.run(["decode", "--hci", "3e10020100", "3e0102"])
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(result.lines == [
             #"{"input":0,"error":"event declares 16 parameter bytes, 3 present","offset":1}"#,
             #"{"input":1,"error":"truncated number of reports: need 1 byte(s), 0 left","offset":3}"#,
         ])
         let badHex = try await Self.run(["decode", "02010x"])
-        #expect(badHex.status == 1)
+        #expect(badHex.status == 65)
         #expect(badHex.lines == [#"{"input":0,"error":"not a hex digit","offset":5,"offset_unit":"character"}"#])
         let overrun = try await Self.run(["decode", "0201060aff4c00"])
-        #expect(overrun.status == 1)
+        #expect(overrun.status == 65)
         #expect(overrun.lines.first?.hasSuffix(#""error":"AD structure length runs past the end of the data","offset":3}"#) == true)
     }
 
@@ -54,7 +54,7 @@ import Glibc
         #expect(result.status == 0)
         #expect(result.lines.first?.contains(#""beacons":[{"id":"acme:258","format":"acme","identifiers":["258"],"measured_power":-65}]"#) == true)
         let bad = try await Self.run(["decode", "--layout", "acme=m:0-1=9900,i:3-2", "05ff99000102"])
-        #expect(bad.status == 1)
+        #expect(bad.status == 65)
         #expect(bad.lines.first?.contains(#""term_number":2,"term":"i:3-2""#) == true)
     }
 
@@ -102,7 +102,7 @@ import Glibc
         _ = cut.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
         fclose(handle)
         let result = try await Self.run(["decode", "--btsnoop", path])
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(result.lines.count > 1)
         let summary = try #require(result.lines.last)
         #expect(summary.contains(#""error":"truncated record"#))
@@ -120,7 +120,7 @@ import Glibc
         _ = file.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
         fclose(handle)
         let result = try await Self.run(["decode", "--btsnoop", path])
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(result.lines.count == 4)
         // Record 2 starts at 16 + 24 + 15; its event follows the 24-byte header and the H4 byte; the bad
         // event type is its 5th byte (offset 4).

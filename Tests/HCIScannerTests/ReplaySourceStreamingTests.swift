@@ -71,7 +71,7 @@ import Testing
         for await event in try await source.events() { events.append(event) }
         #expect(events.map(\.bytes) == expected.events.map(\.bytes))
         let failure = try #require(source.failure as? ReplaySource.Failure)
-        #expect(failure == ReplaySource.Failure(path: path, message: damage.description))
+        #expect(failure == ReplaySource.Failure(path: path, message: damage.description, kind: .damaged))
     }
 
     @Test(arguments: [282, 300, 1_000, 4_096])

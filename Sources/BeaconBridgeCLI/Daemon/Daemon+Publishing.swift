@@ -50,7 +50,7 @@ extension Daemon {
         let size = Int(max(count, 1024))
         if let database {
             do {
-                encoder.refill(try await database.reserveSequences(size))
+                encoder.refill(try await database.reserveSequences(size, above: encoder.sequences.end))
                 return
             } catch {
                 logger.error("cannot reserve sequence numbers in the database", metadata: ["error": "\(error)"])

@@ -16,8 +16,19 @@ extension Daemon {
                 Output.stderr("beaconbridge: configuration file \(options.config.path) not found (\(options.config.howToChange))")
                 return ExitCode.noInput
             }
+            if errors.kind == .fileUnreadable {
+                for line in errors.lines { Output.stderr("beaconbridge: \(line)") }
+                return ExitCode.noInput
+            }
             for line in errors.lines { Output.stderr(line) }
             Output.stderr("beaconbridge: \(errors.issues.count) problem(s) in \(options.config.path); nothing started")
+            return ExitCode.config
+        }
+        // The same start-up checks as `check-config` (outbox path, MQTT client settings, layouts).
+        let findings = StartupChecks.run(configuration)
+        if !findings.problems.isEmpty {
+            for issue in StartupChecks.locate(findings.problems, in: options.config.path) { Output.stderr(issue.located) }
+            Output.stderr("beaconbridge: \(findings.problems.count) problem(s) in \(options.config.path); nothing started")
             return ExitCode.config
         }
         var level = Logger.Level(configuration.logging.level)
@@ -29,15 +40,18 @@ extension Daemon {
             level = Logger.Level(parsed)
         }
         let logger = Logger(label: "beaconbridge", handler: LogfmtHandler(level: level))
+        for warning in StartupChecks.locate(findings.warnings, in: options.config.path) {
+            logger.warning("configuration: \(StartupChecks.warningLine(warning))")
+        }
         let isReplay = options.isReplay(configuration.scanner)
         let now = HCIClock.realtime()
 
-        // The database: outbox, region state, sequence counter. Without it the gateway still publishes live.
-        var database: GatewayDatabase?
-        do { database = try GatewayDatabase(settings: configuration.outbox) } catch {
-            logger.error("cannot open the outbox database; publishing live only, nothing buffered to disk",
-                         metadata: ["path": "\(configuration.outbox.path)", "error": "\(error)"])
+        // The database: outbox, region state, sequence counter. Usable or nothing starts: a damaged file is
+        // moved aside (kept) and a fresh one created; any other failure (disk full, permissions) exits 74.
+        guard let opened = openDatabase(configuration.outbox, role: "outbox", now: now, logger: logger) else {
+            return ExitCode.ioError
         }
+        let database: GatewayDatabase? = opened
         // Region state lives in the outbox database, or in `--state-db`; a replay persists it only with
         // `--state-db` (so replaying a capture never disturbs a live gateway's state) and restores it at the
         // first replayed event's capture time, the clock its rows are written in.
@@ -48,10 +62,14 @@ extension Daemon {
             } else {
                 var settings = configuration.outbox
                 settings.path = path
-                do { stateStore = try GatewayDatabase(settings: settings) } catch {
-                    Output.stderr("beaconbridge: cannot open the state database \(path): \(error)")
+                if let problem = DatabaseFile.problem(with: path) {
+                    Output.stderr("beaconbridge: --state-db: \(problem)")
+                    return ExitCode.cantCreate
+                }
+                guard let opened = openDatabase(settings, role: "state", now: now, logger: logger) else {
                     return ExitCode.ioError
                 }
+                stateStore = opened
             }
         }
         var restored: [PersistedRegionState] = []
@@ -120,11 +138,12 @@ extension Daemon {
         }
 
         let source: any HCIEventSource
+        let maxGap = options.replayMaxGap ?? configuration.scanner.replayMaxGap
         switch (options.replayPath, configuration.scanner.source) {
         case let (path?, _):
-            source = ReplaySource(path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed)
+            source = ReplaySource(path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed, maxIdleGap: maxGap)
         case let (nil, .replay(path)):
-            source = ReplaySource(path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed)
+            source = ReplaySource(path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed, maxIdleGap: maxGap)
         case (nil, .hci) where options.hciFeedDescriptor != nil:
             source = HCIScanner(settings: configuration.scanner, feedDescriptor: options.hciFeedDescriptor ?? 0)
         case (nil, .hci):
@@ -132,7 +151,7 @@ extension Daemon {
             if let path = options.recordPath ?? configuration.scanner.record {
                 do { recorder = try BTSnoopFileRecorder(path: path) } catch {
                     Output.stderr("beaconbridge: cannot record to \(path): \(error)")
-                    return ExitCode.ioError
+                    return ExitCode.cantCreate
                 }
             }
             let scannerLogger = logger.child(label: "scanner")
@@ -145,5 +164,24 @@ extension Daemon {
                             stateStore: stateStore, deferredRestore: deferredRestore)
         daemon.esphome = esphome
         return await daemon.run()
+    }
+
+    /// Opens a database, moving a damaged file aside (logged loudly: its buffered events are not sent) and
+    /// creating a fresh one; nil after printing why when that is impossible (disk full, permissions, a newer
+    /// schema): the caller exits 74 rather than run without durable buffering.
+    static func openDatabase(_ settings: OutboxSettings, role: String, now: Double, logger: Logger) -> GatewayDatabase? {
+        do {
+            let (database, movedAside) = try GatewayDatabase.openMovingAsideDamaged(settings: settings, unixTime: now)
+            if let movedAside {
+                logger.critical("the \(role) database was damaged: moved aside and a new one created; events buffered "
+                                + "in the old file are not sent (it is kept for inspection)",
+                                metadata: ["path": "\(settings.path)", "moved_to": "\(movedAside.path)", "error": "\(movedAside.error)"])
+            }
+            return database
+        } catch {
+            let why = error.isDiskFull ? "the disk is full (free space and start again)" : "\(error)"
+            Output.stderr("beaconbridge: cannot open the \(role) database \(settings.path): \(why); nothing started")
+            return nil
+        }
     }
 }

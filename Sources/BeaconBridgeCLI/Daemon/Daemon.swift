@@ -75,7 +75,7 @@ final class Daemon {
             try await source.start(into: mailbox)
         } catch {
             logger.critical("cannot start the source", metadata: ["error": "\(error)"])
-            return ExitCode.unavailable
+            return ExitCode.forSourceFailure(error)
         }
         logger.notice(isReplay ? "replaying capture" : "scanning", metadata: [
             "gateway": "\(configuration.gateway.id)", "source": "\(options.replayPath ?? configuration.scanner.source.configValue)",
@@ -113,7 +113,7 @@ final class Daemon {
             persistStates()
             // A replay that reached its end delivers what it produced before exiting (bounded); a stop by
             // signal leaves undelivered events in the outbox for the next start.
-            if isReplay, exitCode == ExitCode.ok, !stoppedBySignal { await waitForDelivery(timeout: 10) }
+            if isReplay, exitCode == ExitCode.ok || exitCode == ExitCode.dataError, !stoppedBySignal { await waitForDelivery(timeout: 10) }
             await publisher.stop()
             group.cancelAll()
         }
@@ -220,9 +220,12 @@ final class Daemon {
     /// End of the source: for a replay, let the exit periods and away timeouts of the story run out.
     private func sourceEnded() async -> Int32 {
         await flushPending()
+        var code = ExitCode.ok
         if let failure = source.failure {
-            logger.error("source ended", metadata: ["error": "\(failure)"])
+            logger.error(isReplay ? "capture damaged: the events before the damage were replayed, the rest of the file was not"
+                                  : "source ended", metadata: ["error": "\(failure)"])
             if !isReplay { return ExitCode.unavailable }
+            code = ExitCode.forSourceFailure(failure)
         }
         guard isReplay else { return ExitCode.unavailable }
         let tail = max(configuration.tracking.awayTimeout,
@@ -236,7 +239,7 @@ final class Daemon {
             "hci_events": "\(pipeline.counters.hciEvents)", "reports": "\(pipeline.counters.reports)",
             "beacons": "\(pipeline.counters.beacons)", "malformed": "\(pipeline.counters.malformedEvents)",
         ])
-        return ExitCode.ok
+        return code
     }
 
     /// Waits until the publisher has nothing in flight and nothing in the outbox, up to `timeout` seconds.

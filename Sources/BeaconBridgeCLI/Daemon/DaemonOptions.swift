@@ -7,6 +7,8 @@ struct DaemonOptions: Equatable {
     var replayPath: String?
     /// Replay speed: 0 as fast as possible, 1 real time (default for `replay`: 0).
     var replaySpeed: Double?
+    /// Longest pause of a paced replay, in real seconds (`--max-gap`, overrides `scanner.replay_max_gap_s`).
+    var replayMaxGap: Double?
     /// Overrides `logging.level`.
     var logLevel: String?
     /// Record raw HCI traffic to this btsnoop file (overrides `scanner.record`).
@@ -21,7 +23,7 @@ struct DaemonOptions: Equatable {
     /// True when events come from a capture (the command line or `scanner.source: replay:FILE`), not an adapter.
     func isReplay(_ scanner: ScannerSettings) -> Bool { replayPath != nil || scanner.source != .hci }
 
-    /// Parses `[--config FILE] [--speed X] [--log-level L] [--record FILE] [--state-db FILE] [CAPTURE]`; the capture is required
+    /// Parses `[--config FILE] [--speed X] [--max-gap S] [--log-level L] [--record FILE] [--state-db FILE] [CAPTURE]`; the capture is required
     /// for `replay` and refused for `run`.
     static func parse(_ arguments: [String], replay: Bool, environment: [String: String]) -> Result<DaemonOptions, UsageError> {
         var rest = arguments
@@ -45,7 +47,7 @@ struct DaemonOptions: Equatable {
                 }
                 index += 1
                 options.hciFeedDescriptor = descriptor
-            case "--log-level", "--record", "--speed", "--state-db":
+            case "--log-level", "--record", "--speed", "--state-db", "--max-gap":
                 guard let next else { return .failure(UsageError("\(argument) needs a value")) }
                 index += 1
                 if argument == "--state-db" { options.stateDatabasePath = next }
@@ -57,6 +59,13 @@ struct DaemonOptions: Equatable {
                         return .failure(UsageError("--speed needs a number >= 0 (0: as fast as possible, 1: real time)"))
                     }
                     options.replaySpeed = speed
+                }
+                if argument == "--max-gap" {
+                    guard replay else { return .failure(UsageError("--max-gap is for replay")) }
+                    guard let gap = ConfigDuration.parse(next), gap > 0, gap.isFinite else {
+                        return .failure(UsageError("--max-gap needs a duration > 0 (seconds, or e.g. 500ms, 2s)"))
+                    }
+                    options.replayMaxGap = gap
                 }
             default:
                 guard replay, !argument.hasPrefix("-"), options.replayPath == nil else {

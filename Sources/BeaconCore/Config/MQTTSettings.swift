@@ -55,6 +55,8 @@ public struct MQTTSettings: Sendable, Equatable {
         if host.isEmpty { add("host", "must not be empty") }
         if !(1...65535).contains(port) { add("port", "must be between 1 and 65535, got \(port)") }
         if let clientID, clientID.isEmpty || clientID.utf8.count > 65535 { add("client_id", "must be 1-65535 bytes") }
+        else if let clientID, let problem = MQTTString.problem(clientID) { add("client_id", problem) }
+        if let username, let problem = MQTTString.problem(username) { add("username", problem) }
         if passwordFile != nil && passwordEnv != nil { add("password_env", "set password_file or password_env, not both") }
         if (passwordFile != nil || passwordEnv != nil) && username == nil { add("username", "required with a password") }
         if !(5...65535).contains(keepalive) { add("keepalive_s", "must be between 5 and 65535, got \(keepalive)") }

@@ -52,6 +52,10 @@ public struct ScannerSettings: Sendable, Equatable {
     public var source: Source = .hci
     /// Replay speed factor: 1 real time, 10 ten times faster, 0 as fast as possible.
     public var replaySpeed: Double = 0
+    /// A paced replay waits at most this many real seconds between two events, however far apart their
+    /// capture timestamps are (`scanner.replay_max_gap_s`).
+    public var replayMaxGap: Double = ScannerSettings.defaultReplayMaxGap
+    public static let defaultReplayMaxGap: Double = 5
 
     public init() {}
 
@@ -92,6 +96,9 @@ public struct ScannerSettings: Sendable, Equatable {
             issue("stall_timeout_s", "must be 0 (off) or at least 2 seconds, got \(stallTimeoutSeconds)")
         }
         if let record, record.isEmpty { issue("record", "must be a file path when set") }
+        if !(replayMaxGap > 0) || !replayMaxGap.isFinite {
+            issue("replay_max_gap_s", "must be a duration greater than 0")
+        }
         if !replaySpeed.isFinite || replaySpeed < 0 || replaySpeed > 1_000_000 {
             issue("replay_speed", "must be 0 (as fast as possible) or a positive factor, got \(replaySpeed)")
         }

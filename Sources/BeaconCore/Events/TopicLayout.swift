@@ -96,6 +96,6 @@ public struct TopicLayout: Sendable, Equatable {
             }
         }
         if allowLevels && (topic.hasPrefix("/") || topic.hasSuffix("/")) { return "must not start or end with /" }
-        return nil
+        return MQTTString.problem(topic)
     }
 }

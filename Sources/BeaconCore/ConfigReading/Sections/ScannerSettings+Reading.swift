@@ -12,5 +12,6 @@ extension ScannerSettings {
         record = r.string("record")
         source = r.value("source", expecting: "`hci` or `replay:FILE`", Source.init(configValue:)) ?? source
         replaySpeed = r.value("replay_speed", default: replaySpeed)
+        replayMaxGap = r.duration("replay_max_gap_s", default: replayMaxGap)
     }
 }
