@@ -52,14 +52,23 @@ enum SimulateCommand {
         if capturePath != nil, paths.count > 1 || seeds > 1 { return usageError("--capture takes one scenario and one seed") }
 
         var scenarios: [Scenario] = []
+        var texts: [(path: String, text: String)] = []
         for path in paths {
-            let text: String
             switch ScenarioFile.read(path) {
-            case let .success(contents): text = contents
+            case let .success(contents): texts.append((path, contents))
             case let .failure(problem):
                 Output.stderr("beaconbridge simulate: \(path): \(problem.message)")
                 return ExitCode.noInput
             }
+        }
+        // Multi-gateway scenarios ("kind": "rooms") go to the room arbiter's simulation (docs/rooms.md).
+        let rooms = texts.filter { RoomScenario.isRoomScenario(json: $0.text) }
+        if !rooms.isEmpty {
+            guard rooms.count == texts.count else { return usageError("rooms scenarios cannot be mixed with region scenarios") }
+            guard capturePath == nil else { return usageError("--capture takes a region scenario") }
+            return SimulateRooms.run(texts: rooms, seed: seed, seeds: seeds, summaryOnly: summaryOnly)
+        }
+        for (path, text) in texts {
             do {
                 var scenario = try Scenario(json: text)
                 if let seed { scenario.seed = seed }

@@ -1,0 +1,122 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BeaconCore
+
+/// `beaconbridge simulate` on multi-gateway scenarios (`"kind": "rooms"`, docs/rooms.md): the room arbiter and
+/// the two peer rules on the same sightings; per run a `room_summary` line (and, for a single run without
+/// `--summary-only`, every arbiter decision as a `room_change` line first), with several runs an
+/// `room_aggregate` line; the same figures as a table on stderr.
+enum SimulateRooms {
+    static func run(texts: [(path: String, text: String)], seed: UInt64?, seeds: Int, summaryOnly: Bool) -> Int32 {
+        var scenarios: [RoomScenario] = []
+        for (path, text) in texts {
+            do {
+                var scenario = try RoomScenario(json: text)
+                if let seed { scenario.seed = seed }
+                scenarios.append(scenario)
+            } catch {
+                Output.stderr("beaconbridge simulate: \(path): \(error)")
+                return error.kind == .invalid ? ExitCode.config : ExitCode.dataError
+            }
+        }
+        let single = scenarios.count == 1 && seeds == 1
+        var summaries: [RoomSummary] = []
+        for base in scenarios {
+            for offset in 0..<seeds {
+                var scenario = base
+                scenario.seed = base.seed &+ UInt64(offset)
+                if getenv("BB_ROOMS_DEBUG") != nil {
+                    var sums: [String: (Double, Double, Int)] = [:]
+                    for s in RoomScenarioRun(scenario).sightings() {
+                        let key = s.beaconID + " " + s.gatewayID
+                        let v = sums[key] ?? (0, 0, 0)
+                        sums[key] = (v.0 + (s.rawRSSI ?? 0), v.1 + s.rssi, v.2 + 1)
+                    }
+                    for (k, v) in sums.sorted(by: { $0.key < $1.key }) {
+                        Output.stderr("\(k): raw \(v.0 / Double(v.2)) smoothed \(v.1 / Double(v.2)) n \(v.2)")
+                    }
+                }
+                let summary = RoomScenarioRun(scenario).run { change in
+                    if single, !summaryOnly { Output.stdout(json(change).serialized) }
+                }
+                Output.stdout(JSONValue.object([
+                    ("type", .string("room_summary")), ("scenario", .string(scenario.name)),
+                    ("seed", .string(String(scenario.seed))), ("sightings", .int(Int64(summary.sightings))),
+                    ("rules", json(summary)),
+                ]).serialized)
+                Output.stderr("\(scenario.name) (seed \(scenario.seed)), \(summary.sightings) sightings:\n" + text(summary))
+                summaries.append(summary)
+            }
+        }
+        if !single {
+            let all = RoomSummary.merged(summaries)
+            Output.stdout(JSONValue.object([
+                ("type", .string("room_aggregate")), ("runs", .int(Int64(summaries.count))),
+                ("scenarios", .array(scenarios.map { .string($0.name) })), ("seeds_per_scenario", .int(Int64(seeds))),
+                ("rules", json(all)),
+            ]).serialized)
+            Output.stderr("all \(summaries.count) runs (\(scenarios.map(\.name).joined(separator: ", ")); \(seeds) seed(s) each):\n"
+                          + text(all))
+        }
+        return ExitCode.ok
+    }
+
+    static func json(_ change: RoomChange) -> JSONValue {
+        .object([("type", .string("room_change")), ("time", .double((change.time * 1000).rounded() / 1000)),
+                 ("beacon_id", .string(change.beaconID)), ("from", room(change.from, had: change.hadRoom)),
+                 ("to", room(change.to, had: true)), ("gateway", change.gatewayID.map { .string($0) } ?? .null)])
+    }
+
+    private static func room(_ room: String?, had: Bool) -> JSONValue {
+        guard had else { return .null }
+        return .string(room ?? "not_home")
+    }
+
+    static func json(_ summary: RoomSummary) -> JSONValue {
+        .array(summary.rules.map { rule in
+            .object([
+                ("name", .string(rule.name)),
+                ("wrong_room_share", rounded(rule.wrongShare, 100_000)),
+                ("false_switches_per_beacon_hour", rounded(rule.falseSwitchesPerHour, 1000)),
+                ("false_switches", .int(Int64(rule.falseSwitches))),
+                ("switches", .int(Int64(rule.switches))),
+                ("beacon_hours", rounded(rule.beaconHours, 1000)),
+                ("room_changes", .int(Int64(rule.trueChanges))),
+                ("missed_room_changes", .int(Int64(rule.missed))),
+                ("room_change_latency_s", .object([
+                    ("p50", rule.latencyP50.map { rounded($0, 1000) } ?? .null),
+                    ("p95", rule.latencyP95.map { rounded($0, 1000) } ?? .null),
+                    ("max", rule.latencies.max().map { rounded($0, 1000) } ?? .null)])),
+                ("beacons", .array(rule.beacons.map { beacon in
+                    .object([("beacon_id", .string(beacon.beaconID)),
+                             ("wrong_room_share", rounded(beacon.judgedSeconds > 0 ? beacon.wrongSeconds / beacon.judgedSeconds : 0, 100_000)),
+                             ("false_switches", .int(Int64(beacon.falseSwitches)))])
+                })),
+            ])
+        })
+    }
+
+    static func text(_ summary: RoomSummary) -> String {
+        func cell(_ text: String, _ width: Int) -> String {
+            text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+        }
+        func number(_ value: Double?, _ scale: Double = 10) -> String {
+            value.map { String(($0 * scale).rounded() / scale) } ?? "-"
+        }
+        var lines = ["  " + cell("rule", 17) + cell("wrong room %", 13) + cell("false/b-h", 10) + cell("changes", 8)
+                     + cell("missed", 7) + "latency p50/p95/max s"]
+        for rule in summary.rules {
+            lines.append("  " + cell(rule.name, 17) + cell(number(rule.wrongShare * 100, 100), 13)
+                         + cell(number(rule.falseSwitchesPerHour, 100), 10) + cell(String(rule.trueChanges), 8)
+                         + cell(String(rule.missed), 7)
+                         + "\(number(rule.latencyP50))/\(number(rule.latencyP95))/\(number(rule.latencies.max()))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func rounded(_ value: Double, _ scale: Double) -> JSONValue {
+        guard value.isFinite else { return .null }
+        return .double((value * scale).rounded() / scale)
+    }
+}

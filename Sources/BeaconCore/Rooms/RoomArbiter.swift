@@ -1,0 +1,228 @@
+/// Decides one room per beacon from the sightings of every gateway (issue 12; docs/rooms.md).
+///
+/// Per beacon it keeps each gateway's recent evidence: the reported RSSI minus the gateway's receiver offset,
+/// as a fast level (smoothed in time, `smoothingTime`) and a slow, robust level (the median over
+/// `medianWindow`), with the report rate and the time last heard. A room's level is its best gateway's, less
+/// `staleDecay` dB per second once that gateway's evidence is older than `staleAfter`. The current room holds
+/// until a challenger wins on one of two paths:
+/// - fast: its fast level beats the current room's by `margin` dB *and* stands `rise` dB above its own median
+///   (it is getting nearer, as in a walk into its room), continuously for `dwell` seconds;
+/// - slow: its median beats the current room's median by `slowMargin` dB continuously for `slowDwell` seconds
+///   (a beacon at rest, decided on long averages that outlast body blocking and channel rotation).
+/// A beacon heard by no gateway for `awayTimeout` is `not_home`. Pure: time comes with every input (capture
+/// times, ticks), and every call returns the decisions it made; the caller publishes them.
+public struct RoomArbiter: Sendable {
+    public private(set) var settings: RoomArbiterSettings
+
+    struct Evidence: Sendable {
+        var fast: Double
+        var samples: [(time: Timestamp, value: Double)] = []
+        var median: Double
+        var lastHeard: Timestamp
+        var reportRate: Double
+
+        /// Bounded: at most this many samples per gateway and beacon (the median's window is in time).
+        static let maxSamples = 256
+
+        mutating func add(_ value: Double, at time: Timestamp, window: Double) {
+            samples.append((time, value))
+            let cutoff = time - window
+            if let keep = samples.firstIndex(where: { $0.time > cutoff }), keep > 0 { samples.removeFirst(keep) }
+            if samples.count > Evidence.maxSamples { samples.removeFirst(samples.count - Evidence.maxSamples) }
+            let sorted = samples.map(\.value).sorted()
+            let middle = sorted.count / 2
+            median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        }
+    }
+
+    struct Level { var fast: Double; var median: Double; var rise: Double; var gateway: String }
+
+    struct Track: Sendable {
+        var evidence: [String: Evidence] = [:]
+        /// The decided room: `.some(nil)` is `not_home`; `nil` not decided yet.
+        var room: String?? = nil
+        var since: Timestamp = 0
+        var updated: Timestamp = 0
+        var lastHeard: Timestamp = -.infinity
+        /// First evidence since the beacon was last undecided or `not_home` (for `settleTime`).
+        var heardSince: Timestamp?
+        var fastChallenger: String?
+        /// Seconds of dwell the fast challenger has accumulated.
+        var fastHeld: Double = 0
+        var lastDecided: Timestamp = -.infinity
+        var slowChallenger: String?
+        var slowSince: Timestamp = 0
+    }
+
+    var tracks: [String: Track] = [:]
+    private var dirty: Set<String> = []
+
+    public init(settings: RoomArbiterSettings) { self.settings = settings }
+
+    /// A new arbiter restoring persisted decisions younger than `restoreMaxAge` at `now`.
+    public init(settings: RoomArbiterSettings, restoring rows: [PersistedRoomState], now: Timestamp) {
+        self.settings = settings
+        restore(rows, now: now)
+    }
+
+    /// Adopts persisted (or retained) decisions for beacons this arbiter has no decision about yet. Returns how
+    /// many were taken.
+    @discardableResult
+    public mutating func restore(_ rows: [PersistedRoomState], now: Timestamp) -> Int {
+        var taken = 0
+        for row in rows where row.since.isFinite && row.updated.isFinite && now - row.updated <= settings.restoreMaxAge {
+            guard tracks[row.beaconID]?.room == nil else { continue }
+            var track = tracks[row.beaconID] ?? Track()
+            track.room = .some(row.room)
+            track.since = row.since
+            track.updated = row.updated
+            // A restored room counts as heard at its last confirmation, so the away timeout runs from there.
+            if row.room != nil { track.lastHeard = max(track.lastHeard, row.updated) }
+            tracks[row.beaconID] = track
+            taken += 1
+        }
+        return taken
+    }
+
+    /// The decided room: `.some(nil)` for `not_home`, nil before the first decision.
+    public func room(of beaconID: String) -> String?? { tracks[beaconID]?.room }
+
+    /// Every beacon's current decision, for persisting and for a leader's snapshot.
+    public func states() -> [PersistedRoomState] {
+        tracks.compactMap { id, track in
+            guard let room = track.room else { return nil }
+            return PersistedRoomState(beaconID: id, room: room, since: track.since, updated: track.updated)
+        }.sorted { $0.beaconID < $1.beaconID }
+    }
+
+    /// Decisions that changed since the last call, for the state store.
+    public mutating func takeStateChanges() -> [PersistedRoomState] {
+        let ids = dirty.sorted()
+        dirty.removeAll()
+        return ids.compactMap { id in
+            guard let track = tracks[id], let room = track.room else { return nil }
+            return PersistedRoomState(beaconID: id, room: room, since: track.since, updated: track.updated)
+        }
+    }
+
+    /// One gateway's sighting. Sightings of gateways without a room, or without a finite RSSI, are ignored, as
+    /// are sightings older than the gateway's last one (out of order).
+    public mutating func process(_ sighting: RoomSighting) -> [RoomChange] {
+        guard settings.gatewayRooms[sighting.gatewayID] != nil, sighting.time.isFinite else { return [] }
+        let reported = settings.useRawRSSI ? (sighting.rawRSSI ?? sighting.rssi) : sighting.rssi
+        guard reported.isFinite else { return [] }
+        let signal = reported - (settings.receiverOffsets[sighting.gatewayID] ?? 0)
+        var track = tracks[sighting.beaconID] ?? Track()
+        if var evidence = track.evidence[sighting.gatewayID] {
+            guard sighting.time >= evidence.lastHeard else { return [] }
+            let elapsed = sighting.time - evidence.lastHeard
+            let weight = settings.smoothingTime > 0 ? 1 - SimulationMath.exp(-elapsed / settings.smoothingTime) : 1
+            evidence.fast += weight * (signal - evidence.fast)
+            evidence.add(signal, at: sighting.time, window: settings.medianWindow)
+            evidence.lastHeard = sighting.time
+            evidence.reportRate = sighting.reportRate
+            track.evidence[sighting.gatewayID] = evidence
+        } else {
+            var evidence = Evidence(fast: signal, median: signal, lastHeard: sighting.time, reportRate: sighting.reportRate)
+            evidence.add(signal, at: sighting.time, window: settings.medianWindow)
+            track.evidence[sighting.gatewayID] = evidence
+        }
+        track.lastHeard = max(track.lastHeard, sighting.time)
+        if track.heardSince == nil { track.heardSince = sighting.time }
+        tracks[sighting.beaconID] = track
+        return decide(sighting.beaconID, now: sighting.time)
+    }
+
+    /// Time passes (the caller's tick, at least once a second): dwell times complete, stale evidence ages, away
+    /// timeouts expire.
+    public mutating func advance(to now: Timestamp) -> [RoomChange] {
+        guard now.isFinite else { return [] }
+        var changes: [RoomChange] = []
+        for id in tracks.keys.sorted() { changes += decide(id, now: now) }
+        return changes
+    }
+
+    /// Every room's level from fresh evidence at `now` (its best gateway by fast level).
+    func levels(_ track: Track, now: Timestamp) -> [String: Level] {
+        var result: [String: Level] = [:]
+        for (gateway, evidence) in track.evidence {
+            guard let room = settings.gatewayRooms[gateway] else { continue }
+            let age = now - evidence.lastHeard
+            guard age <= settings.evidenceMaxAge else { continue }
+            let penalty = max(0, age - settings.staleAfter) * settings.staleDecay
+            let level = Level(fast: evidence.fast - penalty, median: evidence.median - penalty,
+                              rise: evidence.fast - evidence.median, gateway: gateway)
+            if let best = result[room], best.fast > level.fast || (best.fast == level.fast && best.gateway < gateway) { continue }
+            result[room] = level
+        }
+        return result
+    }
+
+    private mutating func decide(_ id: String, now: Timestamp) -> [RoomChange] {
+        guard var track = tracks[id] else { return [] }
+        defer { tracks[id] = track }
+        track.evidence = track.evidence.filter { now - $0.value.lastHeard <= settings.evidenceMaxAge }
+        guard now - track.lastHeard < settings.awayTimeout else {
+            track.heardSince = nil
+            track.fastChallenger = nil
+            track.slowChallenger = nil
+            guard case let .some(.some(former)) = track.room else { return [] }
+            track.room = .some(nil)
+            track.since = now
+            track.updated = now
+            dirty.insert(id)
+            return [RoomChange(beaconID: id, time: now, from: former, to: nil, hadRoom: true)]
+        }
+        let levels = levels(track, now: now)
+        guard let best = levels.max(by: { ($0.value.fast, $1.key) < ($1.value.fast, $0.key) }) else { return [] }
+        guard case let .some(.some(current)) = track.room else {
+            // First decision, or back from not_home: the best room once evidence had `settleTime`.
+            guard let heardSince = track.heardSince, now - heardSince >= settings.settleTime else { return [] }
+            let hadRoom = track.room != nil
+            track.room = .some(best.key)
+            track.since = now
+            track.updated = now
+            track.fastChallenger = nil
+            track.slowChallenger = nil
+            dirty.insert(id)
+            return [RoomChange(beaconID: id, time: now, from: nil, to: best.key, hadRoom: hadRoom,
+                               gatewayID: best.value.gateway)]
+        }
+        if levels[current] != nil { track.updated = now }
+        let incumbent = levels[current]
+        // Fast path: the loudest room, far enough ahead and rising. Time meeting both conditions counts up, time
+        // failing them counts down (a single faded report does not restart the dwell), from 0 to `dwell`.
+        var winner: (room: String, level: Level)?
+        let elapsed = max(0, min(now - track.lastDecided, 1))
+        track.lastDecided = now
+        if best.key != current {
+            if track.fastChallenger != best.key { track.fastChallenger = best.key; track.fastHeld = 0 }
+            let ahead = best.value.fast - (incumbent?.fast ?? -.infinity) >= settings.margin && best.value.rise >= settings.rise
+            track.fastHeld = max(0, track.fastHeld + (ahead ? elapsed : -elapsed))
+            if ahead, track.fastHeld >= settings.dwell { winner = (best.key, best.value) }
+        } else {
+            track.fastChallenger = nil
+            track.fastHeld = 0
+        }
+        // Slow path: the room with the highest median, ahead of the current room's median and not behind it now.
+        if let slowBest = levels.max(by: { ($0.value.median, $1.key) < ($1.value.median, $0.key) }), slowBest.key != current,
+           slowBest.value.median - (incumbent?.median ?? -.infinity) >= settings.slowMargin,
+           slowBest.value.fast >= (incumbent?.fast ?? -.infinity) {
+            if track.slowChallenger != slowBest.key { track.slowChallenger = slowBest.key; track.slowSince = now }
+            if winner == nil, now - track.slowSince >= settings.slowDwell { winner = (slowBest.key, slowBest.value) }
+        } else {
+            track.slowChallenger = nil
+        }
+        guard let winner else { return [] }
+        let lead = incumbent.map { winner.level.fast - $0.fast }
+        track.room = .some(winner.room)
+        track.since = now
+        track.updated = now
+        track.fastChallenger = nil
+        track.fastHeld = 0
+        track.slowChallenger = nil
+        dirty.insert(id)
+        return [RoomChange(beaconID: id, time: now, from: current, to: winner.room, hadRoom: true, lead: lead,
+                           gatewayID: winner.level.gateway)]
+    }
+}

@@ -1,0 +1,152 @@
+/// Scores one room rule against the ground truth of a rooms scenario, per person:
+/// - wrong-room time: seconds (sampled every second after the warm-up) in which the rule's room differs from
+///   the true room (undecided counts as wrong; `not_home` is right only when the person is outside every room);
+/// - false switches: changes of the decided room that do not follow a true change: for every true change (into
+///   a room, or out to `not_home`) the first decision into that room made after it (up to `matchGrace` seconds
+///   after the true stay ends) is the right one, every other change is false (a flap A→B→A is two);
+/// - room-change latency: for every true change into a room where the person then stays at least
+///   `minimumStay` seconds, the seconds until the rule first shows that room; a stay the rule never shows is
+///   missed.
+public struct RoomScore {
+    struct Segment { var start: Double; var end: Double; var room: String? }
+
+    let scenario: RoomScenario
+    var segments: [String: [Segment]] = [:]
+    var changes: [String: [RoomChange]] = [:]
+    var judged: [String: Double] = [:]
+    var wrong: [String: Double] = [:]
+
+    init(scenario: RoomScenario, simulator: RoomSimulator) {
+        self.scenario = scenario
+        for person in scenario.people {
+            var list: [Segment] = []
+            var t = 0.0
+            while t <= scenario.duration {
+                let room = simulator.trueRoom(of: person, at: t)
+                if let last = list.last, last.room == room { list[list.count - 1].end = t } else {
+                    list.append(Segment(start: t, end: t, room: room))
+                }
+                t += 0.1
+            }
+            segments[person.beaconID] = list
+        }
+    }
+
+    mutating func record(_ change: RoomChange) {
+        guard change.hadRoom else { return }
+        changes[change.beaconID, default: []].append(change)
+    }
+
+    mutating func sample(at time: Timestamp, interval: Double, decided: (String) -> String??) {
+        let t = time - scenario.startTime
+        guard t > scenario.warmup else { return }
+        for person in scenario.people {
+            guard let list = segments[person.beaconID], let truth = list.last(where: { $0.start <= t }) else { continue }
+            judged[person.beaconID, default: 0] += interval
+            let shown = decided(person.beaconID)
+            let right: Bool
+            switch shown {
+            case .none: right = false
+            case let .some(room): right = room == truth.room
+            }
+            if !right { wrong[person.beaconID, default: 0] += interval }
+        }
+    }
+
+    func finish(name: String) -> RoomSummary.Rule {
+        var rule = RoomSummary.Rule(name: name)
+        for person in scenario.people {
+            let id = person.beaconID
+            let list = segments[id] ?? []
+            let made = changes[id] ?? []
+            var used = Set<Int>()
+            for segment in list.dropFirst() {
+                let startTime = scenario.startTime + segment.start
+                let limit = scenario.startTime + segment.end + scenario.matchGrace
+                if let index = made.indices.first(where: {
+                    !used.contains($0) && made[$0].time >= startTime && made[$0].time <= limit && made[$0].to == segment.room
+                }) {
+                    used.insert(index)
+                }
+                guard segment.room != nil, segment.end - segment.start >= scenario.minimumStay else { continue }
+                // Latency: when the rule first shows this room inside the stay.
+                let before = made.last { $0.time < startTime }
+                if before?.to == segment.room && before != nil {
+                    rule.latencies.append(0)
+                } else if let first = made.first(where: { $0.time >= startTime && $0.time <= scenario.startTime + segment.end
+                                                          && $0.to == segment.room }) {
+                    rule.latencies.append(first.time - startTime)
+                } else {
+                    rule.missed += 1
+                }
+                rule.trueChanges += 1
+            }
+            rule.beacons.append(RoomSummary.Beacon(beaconID: id, judgedSeconds: judged[id] ?? 0,
+                                                   wrongSeconds: wrong[id] ?? 0, falseSwitches: made.count - used.count))
+            rule.falseSwitches += made.count - used.count
+            rule.switches += made.count
+            rule.judgedSeconds += judged[id] ?? 0
+            rule.wrongSeconds += wrong[id] ?? 0
+        }
+        return rule
+    }
+}
+
+/// The figures of one rooms run (or of several merged), per rule.
+public struct RoomSummary: Sendable, Equatable {
+    /// One beacon's share of a rule's figures (single runs only; merged summaries drop them).
+    public struct Beacon: Sendable, Equatable {
+        public var beaconID: String
+        public var judgedSeconds: Double
+        public var wrongSeconds: Double
+        public var falseSwitches: Int
+    }
+
+    public struct Rule: Sendable, Equatable {
+        public var name: String
+        public var judgedSeconds = 0.0
+        public var wrongSeconds = 0.0
+        public var switches = 0
+        public var falseSwitches = 0
+        public var trueChanges = 0
+        public var missed = 0
+        public var latencies: [Double] = []
+        public var beacons: [Beacon] = []
+
+        public init(name: String) { self.name = name }
+
+        public var wrongShare: Double { judgedSeconds > 0 ? wrongSeconds / judgedSeconds : 0 }
+        public var beaconHours: Double { judgedSeconds / 3_600 }
+        public var falseSwitchesPerHour: Double { beaconHours > 0 ? Double(falseSwitches) / beaconHours : 0 }
+        public var latencyP50: Double? { SimulationSummary.percentile(latencies, 0.5) }
+        public var latencyP95: Double? { SimulationSummary.percentile(latencies, 0.95) }
+    }
+
+    public var sightings: Int
+    public var rules: [Rule] = []
+
+    public init(sightings: Int, rules: [Rule] = []) { self.sightings = sightings; self.rules = rules }
+
+    /// Runs merged rule by rule (same rule names in the same order), so shares and percentiles are over all.
+    public static func merged(_ runs: [RoomSummary]) -> RoomSummary {
+        var result = RoomSummary(sightings: runs.reduce(0) { $0 + $1.sightings })
+        for run in runs {
+            for rule in run.rules {
+                if let index = result.rules.firstIndex(where: { $0.name == rule.name }) {
+                    result.rules[index].judgedSeconds += rule.judgedSeconds
+                    result.rules[index].wrongSeconds += rule.wrongSeconds
+                    result.rules[index].switches += rule.switches
+                    result.rules[index].falseSwitches += rule.falseSwitches
+                    result.rules[index].trueChanges += rule.trueChanges
+                    result.rules[index].missed += rule.missed
+                    result.rules[index].latencies += rule.latencies
+                } else {
+                    var rule = rule
+                    rule.beacons = []
+                    result.rules.append(rule)
+                }
+            }
+        }
+        return result
+    }
+}
