@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BeaconCore
 
 /// `beaconbridge simulate` on multi-gateway scenarios (`"kind": "rooms"`, docs/rooms.md): the room arbiter and
@@ -26,17 +23,6 @@ enum SimulateRooms {
             for offset in 0..<seeds {
                 var scenario = base
                 scenario.seed = base.seed &+ UInt64(offset)
-                if getenv("BB_ROOMS_DEBUG") != nil {
-                    var sums: [String: (Double, Double, Int)] = [:]
-                    for s in RoomScenarioRun(scenario).sightings() {
-                        let key = s.beaconID + " " + s.gatewayID
-                        let v = sums[key] ?? (0, 0, 0)
-                        sums[key] = (v.0 + (s.rawRSSI ?? 0), v.1 + s.rssi, v.2 + 1)
-                    }
-                    for (k, v) in sums.sorted(by: { $0.key < $1.key }) {
-                        Output.stderr("\(k): raw \(v.0 / Double(v.2)) smoothed \(v.1 / Double(v.2)) n \(v.2)")
-                    }
-                }
                 let summary = RoomScenarioRun(scenario).run { change in
                     if single, !summaryOnly { Output.stdout(json(change).serialized) }
                 }
