@@ -1,0 +1,51 @@
+import BeaconCore
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `beaconbridge simulate` on a multi-gateway scenario (docs/rooms.md), through the built binary.
+@Suite struct SimulateRoomsTests {
+    static let doorway = SimulateCommandTests.packageRoot + "/config/scenarios/rooms-doorway.json"
+
+    @Test func aRoomsScenarioPrintsTheArbiterAndBothBaselines() async throws {
+        try #require(access(SimulateCommandTests.binary, X_OK) == 0, "build the binary first: swift build")
+        let result = try await BuiltBinary.run(["simulate", "--scenario", Self.doorway, "--summary-only"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 1)
+        let summary = try JSONValue(parsing: try #require(lines.first))
+        guard case let .object(members) = summary, case let .array(rules)? = members.first(where: { $0.0 == "rules" })?.1 else {
+            Issue.record("no rules in \(lines)")
+            return
+        }
+        #expect(members.first { $0.0 == "type" }?.1 == .string("room_summary"))
+        let names: [JSONValue] = rules.compactMap { rule in
+            guard case let .object(fields) = rule else { return nil }
+            return fields.first { $0.0 == "name" }?.1
+        }
+        #expect(names == [.string("beaconbridge"), .string("nearest"), .string("distance-margin")])
+        for key in ["wrong_room_share", "false_switches_per_beacon_hour", "room_change_latency_s"] {
+            #expect(lines[0].contains("\"\(key)\":"))
+        }
+        #expect(result.stderr.contains("wrong room %"))
+    }
+
+    @Test func roomChangesAreEventLinesAndMixingKindsIsAUsageError() async throws {
+        try #require(access(SimulateCommandTests.binary, X_OK) == 0, "build the binary first: swift build")
+        let result = try await BuiltBinary.run(["simulate", "--scenario", Self.doorway])
+        #expect(result.status == 0)
+        let changes = result.stdout.split(separator: "\n").filter { $0.hasPrefix("{\"type\":\"room_change\",") }
+        #expect(!changes.isEmpty)
+        #expect(changes.allSatisfy { $0.contains("\"beacon_id\":\"doorway") })
+        let mixed = try await BuiltBinary.run(["simulate", "--scenario", Self.doorway, "--scenario",
+                                               SimulateCommandTests.packageRoot + "/config/scenarios/walk-past.json"])
+        #expect(mixed.status == 64)
+        let bad = SimulateCommandTests.writeTemporary(#"{"kind": "rooms", "duration_s": 60, "rooms": [], "people": []}"#)
+        defer { unlink(bad) }
+        let invalid = try await BuiltBinary.run(["simulate", "--scenario", bad])
+        #expect(invalid.status == 65)
+        #expect(invalid.stderr.contains("rooms: required"))
+    }
+}
