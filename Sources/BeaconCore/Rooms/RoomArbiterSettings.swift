@@ -36,7 +36,7 @@ public struct RoomArbiterSettings: Sendable, Equatable {
     public var restoreMaxAge: Double
 
     public init(gatewayRooms: [String: String] = [:], receiverOffsets: [String: Double] = [:], margin: Double = 8,
-                dwell: Double = 2, smoothingTime: Double = 2, staleAfter: Double = 8, staleDecay: Double = 1,
+                dwell: Double = 4, smoothingTime: Double = 2, staleAfter: Double = 8, staleDecay: Double = 1,
                 evidenceMaxAge: Double = 30, awayTimeout: Double = 60, settleTime: Double = 2,
                 restoreMaxAge: Double = 900) {
         self.gatewayRooms = gatewayRooms
