@@ -43,7 +43,7 @@ let package = Package(
         .executableTarget(name: "beaconbridge", dependencies: ["BeaconBridgeCLI"], swiftSettings: strict),
         .executableTarget(
             name: "beaconbridge-bench",
-            dependencies: ["BeaconCore", "BeaconBridgeCLI", "MQTTPublisher", "SQLiteStore", "TestSupport"],
+            dependencies: ["BeaconCore", "BeaconBridgeCLI", "MQTTPublisher", "SQLiteStore", "TestSupport", "ESPHomeProxy"],
             swiftSettings: strict
         ),
 

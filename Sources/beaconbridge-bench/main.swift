@@ -11,6 +11,7 @@ let areas: [(String, () -> Void)] = [
     ("publish", PublishBench.run),
     ("live", LiveBench.run),
     ("daemon", DaemonBench.run),
+    ("esphome", ESPHomeBench.run),
 ]
 let wanted = Set(CommandLine.arguments.dropFirst())
 for (name, run) in areas where wanted.isEmpty || wanted.contains(name) {
