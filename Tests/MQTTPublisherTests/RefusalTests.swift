@@ -71,12 +71,26 @@ import Testing
             defer { Task { await subscriber.stop() } }
             try await waitUntil("connected", timeout: 60) { publisher.counters.connected }
             publisher.publish(live)
-            try await waitUntil("every allowed event delivered", timeout: 120) {
-                Set(subscriber.messages.compactMap { $0.json?["id"]?.string }).isSuperset(of: allowed.map(\.id))
+            do {
+                try await waitUntil("every allowed event delivered", timeout: 120) {
+                    Set(subscriber.messages.compactMap { $0.json?["id"]?.string }).isSuperset(of: allowed.map(\.id))
+                }
+            } catch {
+                let c = publisher.counters
+                let seen = Set(subscriber.messages.compactMap { $0.json?["id"]?.string })
+                Issue.record("\(error); \(allowed.filter { seen.contains($0.id) }.count) of \(allowed.count) allowed received; counters: deadLettered \(c.deadLettered), acknowledged \(c.acknowledged), backlog \(c.backlogRows), retried \(c.refusalsRetried), connected \(c.connected), last error \(c.lastError ?? "none")")
+                throw error
             }
             if version == .v5 {
-                try await waitUntil("every denied event dead-lettered", timeout: 120) {
-                    publisher.counters.deadLettered == denied.count
+                do {
+                    try await waitUntil("every denied event dead-lettered", timeout: 120) {
+                        publisher.counters.deadLettered >= denied.count
+                    }
+                } catch {
+                    // Say where delivery stood (a stall is a defect to find, not a slow machine).
+                    let c = publisher.counters
+                    Issue.record("\(error); counters: deadLettered \(c.deadLettered) of \(denied.count), acknowledged \(c.acknowledged), backlog \(c.backlogRows), retried \(c.refusalsRetried), connected \(c.connected), last error \(c.lastError ?? "none")")
+                    throw error
                 }
             }
             try await waitUntil("outbox emptied", timeout: 60) { publisher.counters.backlogRows == 0 }

@@ -5,6 +5,7 @@ extension DeliveryMachine {
     mutating func refused(_ messageID: Int32, _ refusal: PublishRefusal, now: Double, into actions: inout [DeliveryAction]) {
         guard let entry = inflight.removeValue(forKey: messageID) else { return }
         if entry.origin == .outbox { outboxInflight -= 1 }
+        lastReasonCodeRefusal = now
         switch refusals.refused(entry.envelope.sequence, refusal) {
         case let .deadLetter(final, attempts):
             deadLetter([entry.envelope], final, attempts: attempts, now: now, into: &actions)
@@ -28,7 +29,10 @@ extension DeliveryMachine {
     /// The connection broke. If events were sent just before (MQTT 3.1.1 brokers refuse by disconnecting):
     /// with one event in flight, count the drop against it and dead-letter it once the count reaches the bound;
     /// with several, the culprit is unknown, so send one at a time for a while (`probing`) to find it.
+    /// A drop that follows a refusal the broker gave with a reason code (MQTT 5; mosquitto 2.0 may close the
+    /// connection after a denied PUBLISH) is explained by that refusal: no event still in flight is blamed.
     mutating func suspectOldestInflight(now: Double, into actions: inout [DeliveryAction]) {
+        guard now - lastReasonCodeRefusal > refusals.suspectWindow else { return }
         guard inflight.values.contains(where: { now - $0.sentAt <= refusals.suspectWindow }),
               let (messageID, oldest) = inflight.min(by: { $0.value.envelope.sequence < $1.value.envelope.sequence })
         else { return }

@@ -55,6 +55,8 @@ public struct DeliveryMachine: Sendable {
     var lastExpiry = -Double.infinity
     var refusals = RefusalTracker()
     var probing = false
+    /// When the broker last refused an event with a reason code (MQTT 5) on this connection.
+    var lastReasonCodeRefusal = -Double.infinity
     var probeAcknowledgements = 0
     var discovery: [ControlMessage] = []
     var subscriptions: [(filter: String, qos: UInt8)] = []

@@ -201,6 +201,25 @@ import Testing
         #expect(h.wire.last?.sequence == 2)
     }
 
+    /// mosquitto 2.0 may close an MQTT 5 connection right after a PUBACK 0x87: that drop is explained by the
+    /// refusal, so the event sent after the refused one is not blamed for it (it was never refused).
+    @Test func aDropRightAfterAReasonCodeRefusalBlamesNoOtherEvent() {
+        var h = H(window: 2, batchSize: 10)
+        h.outbox = H.envelopes(1...2)
+        h.feed(.connected)
+        h.acknowledge(1, reasonCode: 0x87)
+        h.transportUp = false
+        h.feed(.disconnected)  // event 2 still in flight, within the suspect window
+        #expect(h.deadLetters.map(\.envelope.sequence) == [1])
+        #expect(h.machine.counters.refusalsRetried == 0)
+        #expect(h.machine.probing == false)
+        h.transportUp = true
+        h.connectAndDrain()
+        #expect(h.deadLetters.map(\.envelope.sequence) == [1])
+        #expect(h.outbox.isEmpty)
+        #expect(h.wire.last?.sequence == 2)
+    }
+
     @Test func qos0EventsInFlightAtADisconnectAreCountedAsLost() {
         var h = H()
         h.connectAndDrain()
