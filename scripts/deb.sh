@@ -72,8 +72,16 @@ grep -q '/usr/local/' "$ROOT/lib/systemd/system/beaconbridge.service" && die "th
 # The commented example configuration, a conffile: dpkg keeps the administrator's edits on upgrade.
 install -m 0644 "$REPO/config/beaconbridge.yaml" "$ROOT/etc/beaconbridge/beaconbridge.yaml"
 echo /etc/beaconbridge/beaconbridge.yaml > "$ROOT/DEBIAN/conffiles"
-"$ROOT/usr/bin/beaconbridge" check-config --config "$ROOT/etc/beaconbridge/beaconbridge.yaml" >/dev/null \
-    || die "the example configuration does not pass check-config"
+# check-config also checks that outbox.path's directory exists; on the target systemd's StateDirectory= creates
+# /var/lib/beaconbridge before ExecStartPre, so the build checks a copy whose outbox lives in a scratch directory.
+CHECK_DIR=$(mktemp -d)
+sed "s#^  path: /var/lib/beaconbridge/outbox.sqlite\$#  path: $CHECK_DIR/outbox.sqlite#" \
+    "$ROOT/etc/beaconbridge/beaconbridge.yaml" > "$CHECK_DIR/beaconbridge.yaml"
+grep -q "^  path: $CHECK_DIR/outbox.sqlite\$" "$CHECK_DIR/beaconbridge.yaml" \
+    || die "the example configuration no longer has outbox.path /var/lib/beaconbridge/outbox.sqlite (update scripts/deb.sh)"
+"$ROOT/usr/bin/beaconbridge" check-config --config "$CHECK_DIR/beaconbridge.yaml" >/dev/null \
+    || { rm -rf "$CHECK_DIR"; die "the example configuration does not pass check-config"; }
+rm -rf "$CHECK_DIR"
 
 # Documentation: README and docs/*.md (compressed above 4 kB, as Debian policy 12.3 asks), copyright, changelog.
 DOC="$ROOT/usr/share/doc/beaconbridge"
