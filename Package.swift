@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "SQLiteStore", dependencies: ["BeaconCore", "CSQLite"], swiftSettings: strict),
         .target(name: "YAMLConfig", dependencies: ["BeaconCore", "CYAML"], swiftSettings: strict),
         // The ESPHome native API server (Bluetooth proxy for Home Assistant); Noise crypto from libcrypto.
-        .target(name: "ESPHomeProxy", dependencies: ["BeaconCore", "CCrypto"], swiftSettings: strict),
+        .target(name: "ESPHomeProxy", dependencies: ["BeaconCore", "BeaconRuntime", "CCrypto"], swiftSettings: strict),
 
         // Command implementations (wiring), kept out of main.swift so tests and the bench can reuse them.
         .target(

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -98,7 +99,7 @@ public final class ESPHomeProxyServer: @unchecked Sendable {
         }
         wake = (fds[0], fds[1])
         running.store(true, ordering: .releasing)
-        let code = ServerThread.start { [self] in
+        let code = DedicatedThread.start { [self] in
             loop()
             finished.store(true, ordering: .releasing)
         }

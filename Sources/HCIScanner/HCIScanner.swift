@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import BeaconCore
+import BeaconRuntime
 import CBlueZ
 import Synchronization
 
