@@ -3,11 +3,13 @@ BTHome v2 sensor (sensor_capture.py); Home Assistant must create one entity per 
 the right device_class, unit_of_measurement and state_class and the decoded value, and none for readings a
 device does not send."""
 
-from sensor_capture import ABSENT, SENSORS
+import json
+
+from sensor_capture import ABSENT, BUTTON_ADDRESS, BUTTON_EVENTS, SENSORS
 from stage_parts import wait_for
 
 
-def sensor_checks(check, ha, refresh_registry, entity, wait):
+def sensor_checks(check, ha, refresh_registry, entity, wait, recorder):
     gateway = "pi-garden"
     wanted = [(beacon, field) for beacon, field, *_ in SENSORS]
     wait_for("sensor entities", lambda: refresh_registry() and all(entity(gateway, b, f) for b, f in wanted), wait)
@@ -59,9 +61,32 @@ def sensor_checks(check, ha, refresh_registry, entity, wait):
           not wrong and len(states) == len(SENSORS), wrong or f"{len(states)} of {len(SENSORS)} settled")
     by_unique = {e.get("unique_id"): e for e in entities}
     devices = {by_unique.get(f"beaconbridge_pi_garden_{_slug(b)}_{f}", {}).get("device_id") for b, f in wanted}
-    check("sensors: the readings of the three devices belong to three devices", len(devices - {None}) == 3, devices)
+    check("sensors: the readings of the four devices belong to four devices", len(devices - {None}) == 4, devices)
 
+    # The button: each press reaches the sighting topic exactly once (a sighting at once, not carried into later
+    # sightings, a repeated advertisement is no second press); its device triggers exist once it was pressed.
+    button = f"bthome:{BUTTON_ADDRESS}"
+    topic = f"beaconbridge/pi-garden/sighting/{button}"
 
-def _slug(text):
-    import re
-    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+    def pressed():
+        events = [json.loads(payload).get("fields", {}).get("button") for _, payload, _ in recorder.on(topic)]
+        return [e for e in events if e is not None]
+
+    wanted_presses = [event for _, (_, event) in sorted(BUTTON_EVENTS.items())]
+    wait_for("both button events", lambda: len(pressed()) >= len(wanted_presses), wait)
+    sightings = recorder.on(topic)
+    check("sensors: each button event reaches the sighting topic exactly once (press, double_press), "
+          f"in {len(sightings)} sightings", pressed() == wanted_presses, pressed())
+    device_id = by_unique.get(f"beaconbridge_pi_garden_{_slug(button)}_battery_pct", {}).get("device_id")
+    wanted_types = {(event, "button") for event in ("press", "double_press", "triple_press", "long_press",
+                                                     "long_double_press", "long_triple_press", "hold_press",
+                                                     "hold_release")}
+
+    def trigger_types():
+        triggers = ha.ws({"type": "device_automation/trigger/list", "device_id": device_id})[0] if device_id else []
+        return {(t.get("type"), t.get("subtype")) for t in triggers if t.get("domain") == "mqtt"}
+
+    wait_for("the button's device triggers", lambda: trigger_types() == wanted_types, wait)
+    types = trigger_types()
+    check("sensors: the BTHome button's device has a device trigger per button event type (and no others)",
+          types == wanted_types, f"device {device_id}: {sorted(types)}")

@@ -89,7 +89,7 @@ outbox:
 
 
 def garden_yaml(capture, port, work):
-    from sensor_capture import BTHOME_ADDRESS, GOVEE_ADDRESS, RUUVI_ADDRESS
+    from sensor_capture import BTHOME_ADDRESS, BUTTON_ADDRESS, GOVEE_ADDRESS, RUUVI_ADDRESS
     return f"""\
 gateway:
   id: pi-garden
@@ -111,6 +111,8 @@ beacons:
     name: Shed thermometer
   - id: bthome:{BTHOME_ADDRESS}
     name: Greenhouse sensor
+  - id: bthome:{BUTTON_ADDRESS}
+    name: Shed button
 mqtt:
   host: 127.0.0.1
   port: {port}
@@ -201,7 +203,7 @@ def main():
     from checks_sensors import sensor_checks
     from checks_states import state_checks
     try:
-        sensor_checks(check, ha, refresh_registry, entity, WAIT)
+        sensor_checks(check, ha, refresh_registry, entity, WAIT, recorder)
         # The garden gateway only serves the sensor checks; the later checks follow the two others.
         garden.terminate()
         entities, devices = refresh_registry()

@@ -19,6 +19,20 @@ FLAGS = _ad(0x01, b"\x06")
 RUUVI_ADDRESS = "CB:B8:33:4C:88:4F"
 GOVEE_ADDRESS = "A4:C1:38:11:22:33"
 BTHOME_ADDRESS = "54:48:E6:11:22:33"
+BUTTON_ADDRESS = "54:48:E6:11:22:44"
+# The button: one frame a second (packet id, battery 100 %); a press at 20 s and a double press at 40 s, each
+# sent three times (the same packet id), as BTHome buttons repeat an advertisement.
+BUTTON_EVENTS = {20: ("01", "press"), 40: ("02", "double_press")}
+
+
+def button_frames(step):
+    """The button's frames in second `step`: (offset in s, AD bytes)."""
+    presses = sum(1 for at in BUTTON_EVENTS if at <= step)
+    objects = "00" + f"{presses + 1:02x}" + "0164"
+    if step in BUTTON_EVENTS:
+        frame = FLAGS + _ad(0x16, bytes.fromhex("D2FC40" + objects + "3A" + BUTTON_EVENTS[step][0]))
+        return [(0.3, frame), (0.33, frame), (0.36, frame)]
+    return [(0.3, FLAGS + _ad(0x16, bytes.fromhex("D2FC40" + objects)))]
 
 FRAMES = {
     # Manufacturer 0x0499, format 5: 24.3 °C, 53.49 %, 100044 Pa, acceleration (4, -4, 1036) mG, battery
@@ -49,6 +63,7 @@ SENSORS = [
     (f"bthome:{BTHOME_ADDRESS}", "voltage_v", "sensor", "voltage", "V", "measurement", 3.074),
     (f"bthome:{BTHOME_ADDRESS}", "motion", "binary_sensor", "motion", None, None, "on"),
     (f"bthome:{BTHOME_ADDRESS}", "window", "binary_sensor", "window", None, None, "off"),
+    (f"bthome:{BUTTON_ADDRESS}", "battery_pct", "sensor", "battery", "%", "measurement", 100),
 ]
 # Readings a device does not send: no entity may exist for them.
 ABSENT = [(f"govee:{GOVEE_ADDRESS}", "pressure_hpa"), (f"bthome:{BTHOME_ADDRESS}", "illuminance_lx"),
@@ -68,8 +83,10 @@ def write(path, start, duration_s, interval_s=1.0):
     count = 0
     steps = int(duration_s / interval_s)
     for step in range(steps):
-        for index, (address, data) in enumerate(FRAMES.items()):
-            t = start + step * interval_s + index * 0.1
+        frames = [(index * 0.1, address, data) for index, (address, data) in enumerate(FRAMES.items())]
+        frames += [(offset, BUTTON_ADDRESS, data) for offset, data in button_frames(step)]
+        for index, (offset, address, data) in enumerate(frames):
+            t = start + step * interval_s + offset
             packet = b"\x04" + _report_event(address, data, -60 - 3 * index)
             micros = int(round(t * 1_000_000)) + EPOCH_OFFSET_US
             out += struct.pack(">IIIIQ", len(packet), len(packet), 0x3, 0, micros) + packet
