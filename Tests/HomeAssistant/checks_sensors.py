@@ -90,3 +90,8 @@ def sensor_checks(check, ha, refresh_registry, entity, wait, recorder):
     types = trigger_types()
     check("sensors: the BTHome button's device has a device trigger per button event type (and no others)",
           types == wanted_types, f"device {device_id}: {sorted(types)}")
+
+
+def _slug(text):
+    import re
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
