@@ -24,6 +24,7 @@ extension Daemon {
         }
         telemetry.submitted += envelopes.count
         if snapshot { publisher.publishSnapshot(envelopes) } else { publisher.publish(envelopes) }
+        if !snapshot { await feedRoomSightings(events) }
     }
 
     /// Gateway status and counters, every `telemetry.interval` seconds of wall time.
@@ -46,7 +47,7 @@ extension Daemon {
 
     /// Sequence numbers come in blocks reserved in the database so they keep increasing across restarts.
     /// Without a database, a block starting at the wall clock in microseconds keeps them increasing too.
-    private func reserveSequences(atLeast count: UInt64) async {
+    func reserveSequences(atLeast count: UInt64) async {
         let size = Int(max(count, 1024))
         if let database {
             do {
@@ -72,7 +73,7 @@ extension Daemon {
         let beacons = named.map { HomeAssistantDiscovery.Beacon(id: $0.id, name: $0.name) }
         sensorFields.setBeacons(named)
         publisher.setDiscovery(discovery.messages(beacons: beacons, regions: configuration.regions.map(HomeAssistantDiscovery.Region.init))
-                               + sensorFields.messages(discovery))
+                               + sensorFields.messages(discovery) + roomDiscovery(discovery, beacons: beacons))
     }
 
     /// Publishes the discovery configs again when a named beacon's sightings carry a sensor field (reading,

@@ -45,6 +45,8 @@ final class Daemon {
     let heartbeat = LoopHeartbeat()
     /// The ESPHome Bluetooth proxy (`esphome_api`), nil when off.
     var esphome: DaemonESPHome?
+    /// The room arbiter (`rooms.enabled`), nil when off (Daemon+Rooms).
+    var rooms: DaemonRooms?
 
     init(options: DaemonOptions, configuration: GatewayConfiguration, logger: Logger, database: GatewayDatabase?,
          publisher: EventPublisher, source: any HCIEventSource, pipeline: GatewayPipeline, captureClock: CaptureClock,
@@ -63,6 +65,7 @@ final class Daemon {
         self.encoder = EventEncoder(layout: TopicLayout(settings: configuration.topics, gatewayID: configuration.gateway.id))
         self.telemetry = DaemonTelemetry(startedAt: HCIClock.monotonic())
         self.mailbox = EventMailbox(capacity: max(1, configuration.scanner.queueCapacity))
+        self.rooms = DaemonRooms(configuration: configuration)
     }
 
     /// Runs until SIGTERM/SIGINT (live) or the end of the capture (replay); returns the exit code.
@@ -71,20 +74,14 @@ final class Daemon {
             _ = mailbox.post(number == SIGHUP ? .reload : .stop(number))
         }
         defer { signals.cancel() }
-        do {
-            try await source.start(into: mailbox)
-        } catch {
-            logger.critical("cannot start the source", metadata: ["error": "\(error)"])
-            return ExitCode.forSourceFailure(error)
-        }
-        logger.notice(isReplay ? "replaying capture" : "scanning", metadata: [
-            "gateway": "\(configuration.gateway.id)", "source": "\(options.replayPath ?? configuration.scanner.source.configValue)",
-            "broker": "\(configuration.mqtt.host):\(configuration.mqtt.port)", "regions": "\(configuration.regions.count)",
-        ])
+        // A replay waiting for the other gateways of a rooms site starts its source once they are online.
+        let waitsForGateways = rooms != nil && isReplay && configuration.rooms.replayWaitForGateways > 0
+        if !waitsForGateways, let failed = await startSource() { return failed }
         publishDiscovery()
         var exitCode = ExitCode.ok
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [publisher] in await publisher.run() }
+            startRoomSubscriptions(in: &group)
             group.addTask { [mailbox] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))
@@ -104,6 +101,15 @@ final class Daemon {
                                        onError: { logger.warning("systemd watchdog: \($0)") })
                 }
             }
+            if waitsForGateways {
+                await waitForRoomGateways()
+                if let failed = await startSource() {
+                    await publisher.stop()
+                    group.cancelAll()
+                    exitCode = failed
+                    return
+                }
+            }
             notifySystemd(.ready)
             exitCode = await loop()
             notifySystemd(.stopping)
@@ -121,6 +127,21 @@ final class Daemon {
         return exitCode
     }
 
+    /// Starts the source; the exit code when it cannot start.
+    private func startSource() async -> Int32? {
+        do {
+            try await source.start(into: mailbox)
+        } catch {
+            logger.critical("cannot start the source", metadata: ["error": "\(error)"])
+            return ExitCode.forSourceFailure(error)
+        }
+        logger.notice(isReplay ? "replaying capture" : "scanning", metadata: [
+            "gateway": "\(configuration.gateway.id)", "source": "\(options.replayPath ?? configuration.scanner.source.configValue)",
+            "broker": "\(configuration.mqtt.host):\(configuration.mqtt.port)", "regions": "\(configuration.regions.count)",
+        ])
+        return nil
+    }
+
     /// The single loop that owns the pipeline.
     private func loop() async -> Int32 {
         while true {
@@ -133,6 +154,7 @@ final class Daemon {
                 if let exitCode = await handle(control) { return exitCode }
             }
             await flushPending()
+            await advanceRooms(force: false)
         }
     }
 
@@ -145,7 +167,11 @@ final class Daemon {
             await publish(pipeline.advance(to: clock))
             lastAdvance = clock
             persistStates()
+            await handleRoomMessages()
+            await advanceRooms(force: true)
             await publishTelemetryIfDue()
+        case .rooms:
+            await handleRoomMessages()
         case let .snapshot(reason):
             logger.info("publishing region state and presence snapshot", metadata: ["reason": "\(reason)"])
             await publish(pipeline.stateSnapshot(at: clock), snapshot: true)

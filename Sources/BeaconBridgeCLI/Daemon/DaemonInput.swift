@@ -9,6 +9,8 @@ enum DaemonInput: Sendable {
     case snapshot(String)
     /// SIGHUP: reload formats and regions.
     case reload
+    /// Inbound messages for the room arbiter are waiting (`rooms`, Daemon+Rooms).
+    case rooms
     /// SIGTERM / SIGINT.
     case stop(Int32)
 }

@@ -14,6 +14,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var topics: TopicSettings
     public var outbox: OutboxSettings
     public var esphomeAPI: ESPHomeAPISettings
+    public var rooms: RoomSettings = RoomSettings()
 
     public init(gateway: GatewaySettings, logging: LoggingSettings = LoggingSettings(),
                 telemetry: TelemetrySettings = TelemetrySettings(), scanner: ScannerSettings = ScannerSettings(),
@@ -41,7 +42,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
     /// Every top-level section, in the order of the example file and docs/configuration.md.
     public static let sectionNames = [
         "gateway", "logging", "telemetry", "scanner", "formats", "distance", "tracking", "regions", "beacons",
-        "devices", "mqtt", "topics", "outbox", "esphome_api",
+        "devices", "mqtt", "topics", "outbox", "esphome_api", "rooms",
     ]
 
     /// The beacons Home Assistant discovery announces and events name: `beacons`, then every device of

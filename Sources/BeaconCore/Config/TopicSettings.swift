@@ -18,13 +18,14 @@ public struct TopicSettings: Sendable, Equatable {
     }
 
     /// Region and presence QoS 1 and retained (the last message on each topic is the current state);
-    /// sightings and ESPresense QoS 0, not retained (a stream of measurements); telemetry QoS 0, retained.
+    /// room decisions QoS 1 and retained too; sightings and ESPresense QoS 0, not retained (a stream of measurements); telemetry QoS 0, retained.
     public static let defaultDelivery: [EventKind: DeliveryPolicy] = [
         .sighting: DeliveryPolicy(qos: 0, retain: false),
         .presence: DeliveryPolicy(qos: 1, retain: true),
         .region: DeliveryPolicy(qos: 1, retain: true),
         .telemetry: DeliveryPolicy(qos: 0, retain: true),
         .espresense: DeliveryPolicy(qos: 0, retain: false),
+        .room: DeliveryPolicy(qos: 1, retain: true),
     ]
 
     public func policy(for kind: EventKind) -> DeliveryPolicy {

@@ -99,7 +99,7 @@ public struct EventEncoder: Sendable {
                              topic: topic, qos: policy.qos, retain: policy.retain, payload: writer.text)
     }
 
-    private mutating func envelope(_ kind: EventKind, time: Timestamp, topic: String,
+    mutating func envelope(_ kind: EventKind, time: Timestamp, topic: String,
                                    payload: (_ head: [(String, JSONValue)]) -> JSONValue) throws(EventEncoderError) -> EventEnvelope {
         guard let sequence = sequences.take() else { throw .sequencesExhausted }
         let id = EventEnvelope.eventID(gatewayID: gatewayID, sequence: sequence)

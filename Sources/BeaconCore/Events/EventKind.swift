@@ -11,13 +11,15 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable {
     case telemetry
     /// A sighting rendered in ESPresense's format for ESPresense-companion and Home Assistant's `mqtt_room`.
     case espresense
+    /// A room decision of the site's room arbiter (`room` state, `enter` / `exit` of a room; docs/rooms.md).
+    case room
 
     /// Whether an undelivered event of this kind goes stale: stale RSSI must not be replayed as live, so the
     /// outbox expires these after `outbox.sighting_max_age_s` and drops them first when it is full.
     public var expires: Bool {
         switch self {
         case .sighting, .telemetry, .espresense: true
-        case .presence, .region: false
+        case .presence, .region, .room: false
         }
     }
 }

@@ -22,6 +22,7 @@ extension GatewayConfiguration {
         topics = r.section("topics") { TopicSettings(from: &$0) }
         outbox = r.section("outbox") { OutboxSettings(from: &$0) }
         esphomeAPI = r.section("esphome_api") { ESPHomeAPISettings(from: &$0) }
+        rooms = r.section("rooms") { RoomSettings(from: &$0) }
         // Declared so a typo of any section name gets the hint.
         r.declare(GatewayConfiguration.sectionNames)
         // `x-...` keys hold YAML anchors for reuse (`x-defaults: &defaults`), as in Docker Compose files.
@@ -43,6 +44,7 @@ extension GatewayConfiguration {
         r.report(topics.validate())
         r.report(outbox.validate())
         r.report(esphomeAPI.validate())
+        r.report(rooms.validate(gateway: gateway))
         r.report(crossSectionIssues())
     }
 

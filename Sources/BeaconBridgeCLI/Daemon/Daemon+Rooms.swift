@@ -1,0 +1,165 @@
+import BeaconCore
+import HCIScanner
+import MQTTPublisher
+import Synchronization
+
+/// Inbound messages for the room arbiter, handed from the subscription tasks to the daemon loop (which owns the
+/// coordinator). Bounded: beyond `capacity` waiting messages the oldest are dropped and counted. It also keeps
+/// which gateways are online, for `rooms.replay_wait_for_gateways` before the loop runs.
+final class RoomInbox: Sendable {
+    static let capacity = 20_000
+    private let state = Mutex<(messages: [InboundMessage], dropped: Int, online: Set<String>)>(([], 0, []))
+    let topics: RoomTopics
+
+    init(topics: RoomTopics) { self.topics = topics }
+
+    /// Adds a message; true when the inbox was empty (the caller then wakes the loop).
+    func add(_ message: InboundMessage) -> Bool {
+        let availability: (gateway: String, online: Bool)?
+        if case let .availability(gateway) = topics.parse(message.topic) {
+            availability = (gateway, message.payload.elementsEqual("online".utf8))
+        } else {
+            availability = nil
+        }
+        return state.withLock { state in
+            if let availability {
+                if availability.online { state.online.insert(availability.gateway) } else { state.online.remove(availability.gateway) }
+            }
+            if state.messages.count >= RoomInbox.capacity {
+                state.messages.removeFirst(state.messages.count - RoomInbox.capacity + 1)
+                state.dropped += 1
+            }
+            state.messages.append(message)
+            return state.messages.count == 1
+        }
+    }
+
+    func takeAll() -> [InboundMessage] {
+        state.withLock { state in defer { state.messages.removeAll(keepingCapacity: true) }; return state.messages }
+    }
+
+    var dropped: Int { state.withLock { $0.dropped } }
+
+    func onlineCount(among gateways: Set<String>) -> Int { state.withLock { $0.online.intersection(gateways).count } }
+}
+
+/// The room arbiter inside the daemon (`rooms.enabled`): the pure coordinator, the inbox of inbound messages,
+/// and whether the publisher was connected at the last look.
+struct DaemonRooms {
+    var coordinator: RoomCoordinator
+    let inbox: RoomInbox
+    let gateways: Set<String>
+    var connected = false
+    /// Capture time of the last `advance` (at most one per second of capture time between ticks).
+    var lastAdvance: Timestamp = -.infinity
+
+    init?(configuration: GatewayConfiguration) {
+        let settings = configuration.rooms
+        guard settings.enabled else { return nil }
+        let topics = RoomTopics(prefix: configuration.topics.prefix)
+        let arbiter = settings.arbiterSettings(own: configuration.gateway)
+        coordinator = RoomCoordinator(gatewayID: configuration.gateway.id, topics: topics, settings: arbiter,
+                                      leaderSettle: settings.leaderSettle)
+        inbox = RoomInbox(topics: topics)
+        gateways = Set(arbiter.gatewayRooms.keys)
+    }
+}
+
+extension Daemon {
+    /// Subscribes the room arbiter's topics; each subscription's messages go to the inbox, and the loop is woken
+    /// with a `.rooms` control when the inbox was empty.
+    func startRoomSubscriptions(in group: inout TaskGroup<Void>) {
+        guard let rooms else { return }
+        let topics = rooms.coordinator.topics
+        for filter in [topics.availabilityFilter, topics.stateFilter, topics.sightingFilter] {
+            let stream = publisher.subscribe(filter, qos: 1)
+            group.addTask { [inbox = rooms.inbox, mailbox] in
+                for await message in stream where inbox.add(message) { _ = mailbox.post(.rooms) }
+            }
+        }
+    }
+
+    /// Replay with `rooms.replay_wait_for_gateways`: waits (at most 60 s) until that many of the site's gateways
+    /// are online, so several gateways' replays run side by side.
+    func waitForRoomGateways() async {
+        guard let rooms, isReplay, configuration.rooms.replayWaitForGateways > 0 else { return }
+        let wanted = configuration.rooms.replayWaitForGateways
+        logger.notice("waiting for gateways before replaying", metadata: ["gateways": "\(wanted)"])
+        let deadline = HCIClock.monotonic() + 60
+        while rooms.inbox.onlineCount(among: rooms.gateways) < wanted, HCIClock.monotonic() < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Every waiting inbound message through the coordinator.
+    func handleRoomMessages() async {
+        guard rooms != nil else { return }
+        var effects = noteRoomConnection()
+        let wall = HCIClock.monotonic()
+        for message in rooms?.inbox.takeAll() ?? [] {
+            effects += rooms?.coordinator.receive(message, wall: wall) ?? []
+        }
+        await perform(effects)
+    }
+
+    /// This gateway's own sightings, straight from its engine (the broker's echo of them is dropped).
+    func feedRoomSightings(_ events: [EngineEvent]) async {
+        guard rooms != nil else { return }
+        var effects: [RoomCoordinator.Effect] = []
+        for case let .sighting(sighting) in events {
+            guard let observation = RoomSighting(gatewayID: configuration.gateway.id, event: sighting) else { continue }
+            effects += rooms?.coordinator.ownSighting(observation) ?? []
+        }
+        await perform(effects)
+    }
+
+    /// Time passes: on every tick, and between ticks once a second of capture time has passed (a replay).
+    func advanceRooms(force: Bool) async {
+        guard let current = rooms, force || clock - current.lastAdvance >= 1 else { return }
+        rooms?.lastAdvance = clock
+        var effects = noteRoomConnection()
+        effects += rooms?.coordinator.advance(to: clock, wall: HCIClock.monotonic()) ?? []
+        await perform(effects)
+    }
+
+    /// Tells the coordinator when the publisher's connection came up or went down since the last look.
+    private func noteRoomConnection() -> [RoomCoordinator.Effect] {
+        guard let current = rooms else { return [] }
+        let connected = publisher.counters.connected
+        guard connected != current.connected else { return [] }
+        rooms?.connected = connected
+        return rooms?.coordinator.connection(connected, wall: HCIClock.monotonic()) ?? []
+    }
+
+    private func perform(_ effects: [RoomCoordinator.Effect]) async {
+        guard let topics = rooms?.coordinator.topics else { return }
+        for effect in effects {
+            switch effect {
+            case let .leadership(isLeader, leader):
+                logger.notice(isLeader ? "leading the room decisions" : "not leading the room decisions",
+                              metadata: ["leader": "\(leader ?? "none")"])
+                publishDiscovery()
+            case let .publish(events):
+                let needed = UInt64(events.count) * EventEncoder.maxEnvelopesPerRoomEvent
+                if encoder.sequences.remaining < needed { await reserveSequences(atLeast: needed) }
+                var envelopes: [EventEnvelope] = []
+                for event in events {
+                    do { envelopes += try encoder.encode(event, topics: topics) } catch {
+                        telemetry.encodeFailures += 1
+                        logger.error("cannot encode room event", metadata: ["error": "\(error)"])
+                    }
+                    logger.info("room", metadata: ["beacon": "\(event.beaconID)", "room": "\(event.roomName)",
+                                                   "from": "\(event.from ?? "-")", "decision": "\(event.decision)"])
+                }
+                telemetry.submitted += envelopes.count
+                publisher.publish(envelopes)
+            }
+        }
+    }
+
+    /// The site's room entities, when this gateway leads (appended to its own discovery configs).
+    func roomDiscovery(_ discovery: HomeAssistantDiscovery, beacons: [HomeAssistantDiscovery.Beacon]) -> [ControlMessage] {
+        guard let rooms, rooms.coordinator.isLeader else { return [] }
+        return discovery.roomMessages(beacons: beacons, topics: rooms.coordinator.topics, gateways: rooms.gateways.sorted())
+    }
+}

@@ -1,0 +1,202 @@
+/// The room arbiter as it runs inside a gateway (docs/rooms.md, "Where it runs"): every gateway with
+/// `rooms.enabled` feeds the arbiter with its own sightings (from its engine) and every other gateway's (from
+/// the broker, its own echo dropped), and keeps what the broker says was announced (the retained room states).
+/// Only the leader, the lowest online gateway id of the site, publishes decisions; the others decide silently,
+/// so a takeover starts with warm evidence. A gateway that becomes leader first restores the announced states
+/// for beacons it has no decision about, then announces wherever its own decision differs from the announced
+/// one, continuing each beacon's decision numbers.
+///
+/// Pure: capture times come with the sightings and `advance(to:wall:)`, the wall (monotonic) clock only with
+/// the calls that need it (leader settling); every call returns what the caller must do.
+public struct RoomCoordinator: Sendable {
+    public enum Effect: Sendable, Equatable {
+        /// Encode and publish these decisions (this gateway leads).
+        case publish([RoomEvent])
+        /// Leadership changed: whether this gateway now leads, and who leads as far as it knows.
+        case leadership(isLeader: Bool, leader: String?)
+    }
+
+    public struct Counters: Sendable, Equatable {
+        public var ownSightings = 0
+        public var peerSightings = 0
+        /// Our own sightings echoed by the broker (dropped: already fed from the engine).
+        public var echoesDropped = 0
+        /// Inbound messages that were not what their topic promised (ignored).
+        public var malformed = 0
+        /// New beacons ignored because `maxBeacons` are tracked.
+        public var beaconsRefused = 0
+        public var published = 0
+        public init() {}
+    }
+
+    public let gatewayID: String
+    public let topics: RoomTopics
+    public private(set) var arbiter: RoomArbiter
+    public private(set) var isLeader = false
+    public private(set) var announced: [String: AnnouncedRoom] = [:]
+    public private(set) var counters = Counters()
+    let leaderSettle: Double
+    let candidates: Set<String>
+    var online: Set<String> = []
+    var connected = false
+    /// Wall time this gateway's own `online` came back from the broker (nil: not yet on this connection).
+    var ownOnlineSince: Double?
+    /// The newest capture time seen.
+    var clock: Timestamp = -.infinity
+
+    /// Beacons tracked at most (a flood of invented ids on the broker cannot grow the state without bound).
+    public static let maxBeacons = 4096
+
+    public init(gatewayID: String, topics: RoomTopics, settings: RoomArbiterSettings, leaderSettle: Double) {
+        self.gatewayID = gatewayID
+        self.topics = topics
+        self.arbiter = RoomArbiter(settings: settings)
+        self.leaderSettle = leaderSettle
+        self.candidates = Set(settings.gatewayRooms.keys).union([gatewayID])
+    }
+
+    /// The lowest online gateway of the site, as far as this gateway knows (itself only once its own `online`
+    /// has come back).
+    public var leader: String? {
+        var known = online.intersection(candidates)
+        known.remove(gatewayID)
+        if ownOnlineSince != nil { known.insert(gatewayID) }
+        return known.min()
+    }
+
+    /// The broker connection came up or went down. Down: this gateway stops leading at once (its events would
+    /// wait in the outbox) and forgets who is online (the retained availability comes again on resubscribing).
+    public mutating func connection(_ up: Bool, wall: Double) -> [Effect] {
+        connected = up
+        guard !up else { return [] }
+        online.removeAll()
+        ownOnlineSince = nil
+        return updateLeadership(wall: wall)
+    }
+
+    /// This gateway's own sighting, from its engine.
+    public mutating func ownSighting(_ sighting: RoomSighting) -> [Effect] {
+        counters.ownSightings += 1
+        return feed(sighting)
+    }
+
+    /// A message on one of `topics`' filters.
+    public mutating func receive(_ message: InboundMessage, wall: Double) -> [Effect] {
+        switch topics.parse(message.topic) {
+        case let .availability(gateway):
+            let state = String(decoding: message.payload.prefix(16), as: UTF8.self)
+            if gateway == gatewayID {
+                // Our own birth coming back means every retained availability before it has arrived too.
+                if state == "online", connected, ownOnlineSince == nil { ownOnlineSince = wall }
+            } else if state == "online" {
+                online.insert(gateway)
+            } else {
+                online.remove(gateway)
+            }
+            return updateLeadership(wall: wall)
+        case let .sighting(gateway):
+            if gateway == gatewayID {
+                counters.echoesDropped += 1
+                return []
+            }
+            guard let sighting = RoomSighting(gatewayID: gateway, payload: message.payload) else {
+                counters.malformed += 1
+                return []
+            }
+            counters.peerSightings += 1
+            return feed(sighting)
+        case .state:
+            guard let state = AnnouncedRoom(payload: message.payload) else {
+                counters.malformed += 1
+                return []
+            }
+            note(state)
+            return []
+        case nil:
+            return []
+        }
+    }
+
+    /// Time passes (the daemon's tick): dwell times complete, away timeouts expire, a settled gateway may lead.
+    public mutating func advance(to now: Timestamp, wall: Double) -> [Effect] {
+        var effects = updateLeadership(wall: wall)
+        guard now.isFinite else { return effects }
+        clock = max(clock, now)
+        let changes = arbiter.advance(to: now)
+        if isLeader, !changes.isEmpty { effects += announce(changes) }
+        return effects
+    }
+
+    private mutating func feed(_ sighting: RoomSighting) -> [Effect] {
+        guard arbiter.tracks[sighting.beaconID] != nil || arbiter.tracks.count < RoomCoordinator.maxBeacons else {
+            counters.beaconsRefused += 1
+            return []
+        }
+        if sighting.time.isFinite { clock = max(clock, sighting.time) }
+        let changes = arbiter.process(sighting)
+        guard isLeader, !changes.isEmpty else { return [] }
+        return announce(changes)
+    }
+
+    /// An announced state (retained, or a leader's new one, our own echo included): the newest decision wins.
+    /// A beacon this gateway has not decided about yet adopts it, so it is not announced again as new.
+    private mutating func note(_ state: AnnouncedRoom) {
+        if let known = announced[state.beaconID] {
+            guard state.decision > known.decision || (state.decision == known.decision && state.time >= known.time) else { return }
+        } else if announced.count >= RoomCoordinator.maxBeacons {
+            counters.beaconsRefused += 1
+            return
+        }
+        announced[state.beaconID] = state
+        if arbiter.room(of: state.beaconID) == nil {
+            arbiter.restore([state.persisted], now: max(clock, state.time))
+        }
+    }
+
+    private mutating func updateLeadership(wall: Double) -> [Effect] {
+        let leads: Bool
+        if connected, let since = ownOnlineSince, leader == gatewayID { leads = wall - since >= leaderSettle } else { leads = false }
+        guard leads != isLeader else { return [] }
+        isLeader = leads
+        var effects: [Effect] = [.leadership(isLeader: leads, leader: leader)]
+        if leads { effects += takeOver() }
+        return effects
+    }
+
+    /// Becoming leader: adopt what was announced for beacons without a decision here, then announce every
+    /// decision that differs from the announced one.
+    private mutating func takeOver() -> [Effect] {
+        arbiter.restore(announced.values.sorted { $0.beaconID < $1.beaconID }.map(\.persisted),
+                        now: clock.isFinite ? clock : 0)
+        var events: [RoomEvent] = []
+        for state in arbiter.states() {
+            let known = announced[state.beaconID]
+            if let known, known.room == state.room { continue }
+            events.append(event(beaconID: state.beaconID, room: state.room, time: max(state.updated, clock.isFinite ? clock : state.updated),
+                                since: state.since, gatewayID: nil, lead: nil))
+        }
+        return events.isEmpty ? [] : [.publish(events)]
+    }
+
+    private mutating func announce(_ changes: [RoomChange]) -> [Effect] {
+        var events: [RoomEvent] = []
+        for change in changes {
+            if let known = announced[change.beaconID], known.room == change.to { continue }
+            events.append(event(beaconID: change.beaconID, room: change.to, time: change.time, since: change.time,
+                                gatewayID: change.gatewayID, lead: change.lead))
+        }
+        return events.isEmpty ? [] : [.publish(events)]
+    }
+
+    /// The next decision for a beacon, numbered after the announced one, and noted as announced.
+    private mutating func event(beaconID: String, room: String?, time: Timestamp, since: Timestamp, gatewayID winner: String?,
+                                lead: Double?) -> RoomEvent {
+        let known = announced[beaconID]
+        let event = RoomEvent(beaconID: beaconID, time: time, room: room, from: known?.room, hadRoom: known != nil,
+                              since: since, decision: (known?.decision ?? 0) + 1, gatewayID: winner, lead: lead)
+        announced[beaconID] = AnnouncedRoom(beaconID: beaconID, room: room, since: since, time: time,
+                                            decision: event.decision, leader: gatewayID)
+        counters.published += 1
+        return event
+    }
+}
