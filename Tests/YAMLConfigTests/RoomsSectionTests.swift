@@ -1,0 +1,72 @@
+import BeaconCore
+import Testing
+@testable import YAMLConfig
+
+/// The `rooms` section through the real YAML loader.
+@Suite struct RoomsSectionTests {
+    func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> {
+        ConfigurationLoader.load(yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "h"), checksFiles: false)
+    }
+
+    func problems(_ yaml: String) -> [String] {
+        switch load(yaml) {
+        case .success: return []
+        case .failure(let errors): return errors.lines
+        }
+    }
+
+    @Test func offByDefault() throws {
+        let rooms = try load("gateway: {id: hall}\n").get().rooms
+        #expect(rooms == RoomSettings())
+        #expect(!rooms.enabled)
+    }
+
+    @Test func valuesReachTheSettings() throws {
+        let configuration = try load("""
+            gateway: {id: gw-hall, room: hall}
+            rooms:
+              enabled: true
+              gateways: {gw-kitchen: kitchen, gw-office: office}
+              receiver_offsets_db: {gw-kitchen: 3.5, gw-hall: -2}
+              margin_db: 7
+              dwell_s: 5s
+              median_window_s: 1m
+              signal: smoothed
+              leader_settle_s: 3
+              replay_wait_for_gateways: 3
+            """).get()
+        let rooms = configuration.rooms
+        #expect(rooms.enabled)
+        #expect(rooms.gateways == ["gw-kitchen": "kitchen", "gw-office": "office"])
+        #expect(rooms.gatewayRooms(own: configuration.gateway) == ["gw-kitchen": "kitchen", "gw-office": "office", "gw-hall": "hall"])
+        #expect(rooms.arbiter.receiverOffsets == ["gw-kitchen": 3.5, "gw-hall": -2])
+        #expect(rooms.arbiter.margin == 7 && rooms.arbiter.dwell == 5 && rooms.arbiter.medianWindow == 60)
+        #expect(!rooms.arbiter.useRawRSSI)
+        #expect(rooms.leaderSettle == 3 && rooms.replayWaitForGateways == 3)
+        #expect(rooms.arbiterSettings(own: configuration.gateway).gatewayRooms["gw-hall"] == "hall")
+    }
+
+    @Test func problemsNameTheKeyAndLine() {
+        let lines = problems("""
+            gateway: {id: gw-hall}
+            rooms:
+              enabled: true
+              gateways: {gw-kitchen: "kitchen/2"}
+              receiver_offsets_db: {gw-nowhere: 3}
+              dwell_s: -1
+              signal: loud
+            """)
+        #expect(lines.contains { $0.hasPrefix("t.yaml:4:") && $0.contains("rooms.gateways.gw-kitchen") && $0.contains("not a valid room") })
+        #expect(lines.contains { $0.contains("rooms.receiver_offsets_db.gw-nowhere") && $0.contains("not a gateway of rooms.gateways") })
+        #expect(lines.contains { $0.hasPrefix("t.yaml:6:") && $0.contains("rooms.dwell_s") })
+        #expect(lines.contains { $0.hasPrefix("t.yaml:7:") && $0.contains("rooms.signal") })
+        // This gateway has no room: neither in rooms.gateways nor gateway.room.
+        #expect(lines.contains { $0.contains("rooms.gateways") && $0.contains("has no room") })
+    }
+
+    @Test func theRoomsTopicLevelIsNoGatewayID() {
+        let lines = problems("gateway: {id: rooms, room: hall}\nrooms: {enabled: true}\n")
+        #expect(lines.contains { $0.contains("gateway.id") && $0.contains("topic level of the room events") })
+        #expect(problems("gateway: {id: rooms, room: hall}\n").isEmpty)
+    }
+}
