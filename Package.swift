@@ -23,12 +23,13 @@ let package = Package(
         // The pure core.
         .target(name: "BeaconCore", swiftSettings: strict),
 
-        // The runtime shared by the adapters and the commands: mailboxes between threads and tasks.
+        // The runtime shared by the adapters and the commands: mailboxes between threads and tasks, the one
+        // thread spawner.
         .target(name: "BeaconRuntime", dependencies: ["BeaconCore"], swiftSettings: strict),
 
         // Adapters: the only modules that import C.
         .target(name: "HCIScanner", dependencies: ["BeaconCore", "BeaconRuntime", "CBlueZ"], swiftSettings: strict),
-        .target(name: "MQTTPublisher", dependencies: ["BeaconCore", "CMosquitto"], swiftSettings: strict),
+        .target(name: "MQTTPublisher", dependencies: ["BeaconCore", "BeaconRuntime", "CMosquitto"], swiftSettings: strict),
         .target(name: "SQLiteStore", dependencies: ["BeaconCore", "CSQLite"], swiftSettings: strict),
         .target(name: "YAMLConfig", dependencies: ["BeaconCore", "CYAML"], swiftSettings: strict),
         // The ESPHome native API server (Bluetooth proxy for Home Assistant); Noise crypto from libcrypto.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import BeaconCore
+import BeaconRuntime
 import CMosquitto
 import Synchronization
 
@@ -104,7 +105,15 @@ public final class MQTTClient: @unchecked Sendable {
             return state.started
         }
         precondition(!alreadyStarted, "MQTTClient.start() called twice")
-        NetworkThread.spawn { [self] in self.runNetworkLoop() }
+        let rc = DedicatedThread.start { [self] in self.runNetworkLoop() }
+        guard rc == 0 else {
+            // No network thread: reported like a failed connection (never a trap); `stop()` returns at once.
+            state.withLock { $0.started = false }
+            onEvent(.connectionFailed(MQTTError(operation: "start the network thread", code: MQTTError.errno,
+                                                detail: "pthread_create: " + String(cString: strerror(rc))),
+                                      retryIn: 0))
+            return
+        }
     }
 
     /// Ends the network thread, which first sends what is queued and a DISCONNECT (`endSession()`); returns
