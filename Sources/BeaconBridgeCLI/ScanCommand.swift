@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import BeaconCore
+import BeaconRuntime
 import Dispatch
 import HCIScanner
 import Synchronization
@@ -116,7 +117,9 @@ enum ScanCommand {
             Output.stderr("beaconbridge scan: \(error)")
             return ExitCode.forSourceFailure(error)
         }
-        StopSignals.install()
+        let stopRequested = StopRequest()
+        let signals = SignalStream(signals: [SIGINT, SIGTERM]) { _ in stopRequested.flag.store(true, ordering: .relaxed) }
+        defer { signals.cancel() }
         let deadline = options.seconds.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
         var printed = 0
         let decoder = BeaconDecoder()
@@ -124,7 +127,7 @@ enum ScanCommand {
             group.addTask {
                 // Stops the source at the deadline or on SIGINT/SIGTERM; checks every 100 ms.
                 while !Task.isCancelled {
-                    if StopSignals.received || (deadline.map { ContinuousClock.now >= $0 } ?? false) {
+                    if stopRequested.flag.load(ordering: .relaxed) || (deadline.map { ContinuousClock.now >= $0 } ?? false) {
                         source.stop()
                         return
                     }
@@ -186,15 +189,8 @@ enum ScanCommand {
         return out
     }
 
-    /// SIGINT / SIGTERM as a flag the scan loop polls.
-    enum StopSignals {
-        private static let flag = Atomic<Bool>(false)
-
-        static func install() {
-            signal(SIGINT) { _ in StopSignals.flag.store(true, ordering: .relaxed) }
-            signal(SIGTERM) { _ in StopSignals.flag.store(true, ordering: .relaxed) }
-        }
-
-        static var received: Bool { flag.load(ordering: .relaxed) }
+    /// SIGINT / SIGTERM seen (set on the signal queue, read by the loop that stops the source).
+    final class StopRequest: Sendable {
+        let flag = Atomic<Bool>(false)
     }
 }

@@ -13,6 +13,10 @@ public protocol DeliveryTransport: AnyObject, Sendable {
     func stop() async
     /// Queues a message; returns its message id, or why it was not taken (`isPermanentPublishRefusal`: never).
     func publish(topic: String, payload: String, qos: UInt8, retain: Bool) -> Result<Int32, MQTTError>
+    /// Hands everything published since the last call to the network side at once (for libmosquitto: one
+    /// wake-up of the network thread per batch instead of one per message). The publisher calls it after
+    /// every input it handled.
+    func flush()
     /// Subscribes to a topic filter on the current connection.
     @discardableResult
     func subscribe(_ filter: String, qos: UInt8) -> MQTTError?

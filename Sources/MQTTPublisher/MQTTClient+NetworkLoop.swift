@@ -35,7 +35,7 @@ extension MQTTClient {
             } else {
                 var loopRC = MQTTError.success
                 while loopRC == MQTTError.success && !isStopping {
-                    loopRC = mosquitto_loop(handle, 100, 1)
+                    loopRC = pump(timeoutMilliseconds: 100)
                 }
                 if isStopping { break }
                 failure = connectionError(target, loopRC)
@@ -68,13 +68,47 @@ extension MQTTClient {
         guard state.withLock({ $0.connackSeen }), mosquitto_socket(handle) >= 0 else { return }
         var rounds = 0
         while (mosquitto_want_write(handle) || state.withLock({ !$0.awaitingAck.isEmpty })) && rounds < 30 {
-            guard mosquitto_loop(handle, 50, 1) == MQTTError.success else { return }
+            guard pump(timeoutMilliseconds: 50) == MQTTError.success else { return }
             rounds += 1
         }
         guard mosquitto_disconnect(handle) == MQTTError.success else { return }
         for _ in 0..<10 {
-            guard mosquitto_socket(handle) >= 0, mosquitto_loop(handle, 50, 1) == MQTTError.success else { return }
+            guard mosquitto_socket(handle) >= 0, pump(timeoutMilliseconds: 50) == MQTTError.success else { return }
         }
+    }
+
+    /// One turn of the network loop, in place of `mosquitto_loop`: waits at most `timeoutMilliseconds` for the
+    /// socket or the wake-up pipe, then reads what arrived (acknowledgements, inbound messages), writes
+    /// everything queued and handles the keepalive. `mosquitto_loop` would also wait on libmosquitto's internal
+    /// socket pair, which gets a byte for every queued packet and gives up one per call: one wake-up per message.
+    /// While connecting, a writable socket also drives the TLS handshake (libmosquitto continues it in
+    /// `mosquitto_loop_read`, as `mosquitto_loop` does). Returns a libmosquitto code.
+    /// The corresponding C functions are `mosquitto_loop_read`, `mosquitto_loop_write`, `mosquitto_loop_misc`.
+    func pump(timeoutMilliseconds: Int32) -> Int32 {
+        let socket = mosquitto_socket(handle)
+        guard socket >= 0 else { return Int32(MOSQ_ERR_NO_CONN.rawValue) }
+        let wantWrite = mosquitto_want_write(handle)
+        var descriptors = [
+            pollfd(fd: socket, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0),
+            pollfd(fd: wakeDescriptors.read, events: Int16(POLLIN), revents: 0),
+        ]
+        let ready = poll(&descriptors, 2, timeoutMilliseconds)
+        if ready < 0 && errno != EINTR { return MQTTError.errno }
+        if descriptors[1].revents != 0 {
+            var sink = [UInt8](repeating: 0, count: 64)
+            while read(wakeDescriptors.read, &sink, sink.count) == sink.count {}
+        }
+        let readable = descriptors[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
+        let writable = descriptors[0].revents & Int16(POLLOUT) != 0
+        if readable || (writable && !state.withLock({ $0.connackSeen })) {
+            let rc = mosquitto_loop_read(handle, 1)
+            guard rc == MQTTError.success else { return rc }
+        }
+        if mosquitto_want_write(handle) {
+            let rc = mosquitto_loop_write(handle, 1)
+            guard rc == MQTTError.success else { return rc }
+        }
+        return mosquitto_loop_misc(handle)
     }
 
     /// The error for a failed connect or loop, with the broker's refusal and libmosquitto's last logged error.

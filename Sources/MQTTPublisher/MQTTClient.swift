@@ -27,6 +27,8 @@ public final class MQTTClient: @unchecked Sendable {
         /// an id whose acknowledgement overtook `publish` returning stays until the next connection, which only
         /// makes a stop wait its bound).
         var awaitingAck: Set<Int32> = []
+        /// A publish or subscribe since the last `flush()`: the network thread has not been woken for it yet.
+        var unflushed = false
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -36,6 +38,10 @@ public final class MQTTClient: @unchecked Sendable {
     let state = Mutex(State())
     /// Held around every libmosquitto call made from outside the network thread (publish, subscribe) and around `mosquitto_reinitialise` on the network thread, which rebuilds the handle.
     let handleLock = Mutex(())
+    /// Wakes the network thread out of `poll` (`flush()`, `stop()`): a non-blocking pipe, read end first.
+    /// libmosquitto's own wake-up (a byte on its internal socket pair per queued packet, read one per
+    /// `mosquitto_loop`) would wake the thread once per message; the loop here never polls that pair.
+    let wakeDescriptors: (read: Int32, write: Int32)
 
     private static let libraryReady: Bool = { mosquitto_lib_init() == MQTTError.success }()
 
@@ -45,6 +51,17 @@ public final class MQTTClient: @unchecked Sendable {
         guard MQTTClient.libraryReady, let handle = mosquitto_new(options.clientID, options.cleanSession, nil) else {
             throw MQTTError(operation: "create client", code: MQTTError.errno, detail: String(cString: strerror(errno)))
         }
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else {
+            mosquitto_destroy(handle)
+            throw MQTTError(operation: "create the network thread's wake-up pipe", code: MQTTError.errno,
+                            detail: String(cString: strerror(errno)))
+        }
+        for end in pipeEnds {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        self.wakeDescriptors = (pipeEnds[0], pipeEnds[1])
         self.handle = handle
         self.options = options
         self.onEvent = onEvent
@@ -66,7 +83,11 @@ public final class MQTTClient: @unchecked Sendable {
         installCallbacks()
     }
 
-    deinit { mosquitto_destroy(handle) }
+    deinit {
+        mosquitto_destroy(handle)
+        close(wakeDescriptors.read)
+        close(wakeDescriptors.write)
+    }
 
     private func configure() throws(MQTTError) {
         let settings = options.settings
@@ -126,12 +147,13 @@ public final class MQTTClient: @unchecked Sendable {
                 state.stopWaiters.append(continuation)
                 return false
             }
-            if resumeNow { continuation.resume() }
+            if resumeNow { continuation.resume() } else { wake() }
         }
     }
 
     /// Queues a message; returns its message id. The acknowledgement (`.acknowledged`) can arrive before
-    /// this returns. The corresponding C function is `mosquitto_publish`.
+    /// this returns. The message goes out once `flush()` wakes the network thread (or at its next turn, at
+    /// most 100 ms later), so a batch costs one wake-up. The corresponding C function is `mosquitto_publish`.
     public func publish(topic: String, payload: String, qos: UInt8, retain: Bool) -> Result<Int32, MQTTError> {
         var messageID: Int32 = 0
         var payload = payload
@@ -141,15 +163,36 @@ public final class MQTTClient: @unchecked Sendable {
             }
         }
         guard rc == MQTTError.success else { return .failure(MQTTError(operation: "publish to \(topic)", code: rc)) }
-        if qos > 0 { state.withLock { _ = $0.awaitingAck.insert(messageID) } }
+        state.withLock { state in
+            if qos > 0 { state.awaitingAck.insert(messageID) }
+            state.unflushed = true
+        }
         return .success(messageID)
+    }
+
+    /// Wakes the network thread once for everything published since the last call, which it then writes in
+    /// one turn. Cheap when nothing was published.
+    public func flush() {
+        let needed = state.withLock { state -> Bool in
+            defer { state.unflushed = false }
+            return state.unflushed
+        }
+        if needed { wake() }
+    }
+
+    /// One byte into the wake-up pipe (a full pipe already means "wake up").
+    func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeDescriptors.write, &byte, 1)
     }
 
     /// Subscribes. The corresponding C function is `mosquitto_subscribe`.
     @discardableResult
     public func subscribe(_ pattern: String, qos: UInt8) -> MQTTError? {
         let rc = handleLock.withLock { _ in mosquitto_subscribe(handle, nil, pattern, Int32(qos)) }
-        return rc == MQTTError.success ? nil : MQTTError(operation: "subscribe to \(pattern)", code: rc)
+        guard rc == MQTTError.success else { return MQTTError(operation: "subscribe to \(pattern)", code: rc) }
+        wake()
+        return nil
     }
 
     var isStopping: Bool { state.withLock { $0.stopping } }

@@ -57,6 +57,7 @@ final class PublisherDelivery {
         case .tick: await run(.tick)
         case .stop: await run(.stop)
         }
+        transport.flush()
         publishCounters()
         return machine.mode == .finished ? .finished : .running
     }

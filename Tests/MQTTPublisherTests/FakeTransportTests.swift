@@ -12,6 +12,10 @@ final class FakeTransport: DeliveryTransport {
         var nextID: Int32 = 1
         /// Acknowledge each message inside `publish`, before it returns (libmosquitto may do that).
         var acknowledgeInsidePublish = false
+        /// Messages published since the last `flush()`, and the size of each flushed batch (flushes with
+        /// nothing published are not recorded).
+        var unflushed = 0
+        var flushedBatches: [Int] = []
     }
     let state = Mutex(State())
     let onEvent: @Sendable (MQTTClientEvent) -> Void
@@ -25,10 +29,18 @@ final class FakeTransport: DeliveryTransport {
         let (id, early) = state.withLock { state -> (Int32, Bool) in
             defer { state.nextID += 1 }
             state.published.append((state.nextID, topic, payload))
+            state.unflushed += 1
             return (state.nextID, state.acknowledgeInsidePublish)
         }
         if early { onEvent(.acknowledged(messageID: id)) }
         return .success(id)
+    }
+
+    func flush() {
+        state.withLock { state in
+            if state.unflushed > 0 { state.flushedBatches.append(state.unflushed) }
+            state.unflushed = 0
+        }
     }
 
     func subscribe(_ filter: String, qos: UInt8) -> MQTTError? {
@@ -98,6 +110,26 @@ final class TransportBox: Sendable {
             try await waitUntil("all acknowledged", timeout: 60) { publisher.counters.acknowledged == 200 }
             #expect(publisher.counters.inflight == 0)
             #expect(box.fake.publishedTopics.filter { $0.contains("/region/") } == envelopes.map(\.topic))
+        }
+    }
+
+    /// One batch of events from the pipeline is one hand-over to the network side (issue 15: publishing a batch
+    /// costs one wake-up of the network thread, not one per message).
+    @Test func aBatchOfEventsIsFlushedToTheTransportOnce() async throws {
+        let box = TransportBox()
+        let publisher = try publisher(box: box)
+        let envelopes = (1...50).map { sequence in
+            EventEnvelope(id: "batch-\(sequence)", gatewayID: "fake", sequence: UInt64(sequence), captureTime: 1, kind: .region,
+                          topic: "beaconbridge/fake/region/r/\(sequence)", qos: 1, retain: false, payload: "{}")
+        }
+        try await withRunningPublisher(publisher) {
+            try await waitUntil("connected", timeout: 60) { publisher.counters.connected }
+            let before = box.fake.state.withLock { $0.published.count }
+            publisher.publish(envelopes)
+            try await waitUntil("all sent", timeout: 60) { box.fake.state.withLock { $0.published.count } >= before + 50 }
+            try await waitUntil("flushed", timeout: 60) { box.fake.state.withLock { $0.unflushed } == 0 }
+            let batches = box.fake.state.withLock { $0.flushedBatches }
+            #expect(batches.contains { $0 >= 50 }, "flushed batches: \(batches)")
         }
     }
 }

@@ -58,7 +58,9 @@ public final class TestSubscriber: @unchecked Sendable {
     public func messages(under prefix: String) -> [Message] { messages.filter { $0.topic.hasPrefix(prefix) } }
 
     public func publish(topic: String, payload: String, retain: Bool = false) {
-        _ = lock.withLock { client }?.publish(topic: topic, payload: payload, qos: 1, retain: retain)
+        let current = lock.withLock { client }
+        _ = current?.publish(topic: topic, payload: payload, qos: 1, retain: retain)
+        current?.flush()
     }
 }
 

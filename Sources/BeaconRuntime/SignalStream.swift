@@ -3,12 +3,13 @@ import Dispatch
 import Glibc
 #endif
 
-/// Delivers SIGTERM, SIGINT and SIGHUP as values through dispatch signal sources (the signals themselves are
-/// ignored so the default action, termination, never runs). Keep the instance alive while it is needed.
-final class SignalStream {
+/// Delivers signals (SIGTERM, SIGINT, SIGHUP) as values through dispatch signal sources (the signals themselves
+/// are ignored so the default action, termination, never runs): the one signal scheme of every command (`run`,
+/// `replay`, `scan`). Keep the instance alive while it is needed.
+public final class SignalStream {
     private let sources: [any DispatchSourceSignal]
 
-    init(signals: [Int32], queue: DispatchQueue = DispatchQueue(label: "beaconbridge.signals"),
+    public init(signals: [Int32], queue: DispatchQueue = DispatchQueue(label: "beaconbridge.signals"),
          handler: @escaping @Sendable (Int32) -> Void) {
         sources = signals.map { number in
             signal(number, SIG_IGN)
@@ -20,7 +21,7 @@ final class SignalStream {
     }
 
     /// Cancels the sources and restores the default actions.
-    func cancel() {
+    public func cancel() {
         for source in sources {
             source.cancel()
             signal(Int32(source.handle), SIG_DFL)
