@@ -15,7 +15,9 @@ enum SimulateCommand {
           --seed N          override the scenario's seed (0...2^64-1)
           --seeds K         run K seeds (the seed, seed+1, ...) and print the aggregate (1...1000)
           --summary-only    print only the summary line, not the events
-          --capture OUT     also write the scenario's reports as a btsnoop capture (for replay)
+          --capture OUT     also write the scenario's reports as a btsnoop capture (for replay); for a rooms
+                            scenario one capture per gateway, OUT containing {gateway}, and the ground truth
+                            on stdout instead of the comparison
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -65,7 +67,7 @@ enum SimulateCommand {
         let rooms = texts.filter { RoomScenario.isRoomScenario(json: $0.text) }
         if !rooms.isEmpty {
             guard rooms.count == texts.count else { return usageError("rooms scenarios cannot be mixed with region scenarios") }
-            guard capturePath == nil else { return usageError("--capture takes a region scenario") }
+            if let capturePath { return SimulateRooms.capture(text: rooms[0], seed: seed, pattern: capturePath) }
             return SimulateRooms.run(texts: rooms, seed: seed, seeds: seeds, summaryOnly: summaryOnly)
         }
         for (path, text) in texts {

@@ -48,6 +48,18 @@ enum SimulateRooms {
         return ExitCode.ok
     }
 
+    /// `--capture`: one capture per gateway and the ground truth (SimulateRoomsCapture).
+    static func capture(text: (path: String, text: String), seed: UInt64?, pattern: String) -> Int32 {
+        do {
+            var scenario = try RoomScenario(json: text.text)
+            if let seed { scenario.seed = seed }
+            return SimulateRoomsCapture.write(scenario, pattern: pattern) ?? ExitCode.ok
+        } catch {
+            Output.stderr("beaconbridge simulate: \(text.path): \(error)")
+            return error.kind == .invalid ? ExitCode.config : ExitCode.dataError
+        }
+    }
+
     static func json(_ change: RoomChange) -> JSONValue {
         .object([("type", .string("room_change")), ("time", .double((change.time * 1000).rounded() / 1000)),
                  ("beacon_id", .string(change.beaconID)), ("from", room(change.from, had: change.hadRoom)),
