@@ -4,8 +4,10 @@ import BeaconCore
 /// (libmosquitto) is one implementation; tests use a fake. The transport connects and reconnects by itself
 /// and reports through the `onEvent` handler it was created with: `.connected`, `.disconnected`,
 /// `.acknowledged` / `.refused` with the message id `publish` returned (possibly before `publish` has
-/// returned), `.message` for subscribed topics, `.stopped`. Subscriptions are not remembered across
-/// reconnects: the publisher subscribes again after every `.connected`.
+/// returned), `.message` for subscribed topics, `.stopped`. Message ids are unique for the transport's
+/// lifetime, not per connection: the publisher may still hold ids of a connection that broke (it learns of
+/// the break later, through its input queue) while it sends on the next. Subscriptions are not remembered
+/// across reconnects: the publisher subscribes again after every `.connected`.
 public protocol DeliveryTransport: AnyObject, Sendable {
     /// Starts connecting (and reconnecting until `stop()`).
     func start()

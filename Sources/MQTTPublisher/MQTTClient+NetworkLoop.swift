@@ -152,8 +152,9 @@ extension MQTTClient {
         }
         // The v5 callback also fires for MQTT 3.1.1 connections (reason code 0); the v3 one would drop the
         // reason code of an MQTT 5 PUBACK/PUBREC, counting a refusal as delivered.
-        mosquitto_publish_v5_callback_set(handle) { _, context, messageID, reasonCode, _ in
+        mosquitto_publish_v5_callback_set(handle) { _, context, mid, reasonCode, _ in
             guard let client = MQTTClient.from(context) else { return }
+            let messageID = client.messageID(mid)
             client.state.withLock { _ = $0.awaitingAck.remove(messageID) }
             client.onEvent(reasonCode >= 0x80 ? .refused(messageID: messageID, reasonCode: reasonCode)
                                               : .acknowledged(messageID: messageID))

@@ -42,6 +42,10 @@ public final class MQTTClient: @unchecked Sendable {
     /// libmosquitto's own wake-up (a byte on its internal socket pair per queued packet, read one per
     /// `mosquitto_loop`) would wake the thread once per message; the loop here never polls that pair.
     let wakeDescriptors: (read: Int32, write: Int32)
+    /// How many times the handle was rebuilt (`reinitialise()`), the high bits of every message id this client
+    /// reports (`messageID(_:)`). Written only by the network thread, with `handleLock` held; read with
+    /// `handleLock` held (publish) or on the network thread (callbacks), so it is stable wherever it is read.
+    let handleGeneration = Atomic<UInt32>(0)
 
     private static let libraryReady: Bool = { mosquitto_lib_init() == MQTTError.success }()
 
@@ -76,7 +80,8 @@ public final class MQTTClient: @unchecked Sendable {
     /// outbox, so nothing is lost. Network thread only. The corresponding C function is `mosquitto_reinitialise`.
     func reinitialise() throws(MQTTError) {
         let rc = handleLock.withLock { _ in
-            mosquitto_reinitialise(handle, options.clientID, true, Unmanaged.passUnretained(self).toOpaque())
+            handleGeneration.add(1, ordering: .relaxed)
+            return mosquitto_reinitialise(handle, options.clientID, true, Unmanaged.passUnretained(self).toOpaque())
         }
         guard rc == MQTTError.success else { throw MQTTError(operation: "reinitialise the client", code: rc) }
         try handleLock.withLock { (_) throws(MQTTError) in try configure() }
@@ -151,15 +156,19 @@ public final class MQTTClient: @unchecked Sendable {
         }
     }
 
-    /// Queues a message; returns its message id. The acknowledgement (`.acknowledged`) can arrive before
-    /// this returns. The message goes out once `flush()` wakes the network thread (or at its next turn, at
-    /// most 100 ms later), so a batch costs one wake-up. The corresponding C function is `mosquitto_publish`.
+    /// Queues a message; returns its message id (`messageID(_:)`: never reused after a reconnect). The
+    /// acknowledgement (`.acknowledged`) can arrive before this returns. The message goes out once `flush()`
+    /// wakes the network thread (or at its next turn, at most 100 ms later), so a batch costs one wake-up.
+    /// The corresponding C function is `mosquitto_publish`.
     public func publish(topic: String, payload: String, qos: UInt8, retain: Bool) -> Result<Int32, MQTTError> {
         var messageID: Int32 = 0
         var payload = payload
         let rc = payload.withUTF8 { buffer in
             handleLock.withLock { _ in
-                mosquitto_publish(handle, &messageID, topic, Int32(buffer.count), buffer.baseAddress, Int32(qos), retain)
+                var mid: Int32 = 0
+                let rc = mosquitto_publish(handle, &mid, topic, Int32(buffer.count), buffer.baseAddress, Int32(qos), retain)
+                messageID = self.messageID(mid)
+                return rc
             }
         }
         guard rc == MQTTError.success else { return .failure(MQTTError(operation: "publish to \(topic)", code: rc)) }
@@ -196,6 +205,17 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     var isStopping: Bool { state.withLock { $0.stopping } }
+
+    /// The id reported for libmosquitto's message id `mid` (1...65535) on the current handle: the handle's
+    /// generation in the high bits. libmosquitto numbers messages from 1 again after `mosquitto_reinitialise`
+    /// (every reconnect with a clean session), while acknowledgements and the disconnect of the previous
+    /// connection may still be on their way to the publisher: with raw ids an acknowledgement (or an MQTT 5
+    /// refusal) of one connection was applied to a different message of the next, which was then counted as
+    /// delivered or refused wrongly, and the message it displaced was never sent again. 32,768 generations
+    /// before the ids repeat; the publisher forgets every id of a connection when it learns of the disconnect.
+    func messageID(_ mid: Int32) -> Int32 {
+        Int32(bitPattern: (handleGeneration.load(ordering: .relaxed) & 0x7FFF) << 16 | (UInt32(bitPattern: mid) & 0xFFFF))
+    }
 
     /// Capped exponential backoff with jitter: a uniformly random delay in [d/2, d], d = min(max, min * 2^(n-1)).
     static func backoff(attempt: Int, minimum: Double, maximum: Double) -> Double {

@@ -49,7 +49,7 @@ import Testing
             let acl = directory + "/acl"
             try "topic readwrite #\ntopic deny beaconbridge/\(RefusalTests.gateway)/region/#\n"
                 .write(toFile: acl, atomically: true, encoding: .utf8)
-            return "acl_file \(acl)"
+            return "acl_file \(acl)\nlog_type debug"
         }
         defer { try? FileManager.default.removeItem(atPath: bed.directory) }
         var encoder = SequencedEncoder(layout: bed.layout, database: bed.database)
@@ -89,7 +89,9 @@ import Testing
                 } catch {
                     // Say where delivery stood (a stall is a defect to find, not a slow machine).
                     let c = publisher.counters
-                    Issue.record("\(error); counters: deadLettered \(c.deadLettered) of \(denied.count), acknowledged \(c.acknowledged), backlog \(c.backlogRows), retried \(c.refusalsRetried), connected \(c.connected), last error \(c.lastError ?? "none")")
+                    let letters = (try? await bed.database.deadLetters(limit: 1000).map(\.envelope.sequence)) ?? []
+                    let rows = (try? await bed.database.peek(after: nil, limit: 1000).map(\.sequence)) ?? []
+                    Issue.record("\(error); counters: deadLettered \(c.deadLettered) of \(denied.count), \(c); dead letters \(letters), denied \(denied.map(\.sequence)), outbox rows \(rows); broker log: \(bed.broker.log.suffix(3000))")
                     throw error
                 }
             }
