@@ -74,10 +74,6 @@ public final class HCIScanner: HCIEventSource, Sendable {
     /// Events read per wake-up at most (one batch); the rest waits in the kernel for the next round.
     static let batchLimit = 256
 
-    /// After a batch, the reading thread pauses for the rest of this window (seconds) before it reads again,
-    /// so reports arriving one at a time (500/s: one every 2 ms) go over in batches too: at most about 100
-    /// wake-ups a second. A report waits at most this long; its timestamp is taken when it is read.
-    static let coalescingWindow = 0.010
 
     /// Opens and configures the adapter on the reading thread and returns once scanning runs; throws
     /// `HCIError` when it cannot start (no Bluetooth, no permission, no adapter, ...). Single use.
@@ -145,7 +141,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
                     batch.removeAll(keepingCapacity: true)
                     // Let the next events gather in the kernel's socket buffer: at most one wake-up (of this
                     // thread and of the loop) per window, whatever the report rate, unless the batch was full.
-                    let pause = Self.coalescingWindow - (HCIClock.monotonic() - woke)
+                    let pause = settings.batchWindowMilliseconds / 1000 - (HCIClock.monotonic() - woke)
                     if !full, action == nil, pause > 0 { usleep(UInt32(pause * 1_000_000)) }
                 case .timeout:
                     break

@@ -55,7 +55,8 @@ enum LiveBench {
         defer { broker.stop() }
         let events = try DaemonBenchCapture.beaconEvents(500)
         print("  live path: beaconbridge run --hci-feed (socket pair into the HCIScanner reading thread), 500 iBeacons, "
-              + "broker on 127.0.0.1:\(broker.port)")
+              + "broker on 127.0.0.1:\(broker.port), scanner.batch_window_ms "
+              + (ProcessInfo.processInfo.environment["BENCH_BATCH_WINDOW_MS"] ?? "default (BENCH_BATCH_WINDOW_MS sets it)"))
 
         print("  default publish policy (sightings at most every 5 s per beacon):")
         for rate in [500, 5000] {
@@ -100,6 +101,9 @@ enum LiveBench {
               stall_timeout_s: 0
 
             """
+        if let window = ProcessInfo.processInfo.environment["BENCH_BATCH_WINDOW_MS"], Double(window) != nil {
+            extra = extra.replacingOccurrences(of: "  stall_timeout_s: 0\n", with: "  stall_timeout_s: 0\n  batch_window_ms: \(window)\n")
+        }
         if everyReport {
             extra += """
                 tracking:

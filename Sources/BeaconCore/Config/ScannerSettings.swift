@@ -45,6 +45,11 @@ public struct ScannerSettings: Sendable, Equatable {
     public var extended: ExtendedScanning = .auto
     /// Capacity of the queue between the reading thread and the pipeline; overload drops the oldest.
     public var queueCapacity: Int = 1024
+    /// After handing a batch over, the reading thread lets reports gather in the kernel for the rest of this
+    /// window before it reads again (`scanner.batch_window_ms`): at most 1000 / window wake-ups a second of the
+    /// reading thread and the loop, whatever the report rate; a report waits at most this long. 0: no pause.
+    public var batchWindowMilliseconds: Double = ScannerSettings.defaultBatchWindowMilliseconds
+    public static let defaultBatchWindowMilliseconds: Double = 25
     /// Restart scanning when no advertising report arrived for this long while scanning; 0 disables.
     public var stallTimeoutSeconds: Double = 60
     /// Write the raw HCI traffic to this btsnoop file.
@@ -89,6 +94,9 @@ public struct ScannerSettings: Sendable, Equatable {
         }
         if queueCapacity < 1 || queueCapacity > 1_000_000 {
             issue("queue_capacity", "must be between 1 and 1000000, got \(queueCapacity)")
+        }
+        if !batchWindowMilliseconds.isFinite || batchWindowMilliseconds < 0 || batchWindowMilliseconds > 1000 {
+            issue("batch_window_ms", "must be between 0 and 1000 ms, got \(batchWindowMilliseconds)")
         }
         if !stallTimeoutSeconds.isFinite || stallTimeoutSeconds < 0 || stallTimeoutSeconds > 86_400 {
             issue("stall_timeout_s", "must be between 0 (off) and 86400 seconds, got \(stallTimeoutSeconds)")

@@ -8,6 +8,7 @@ extension ScannerSettings {
         windowMilliseconds = r.value("window_ms", default: windowMilliseconds)
         extended = r.choice("extended", default: extended)
         queueCapacity = r.value("queue_capacity", default: queueCapacity)
+        batchWindowMilliseconds = r.value("batch_window_ms", default: batchWindowMilliseconds)
         stallTimeoutSeconds = r.duration("stall_timeout_s", default: stallTimeoutSeconds)
         record = r.string("record")
         source = r.value("source", expecting: "`hci` or `replay:FILE`", Source.init(configValue:)) ?? source
