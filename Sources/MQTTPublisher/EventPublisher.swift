@@ -13,7 +13,8 @@ import Synchronization
 /// acknowledgement is processed, even when libmosquitto fires `on_publish` before `mosquitto_publish` returns.
 public final class EventPublisher: Sendable {
     enum Input: Sendable {
-        case publish([EventEnvelope])
+        /// Envelopes are waiting in `mailbox`.
+        case mailbox
         case snapshot([EventEnvelope])
         case client(MQTTClientEvent)
         case discovery([ControlMessage])
@@ -54,6 +55,11 @@ public final class EventPublisher: Sendable {
     let ackInbox: AckInbox
     /// Subscribers of inbound messages (`subscribe(_:qos:)`).
     let inbound: InboundRouter
+    /// The bounded input of envelopes (`admit`, `publish`).
+    let mailbox: PublishMailbox
+
+    /// Envelopes waiting for the delivery loop at most before `admit(_:)` suspends the caller.
+    public static let mailboxLimit = 4096
     let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// Connection changes and snapshot requests. Buffers the newest 1000 when nobody listens.
@@ -66,6 +72,7 @@ public final class EventPublisher: Sendable {
                 transport makeTransport: DeliveryTransportFactory = EventPublisher.mosquittoTransport) throws(MQTTError) {
         self.configuration = configuration
         self.store = outbox
+        self.mailbox = PublishMailbox(limit: EventPublisher.mailboxLimit)
         (inputs, inputContinuation) = AsyncStream.makeStream(of: Input.self)
         (notices, noticeContinuation) = AsyncStream.makeStream(of: PublisherNotice.self, bufferingPolicy: .bufferingNewest(1000))
         let continuation = inputContinuation
@@ -108,11 +115,31 @@ public final class EventPublisher: Sendable {
         return stream
     }
 
-    /// Enqueues envelopes for delivery, in order. Never blocks.
+    /// Enqueues envelopes for delivery, in order, once fewer than `mailboxLimit` are waiting for the delivery
+    /// loop: suspends the caller until then (back-pressure; docs/mqtt.md, "Bounds"). The daemon publishes
+    /// through this.
+    public func admit(_ envelopes: [EventEnvelope]) async {
+        guard !envelopes.isEmpty else { return }
+        sharedCounters.withLock { $0.submitted += envelopes.count }
+        deliver(await mailbox.admit(envelopes), count: envelopes.count)
+    }
+
+    /// Enqueues envelopes for delivery, in order. Never blocks (and so does not bound memory: producers that
+    /// can outpace the broker use `admit(_:)`).
     public func publish(_ envelopes: [EventEnvelope]) {
         guard !envelopes.isEmpty else { return }
         sharedCounters.withLock { $0.submitted += envelopes.count }
-        inputContinuation.yield(.publish(envelopes))
+        deliver(mailbox.put(envelopes), count: envelopes.count)
+    }
+
+    private func deliver(_ result: PublishMailbox.PutResult, count: Int) {
+        switch result {
+        case .announce: inputContinuation.yield(.mailbox)
+        case .queued: break
+        case .closed:
+            // After `run()` has stored everything and returned: nothing can take them any more.
+            sharedCounters.withLock { $0.dropped["publisher_stopped", default: 0] += count }
+        }
     }
 
     /// Enqueues a retained state snapshot (region state, presence): never stored in the outbox, coalesced with
@@ -153,11 +180,10 @@ public final class EventPublisher: Sendable {
             group.cancelAll()
         }
         await transport.stop()
-        // Envelopes published after `stop()` was requested are still in the input queue: store them.
+        // Envelopes published after `stop()` was requested are still in the mailbox: store them.
         inputContinuation.finish()
-        for await input in inputs {
-            if case let .publish(envelopes) = input { await delivery.run(.publish(envelopes)) }
-        }
+        for await _ in inputs {}
+        await delivery.run(.publish(mailbox.close()))
         delivery.publishCounters()
         inbound.finish()
         noticeContinuation.finish()

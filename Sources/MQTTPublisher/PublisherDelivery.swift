@@ -45,7 +45,7 @@ final class PublisherDelivery {
 
     func handle(_ input: EventPublisher.Input) async -> Outcome {
         switch input {
-        case let .publish(envelopes): await run(.publish(envelopes))
+        case .mailbox: await run(.publish(publisher.mailbox.takeAll()))
         case let .snapshot(envelopes): await run(.snapshot(envelopes))
         case let .discovery(messages): await run(.discovery(messages))
         case let .subscribe(filter, qos): await run(.subscribe(filter: filter, qos: qos))
@@ -141,6 +141,7 @@ final class PublisherDelivery {
             counters.drained = figures.drained
             var dropped = figures.dropped
             for (reason, count) in storeDrops { dropped[reason.rawValue, default: 0] += count }
+            if let late = counters.dropped["publisher_stopped"] { dropped["publisher_stopped"] = late }
             counters.dropped = dropped
             counters.deadLettered = figures.deadLettered
             counters.refusalsRetried = figures.refusalsRetried

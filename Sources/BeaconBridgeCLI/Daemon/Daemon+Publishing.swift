@@ -23,7 +23,7 @@ extension Daemon {
             }
         }
         telemetry.submitted += envelopes.count
-        if snapshot { publisher.publishSnapshot(envelopes) } else { publisher.publish(envelopes) }
+        if snapshot { publisher.publishSnapshot(envelopes) } else { await publisher.admit(envelopes) }
         if !snapshot { await feedRoomSightings(events) }
     }
 
@@ -39,7 +39,7 @@ extension Daemon {
         do {
             let envelope = try encoder.encode(report)
             telemetry.submitted += 1
-            publisher.publish([envelope])
+            await publisher.admit([envelope])
         } catch {
             logger.error("cannot encode telemetry", metadata: ["error": "\(error)"])
         }
