@@ -33,6 +33,7 @@ public enum CommandLineTool {
           70  internal error
           73  cannot create an output file (a capture to record or write, a key file)
           74  I/O error: the database cannot be opened (disk full at start) or a read or write failed
+          75  temporary failure: a replay could not deliver everything (the rest stays in the outbox)
           78  configuration: every problem printed as FILE:LINE:COL: KEYPATH: MESSAGE (also an invalid scenario)
         """
 
@@ -70,6 +71,8 @@ public enum ExitCode {
     public static let software: Int32 = 70
     public static let cantCreate: Int32 = 73
     public static let ioError: Int32 = 74
+    /// A replay could not deliver everything (broker unreachable): the rest stays in the outbox; try again.
+    public static let tempFail: Int32 = 75
     public static let config: Int32 = 78
 }
 

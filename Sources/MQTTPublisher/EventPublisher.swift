@@ -165,6 +165,8 @@ public final class EventPublisher: Sendable {
     /// disconnects. Call it once; `stop()` waits for it to return.
     public func run() async {
         let delivery = PublisherDelivery(publisher: self)
+        // The backlog figure is true from the start (a backlog of an earlier run), not 0 until the first look.
+        await delivery.refreshBacklog()
         transport.start()
         await withTaskGroup(of: Void.self) { group in
             let continuation = inputContinuation

@@ -27,6 +27,8 @@ public struct PublisherCounters: Sendable, Equatable {
     public var backlogBytes = 0
     public var inflight = 0
     public var connected = false
+    /// Connected with the outbox drained (events go straight to the broker): the delivery machine is `live`.
+    public var live = false
     public var connects = 0
     public var connectionFailures = 0
     /// True once the database failed and the memory fallback took over.

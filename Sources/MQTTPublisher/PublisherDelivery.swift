@@ -128,6 +128,7 @@ final class PublisherDelivery {
     /// Copies the figures into the shared counters, in one lock.
     func publishCounters() {
         let figures = machine.counters
+        let mode = machine.mode
         let storeDrops = storeDropBase.merging(storeDropped, uniquingKeysWith: +)
         let machineError = figures.lastError != lastMachineError ? figures.lastError : nil
         lastMachineError = figures.lastError
@@ -147,6 +148,7 @@ final class PublisherDelivery {
             counters.refusalsRetried = figures.refusalsRetried
             counters.connects = figures.connects
             counters.connected = figures.connected
+            counters.live = mode == .live
             counters.inflight = figures.inflight
             counters.outboxDegraded = figures.outboxDegraded
             counters.snapshotSent = figures.snapshotSent

@@ -119,7 +119,10 @@ final class Daemon {
             persistStates()
             // A replay that reached its end delivers what it produced before exiting (bounded); a stop by
             // signal leaves undelivered events in the outbox for the next start.
-            if isReplay, exitCode == ExitCode.ok || exitCode == ExitCode.dataError, !stoppedBySignal { await waitForDelivery(timeout: 10) }
+            if isReplay, exitCode == ExitCode.ok || exitCode == ExitCode.dataError, !stoppedBySignal,
+               !(await waitForDelivery(stallTimeout: 10)), exitCode == ExitCode.ok {
+                exitCode = ExitCode.tempFail
+            }
             await publisher.stop()
             group.cancelAll()
         }
@@ -268,16 +271,32 @@ final class Daemon {
         return code
     }
 
-    /// Waits until the publisher has nothing in flight and nothing in the outbox, up to `timeout` seconds.
-    private func waitForDelivery(timeout: Double) async {
-        let deadline = HCIClock.monotonic() + timeout
-        while HCIClock.monotonic() < deadline {
+    /// Waits until the publisher has drained the outbox (including a backlog from earlier runs) and has nothing
+    /// in flight: as long as delivery makes progress (acknowledgements, a shrinking backlog), giving up after
+    /// `stallTimeout` seconds without any (broker unreachable) or after an hour in all. False: events remain in
+    /// the outbox (the replay then exits 75, EX_TEMPFAIL).
+    private func waitForDelivery(stallTimeout: Double) async -> Bool {
+        let start = HCIClock.monotonic()
+        var lastProgress = start
+        var mark = (acknowledged: -1, backlog: -1, deadLetters: -1)
+        while HCIClock.monotonic() - start < 3600 {
             let counters = publisher.counters
-            if counters.connected, counters.inflight == 0, counters.backlogRows == 0,
-               counters.settled >= telemetry.submitted { return }
+            if counters.live, counters.inflight == 0, counters.backlogRows == 0, counters.settled >= telemetry.submitted {
+                return true
+            }
+            let now = (counters.acknowledged, counters.backlogRows, counters.deadLettered)
+            if now != mark {
+                mark = now
+                lastProgress = HCIClock.monotonic()
+            } else if HCIClock.monotonic() - lastProgress >= stallTimeout {
+                break
+            }
             try? await Task.sleep(for: .milliseconds(50))
         }
-        logger.warning("events still undelivered at exit stay in the outbox", metadata: ["backlog": "\(publisher.counters.backlogRows)"])
+        logger.warning("events still undelivered at exit stay in the outbox", metadata: [
+            "backlog": "\(publisher.counters.backlogRows)", "connected": "\(publisher.counters.connected)",
+        ])
+        return false
     }
 
     private func persistStates() {
