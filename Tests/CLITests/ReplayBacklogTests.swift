@@ -45,7 +45,7 @@ import Testing
             subscriber.messages(under: prefix).count >= Self.rows
         }
         await subscriber.stop()
-        let received = Set(subscriber.messages(under: prefix).compactMap { $0.json?["id"]?.string })
+        let received = Set(subscriber.messages(under: prefix).compactMap { $0.string("id") })
         #expect(received.isSuperset(of: backlog), "\(backlog.subtracting(received).count) backlog events missing")
         let reopened = try GatewayDatabase(settings: OutboxSettings(path: bed.outboxPath))
         #expect(try await reopened.stats().rows == 0)
