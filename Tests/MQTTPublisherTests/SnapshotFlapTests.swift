@@ -11,14 +11,16 @@ import Testing
 /// the last retained value of each topic is the newest.
 @Suite(.serialized) struct SnapshotFlapTests {
     @Test(.timeLimit(.minutes(5))) func aFlappingBrokerWith5000BeaconsNeverEvictsRealEvents() async throws {
-        let broker = try MosquittoProcess()
+        // A persistent broker and a persistent subscriber session: the real events are delivered right after
+        // each restart, often before the test's subscriber has reconnected; the broker queues them for it.
+        let broker = try MosquittoProcess(persistent: true)
         try await broker.start()
         let directory = try TestDirectory.make(prefix: "bb-flap")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Room for the real events only: 5 snapshots of 5,000 entries would have evicted them.
         let database = try GatewayDatabase(settings: OutboxSettings(path: directory + "/outbox.sqlite", maxRows: 3000))
         let layout = TopicLayout(settings: TopicSettings(), gatewayID: "flap")
-        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/flap/region/#"])
+        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/flap/region/#"], persistentID: "flap-sub")
         try await subscriber.start()
         let publisher = try EventPublisher(
             configuration: .init(mqtt: loopbackSettings(port: broker.port, inflightWindow: 200), layout: layout),
