@@ -38,7 +38,7 @@ extension MQTTClient {
                     loopRC = pump(timeoutMilliseconds: 100)
                 }
                 if isStopping { break }
-                failure = connectionError(target, loopRC)
+                failure = connectionError(target, loopRC, afterConnect: true)
             }
             let wasConnected = state.withLock { $0.connackSeen }
             attempt = wasConnected ? 1 : attempt + 1
@@ -112,10 +112,19 @@ extension MQTTClient {
     }
 
     /// The error for a failed connect or loop, with the broker's refusal and libmosquitto's last logged error.
-    func connectionError(_ operation: String, _ rc: Int32) -> MQTTError {
-        let (refusal, lastLog) = state.withLock { ($0.refusal, $0.lastLog) }
+    /// `afterConnect`: the TCP connection was made and CONNECT sent; a plain client whose connection then
+    /// breaks before any CONNACK is most likely talking to a TLS port, and is told so.
+    func connectionError(_ operation: String, _ rc: Int32, afterConnect: Bool = false) -> MQTTError {
+        let savedErrno = errno
+        let (refusal, lastLog, connackSeen) = state.withLock { ($0.refusal, $0.lastLog, $0.connackSeen) }
+        errno = savedErrno
         var error = MQTTError(operation: operation, code: rc,
-                              detail: rc == MQTTError.errno ? String(cString: strerror(errno)) : nil)
+                              detail: rc == MQTTError.errno && savedErrno != 0 ? String(cString: strerror(savedErrno)) : nil)
+        defer {
+            if afterConnect, refusal == nil, !connackSeen, options.settings.tls == nil {
+                error.message += "; \(MQTTError.plainClientHint)"
+            }
+        }
         if let refusal {
             error.refusal = refusal
             let reason = options.settings.protocolVersion == .v5

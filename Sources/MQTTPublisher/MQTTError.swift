@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CMosquitto
 
 /// A libmosquitto failure: the operation, the `MOSQ_ERR_*` code with `mosquitto_strerror`'s text, the
@@ -19,12 +22,22 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Builds the error for a libmosquitto return code. The corresponding C function is `mosquitto_strerror`.
+    /// `MOSQ_ERR_ERRNO` with errno 0 (the peer closed the connection, or sent bytes that are not MQTT) would
+    /// read "Success (Success)": it is said in words instead.
     init(operation: String, code: Int32, detail: String? = nil) {
+        if code == MQTTError.errno, Glibc.errno == 0 || detail == "Success" {
+            self.init(operation: operation, code: code,
+                      message: "the connection was closed without a system error (the peer hung up or answered something that is not MQTT)")
+            return
+        }
         var text = String(cString: mosquitto_strerror(code))
         if code == MQTTError.errno, let detail = detail, !detail.isEmpty { text += " (\(detail))" }
         else if let detail, !detail.isEmpty { text += ": \(detail)" }
         self.init(operation: operation, code: code, message: text)
     }
+
+    /// Said when a plain (non-TLS) connection broke before the broker's CONNACK.
+    static let plainClientHint = "the broker closed the connection right after CONNECT: is it a TLS port? set mqtt.tls"
 
     /// The broker refused the connection (bad credentials, not authorised, ...).
     public var isRefused: Bool { refusal != nil }

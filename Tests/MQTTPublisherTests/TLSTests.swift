@@ -52,6 +52,26 @@ import Testing
         #expect(publisher.counters.connectionFailures == 0)
     }
 
+    /// Issue 17, item 12: a plain client against the TLS port is told to set mqtt.tls, and never reads
+    /// "Success (Success)".
+    @Test func aPlainClientAgainstATLSPortIsToldToSetTLS() async throws {
+        let events = EventLog()
+        var plain = settings()
+        plain.tls = nil
+        let client = try MQTTClient(options: MQTTClientOptions(settings: plain, clientID: "plain", password: TestPKI.password)) {
+            events.append($0)
+        }
+        client.start()
+        try await waitUntil("two failed attempts", timeout: 60) { events.failures.count >= 2 }
+        await client.stop()
+        print("plain client against TLS -> \(events.failures[0])")
+        for failure in events.failures {
+            #expect(failure.description.contains("is it a TLS port? set mqtt.tls"), "\(failure)")
+            #expect(!failure.description.contains("Success"), "\(failure)")
+        }
+        #expect(!events.all.contains(.connected))
+    }
+
     @Test func wrongPasswordIsAClearErrorAndIsRetried() async throws {
         let events = EventLog()
         var wrong = settings()
