@@ -120,11 +120,7 @@ extension MQTTClient {
         errno = savedErrno
         var error = MQTTError(operation: operation, code: rc,
                               detail: rc == MQTTError.errno && savedErrno != 0 ? String(cString: strerror(savedErrno)) : nil)
-        defer {
-            if afterConnect, refusal == nil, !connackSeen, options.settings.tls == nil {
-                error.message += "; \(MQTTError.plainClientHint)"
-            }
-        }
+
         if let refusal {
             error.refusal = refusal
             let reason = options.settings.protocolVersion == .v5
@@ -132,6 +128,9 @@ extension MQTTClient {
             error.message = "broker refused the connection: \(reason)"
         } else if let lastLog {
             error.message += ": \(lastLog)"
+        }
+        if afterConnect, refusal == nil, !connackSeen, options.settings.tls == nil {
+            error.message += "; \(MQTTError.plainClientHint)"
         }
         return error
     }
