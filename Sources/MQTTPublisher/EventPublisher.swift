@@ -186,6 +186,7 @@ public final class EventPublisher: Sendable {
         inputContinuation.finish()
         for await _ in inputs {}
         await delivery.run(.publish(mailbox.close()))
+        await delivery.discardMemoryBacklog()
         delivery.publishCounters()
         inbound.finish()
         noticeContinuation.finish()

@@ -43,4 +43,17 @@ extension PublisherDelivery {
         publishCounters()
         for (reason, count) in increases { publisher.notify(.eventsDropped(reason: reason, count: count)) }
     }
+
+    /// Drop reason for events the memory outbox held at the end of `run()`.
+    static let notPersisted = "not_persisted"
+
+    /// The end of `run()` with the memory outbox (no usable database, or it failed while running): what it
+    /// still holds ends with the process. Every such event is counted as dropped (`not_persisted`) and
+    /// reported, and the backlog figure says 0, so the exit log does not claim `dropped=0` with events kept.
+    func discardMemoryBacklog() async {
+        guard let memory = store as? MemoryOutbox, let stats = try? await memory.stats(), stats.rows > 0 else { return }
+        discardedAtStop += stats.rows
+        backlog = (0, 0, backlog.deadLetters)
+        publisher.notify(.eventsDropped(reason: PublisherDelivery.notPersisted, count: stats.rows))
+    }
 }

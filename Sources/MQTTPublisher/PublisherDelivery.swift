@@ -16,6 +16,8 @@ final class PublisherDelivery {
     var storeDropBase: [OutboxDropReason: Int] = [:]
     var storeDropped: [OutboxDropReason: Int] = [:]
     var backlog = (rows: 0, bytes: 0, deadLetters: 0)
+    /// Events the memory outbox still held when `run()` ended (no usable database): gone with the process.
+    var discardedAtStop = 0
     var transportError: String?
     var lastMachineError: String?
 
@@ -142,6 +144,7 @@ final class PublisherDelivery {
             counters.drained = figures.drained
             var dropped = figures.dropped
             for (reason, count) in storeDrops { dropped[reason.rawValue, default: 0] += count }
+            if discardedAtStop > 0 { dropped[PublisherDelivery.notPersisted, default: 0] += discardedAtStop }
             if let late = counters.dropped["publisher_stopped"] { dropped["publisher_stopped"] = late }
             counters.dropped = dropped
             counters.deadLettered = figures.deadLettered

@@ -87,4 +87,31 @@ import Testing
         // The newest ten are kept, oldest first out.
         #expect(try await database.peek(after: nil, limit: 100).map(\.id) == envelopes.suffix(10).map(\.id))
     }
+
+    /// Issue 17.5: a stop that cannot persist (no usable database: the memory outbox) counts every event it
+    /// discards as dropped, and says no backlog is kept.
+    @Test func aStopWithoutADatabaseCountsEveryDiscardedEventAsDropped() async throws {
+        let layout = TopicLayout(settings: TopicSettings(), gatewayID: "nodbgw")
+        let deadPort = try FreePort.find()  // no broker: everything waits in the memory outbox
+        let publisher = try EventPublisher(configuration: .init(mqtt: loopbackSettings(port: deadPort), layout: layout),
+                                           outbox: nil)
+        var encoder = SequencedEncoder(layout: layout, database: nil)
+        let envelopes = try await encoder.encode((0..<40).map { EventFactory.region($0, kind: .enter) })
+        let notices = NoticeLog()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { for await notice in publisher.notices { notices.append(notice) } }
+            try await withRunningPublisher(publisher) {
+                publisher.publish(envelopes)
+                try await waitUntil("held in memory", timeout: 60) { publisher.counters.backlogRows == envelopes.count }
+                #expect(publisher.counters.droppedTotal == 0)
+            }
+            try await group.waitForAll()
+        }
+        #expect(publisher.counters.dropped == ["not_persisted": envelopes.count])
+        #expect(publisher.counters.backlogRows == 0)
+        let reported = notices.all.reduce(0) { total, notice in
+            if case let .eventsDropped("not_persisted", count) = notice { total + count } else { total }
+        }
+        #expect(reported == envelopes.count)
+    }
 }
