@@ -20,7 +20,15 @@ extension PublisherDelivery {
             let previous = try? await store.stats()
             for (reason, count) in previous?.dropped ?? [:] { storeDropBase[reason, default: 0] += count }
             storeDropped = [:]
-            store = MemoryOutbox(maxRows: settings.memoryMaxRows, maxBytes: settings.maxBytes)
+            let memory = MemoryOutbox(maxRows: settings.memoryMaxRows, maxBytes: settings.maxBytes)
+            if let database = publisher.store {
+                // Kept: still read, and written back once it takes writes again (`tryWriteBack`).
+                databaseDropsAtFailure = previous?.dropped ?? [:]
+                ticksSinceWriteBack = 0
+                store = RecoveringOutbox(database: database, memory: memory)
+            } else {
+                store = memory
+            }
         case .refreshStats:
             await refreshBacklog()
         default:
@@ -47,13 +55,49 @@ extension PublisherDelivery {
     /// Drop reason for events the memory outbox held at the end of `run()`.
     static let notPersisted = "not_persisted"
 
-    /// The end of `run()` with the memory outbox (no usable database, or it failed while running): what it
-    /// still holds ends with the process. Every such event is counted as dropped (`not_persisted`) and
-    /// reported, and the backlog figure says 0, so the exit log does not claim `dropped=0` with events kept.
+    /// Ticks (4 a second) between two attempts to write the memory backlog back into a failed database.
+    static let writeBackTicks = 8
+
+    /// While the database fails: every `writeBackTicks` ticks, tries to write the memory backlog back into it
+    /// (`RecoveringOutbox.writeBack`); on success the database is the outbox again, the machine is told
+    /// (`.outboxRecovered`) and the owner too.
+    func tryWriteBack(force: Bool = false) async {
+        guard let recovering = store as? RecoveringOutbox else { return }
+        ticksSinceWriteBack += 1
+        guard force || ticksSinceWriteBack >= PublisherDelivery.writeBackTicks else { return }
+        ticksSinceWriteBack = 0
+        let memoryPart = await recovering.stats()
+        let rows = await recovering.memoryRows
+        guard await recovering.writeBack() else { return }
+        store = recovering.database
+        // The memory part's drops become history; the database's count as current again.
+        for (reason, count) in memoryPart.dropped { storeDropBase[reason, default: 0] += count }
+        for (reason, count) in databaseDropsAtFailure { storeDropBase[reason, default: 0] -= count }
+        storeDropped = databaseDropsAtFailure
+        await run(.outboxRecovered)
+        publisher.notify(.outboxRecovered(rowsWrittenBack: rows))
+        await refreshBacklog()
+    }
+
+    /// The end of `run()` with the memory outbox (no usable database, or it failed while running and still
+    /// fails: one last write-back is tried first): what it still holds ends with the process. Every such
+    /// event is counted as dropped (`not_persisted`) and reported, and the backlog figure counts only the rows
+    /// the database keeps, so the exit log does not claim `dropped=0` with events discarded.
     func discardMemoryBacklog() async {
-        guard let memory = store as? MemoryOutbox, let stats = try? await memory.stats(), stats.rows > 0 else { return }
-        discardedAtStop += stats.rows
-        backlog = (0, 0, backlog.deadLetters)
-        publisher.notify(.eventsDropped(reason: PublisherDelivery.notPersisted, count: stats.rows))
+        if store is RecoveringOutbox { await tryWriteBack(force: true) }
+        let lost: Int
+        if let recovering = store as? RecoveringOutbox {
+            lost = await recovering.memoryRows
+            let figures = await recovering.stats()
+            backlog = (max(0, figures.rows - lost), backlog.bytes, figures.deadLetters)
+        } else if let memory = store as? MemoryOutbox, let figures = try? await memory.stats() {
+            lost = figures.rows
+            backlog = (0, 0, backlog.deadLetters)
+        } else {
+            return
+        }
+        guard lost > 0 else { return }
+        discardedAtStop += lost
+        publisher.notify(.eventsDropped(reason: PublisherDelivery.notPersisted, count: lost))
     }
 }

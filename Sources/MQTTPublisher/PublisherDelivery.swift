@@ -18,6 +18,9 @@ final class PublisherDelivery {
     var backlog = (rows: 0, bytes: 0, deadLetters: 0)
     /// Events the memory outbox still held when `run()` ended (no usable database): gone with the process.
     var discardedAtStop = 0
+    /// The database's drop counts when it failed (`RecoveringOutbox`), and ticks since the last write-back try.
+    var databaseDropsAtFailure: [OutboxDropReason: Int] = [:]
+    var ticksSinceWriteBack = 0
     var transportError: String?
     var lastMachineError: String?
 
@@ -56,7 +59,9 @@ final class PublisherDelivery {
             for entry in publisher.ackInbox.takeAll() {
                 await run(.acknowledged(messageID: entry.messageID, reasonCode: Int(entry.reasonCode)))
             }
-        case .tick: await run(.tick)
+        case .tick:
+            await tryWriteBack()
+            await run(.tick)
         case .stop: await run(.stop)
         }
         transport.flush()

@@ -6,8 +6,11 @@ public enum PublisherNotice: Sendable, Equatable {
     /// Publish region `state` events for every (region, beacon) now: after every (re)connect and whenever
     /// Home Assistant announces `online`.
     case snapshotRequested(SnapshotReason)
-    /// The outbox database failed; events are kept in memory from now on.
+    /// The outbox database failed; events are kept in memory (and the database's rows still read) until it
+    /// takes writes again (`outboxRecovered`).
     case outboxFailed(String)
+    /// The database takes writes again: the events kept in memory meanwhile were written back into it.
+    case outboxRecovered(rowsWrittenBack: Int)
     /// Events were dropped (reason as in `PublisherCounters.dropped`): log it. Reported when noticed, at most
     /// once per drain step or tick for the outbox's own drops.
     case eventsDropped(reason: String, count: Int)

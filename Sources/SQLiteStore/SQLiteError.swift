@@ -28,7 +28,7 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
         var text = "SQLite error \(code) (\(String(cString: sqlite3_errstr(code))))"
         if let path { text += " on \(path)" }
         text += ": \(message)"
-        if isDiskFull { text += " [disk full: events are kept in memory only]" }
+        if isDiskFull { text += " [disk full: new events are kept in memory until it takes writes again]" }
         if isCorrupt { text += " [database file is damaged or not a database: move it aside to start a new one]" }
         if let sql { text += " in `\(sql)`" }
         return text

@@ -102,6 +102,8 @@ extension Daemon {
                          metadata: ["count": "\(count)", "seq": "\(sequence)", "topic": "\(topic)", "reason": "\(reason)"])
         case let .outboxFailed(message):
             logger.error("outbox database failed; keeping events in memory", metadata: ["error": "\(message)"])
+        case let .outboxRecovered(rows):
+            logger.notice("outbox database takes writes again; events kept in memory written back", metadata: ["rows": "\(rows)"])
         }
     }
 }

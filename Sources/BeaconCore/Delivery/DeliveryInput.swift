@@ -31,6 +31,9 @@ public enum DeliveryInput: Sendable, Equatable {
     case appended(count: Int)
     /// An outbox action failed (disk full, I/O error, damaged file).
     case outboxFailed(OutboxOperation, message: String)
+    /// The failed database takes writes again and holds the whole backlog (the adapter wrote the memory
+    /// backlog back): durable again, and a later failure is handled like the first.
+    case outboxRecovered
     /// Periodic (about 4 times a second): retry sends that could not be handed over, refresh the figures.
     case tick
     /// Finish: wait for acknowledgements up to the grace period, store everything unacknowledged, say offline.

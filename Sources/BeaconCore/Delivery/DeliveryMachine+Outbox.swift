@@ -1,5 +1,6 @@
-/// A failing database (disk full, I/O error, damaged file): reported once, then the memory outbox takes over
-/// and the gateway keeps publishing live (docs/outbox.md, "Failures").
+/// A failing database (disk full, I/O error, damaged file): reported, then the memory outbox takes over (the
+/// adapter keeps reading the database's rows and writes the memory backlog back once it takes writes again:
+/// `.outboxRecovered`) and the gateway keeps publishing (docs/outbox.md, "Failures").
 extension DeliveryMachine {
     mutating func outboxFailed(_ operation: OutboxOperation, _ message: String, into actions: inout [DeliveryAction]) {
         if case .read = operation, case .read = awaiting { awaiting = .nothing }
@@ -17,7 +18,7 @@ extension DeliveryMachine {
             }
             return
         }
-        let text = "outbox database failed, keeping events in memory only: \(message)"
+        let text = "outbox database failed, keeping new events in memory until it takes writes again: \(message)"
         counters.outboxDegraded = true
         counters.lastError = text
         drainBatch = []

@@ -133,6 +133,8 @@ public struct DeliveryMachine: Sendable {
             counters.queued += count
         case let .outboxFailed(operation, message):
             outboxFailed(operation, message, into: &actions)
+        case .outboxRecovered:
+            counters.outboxDegraded = false
         case .tick:
             sendBlocked = false
             actions.append(.refreshStats)

@@ -136,6 +136,25 @@ import Testing
         #expect(h.wire.map(\.sequence) == [1, 2, 3])
     }
 
+    /// Issue 17.4: once the adapter has written the memory backlog back (`.outboxRecovered`), the machine is
+    /// durable again, and a later failure switches to memory again (it was handled once per run).
+    @Test func aRecoveredDatabaseIsDurableAgainAndASecondFailureIsHandledLikeTheFirst() {
+        var h = H()
+        h.transportUp = false
+        h.failDatabase = true
+        h.feed(.publish(H.envelopes(1...2)))
+        #expect(h.machine.counters.outboxDegraded)
+        h.memory = false
+        h.feed(.outboxRecovered)
+        #expect(!h.machine.counters.outboxDegraded)
+        h.feed(.publish(H.envelopes(3...3)))
+        let switches = h.actions.filter { $0 == .useMemoryOutbox }.count
+        #expect(switches == 2)
+        #expect(h.machine.counters.outboxDegraded)
+        #expect(h.notices.filter { if case .outboxFailed = $0 { true } else { false } }.count == 2)
+        #expect(h.machine.counters.dropped.isEmpty)
+    }
+
     @Test func aFailingReadWhileDrainingSwitchesToMemoryAndGoesOn() {
         var h = H()
         h.outbox = H.envelopes(1...2)

@@ -1,0 +1,118 @@
+import TestSupport
+import BeaconCore
+import Foundation
+import MQTTPublisher
+import SQLiteStore
+import Testing
+
+/// Issue 17.4: a disk that fills while the gateway runs (a small tmpfs filled by a ballast file). After
+/// `SQLITE_FULL` new events wait in memory while the rows written before stay in the database and are still
+/// read; the database is retried, and once space returns the memory backlog is written back into it; every
+/// event is then delivered in sequence order, and the figures say where the backlog is.
+@Suite(.serialized) struct DiskFullRecoveryTests {
+    @Test(.timeLimit(.minutes(5))) func aDiskThatFillsWhileRunningIsRetriedAndEverythingIsDeliveredInOrder() async throws {
+        let mountPoint = try TestDirectory.make(prefix: "bb-tmpfs")
+        defer { try? FileManager.default.removeItem(atPath: mountPoint) }
+        guard await Self.command("/bin/mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", mountPoint]) else {
+            print("SKIP: DiskFullRecoveryTests needs to mount a tmpfs (root with CAP_SYS_ADMIN); not run here")
+            return
+        }
+        do {
+            try await run(in: mountPoint)
+        } catch {
+            _ = await Self.command("/bin/umount", ["-l", mountPoint])
+            throw error
+        }
+        #expect(await Self.command("/bin/umount", ["-l", mountPoint]))
+    }
+
+    func run(in directory: String) async throws {
+        // A persistent subscriber session; the broker is down while the disk fills and recovers.
+        let broker = try MosquittoProcess(persistent: true)
+        try await broker.start()
+        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/fullfs/#"], persistentID: "fullfs-sub")
+        try await subscriber.start()
+        broker.stop()
+        let database = try GatewayDatabase(settings: OutboxSettings(path: directory + "/outbox.sqlite"))
+        let layout = TopicLayout(settings: TopicSettings(), gatewayID: "fullfs")
+        var encoder = SequencedEncoder(layout: layout, database: database)
+        // Encoded (sequence numbers reserved) while there is space.
+        let before = try await encoder.encode((0..<100).map { EventFactory.region($0 % 20, kind: $0 % 2 == 0 ? .enter : .exit) })
+        let during = try await encoder.encode((100..<400).map { EventFactory.presence($0 % 20, state: $0 % 2 == 0 ? .seen : .away) })
+        let after = try await encoder.encode((400..<450).map { EventFactory.region($0 % 20, kind: .enter) })
+        let all = before + during + after
+
+        let publisher = try EventPublisher(configuration: .init(mqtt: loopbackSettings(port: broker.port), layout: layout),
+                                           outbox: database)
+        let notices = NoticeLog()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { for await notice in publisher.notices { notices.append(notice) } }
+            try await withRunningPublisher(publisher) {
+                publisher.publish(before)
+                try await waitUntil("the first events stored", timeout: 60) { publisher.counters.backlogRows == before.count }
+                let ballast = directory + "/ballast"
+                let filled = try Self.fill(ballast)
+                print("disk full: ballast \(filled) bytes")
+                for chunk in stride(from: 0, to: during.count, by: 50) {
+                    publisher.publish(Array(during[chunk..<min(during.count, chunk + 50)]))
+                }
+                try await waitUntil("the database failed (disk full)", timeout: 60) { publisher.counters.outboxDegraded }
+                try await waitUntil("the whole backlog counted", timeout: 60) {
+                    publisher.counters.backlogRows == before.count + during.count
+                }
+                #expect(try await database.stats().rows < before.count + during.count, "some events are in memory only")
+                // Space returns: the memory backlog is written back, and what follows is stored again.
+                try FileManager.default.removeItem(atPath: ballast)
+                try await waitUntil("written back", timeout: 60) { !publisher.counters.outboxDegraded }
+                publisher.publish(after)
+                try await waitUntil("everything stored", timeout: 60) { publisher.counters.backlogRows == all.count }
+                #expect(try await database.stats().rows == all.count)
+                try await broker.start()
+                try await waitUntil("everything delivered", timeout: 120) {
+                    Set(subscriber.messages.compactMap { $0.json?["id"]?.string }).isSuperset(of: all.map(\.id))
+                }
+                try await waitUntil("outbox drained", timeout: 60) { publisher.counters.backlogRows == 0 }
+            }
+            try await group.waitForAll()
+        }
+        await subscriber.stop()
+        let delivered = subscriber.messages.compactMap { $0.json?["id"]?.string }
+        var seen = Set<String>()
+        let firstArrivals = delivered.filter { seen.insert($0).inserted }
+        #expect(firstArrivals == all.map(\.id), "in sequence order, the rows from before the failure first")
+        let failure = notices.all.compactMap { if case let .outboxFailed(text) = $0 { text } else { nil } }.first
+        #expect(failure?.contains("disk full") == true, "\(failure ?? "no outboxFailed notice")")
+        let written = notices.all.compactMap { if case let .outboxRecovered(rows) = $0 { rows } else { nil } }
+        #expect(written.count == 1 && written[0] > 0, "\(written)")
+        #expect(publisher.counters.droppedTotal == 0, "\(publisher.counters.dropped)")
+        #expect(try await database.stats().rows == 0)
+    }
+
+    /// Writes zeros to `path` until the file system is full (bounded: at most 64 MiB); returns the bytes written.
+    static func fill(_ path: String) throws -> Int {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw TestFailure("cannot create \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var total = 0
+        for size in [65536, 4096, 512, 1] {
+            let zeros = [UInt8](repeating: 0, count: size)
+            while total < 64 << 20 {
+                let written = zeros.withUnsafeBytes { write(fd, $0.baseAddress, size) }
+                if written <= 0 { break }
+                total += written
+            }
+        }
+        return total
+    }
+
+    /// Runs a command to its end (waiting without blocking a thread); true when it exited 0.
+    static func command(_ executable: String, _ arguments: [String]) async -> Bool {
+        guard let child = try? ChildProcess(executable, arguments) else { return false }
+        guard await child.exited(within: 60) else {
+            child.terminate(SIGKILL)
+            return false
+        }
+        let status = child.wait()
+        return status & 0x7f == 0 && (status >> 8) & 0xff == 0
+    }
+}
