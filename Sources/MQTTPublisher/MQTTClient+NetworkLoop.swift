@@ -23,22 +23,32 @@ extension MQTTClient {
                     continue
                 }
             }
-            state.withLock { $0.lastLog = nil; $0.refusal = nil; $0.connackSeen = false; $0.awaitingAck.removeAll() }
+            state.withLock {
+                $0.lastLog = nil; $0.refusal = nil; $0.connackSeen = false; $0.awaitingAck.removeAll(); $0.packetBoundary = 0
+            }
             installLogCallback()
-            let rc = firstAttempt
-                ? mosquitto_connect(handle, settings.host, Int32(settings.port), Int32(settings.keepalive))
-                : mosquitto_reconnect(handle)
+            let rc = firstAttempt ? connect() : mosquitto_reconnect(handle)
             firstAttempt = false
             var failure: MQTTError
             if rc != MQTTError.success {
                 failure = connectionError(target, rc)
             } else {
                 var loopRC = MQTTError.success
-                while loopRC == MQTTError.success && !isStopping {
+                var oversized: Int64?
+                while loopRC == MQTTError.success && !isStopping && oversized == nil {
                     loopRC = pump(timeoutMilliseconds: 100)
+                    oversized = incomingPacketOverLimit()
                 }
                 if isStopping { break }
-                failure = connectionError(target, loopRC, afterConnect: true)
+                if let oversized {
+                    // Cut it off; the reconnect below closes the socket and frees the partial packet.
+                    shutdown(mosquitto_socket(handle), Int32(SHUT_RDWR))
+                    failure = MQTTError(operation: target, code: Int32(MOSQ_ERR_OVERSIZE_PACKET.rawValue),
+                                        message: "the broker sent a packet larger than \(MQTTClient.maxIncomingPacket) bytes "
+                                            + "(\(oversized) received so far; the gateway's limit for incoming packets): connection dropped")
+                } else {
+                    failure = connectionError(target, loopRC, afterConnect: true)
+                }
             }
             let wasConnected = state.withLock { $0.connackSeen }
             attempt = wasConnected ? 1 : attempt + 1
@@ -111,6 +121,42 @@ extension MQTTClient {
         return mosquitto_loop_misc(handle)
     }
 
+    /// CONNECT; over MQTT 5 with the Maximum Packet Size property (`maxIncomingPacket`), so a compliant
+    /// broker never sends a larger packet. The corresponding C functions are `mosquitto_connect` and
+    /// `mosquitto_connect_bind_v5`.
+    func connect() -> Int32 {
+        let settings = options.settings
+        guard settings.protocolVersion == .v5 else {
+            return mosquitto_connect(handle, settings.host, Int32(settings.port), Int32(settings.keepalive))
+        }
+        var properties: OpaquePointer?
+        defer { mosquitto_property_free_all(&properties) }
+        let rc = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue),
+                                              UInt32(MQTTClient.maxIncomingPacket))
+        guard rc == MQTTError.success else { return rc }
+        return mosquitto_connect_bind_v5(handle, settings.host, Int32(settings.port), Int32(settings.keepalive), nil, properties)
+    }
+
+    /// Notes that a whole incoming packet was handled (called from the callbacks): the bytes received so far
+    /// on the socket are where the next packet starts, at the latest.
+    func incomingPacketEnded() {
+        let received = beaconbridge_tcp_bytes_received(mosquitto_socket(handle))
+        guard received >= 0 else { return }
+        state.withLock { $0.packetBoundary = received }
+    }
+
+    /// libmosquitto reads a packet of whatever length the broker declares (up to 256 MiB) into memory before
+    /// it hands it over; it has no limit of its own for incoming packets. The client watches the socket's
+    /// received byte count instead: more than `maxIncomingPacket` bytes (plus a 64 KiB margin for small packets
+    /// that fire no callback, such as PINGRESP) since the last packet it saw completed means a packet over the
+    /// limit is arriving. Returns the bytes received since then, nil while within the limit.
+    func incomingPacketOverLimit() -> Int64? {
+        let received = beaconbridge_tcp_bytes_received(mosquitto_socket(handle))
+        guard received >= 0 else { return nil }
+        let since = received - state.withLock { $0.packetBoundary }
+        return since > Int64(MQTTClient.maxIncomingPacket + 65536) ? since : nil
+    }
+
     /// The error for a failed connect or loop, with the broker's refusal and libmosquitto's last logged error.
     /// `afterConnect`: the TCP connection was made and CONNECT sent; a plain client whose connection then
     /// breaks before any CONNACK is most likely talking to a TLS port, and is told so.
@@ -148,6 +194,7 @@ extension MQTTClient {
     func installCallbacks() {
         mosquitto_connect_callback_set(handle) { _, context, rc in
             guard let client = MQTTClient.from(context) else { return }
+            client.incomingPacketEnded()
             if rc == 0 {
                 client.state.withLock { $0.connackSeen = true }
                 // libmosquitto formats every debug line for a log callback: off while connected, where the
@@ -163,12 +210,17 @@ extension MQTTClient {
         mosquitto_publish_v5_callback_set(handle) { _, context, mid, reasonCode, _ in
             guard let client = MQTTClient.from(context) else { return }
             let messageID = client.messageID(mid)
+            client.incomingPacketEnded()
             client.state.withLock { _ = $0.awaitingAck.remove(messageID) }
             client.onEvent(reasonCode >= 0x80 ? .refused(messageID: messageID, reasonCode: reasonCode)
                                               : .acknowledged(messageID: messageID))
         }
+        mosquitto_subscribe_callback_set(handle) { _, context, _, _, _ in
+            MQTTClient.from(context)?.incomingPacketEnded()
+        }
         mosquitto_message_callback_set(handle) { _, context, message in
             guard let client = MQTTClient.from(context), let message = message?.pointee else { return }
+            client.incomingPacketEnded()
             let topic = message.topic.map { String(cString: $0) } ?? ""
             var payload: [UInt8] = []
             if let bytes = message.payload, message.payloadlen > 0 {

@@ -29,6 +29,8 @@ public final class MQTTClient: @unchecked Sendable {
         var awaitingAck: Set<Int32> = []
         /// A publish or subscribe since the last `flush()`: the network thread has not been woken for it yet.
         var unflushed = false
+        /// The socket's received byte count when the last incoming packet was handled (`incomingPacketEnded`).
+        var packetBoundary: Int64 = 0
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -46,6 +48,11 @@ public final class MQTTClient: @unchecked Sendable {
     /// reports (`messageID(_:)`). Written only by the network thread, with `handleLock` held; read with
     /// `handleLock` held (publish) or on the network thread (callbacks), so it is stable wherever it is read.
     let handleGeneration = Atomic<UInt32>(0)
+
+    /// The largest packet the client accepts from the broker (1 MiB; the gateway subscribes only to small
+    /// control topics). Over MQTT 5 the broker is told in CONNECT (Maximum Packet Size); a larger packet is
+    /// cut off after about this many bytes and the connection dropped (`incomingPacketOverLimit`).
+    public static let maxIncomingPacket = 1 << 20
 
     private static let libraryReady: Bool = { mosquitto_lib_init() == MQTTError.success }()
 

@@ -1,0 +1,80 @@
+import TestSupport
+import BeaconCore
+import CMosquitto
+import Foundation
+import MQTTPublisher
+import Testing
+
+/// Issue 17.9: libmosquitto reads whatever packet length a broker declares (up to 256 MiB) into memory. A
+/// hostile peer on loopback accepts the connection and then declares a 255 MiB PUBLISH and streams it: the
+/// client cuts it off after about `MQTTClient.maxIncomingPacket` bytes and drops the connection with an error
+/// that says so (the daemon logs it as a lost connection), so memory stays bounded by the limit.
+@Suite(.serialized) struct IncomingLimitTests {
+    static let peer = """
+        import socket, sys
+        server = socket.socket()
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        with open(sys.argv[1] + ".tmp", "w") as f:
+            f.write(str(server.getsockname()[1]))
+        import os
+        os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+        server.settimeout(60)
+        conn, _ = server.accept()
+        server.close()
+        conn.settimeout(60)
+        conn.recv(4096)                           # CONNECT
+        conn.sendall(bytes([0x20, 2, 0, 0]))      # CONNACK: accepted (MQTT 3.1.1)
+        declared = 255 * 1024 * 1024
+        length, n = b"", declared
+        while True:
+            byte, n = n % 128, n // 128
+            length += bytes([byte | (0x80 if n else 0)])
+            if not n:
+                break
+        sent = 0
+        try:
+            conn.sendall(bytes([0x30]) + length + b"\\x00\\x01t")
+            chunk = bytes(65536)
+            while sent < declared:
+                conn.sendall(chunk)
+                sent += len(chunk)
+        except OSError:
+            pass
+        with open(sys.argv[2], "w") as f:
+            f.write(str(sent))
+        """
+
+    @Test func aPeerDeclaringAHugePacketIsCutOffAndTheConnectionDropped() async throws {
+        let directory = try TestDirectory.make(prefix: "bb-hostile")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Self.peer.write(toFile: directory + "/peer.py", atomically: true, encoding: .utf8)
+        let portFile = directory + "/port", sentFile = directory + "/sent"
+        let peer = try ChildProcess("/usr/bin/python3", [directory + "/peer.py", portFile, sentFile])
+        defer { peer.terminate(SIGKILL) }
+        try await waitUntil("the hostile peer listening", timeout: 60) { FileManager.default.fileExists(atPath: portFile) }
+        let port = try #require(Int(try String(contentsOfFile: portFile, encoding: .utf8)))
+
+        let events = EventLog()
+        let client = try MQTTClient(options: MQTTClientOptions(settings: loopbackSettings(port: port), clientID: "victim")) {
+            events.append($0)
+        }
+        client.start()
+        @Sendable func cutOff() -> MQTTError? {
+            events.all.lazy.compactMap { event -> MQTTError? in
+                if case let .disconnected(error, _) = event, error.code == Int32(MOSQ_ERR_OVERSIZE_PACKET.rawValue) { error } else { nil }
+            }.first
+        }
+        try await waitUntil("the connection dropped for the oversized packet", timeout: 60) { cutOff() != nil }
+        await client.stop()
+        #expect(await peer.exited(within: 60))
+        let sent = try #require(Int(try String(contentsOfFile: sentFile, encoding: .utf8)))
+        let error = try #require(cutOff())
+        print("hostile peer: 255 MiB declared, \(sent) bytes sent before the client dropped it: \(error)")
+        #expect(events.all.contains(.connected))
+        #expect(error.description.contains("larger than \(MQTTClient.maxIncomingPacket) bytes"), "\(error)")
+        // What the client can hold is bounded by what arrived: the limit plus socket buffers, not 255 MiB.
+        #expect(sent < 16 << 20, "\(sent) bytes sent")
+    }
+}
