@@ -90,8 +90,8 @@ extension PublisherDelivery {
             lost = await recovering.memoryRows
             let figures = await recovering.stats()
             backlog = (max(0, figures.rows - lost), backlog.bytes, figures.deadLetters)
-        } else if let memory = store as? MemoryOutbox, let figures = try? await memory.stats() {
-            lost = figures.rows
+        } else if let memory = store as? MemoryOutbox {
+            lost = await memory.stats().rows
             backlog = (0, 0, backlog.deadLetters)
         } else {
             return

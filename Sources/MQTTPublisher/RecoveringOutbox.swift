@@ -23,9 +23,10 @@ actor RecoveringOutbox: EventOutbox {
         guard limit > 0 else { return [] }
         var stored: [EventEnvelope] = []
         var cursor = sequence
+        let pending = pendingDeletes
         // Rows deleted in memory only are skipped; read on until `limit` others or the end.
         while stored.count < limit, let page = try? await database.peek(after: cursor, limit: limit), let last = page.last {
-            stored += page.lazy.filter { !self.pendingDeletes.contains($0.sequence) }
+            stored += page.filter { !pending.contains($0.sequence) }
             cursor = last.sequence
             if page.count < limit { break }
         }
