@@ -2,18 +2,20 @@
 #define BEACONBRIDGE_CMOSQUITTO_SHIM_H
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
-#include <stddef.h>
+#include <string.h>
 #include <sys/socket.h>
-#include <linux/tcp.h>
 
-/// Bytes the kernel has received on TCP socket `fd` since it connected (TCP_INFO tcpi_bytes_received,
-/// Linux 4.1 and later), or -1 when unknown. The MQTT client bounds incoming packets with it: libmosquitto
-/// has no limit of its own for what a broker sends. 6 is IPPROTO_TCP (SOL_TCP).
+/// Bytes the kernel has received on TCP socket `fd` since it connected, or -1 when unknown. It is
+/// `tcpi_bytes_received` of Linux's `struct tcp_info` (TCP_INFO, Linux 4.1 and later): the u64 at offset 128
+/// of a struct that only ever grows at its end. Read into a plain buffer, because glibc's `struct tcp_info`
+/// stops before that field and <linux/tcp.h> clashes with it across modules. 6 is IPPROTO_TCP, 11 TCP_INFO.
+/// The MQTT client bounds incoming packets with it: libmosquitto has no limit of its own for what a broker sends.
 static inline long long beaconbridge_tcp_bytes_received(int fd) {
-    struct tcp_info info;
+    unsigned char info[256];
     socklen_t length = sizeof(info);
-    if (fd < 0 || getsockopt(fd, 6, TCP_INFO, &info, &length) != 0) return -1;
-    if (length < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof(info.tcpi_bytes_received)) return -1;
-    return (long long)info.tcpi_bytes_received;
+    unsigned long long received = 0;
+    if (fd < 0 || getsockopt(fd, 6, 11, info, &length) != 0 || length < 136) return -1;
+    memcpy(&received, info + 128, sizeof(received));
+    return (long long)received;
 }
 #endif
