@@ -55,7 +55,10 @@ import Testing
         var seen = Set<String>()
         let firstArrivals = delivered.filter { seen.insert($0).inserted }
         #expect(Array(firstArrivals.prefix(firstEvents.count)) == firstEvents.map(\.id))
-        #expect(publisher.counters.outboxDegraded)
+        // Once the memory backlog was delivered, a write-back (of nothing) may already have made the database
+        // the outbox again (issue 17.4, DiskFullRecoveryTests): either way the figure agrees with the notices.
+        let recovered = notices.all.contains { if case .outboxRecovered = $0 { true } else { false } }
+        #expect(publisher.counters.outboxDegraded != recovered)
         #expect(publisher.counters.dropped.isEmpty)
     }
 
