@@ -27,7 +27,7 @@ release: deps
 # Assistant's reference sensor decoders (scripts/reference-check.sh, about 15 s; SKIP without PyPI), the Home
 # Assistant stage (a pinned Home Assistant Core in a cached venv against the built gateway, about 75 s,
 # docs/home-assistant.md; SKIP without PyPI), the ESPHome Bluetooth proxy stage (the pinned aioesphomeapi against
-# the built gateway, about 15 s; SKIP without PyPI), then the end-to-end stage through the Linux BlueZ stack in a QEMU
+# the built gateway, about 35 s; SKIP without PyPI), then the end-to-end stage through the Linux BlueZ stack in a QEMU
 # guest (docs/e2e.md; it prints SKIP only where QEMU cannot run at all), then the systemd stage: the Debian
 # package (make deb) in a Debian 12 guest booted with systemd as init (docs/e2e.md, "The systemd stage").
 test: deps

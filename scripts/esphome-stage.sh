@@ -4,13 +4,14 @@
 # virtual environment, against a private mosquitto on a free loopback port: plaintext and encrypted (right
 # key, wrong key, no key, wrong password), device info with the proxy flags, every advertisement of the real
 # capture Tests/Fixtures/android-horizon74-btsnoop.log with address, type, RSSI and bytes, two clients at
-# once, a client that stops reading, malformed/oversized/out-of-order frames, the allow-list.
+# once, a client that stops reading, malformed/oversized/out-of-order frames, the allow-list, and the proxy's
+# counters in the MQTT telemetry (queue drops rising while a client does not read, refusals, bad-frame closes).
 #
 #   scripts/esphome-stage.sh [BEACONBRIDGE_BINARY]      (default .build/debug/beaconbridge)
 #
 # The environment lives in ~/.cache/beaconbridge/venv-esphome-<hash of Tests/ESPHome/esphome.txt>
 # (scripts/reference-venv.sh; BEACONBRIDGE_CACHE overrides the directory). Without PyPI (and no cached
-# environment) it prints a SKIP line and succeeds. Time: about 30 s once the environment exists (the first
+# environment) it prints a SKIP line and succeeds. Time: about 35 s once the environment exists (the first
 # install about 20 s). ESPHOME_STAGE_KEEP=1 keeps the work directory.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

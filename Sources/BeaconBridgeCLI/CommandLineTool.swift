@@ -20,6 +20,7 @@ public enum CommandLineTool {
           beaconbridge scan [--adapter hci0] [--seconds N]  print raw advertising reports (diagnostics)
           beaconbridge keys import-bluez | check    enrol phones' identity resolving keys, see which were seen
           beaconbridge outbox [--config FILE] [--requeue]   the backlog and the events the broker refused
+          beaconbridge esphome-mdns [--config FILE] the Avahi service file announcing the ESPHome proxy
           beaconbridge --version | --help
 
         Exit codes (every command; sysexits(3)):
@@ -54,6 +55,7 @@ public enum CommandLineTool {
         case "scan": return ScanCommand.run(rest)
         case "keys": return KeysCommand.run(rest)
         case "outbox": return OutboxCommand.run(rest)
+        case "esphome-mdns": return ESPHomeMDNSCommand.run(rest)
         default:
             Output.stderr("beaconbridge: unknown command '\(command)'\n\n\(usage)")
             return ExitCode.usage

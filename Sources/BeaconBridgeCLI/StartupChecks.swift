@@ -68,7 +68,9 @@ enum StartupChecks {
     /// Secret files (password, TLS key, device and bind keys) that other users can read.
     static func secretFileWarnings(_ c: GatewayConfiguration) -> [ConfigIssue] {
         var files: [(key: String, path: String?)] = [("mqtt.password_file", c.mqtt.passwordFile),
-                                                     ("mqtt.tls.key_file", c.mqtt.tls?.keyFile)]
+                                                     ("mqtt.tls.key_file", c.mqtt.tls?.keyFile),
+                                                     ("esphome_api.encryption_key_file", c.esphomeAPI.encryptionKeyFile),
+                                                     ("esphome_api.password_file", c.esphomeAPI.passwordFile)]
         for (index, device) in c.devices.known.enumerated() {
             if case let .file(path) = device.keySource { files.append(("devices.known[\(index)].irk_file", path)) }
         }

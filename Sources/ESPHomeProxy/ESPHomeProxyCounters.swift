@@ -28,6 +28,20 @@ public final class ESPHomeProxyCounters: Sendable {
         public var advertisementsDropped: UInt64
         /// HCI events dropped before parsing because the proxy's own hand-over buffer was full.
         public var eventsDropped: UInt64
+
+        /// The counters as telemetry `counters` entries (docs/mqtt.md, "Telemetry counters of the ESPHome proxy").
+        public var telemetry: [(String, Int64)] {
+            [
+                ("esphome_clients", Int64(clients)),
+                ("esphome_connections", Int64(clamping: connections)),
+                ("esphome_refused", Int64(clamping: refused)),
+                ("esphome_closed_bad_frames", Int64(clamping: protocolErrors)),
+                ("esphome_advertisements", Int64(clamping: advertisementsReceived)),
+                ("esphome_advertisements_sent", Int64(clamping: advertisementsSent)),
+                ("esphome_queue_dropped", Int64(clamping: advertisementsDropped)),
+                ("esphome_events_dropped", Int64(clamping: eventsDropped)),
+            ]
+        }
     }
 
     public var snapshot: Snapshot {

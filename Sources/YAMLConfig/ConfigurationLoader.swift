@@ -68,6 +68,8 @@ public enum ConfigurationLoader {
         placer.report(BindKeyLoader.load(into: &configuration.formats, credentialsDirectory: credentialsDirectory,
                                          environment: DeviceKeyLoader.processEnvironment))
         if checksFiles {
+            placer.report(ESPHomeSecretLoader.issues(in: configuration.esphomeAPI, credentialsDirectory: credentialsDirectory,
+                                                     environment: DeviceKeyLoader.processEnvironment))
             placer.report(ReferencedFiles.issues(in: configuration, credentialsDirectory: credentialsDirectory))
         }
         issues = placer.issues

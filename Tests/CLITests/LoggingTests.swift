@@ -101,12 +101,36 @@ import Glibc
         #expect(ts.count == "2026-11-30T10:55:01.234Z".count)
     }
 
-    @Test func journaldGetsNoTimestamps() {
+    /// `$JOURNAL_STREAM` is `DEVICE:INODE` of the journal stream; only a descriptor that is that stream loses `ts=`.
+    @Test func journaldGetsNoTimestamps() throws {
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        defer { close(fds[0]) }
+        var info = stat()
+        try #require(fstat(fds[1], &info) == 0)
+        let stream = "\(info.st_dev):\(info.st_ino)"
         let settings = LoggingSettings(level: .warning)
-        let underSystemd = LogfmtHandler(settings: settings, environment: ["JOURNAL_STREAM": "8:12345"])
-        let byHand = LogfmtHandler(settings: settings, environment: [:])
+        let underSystemd = LogfmtHandler(settings: settings, environment: ["JOURNAL_STREAM": stream], fileDescriptor: fds[1])
+        let byHand = LogfmtHandler(settings: settings, environment: [:], fileDescriptor: fds[1])
         #expect(!underSystemd.includesTimestamp && byHand.includesTimestamp)
         #expect(underSystemd.logLevel == .warning)
+        // Inherited by a process whose stderr goes elsewhere: another inode, or not DEVICE:INODE at all.
+        for other in ["\(info.st_dev):\(info.st_ino &+ 1)", "\(info.st_dev &+ 1):\(info.st_ino)", "8:12345", "", "8",
+                      "a:b", "8:12345:1"] {
+            #expect(!LogfmtHandler.writesToJournal(environment: ["JOURNAL_STREAM": other], fileDescriptor: fds[1]), "\(other)")
+            #expect(LogfmtHandler(settings: settings, environment: ["JOURNAL_STREAM": other], fileDescriptor: fds[1])
+                .includesTimestamp)
+        }
+        #expect(LogfmtHandler.writesToJournal(environment: ["JOURNAL_STREAM": stream], fileDescriptor: fds[1]))
+        #expect(!LogfmtHandler.writesToJournal(environment: [:], fileDescriptor: fds[1]))
+
+        // What the journal receives: the same line without `ts=`.
+        let logger = Logger(label: "run", handler: underSystemd)
+        logger.warning("journal", metadata: ["k": "v"])
+        close(fds[1])
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
+        #expect(String(decoding: buffer[0..<max(0, n)], as: UTF8.self) == "level=warning logger=run msg=journal k=v\n")
     }
 
     @Test func configuredLevelsMap() {

@@ -128,8 +128,9 @@ class Broker:
         self.proc.wait(10)
 
 
-def write_config(name, broker, port, extra):
+def write_config(name, broker, port, extra, telemetry_interval=None):
     path = os.path.join(WORK, f"{name}.yaml")
+    telemetry = f"interval_s: {telemetry_interval}" if telemetry_interval else "enabled: false"
     with open(path, "w") as f:
         f.write(f"""gateway:
   id: stage-{name}
@@ -140,7 +141,7 @@ mqtt:
 outbox:
   path: {WORK}/{name}-outbox.sqlite
 telemetry:
-  enabled: false
+  {telemetry}
 """)
         if extra is not None:
             f.write(f"""esphome_api:
@@ -415,6 +416,74 @@ async def stage_slow_client(broker, big_capture):
           f"then delays the exit by at most the 2 s drain", flush=True)
 
 
+def telemetry_counters(path, gateway):
+    """The `counters` of every telemetry message of `gateway` in a `mosquitto_sub -v` output file, in order."""
+    import json
+    out = []
+    with open(path) as f:
+        for line in f:
+            topic, _, payload = line.partition(" ")
+            if topic == f"beaconbridge/{gateway}/telemetry":
+                out.append(json.loads(payload)["counters"])
+    return out
+
+
+async def stage_telemetry(broker):
+    """The proxy's counters in the telemetry the gateway publishes over MQTT: a client that subscribes and stops
+    reading makes `esphome_queue_dropped` rise from one message to the next; a malformed frame counts in
+    `esphome_closed_bad_frames`, a connection over `max_clients` in `esphome_refused`."""
+    capture = os.path.join(WORK, "telemetry.btsnoop")
+    count = write_repeated_capture(FIXTURE, capture, 40, 20_000)
+    port = free_port()
+    config = write_config("telemetry", broker, port, ["replay_wait_for_clients: 1", "client_queue_bytes: 16KiB",
+                                                      "max_clients: 2"], telemetry_interval=5)
+    mqtt_path = os.path.join(WORK, "telemetry-mqtt.txt")
+    sub = broker.subscriber(mqtt_path)
+    gw = Gateway("telemetry", config, capture, speed=20)
+    check("telemetry: gateway listens", wait_listening(port, gw))
+    check("telemetry: a malformed frame closes its connection", closed_by_server(raw_connect(port), b"\x05\x01\x02"))
+    stuck = socket.socket()
+    stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    stuck.connect(("127.0.0.1", port))
+    idle = raw_connect(port)
+    idle.sendall(plaintext_frame(1, b"\x0a\x04idle"))
+    check("telemetry: a connection over max_clients (2) is refused", closed_by_server(raw_connect(port), plaintext_frame(1)))
+    # The stuck client subscribes (the replay starts then, `replay_wait_for_clients: 1`) and never reads again.
+    stuck.sendall(plaintext_frame(1, b"\x0a\x05stuck") + plaintext_frame(3) + plaintext_frame(66, b"\x08\x01"))
+    code = gw.wait(180)
+    time.sleep(0.5)
+    sub.terminate()
+    stuck.close()
+    idle.close()
+    check("telemetry: gateway exited 0", code == 0, str(code))
+    samples = telemetry_counters(mqtt_path, "stage-telemetry")
+    drops = [c.get("esphome_queue_dropped") for c in samples]
+    print(f"info: {count} events replayed in {gw.seconds:.1f} s; esphome_queue_dropped in the {len(samples)} "
+          f"telemetry messages: {drops}", flush=True)
+    check("telemetry: the proxy's counters are in every telemetry message",
+          len(samples) >= 2 and all(all(k in c for k in ("esphome_clients", "esphome_connections", "esphome_refused",
+                                                         "esphome_closed_bad_frames", "esphome_advertisements",
+                                                         "esphome_advertisements_sent", "esphome_queue_dropped",
+                                                         "esphome_events_dropped")) for c in samples),
+          f"{len(samples)} messages")
+    rising = len(drops) >= 2 and None not in drops and all(a <= b for a, b in zip(drops, drops[1:])) \
+        and drops[-1] > drops[0] and drops[-1] > 0
+    check("telemetry: esphome_queue_dropped rises while the client does not read", rising, str(drops))
+    stopped = re.search(r'logger=esphome msg=stopped .* dropped=(\d+)', gw.log())
+    final = int(stopped.group(1)) if stopped else -1
+    check("telemetry: the last figure is at most the total logged at stop", None not in drops and bool(drops)
+          and drops[-1] <= final, f"telemetry {drops[-1:]} , log {final}")
+    last = samples[-1] if samples else {}
+    check("telemetry: esphome_refused counts the connection over max_clients", last.get("esphome_refused", 0) >= 1,
+          str(last.get("esphome_refused")))
+    check("telemetry: esphome_closed_bad_frames counts the malformed frame", last.get("esphome_closed_bad_frames", 0) >= 1,
+          str(last.get("esphome_closed_bad_frames")))
+    check("telemetry: esphome_clients shows the two connected clients", any(c.get("esphome_clients") == 2 for c in samples),
+          str([c.get("esphome_clients") for c in samples]))
+    check("telemetry: advertisements counted", last.get("esphome_advertisements", 0) > 0,
+          str(last.get("esphome_advertisements")))
+
+
 async def stage_allow_list(broker):
     port = free_port()
     config = write_config("allow", broker, port, ["allow: [10.0.0.0/8]", "replay_wait_for_clients: 1"])
@@ -438,6 +507,7 @@ async def main():
         count = write_repeated_capture(FIXTURE, big, 50, 20_000)
         print(f"info: {count} advertising report events, one every 20 ms, replayed at --speed 100", flush=True)
         await stage_slow_client(broker, big)
+        await stage_telemetry(broker)
     finally:
         broker.stop()
     print(f"esphome-stage: {len(FAILURES)} failure(s)" + (": " + ", ".join(FAILURES) if FAILURES else ""), flush=True)

@@ -74,6 +74,9 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             sink &+= Int(record.unixTime.isFinite ? 1 : 0)
         }
     }
+
+    // 5. The bytes as what an ESPHome API client sends (FuzzESPHome.swift).
+    sink &+= fuzzESPHome(bytes)
     return sink == Int.min ? 1 : 0
 }
 

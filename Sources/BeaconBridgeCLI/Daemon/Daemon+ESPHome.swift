@@ -40,12 +40,8 @@ struct DaemonESPHome {
                 password = trimmed.isEmpty ? nil : trimmed
             }
         }
-        let name = settings.nodeName(hostname: hostName())
-        let mac = settings.macAddress(nodeName: name).description
-        let identity = ESPHomeDeviceIdentity(
-            name: name, friendlyName: settings.friendlyName ?? configuration.gateway.name, macAddress: mac,
-            bluetoothMACAddress: mac, version: CommandLineTool.version, usesPassword: password != nil,
-            suggestedArea: configuration.gateway.room ?? "")
+        let identity = Self.identity(configuration: configuration, hostname: hostName(), usesPassword: password != nil)
+        let name = identity.name
         let session = ESPHomeSession.Configuration(identity: identity, password: password, psk: psk)
         let serverConfiguration = ESPHomeProxyServer.Configuration(
             bind: settings.bind, port: settings.port, session: session, allow: settings.allow,
@@ -79,6 +75,18 @@ struct DaemonESPHome {
         return .success(DaemonESPHome(server: server, announcement: announcement))
     }
 
+    /// Who the proxy says it is (DeviceInfo, the mDNS records): the node name (`esphome_api.name`, else from the
+    /// host name), the friendly name, the MAC (`esphome_api.mac`, else derived from the node name), the version.
+    static func identity(configuration: GatewayConfiguration, hostname: String, usesPassword: Bool) -> ESPHomeDeviceIdentity {
+        let settings = configuration.esphomeAPI
+        let name = settings.nodeName(hostname: hostname)
+        let mac = settings.macAddress(nodeName: name).description
+        return ESPHomeDeviceIdentity(
+            name: name, friendlyName: settings.friendlyName ?? configuration.gateway.name, macAddress: mac,
+            bluetoothMACAddress: mac, version: CommandLineTool.version, usesPassword: usesPassword,
+            suggestedArea: configuration.gateway.room ?? "")
+    }
+
     /// A batch of HCI events (any kind; the server keeps advertising reports).
     func submit(_ batch: [CapturedHCIEvent]) { server.submit(batch) }
 
@@ -110,7 +118,7 @@ struct DaemonESPHome {
         return .success(text)
     }
 
-    private static func hostName() -> String {
+    static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "beaconbridge" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

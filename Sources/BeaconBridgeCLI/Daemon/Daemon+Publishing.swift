@@ -34,7 +34,7 @@ extension Daemon {
         guard now - telemetry.lastPublished >= configuration.telemetry.interval else { return }
         telemetry.lastPublished = now
         let report = telemetry.report(time: clock, pipeline: pipeline, source: source.statistics,
-                                      publisher: publisher.counters)
+                                      publisher: publisher.counters, esphome: esphome?.server.counters.snapshot)
         if encoder.sequences.remaining < 1 { await reserveSequences(atLeast: 1) }
         do {
             let envelope = try encoder.encode(report)

@@ -39,7 +39,9 @@ extension Daemon {
             }
             level = Logger.Level(parsed)
         }
-        let logger = Logger(label: "beaconbridge", handler: LogfmtHandler(level: level))
+        // Under systemd with stderr on the journal, no `ts=` (journald stamps each line).
+        let logger = Logger(label: "beaconbridge", handler: LogfmtHandler(
+            level: level, includesTimestamp: !LogfmtHandler.writesToJournal(environment: environment)))
         for warning in StartupChecks.locate(findings.warnings, in: options.config.path) {
             logger.warning("configuration: \(StartupChecks.warningLine(warning))")
         }

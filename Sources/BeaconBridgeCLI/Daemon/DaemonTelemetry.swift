@@ -1,4 +1,5 @@
 import BeaconCore
+import ESPHomeProxy
 import HCIScanner
 import MQTTPublisher
 
@@ -16,9 +17,10 @@ struct DaemonTelemetry {
         self.lastReportTime = startedAt
     }
 
-    /// The telemetry event: reports per second since the last one, drops, backlog, adapter restarts, memory.
+    /// The telemetry event: reports per second since the last one, drops, backlog, adapter restarts, memory;
+    /// with the ESPHome proxy on, its clients, refusals, bad-frame closes and queue drops.
     mutating func report(time: Timestamp, pipeline: GatewayPipeline, source: HCISourceStatistics,
-                         publisher: PublisherCounters) -> GatewayTelemetry {
+                         publisher: PublisherCounters, esphome: ESPHomeProxyCounters.Snapshot? = nil) -> GatewayTelemetry {
         let now = HCIClock.monotonic()
         let reports = pipeline.counters.reports
         let rate = now > lastReportTime ? Double(reports - lastReports) / (now - lastReportTime) : 0
@@ -44,6 +46,7 @@ struct DaemonTelemetry {
             ("rss_bytes", Int64(ProcessStatistics.residentBytes() ?? 0)),
         ]
         counters.append(contentsOf: publisher.telemetry)
+        if let esphome { counters.append(contentsOf: esphome.telemetry) }
         return GatewayTelemetry(time: time, uptime: now - startedAt, counters: counters)
     }
 

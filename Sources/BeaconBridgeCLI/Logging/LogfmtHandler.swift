@@ -19,10 +19,25 @@ public struct LogfmtHandler: LogHandler {
         self.sink = LogSink.shared(fileDescriptor)
     }
 
-    /// The handler `logging:` asks for, on stderr. Under systemd (`$JOURNAL_STREAM` set) lines carry no `ts=`:
-    /// journald stamps them itself.
-    public init(settings: LoggingSettings, environment: [String: String]) {
-        self.init(level: Logger.Level(settings.level), includesTimestamp: environment["JOURNAL_STREAM"] == nil)
+    /// The handler `logging:` asks for, on `fileDescriptor` (stderr). When that descriptor is the journal stream
+    /// (`writesToJournal`) lines carry no `ts=`: journald stamps them itself.
+    public init(settings: LoggingSettings, environment: [String: String], fileDescriptor: Int32 = 2) {
+        self.init(level: Logger.Level(settings.level),
+                  includesTimestamp: !Self.writesToJournal(environment: environment, fileDescriptor: fileDescriptor),
+                  fileDescriptor: fileDescriptor)
+    }
+
+    /// Whether `fileDescriptor` is the stream systemd connected to the journal: `$JOURNAL_STREAM` holds that
+    /// stream's `DEVICE:INODE` (systemd.exec(5)). The variable is inherited by children whose stderr was
+    /// redirected elsewhere (a file, a pipe), so it counts only when it matches the descriptor.
+    /// The corresponding C function is `fstat`.
+    public static func writesToJournal(environment: [String: String], fileDescriptor: Int32 = 2) -> Bool {
+        guard let value = environment["JOURNAL_STREAM"] else { return false }
+        let parts = value.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        var info = stat()
+        guard fstat(fileDescriptor, &info) == 0 else { return false }
+        return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
     }
 
     public func log(level: Logger.Level, label: String, message: String, metadata extra: Logger.Metadata?) {
