@@ -241,7 +241,8 @@ def bthome_frames(count):
 
 def bthome_sequences():
     """Encrypted frames fed in order to one device with a bind key: right key, replayed counter, wrong key,
-    downgrade (bthome-ble's downgrade flag is sticky, so the downgrade comes last)."""
+    a counter restart (below 100, as after a battery change) and the next counter, downgrade (bthome-ble's
+    downgrade flag is sticky, so the downgrade comes last)."""
     key = bytes.fromhex("231d39c1d7cc1ab1aee224cd096db932")
     wrong = bytes.fromhex("814aac74c4f17b6c1581e1ab87816b99")
     for run in range(40):
@@ -249,7 +250,7 @@ def bthome_sequences():
         mac = bytes.fromhex(address.replace(":", ""))
         device = BTHomeBluetoothDeviceData(bindkey=key)
         sequence = f"bthome-encryption-{run}"
-        counters = [300 + run, 301 + run, 150, 302 + run, 302 + run]
+        counters = [300 + run, 301 + run, 150, 302 + run, 302 + run, run % 50, run % 50 + 1]
         for step, counter in enumerate(counters):
             data = bthome_payload()
             if len(data) < 2:
@@ -262,7 +263,7 @@ def bthome_sequences():
                 service_data={BTHOME_UUID: encrypted[2:]}, key=key.hex(), sequence=sequence, device=device,
                 when=NOW + step * 10)
         add(f"{sequence} downgrade", "bthome", address, "", service_data={BTHOME_UUID: bytes([0x40, 0x02, 0xC4, 0x09])},
-            key=key.hex(), sequence=sequence, device=device, when=NOW + 60)
+            key=key.hex(), sequence=sequence, device=device, when=NOW + 10 * len(counters))
     # A device without a key sending encrypted frames, and a device given the wrong key.
     for run in range(10):
         address = random_address()

@@ -91,24 +91,35 @@ public struct BeaconDecoder: Sendable {
         return found
     }
 
-    /// The observations of one report without keeping the intermediate `DecodedAdvertisement` (the daemon's
-    /// path): the same values as `decode(report).observations(includeDevices:)`.
+    /// The observations of one report without keeping the intermediate `DecodedAdvertisement`: the same values as
+    /// `decode(report).observations(includeDevices:)`. The daemon's decode path (`GatewayPipeline` calls the
+    /// variant below with the advertising data it has parsed; the decode bench calls this one).
     public func observations(of report: AdvertisingReport, includeDevices: Bool) -> [Observation] {
-        let data = AdvertisingData(report.data)
+        observations(of: report, in: AdvertisingData(report.data), includeDevices: includeDevices)
+    }
+
+    /// The observations of `report`, whose parsed advertising data is `data`. `addressFrames: false` leaves out the
+    /// beacons identified by the sender's address (`Beacon.isExtraFrame`: TLM, URL, sensors), as the pipeline does
+    /// for an unresolved private address.
+    public func observations(of report: AdvertisingReport, in data: AdvertisingData, includeDevices: Bool,
+                             addressFrames: Bool = true) -> [Observation] {
         var observations: [Observation] = []
         var name: String?
         var nameRead = false
         // Plain locals, so that the closure does not copy the whole report.
         let timestamp = report.timestamp, address = report.address, addressType = report.addressType
         let rssi = report.rssi.map { Int($0) }
+        var found = false
         forEachBeacon(in: data, address: address) { beacon in
+            found = true
+            guard addressFrames || !beacon.isExtraFrame else { return }
             if !nameRead { name = data.localName; nameRead = true }
             observations.append(Observation(timestamp: timestamp, beaconID: beacon.beaconID, format: beacon.format,
                                             identifiers: beacon.identifiers, address: address,
                                             addressType: addressType, rssi: rssi,
                                             measuredPower: beacon.measuredPower, name: name, fields: beacon.fields))
         }
-        if observations.isEmpty, includeDevices {
+        if !found, includeDevices {
             observations.append(DecodedAdvertisement(report: report, advertisingData: data, beacons: []).deviceObservation())
         }
         return observations

@@ -32,7 +32,8 @@ enum BTHome {
             offset += 6
         }
         var fields = [String: FieldValue](minimumCapacity: 8)
-        let key = input.keys.bthome[address]
+        // Most gateways have no bind keys: skip hashing the address then.
+        let key = input.keys.isEmpty ? nil : input.keys.bthome[address]
         if info & 0x01 != 0 {
             fields["encrypted"] = .bool(true)
             if let key {
@@ -72,6 +73,7 @@ enum BTHome {
     /// Reads the objects in `bytes[range]` into `fields`.
     static func parseObjects(_ bytes: [UInt8], _ range: Range<Int>, into fields: inout [String: FieldValue]) {
         var parsed: [Parsed] = []
+        parsed.reserveCapacity(8)
         var offset = range.lowerBound
         while offset < range.upperBound {
             let position = objectIndex[Int(bytes[offset])]
@@ -91,18 +93,17 @@ enum BTHome {
             parsed.append(Parsed(object: object, value: valueStart..<offset))
         }
         guard !parsed.isEmpty else { return }
-        // Names that occur more than once get `_1`, `_2`, ... (device information does not count).
-        var occurrences: [String: Int] = [:]
-        for item in parsed where item.object.key != nil { occurrences[item.object.name, default: 0] += 1 }
-        var seen: [String: Int] = [:]
-        for item in parsed {
-            var suffix = ""
-            if item.object.key != nil, occurrences[item.object.name, default: 0] > 1 {
-                let number = seen[item.object.name, default: 0] + 1
-                seen[item.object.name] = number
-                suffix = "_\(number)"
+        // Names that occur more than once get `_1`, `_2`, ... (device information does not count). A frame holds
+        // a handful of objects: a scan over them is cheaper than hashing names.
+        for (index, item) in parsed.enumerated() {
+            guard item.object.key != nil else { store(item, bytes, name: item.object.name, into: &fields); continue }
+            var before = 0, total = 0
+            for (other, candidate) in parsed.enumerated() where candidate.object.key != nil && candidate.object.name == item.object.name {
+                total += 1
+                if other < index { before += 1 }
             }
-            store(item, bytes, suffix: suffix, into: &fields)
+            let name = total > 1 ? item.object.name + "_" + String(before + 1) : item.object.name
+            store(item, bytes, name: name, into: &fields)
         }
     }
 
@@ -112,9 +113,10 @@ enum BTHome {
         return value
     }
 
-    static func store(_ item: Parsed, _ bytes: [UInt8], suffix: String, into fields: inout [String: FieldValue]) {
+    /// Stores `item` as `name` (its object's name, numbered when repeated); event details get the same number.
+    static func store(_ item: Parsed, _ bytes: [UInt8], name: String, into fields: inout [String: FieldValue]) {
         let object = item.object, range = item.value
-        let name = object.name + suffix
+        let suffix = name.utf8.count > object.name.utf8.count ? String(name.dropFirst(object.name.count)) : ""
         switch object.kind {
         case .unsigned, .signed:
             var raw = Int64(bitPattern: unsigned(bytes, range))

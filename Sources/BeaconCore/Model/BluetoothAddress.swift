@@ -30,18 +30,9 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
     /// The 6 bytes in HCI (little endian) order.
     public var littleEndianBytes: [UInt8] { (0..<6).map { UInt8(truncatingIfNeeded: rawValue >> (8 * UInt64($0))) } }
 
-    /// "AA:BB:CC:DD:EE:FF", upper case.
+    /// "AA:BB:CC:DD:EE:FF", upper case (one allocation: 17 bytes are above the inline small-string size).
     public var description: String {
-        let digits: [Character] = Array("0123456789ABCDEF")
-        var out = ""
-        out.reserveCapacity(17)
-        for index in stride(from: 5, through: 0, by: -1) {
-            let byte = Int((rawValue >> (8 * UInt64(index))) & 0xFF)
-            out.append(digits[byte >> 4])
-            out.append(digits[byte & 0xF])
-            if index > 0 { out.append(":") }
-        }
-        return out
+        String(unsafeUninitializedCapacity: 17) { HexText.writeAddress(self, to: $0, at: 0) }
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }

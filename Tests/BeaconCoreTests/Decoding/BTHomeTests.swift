@@ -137,4 +137,29 @@ import Testing
         #expect(pipeline.counters.replayedFrames == 2)
         #expect(pipeline.counters.beacons == 2)
     }
+
+    /// A device that starts counting again (battery change): a counter below 100 when the last accepted one is at
+    /// least 100 higher is a restart and accepted (as bthome-ble does); an equal counter or a lower one within 100
+    /// of the last stays a duplicate, also right after a restart.
+    @Test func aCounterRestartBelow100IsAcceptedButNotANearbyReplay() {
+        func observation(_ counter: Int64) -> Observation {
+            Observation(timestamp: 1, beaconID: "bthome:54:48:E6:8F:80:A5", format: "bthome", address: Self.sender,
+                        rssi: -60, fields: ["encrypted": .bool(true), "encryption_counter": .int(counter)])
+        }
+        var counterGuard = EncryptedCounterGuard()
+        let steps: [(Int64, Bool)] = [(5000, true), (4999, false), (5000, false), (99, true), (99, false), (98, false),
+                                      (100, true), (0, true), (12, true), (11, false), (150, true), (149, false)]
+        for (counter, admitted) in steps {
+            let result = counterGuard.admit(observation(counter))
+            #expect(result == admitted, "counter \(counter)")
+        }
+        #expect(counterGuard.duplicates == 6)
+        #expect(counterGuard.restarts == 2)
+        // Restored from the database after a gateway restart, the device's counter restart is accepted too.
+        var restored = EncryptedCounterGuard()
+        restored.restore(["bthome:54:48:E6:8F:80:A5": 70_000])
+        let first = restored.admit(observation(3)), again = restored.admit(observation(3))
+        #expect(first)
+        #expect(!again)
+    }
 }
