@@ -153,6 +153,20 @@ extension Daemon {
                 }
                 telemetry.submitted += envelopes.count
                 publisher.publish(envelopes)
+            case let .republish(states):
+                if encoder.sequences.remaining < UInt64(states.count) * EventEncoder.maxEnvelopesPerRoomEvent {
+                    await reserveSequences(atLeast: UInt64(states.count) * EventEncoder.maxEnvelopesPerRoomEvent)
+                }
+                var envelopes: [EventEnvelope] = []
+                for state in states {
+                    // The `room` state only (the last envelope); enter/exit were events of their time.
+                    do { if let last = try encoder.encode(state, topics: topics).last { envelopes.append(last) } } catch {
+                        telemetry.encodeFailures += 1
+                    }
+                }
+                logger.info("room states published again after reconnecting", metadata: ["beacons": "\(envelopes.count)"])
+                telemetry.submitted += envelopes.count
+                publisher.publishSnapshot(envelopes)
             }
         }
     }

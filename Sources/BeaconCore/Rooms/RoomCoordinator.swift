@@ -12,6 +12,10 @@ public struct RoomCoordinator: Sendable {
     public enum Effect: Sendable, Equatable {
         /// Encode and publish these decisions (this gateway leads).
         case publish([RoomEvent])
+        /// Publish these room states again as a snapshot (retained, not stored in the outbox): a leader back
+        /// after losing the broker, whose retained states may be gone (a broker restart without persistence).
+        /// Same decision numbers; `from` is not known then (null).
+        case republish([RoomEvent])
         /// Leadership changed: whether this gateway now leads, and who leads as far as it knows.
         case leadership(isLeader: Bool, leader: String?)
     }
@@ -39,6 +43,8 @@ public struct RoomCoordinator: Sendable {
     let candidates: Set<String>
     var online: Set<String> = []
     var connected = false
+    /// Connections so far (a takeover after the first one republishes the announced states).
+    var connections = 0
     /// Wall time this gateway's own `online` came back from the broker (nil: not yet on this connection).
     var ownOnlineSince: Double?
     /// The newest capture time seen.
@@ -68,6 +74,7 @@ public struct RoomCoordinator: Sendable {
     /// wait in the outbox) and forgets who is online (the retained availability comes again on resubscribing).
     public mutating func connection(_ up: Bool, wall: Double) -> [Effect] {
         connected = up
+        if up { connections += 1 }
         guard !up else { return [] }
         online.removeAll()
         ownOnlineSince = nil
@@ -168,6 +175,14 @@ public struct RoomCoordinator: Sendable {
     private mutating func takeOver() -> [Effect] {
         arbiter.restore(announced.values.sorted { $0.beaconID < $1.beaconID }.map(\.persisted),
                         now: clock.isFinite ? clock : 0)
+        var effects: [Effect] = []
+        if connections > 1 {
+            let again = announced.values.sorted { $0.beaconID < $1.beaconID }.map { state in
+                RoomEvent(beaconID: state.beaconID, time: state.time, room: state.room, from: nil, hadRoom: false,
+                          since: state.since, decision: state.decision)
+            }
+            if !again.isEmpty { effects.append(.republish(again)) }
+        }
         var events: [RoomEvent] = []
         for state in arbiter.states() {
             let known = announced[state.beaconID]
@@ -175,7 +190,7 @@ public struct RoomCoordinator: Sendable {
             events.append(event(beaconID: state.beaconID, room: state.room, time: max(state.updated, clock.isFinite ? clock : state.updated),
                                 since: state.since, gatewayID: nil, lead: nil))
         }
-        return events.isEmpty ? [] : [.publish(events)]
+        return events.isEmpty ? effects : effects + [.publish(events)]
     }
 
     private mutating func announce(_ changes: [RoomChange]) -> [Effect] {

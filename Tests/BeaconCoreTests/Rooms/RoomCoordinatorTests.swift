@@ -176,4 +176,21 @@ import Testing
         #expect(b.arbiter.tracks.count == RoomCoordinator.maxBeacons)
         #expect(b.counters.beaconsRefused == 10)
     }
+
+    @Test func aLeaderBackAfterLosingTheBrokerPublishesTheStatesAgain() throws {
+        var a = Self.coordinator("gw-a")
+        let first = Self.online(&a, ["gw-a"])
+        #expect(first == [.leadership(isLeader: true, leader: "gw-a")])
+        _ = a.receive(try Self.state("gw-a", room: "a", decision: 3, at: Self.t0 - 5), wall: 11)
+        #expect(a.connection(false, wall: 12) == [.leadership(isLeader: false, leader: nil)])
+        _ = a.connection(true, wall: 20)
+        _ = a.receive(Self.availability("gw-a", "online"), wall: 20)
+        let back = a.advance(to: Self.t0 + 1, wall: 23)
+        #expect(back.first == .leadership(isLeader: true, leader: "gw-a"))
+        let again = back.flatMap { effect -> [RoomEvent] in if case let .republish(events) = effect { events } else { [] } }
+        #expect(again.map(\.room) == ["a"] && again.map(\.decision) == [3])
+        // Nothing new was decided: no new decision numbers.
+        #expect(Self.published(back).isEmpty)
+        #expect(a.announced["tag"]?.decision == 3)
+    }
 }
