@@ -92,15 +92,38 @@ public enum TestDirectory {
 }
 
 public enum FreePort {
-    /// A port the kernel just handed out on 127.0.0.1 (bound then released).
+    /// A port on 127.0.0.1 that is free now, picked at random below the kernel's ephemeral range
+    /// (net.ipv4.ip_local_port_range, 32768-60999 by default). A port the kernel hands out for `bind(0)` comes
+    /// from that range, and so does the local port of every outgoing connection: with hundreds of tests
+    /// connecting at once, such a port could be taken by someone's connection before the broker bound it
+    /// ("Address already in use", seen once in a clean-clone CI run). Ports below the range are only ever taken
+    /// by explicit listeners, which all pick here at random and check that the port binds.
     public static func find() throws -> Int {
+        let low = ephemeralRangeStart()
+        let candidates = low > 12_000 ? 10_000..<(low - 1) : nil
+        for _ in 0..<200 {
+            guard let candidates else { break }
+            let port = Int.random(in: candidates)
+            if (try? bindable(port)) == port { return port }
+        }
+        return try bindable(0)
+    }
+
+    /// The first port of the kernel's ephemeral range (32768 when it cannot be read).
+    static func ephemeralRangeStart() -> Int {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        return text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) } ?? 32_768
+    }
+
+    /// Binds `port` (0: any) on 127.0.0.1 and releases it; returns the port bound.
+    static func bindable(_ port: Int) throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket failed") }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
