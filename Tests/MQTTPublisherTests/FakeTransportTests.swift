@@ -96,13 +96,18 @@ final class TransportBox: Sendable {
         }
     }
 
+    /// `count` QoS 1 region events numbered from 1, one topic each.
+    func regionEnvelopes(_ count: Int, idPrefix: String) -> [EventEnvelope] {
+        (1...count).map { sequence in
+            EventEnvelope(id: "\(idPrefix)-\(sequence)", gatewayID: "fake", sequence: UInt64(sequence), captureTime: 1, kind: .region,
+                          topic: "beaconbridge/fake/region/r/\(sequence)", qos: 1, retain: false, payload: "{}")
+        }
+    }
+
     @Test func acknowledgementsThatOvertakePublishAreCounted() async throws {
         let box = TransportBox()
         let publisher = try publisher(box: box)
-        let envelopes = (1...200).map { sequence in
-            EventEnvelope(id: "fake-\(sequence)", gatewayID: "fake", sequence: UInt64(sequence), captureTime: 1, kind: .region,
-                          topic: "beaconbridge/fake/region/r/\(sequence)", qos: 1, retain: false, payload: "{}")
-        }
+        let envelopes = regionEnvelopes(200, idPrefix: "fake")
         try await withRunningPublisher(publisher) {
             try await waitUntil("connected", timeout: 60) { publisher.counters.connected }
             box.fake.state.withLock { $0.acknowledgeInsidePublish = true }
@@ -118,10 +123,7 @@ final class TransportBox: Sendable {
     @Test func aBatchOfEventsIsFlushedToTheTransportOnce() async throws {
         let box = TransportBox()
         let publisher = try publisher(box: box)
-        let envelopes = (1...50).map { sequence in
-            EventEnvelope(id: "batch-\(sequence)", gatewayID: "fake", sequence: UInt64(sequence), captureTime: 1, kind: .region,
-                          topic: "beaconbridge/fake/region/r/\(sequence)", qos: 1, retain: false, payload: "{}")
-        }
+        let envelopes = regionEnvelopes(50, idPrefix: "batch")
         try await withRunningPublisher(publisher) {
             try await waitUntil("connected", timeout: 60) { publisher.counters.connected }
             let before = box.fake.state.withLock { $0.published.count }
