@@ -7,7 +7,7 @@ APT_PACKAGES := libbluetooth-dev libmosquitto-dev libsqlite3-dev libyaml-dev lib
 FUZZ_SECONDS ?= 60
 BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build release test fuzz bench demo e2e deb clean
+.PHONY: deps build release test lint format fuzz bench demo e2e deb clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
@@ -30,7 +30,7 @@ release: deps
 # the built gateway, about 35 s; SKIP without PyPI), then the end-to-end stage through the Linux BlueZ stack in a QEMU
 # guest (docs/e2e.md; it prints SKIP only where QEMU cannot run at all), then the systemd stage: the Debian
 # package (make deb) in a Debian 12 guest booted with systemd as init (docs/e2e.md, "The systemd stage").
-test: deps
+test: deps lint
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; scripts/suite-times.sh .build/test.log; exit $$status
 	SWIFT=$(SWIFT) scripts/reference-check.sh
@@ -38,6 +38,13 @@ test: deps
 	scripts/esphome-stage.sh $(CURDIR)/.build/debug/beaconbridge
 	E2E_BIN=$(CURDIR)/.build/debug/beaconbridge scripts/e2e.sh
 	SWIFT=$(SWIFT) scripts/systemd-stage.sh
+
+# Formatting gate (.swift-format): `make format` rewrites, `make lint` fails on any difference (about 4 s).
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
+
+format:
+	$(SWIFT) format --in-place --recursive --parallel Sources Tests Package.swift
 
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)

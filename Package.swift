@@ -10,7 +10,7 @@ let package = Package(
     name: "BeaconBridge",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "beaconbridge", targets: ["beaconbridge"]),
+        .executable(name: "beaconbridge", targets: ["beaconbridge"])
     ],
     targets: [
         // C libraries from Debian, wrapped as system library targets.
@@ -29,7 +29,8 @@ let package = Package(
 
         // Adapters: the only modules that import C.
         .target(name: "HCIScanner", dependencies: ["BeaconCore", "BeaconRuntime", "CBlueZ"], swiftSettings: strict),
-        .target(name: "MQTTPublisher", dependencies: ["BeaconCore", "BeaconRuntime", "CMosquitto"], swiftSettings: strict),
+        .target(
+            name: "MQTTPublisher", dependencies: ["BeaconCore", "BeaconRuntime", "CMosquitto"], swiftSettings: strict),
         .target(name: "SQLiteStore", dependencies: ["BeaconCore", "CSQLite"], swiftSettings: strict),
         .target(name: "YAMLConfig", dependencies: ["BeaconCore", "CYAML"], swiftSettings: strict),
         // The ESPHome native API server (Bluetooth proxy for Home Assistant); Noise crypto from libcrypto.
@@ -38,27 +39,38 @@ let package = Package(
         // Command implementations (wiring), kept out of main.swift so tests and the bench can reuse them.
         .target(
             name: "BeaconBridgeCLI",
-            dependencies: ["BeaconCore", "BeaconRuntime", "HCIScanner", "MQTTPublisher", "SQLiteStore", "YAMLConfig", "ESPHomeProxy"],
+            dependencies: [
+                "BeaconCore", "BeaconRuntime", "HCIScanner", "MQTTPublisher", "SQLiteStore", "YAMLConfig",
+                "ESPHomeProxy",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(name: "beaconbridge", dependencies: ["BeaconBridgeCLI"], swiftSettings: strict),
         .executableTarget(
             name: "beaconbridge-bench",
-            dependencies: ["BeaconCore", "BeaconBridgeCLI", "MQTTPublisher", "SQLiteStore", "TestSupport", "ESPHomeProxy"],
+            dependencies: [
+                "BeaconCore", "BeaconBridgeCLI", "MQTTPublisher", "SQLiteStore", "TestSupport", "ESPHomeProxy",
+            ],
             swiftSettings: strict
         ),
 
         // Shared by the integration tests: a real mosquitto on a free loopback port, a subscriber, the built binary.
-        .target(name: "TestSupport", dependencies: ["BeaconCore", "MQTTPublisher"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(
+            name: "TestSupport", dependencies: ["BeaconCore", "MQTTPublisher"], path: "Tests/TestSupport",
+            swiftSettings: strict),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(name: "BeaconRuntimeTests", dependencies: ["BeaconRuntime", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "HCIScannerTests", dependencies: ["HCIScanner", "BeaconCore"], swiftSettings: strict),
-        .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "SQLiteStore", "BeaconCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "SQLiteStore", "BeaconCore", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "YAMLConfigTests", dependencies: ["YAMLConfig", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "ESPHomeProxyTests", dependencies: ["ESPHomeProxy", "BeaconCore"], swiftSettings: strict),
-        .testTarget(name: "CLITests", dependencies: ["BeaconBridgeCLI", "BeaconCore", "SQLiteStore", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "CLITests", dependencies: ["BeaconBridgeCLI", "BeaconCore", "SQLiteStore", "TestSupport"],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,8 +23,10 @@ enum CheckConfigCommand {
         run(arguments, environment: ProcessEnvironment.current(), hostEnvironment: nil)
     }
 
-    static func run(_ arguments: [String], environment: [String: String],
-                    hostEnvironment: ConfigEnvironment?) -> Int32 {
+    static func run(
+        _ arguments: [String], environment: [String: String],
+        hostEnvironment: ConfigEnvironment?
+    ) -> Int32 {
         let location: ConfigLocation
         switch ConfigCommandLine.parse(arguments, command: "check-config", help: help, environment: environment) {
         case .parsed(let parsed): location = parsed.location
@@ -48,18 +50,25 @@ enum CheckConfigCommand {
         lines.append(gateway)
         lines.append("  logging: level=\(c.logging.level.rawValue) format=\(c.logging.format.rawValue)")
         let source = c.scanner.source == .hci ? "adapter \(c.scanner.adapter)" : c.scanner.source.configValue
-        lines.append("  scanner: \(source), \(c.scanner.active ? "active" : "passive")"
-                     + (c.scanner.record.map { ", recording to \($0)" } ?? ""))
+        lines.append(
+            "  scanner: \(source), \(c.scanner.active ? "active" : "passive")"
+                + (c.scanner.record.map { ", recording to \($0)" } ?? ""))
         let layouts = c.formats.layouts.map(\.name)
-        lines.append("  formats: \(c.formats.enabled.count) built-in" + (layouts.isEmpty ? "" : " + " + layouts.joined(separator: ", ")))
-        lines.append("  regions: \(c.regions.count)" + (c.regions.isEmpty ? "" : " (" + c.regions.map(\.name).joined(separator: ", ") + ")"))
+        lines.append(
+            "  formats: \(c.formats.enabled.count) built-in"
+                + (layouts.isEmpty ? "" : " + " + layouts.joined(separator: ", ")))
+        lines.append(
+            "  regions: \(c.regions.count)"
+                + (c.regions.isEmpty ? "" : " (" + c.regions.map(\.name).joined(separator: ", ") + ")"))
         lines.append("  beacons: \(c.beacons.count) named")
         if !c.devices.known.isEmpty {
-            lines.append("  devices: \(c.devices.known.count) with identity resolving keys"
-                         + (c.devices.publishUnresolved ? ", unresolved private addresses published" : ""))
+            lines.append(
+                "  devices: \(c.devices.known.count) with identity resolving keys"
+                    + (c.devices.publishUnresolved ? ", unresolved private addresses published" : ""))
             let seen = DeviceKeyReport.seenKeys(databasePath: c.outbox.path)
-            lines.append(contentsOf: DeviceKeyReport.lines(c.devices, seen: seen.rows, now: now, detailed: false)
-                .map { "  " + $0 })
+            lines.append(
+                contentsOf: DeviceKeyReport.lines(c.devices, seen: seen.rows, now: now, detailed: false)
+                    .map { "  " + $0 })
         }
         let scheme = c.mqtt.tls == nil ? "mqtt" : "mqtts"
         var broker = "  broker: \(scheme)://\(c.mqtt.host):\(c.mqtt.port)"
@@ -70,9 +79,10 @@ enum CheckConfigCommand {
         if c.topics.espresense.enabled { topics += ", ESPresense room \(c.topics.espresense.room ?? "?")" }
         lines.append(topics)
         lines.append("  outbox: \(c.outbox.path)")
-        lines.append(c.telemetry.enabled
-                     ? "  telemetry: every \(ConfigDuration.format(seconds: c.telemetry.interval))"
-                     : "  telemetry: off")
+        lines.append(
+            c.telemetry.enabled
+                ? "  telemetry: every \(ConfigDuration.format(seconds: c.telemetry.interval))"
+                : "  telemetry: off")
         return lines.joined(separator: "\n")
     }
 }

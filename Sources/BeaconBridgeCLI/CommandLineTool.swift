@@ -45,8 +45,12 @@ public enum CommandLineTool {
         }
         let rest = Array(arguments.dropFirst())
         switch command {
-        case "--help", "-h", "help": Output.stdout(usage); return ExitCode.ok
-        case "--version", "-V": Output.stdout("beaconbridge \(version)"); return ExitCode.ok
+        case "--help", "-h", "help":
+            Output.stdout(usage)
+            return ExitCode.ok
+        case "--version", "-V":
+            Output.stdout("beaconbridge \(version)")
+            return ExitCode.ok
         case "decode": return DecodeCommand.run(rest)
         case "simulate": return SimulateCommand.run(rest)
         case "check-config": return CheckConfigCommand.run(rest)

@@ -14,8 +14,10 @@ struct ConfigCommandLine {
         case exit(Int32)
     }
 
-    static func parse(_ arguments: [String], command: String, help: String, flags: [String] = [],
-                      valued: [String] = [], environment: [String: String]) -> Outcome {
+    static func parse(
+        _ arguments: [String], command: String, help: String, flags: [String] = [],
+        valued: [String] = [], environment: [String: String]
+    ) -> Outcome {
         var rest = arguments
         if rest.contains("--help") || rest.contains("-h") {
             Output.stdout(help)
@@ -37,7 +39,9 @@ struct ConfigCommandLine {
             if flags.contains(argument) {
                 parsed.flags.insert(argument)
             } else if valued.contains(argument) {
-                guard index + 1 < rest.count, !rest[index + 1].isEmpty else { return usage("\(argument) needs a value") }
+                guard index + 1 < rest.count, !rest[index + 1].isEmpty else {
+                    return usage("\(argument) needs a value")
+                }
                 parsed.values[argument] = rest[index + 1]
                 index += 1
             } else {

@@ -1,5 +1,6 @@
 import BeaconCore
 import YAMLConfig
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,8 +17,10 @@ struct ConfigLocation: Equatable {
     var source: Source
 
     /// Removes the config option from `arguments` and returns the location, or a usage error message.
-    static func extract(from arguments: inout [String],
-                        environment: [String: String]) -> Result<ConfigLocation, UsageError> {
+    static func extract(
+        from arguments: inout [String],
+        environment: [String: String]
+    ) -> Result<ConfigLocation, UsageError> {
         var found: String?
         var rest: [String] = []
         var i = 0

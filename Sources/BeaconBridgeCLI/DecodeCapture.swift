@@ -20,7 +20,9 @@ struct DecodeCapture {
                 Output.stdout(JSONValue.object([("error", .string(failure.description))]).serialized)
                 return failure.isMissingOrUnreadable ? ExitCode.noInput : ExitCode.ioError
             case let .damaged(damage):
-                Output.stdout(JSONValue.object([("error", .string(damage.reason)), ("offset", .int(Int64(damage.offset)))]).serialized)
+                Output.stdout(
+                    JSONValue.object([("error", .string(damage.reason)), ("offset", .int(Int64(damage.offset)))])
+                        .serialized)
                 return ExitCode.dataError
             }
         }
@@ -47,14 +49,19 @@ struct DecodeCapture {
             counts.events += 1
             var reports: [AdvertisingReport] = []
             do {
-                try HCIEventParser.forEachReport(in: Array(event), timestamp: record.unixTime, h4: false) { reports.append($0) }
+                try HCIEventParser.forEachReport(in: Array(event), timestamp: record.unixTime, h4: false) {
+                    reports.append($0)
+                }
             } catch {
                 counts.errors += 1
-                let offset = record.fileOffset + BTSnoopReader.recordHeaderLength + (reader.datalink == .hciUART ? 1 : 0) + error.offset
-                Output.stdout(JSONValue.object([
-                    ("record", .int(Int64(recordNumber))), ("error", .string(error.reason)),
-                    ("offset", .int(Int64(offset))),
-                ]).serialized)
+                let offset =
+                    record.fileOffset + BTSnoopReader.recordHeaderLength + (reader.datalink == .hciUART ? 1 : 0)
+                    + error.offset
+                Output.stdout(
+                    JSONValue.object([
+                        ("record", .int(Int64(recordNumber))), ("error", .string(error.reason)),
+                        ("offset", .int(Int64(offset))),
+                    ]).serialized)
                 continue
             }
             guard !reports.isEmpty else { continue }
@@ -66,8 +73,11 @@ struct DecodeCapture {
                 counts.beacons += decoded.beacons.count
                 for beacon in decoded.beacons { formats[beacon.format, default: 0] += 1 }
                 guard case let .object(members) = decoded.json() else { continue }
-                Output.stdout(JSONValue.object([("record", .int(Int64(recordNumber))), ("time", .double(record.unixTime))]
-                                               + members).serialized)
+                Output.stdout(
+                    JSONValue.object(
+                        [("record", .int(Int64(recordNumber))), ("time", .double(record.unixTime))]
+                            + members
+                    ).serialized)
             }
         }
         var summary: [(String, JSONValue)] = [

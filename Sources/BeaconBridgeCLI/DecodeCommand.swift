@@ -32,17 +32,21 @@ enum DecodeCommand {
         var layouts: [BeaconLayout] = []
         for (index, entry) in options.layouts.enumerated() {
             if let problem = FormatSettings.layoutNameProblem(entry.name) {
-                Output.stdout(JSONValue.object([("error", .string("invalid layout name: \(problem)")),
-                                                ("layout", .int(Int64(index)))]).serialized)
+                Output.stdout(
+                    JSONValue.object([
+                        ("error", .string("invalid layout name: \(problem)")),
+                        ("layout", .int(Int64(index))),
+                    ]).serialized)
                 return ExitCode.dataError
             }
             do {
                 layouts.append(try BeaconLayout(name: entry.name, layout: entry.layout))
             } catch {
-                Output.stdout(JSONValue.object([
-                    ("error", .string("invalid layout '\(entry.name)': \(error)")), ("layout", .int(Int64(index))),
-                    ("term_number", .int(Int64(error.termNumber))), ("term", .string(error.term)),
-                ]).serialized)
+                Output.stdout(
+                    JSONValue.object([
+                        ("error", .string("invalid layout '\(entry.name)': \(error)")), ("layout", .int(Int64(index))),
+                        ("term_number", .int(Int64(error.termNumber))), ("term", .string(error.term)),
+                    ]).serialized)
                 return ExitCode.dataError
             }
         }
@@ -113,7 +117,10 @@ enum DecodeCommand {
     }
 
     /// One input's JSON and whether it decoded cleanly.
-    struct InputResult { var json: JSONValue; var ok: Bool }
+    struct InputResult {
+        var json: JSONValue
+        var ok: Bool
+    }
 
     static func decodePayload(_ input: String, decoder: BeaconDecoder) -> InputResult {
         let bytes: [UInt8]
@@ -121,11 +128,14 @@ enum DecodeCommand {
         case let .success(parsed): bytes = parsed
         case let .failure(error): return InputResult(json: error.json, ok: false)
         }
-        let report = AdvertisingReport(timestamp: 0, eventType: 0, isExtended: false,
-                                       address: BluetoothAddress(rawValue: 0), addressType: .unknown,
-                                       rssi: nil, txPower: nil, data: bytes)
+        let report = AdvertisingReport(
+            timestamp: 0, eventType: 0, isExtended: false,
+            address: BluetoothAddress(rawValue: 0), addressType: .unknown,
+            rssi: nil, txPower: nil, data: bytes)
         let decoded = decoder.decode(report)
-        guard case var .object(members) = decoded.json(includeReport: false) else { return InputResult(json: .null, ok: false) }
+        guard case var .object(members) = decoded.json(includeReport: false) else {
+            return InputResult(json: .null, ok: false)
+        }
         if let overrun = decoded.advertisingData.overrunOffset {
             members.append(("error", .string("AD structure length runs past the end of the data")))
             members.append(("offset", .int(Int64(overrun))))
@@ -142,10 +152,12 @@ enum DecodeCommand {
         }
         do {
             let reports = try HCIEventParser.parse(bytes)
-            return InputResult(json: .object([("reports", .array(reports.map { decoder.decode($0).json() }))]), ok: true)
+            return InputResult(
+                json: .object([("reports", .array(reports.map { decoder.decode($0).json() }))]), ok: true)
         } catch {
-            return InputResult(json: .object([("error", .string(error.reason)), ("offset", .int(Int64(error.offset)))]),
-                               ok: false)
+            return InputResult(
+                json: .object([("error", .string(error.reason)), ("offset", .int(Int64(error.offset)))]),
+                ok: false)
         }
     }
 }

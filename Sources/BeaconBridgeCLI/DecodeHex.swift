@@ -7,7 +7,9 @@ enum DecodeHex {
         /// Character offset in the argument.
         var offset: Int
         var json: JSONValue {
-            .object([("error", .string(reason)), ("offset", .int(Int64(offset))), ("offset_unit", .string("character"))])
+            .object([
+                ("error", .string(reason)), ("offset", .int(Int64(offset))), ("offset_unit", .string("character")),
+            ])
         }
     }
 
@@ -18,11 +20,17 @@ enum DecodeHex {
         var pendingOffset = 0
         let characters = Array(text.utf8)
         var start = 0
-        if characters.count >= 2, characters[0] == UInt8(ascii: "0"), characters[1] | 0x20 == UInt8(ascii: "x") { start = 2 }
+        if characters.count >= 2, characters[0] == UInt8(ascii: "0"), characters[1] | 0x20 == UInt8(ascii: "x") {
+            start = 2
+        }
         for offset in start..<characters.count {
             let character = characters[offset]
-            if character == 0x20 || character == UInt8(ascii: ":") || character == UInt8(ascii: "-") || character == 0x09 {
-                if pending != nil { return .failure(Problem(reason: "odd hex digit before a separator", offset: pendingOffset)) }
+            if character == 0x20 || character == UInt8(ascii: ":") || character == UInt8(ascii: "-")
+                || character == 0x09
+            {
+                if pending != nil {
+                    return .failure(Problem(reason: "odd hex digit before a separator", offset: pendingOffset))
+                }
                 continue
             }
             guard let value = digit(character) else {

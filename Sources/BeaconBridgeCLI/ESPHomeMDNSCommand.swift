@@ -19,8 +19,10 @@ enum ESPHomeMDNSCommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         let location: ConfigLocation
-        switch ConfigCommandLine.parse(arguments, command: "esphome-mdns", help: help,
-                                       environment: ProcessEnvironment.current()) {
+        switch ConfigCommandLine.parse(
+            arguments, command: "esphome-mdns", help: help,
+            environment: ProcessEnvironment.current())
+        {
         case .parsed(let parsed): location = parsed.location
         case .exit(let code): return code
         }
@@ -31,16 +33,20 @@ enum ESPHomeMDNSCommand {
         }
         let settings = configuration.esphomeAPI
         guard settings.enabled else {
-            Output.stderr("beaconbridge esphome-mdns: esphome_api.enabled is not true in \(location.path): the proxy is "
-                          + "off, so there is nothing to announce")
+            Output.stderr(
+                "beaconbridge esphome-mdns: esphome_api.enabled is not true in \(location.path): the proxy is "
+                    + "off, so there is nothing to announce")
             return ExitCode.config
         }
-        let identity = DaemonESPHome.identity(configuration: configuration, hostname: DaemonESPHome.hostName(),
-                                              usesPassword: settings.passwordFile != nil || settings.passwordEnv != nil)
+        let identity = DaemonESPHome.identity(
+            configuration: configuration, hostname: DaemonESPHome.hostName(),
+            usesPassword: settings.passwordFile != nil || settings.passwordEnv != nil)
         let encrypted = settings.encryptionKeyFile != nil || settings.encryptionKeyEnv != nil
-        Output.write(MDNSAnnouncement.serviceFile(name: identity.name, port: settings.port,
-                                                  txt: MDNSAnnouncement.txtRecords(identity: identity, encrypted: encrypted)),
-                     to: 1)
+        Output.write(
+            MDNSAnnouncement.serviceFile(
+                name: identity.name, port: settings.port,
+                txt: MDNSAnnouncement.txtRecords(identity: identity, encrypted: encrypted)),
+            to: 1)
         return ExitCode.ok
     }
 }

@@ -1,7 +1,8 @@
 import BeaconCore
-import SQLiteStore
 import HCIScanner
+import SQLiteStore
 import YAMLConfig
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -70,7 +71,9 @@ enum KeysCommand {
             return ExitCode.usage
         }
         if let name = options["--name"], !GatewaySettings.isValidIdentifier(name) {
-            Output.stderr("beaconbridge keys import-bluez: `\(name)` is not a valid device name (1-64 letters, digits, `_` or `-`)")
+            Output.stderr(
+                "beaconbridge keys import-bluez: `\(name)` is not a valid device name (1-64 letters, digits, `_` or `-`)"
+            )
             return ExitCode.usage
         }
         let wanted = options["--device"].map { BluetoothAddress(string: $0) }
@@ -82,8 +85,9 @@ enum KeysCommand {
         let keysDirectory = options["--keys-dir"] ?? "/etc/beaconbridge/keys"
 
         guard let adapters = LocalFiles.entries(of: bluetooth) else {
-            Output.stderr("beaconbridge keys import-bluez: cannot read \(bluetooth): \(LocalFiles.lastError()) "
-                          + "(BlueZ's directory is readable by root only)")
+            Output.stderr(
+                "beaconbridge keys import-bluez: cannot read \(bluetooth): \(LocalFiles.lastError()) "
+                    + "(BlueZ's directory is readable by root only)")
             return ExitCode.noInput
         }
         var found: [(adapter: String, address: String, info: BlueZDeviceInfo)] = []
@@ -91,15 +95,17 @@ enum KeysCommand {
             for device in (LocalFiles.entries(of: bluetooth + "/" + adapter) ?? []).sorted() {
                 guard let address = BluetoothAddress(string: device) else { continue }
                 if let wanted, wanted != address { continue }
-                guard let text = LocalFiles.read(bluetooth + "/" + adapter + "/" + device + "/info", maxBytes: 65_536) else { continue }
+                guard let text = LocalFiles.read(bluetooth + "/" + adapter + "/" + device + "/info", maxBytes: 65_536)
+                else { continue }
                 let info = BlueZDeviceInfo(parsing: text)
                 if info.irk != nil { found.append((adapter, address.description, info)) }
             }
         }
         guard !found.isEmpty else {
-            Output.stderr("beaconbridge keys import-bluez: no paired device with an identity resolving key under \(bluetooth)"
-                          + (options["--device"].map { " for \($0)" } ?? "")
-                          + " (pair it first: bluetoothctl, then `pair <address>` while the phone shows it)")
+            Output.stderr(
+                "beaconbridge keys import-bluez: no paired device with an identity resolving key under \(bluetooth)"
+                    + (options["--device"].map { " for \($0)" } ?? "")
+                    + " (pair it first: bluetoothctl, then `pair <address>` while the phone shows it)")
             return ExitCode.noInput
         }
         if !LocalFiles.makeDirectory(keysDirectory) {
@@ -113,29 +119,33 @@ enum KeysCommand {
             if usedNames.contains(name) { name += "-" + device.address.lowercased().filter { $0.isHexDigit }.suffix(4) }
             usedNames.insert(name)
             let path = keysDirectory + "/" + name + ".irk"
-            let text = device.info.irk!.map { byte in
-                let digits = Array("0123456789abcdef")
-                return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-            }.joined() + "\n"
+            let text =
+                device.info.irk!.map { byte in
+                    let digits = Array("0123456789abcdef")
+                    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+                }.joined() + "\n"
             switch LocalFiles.writeSecret(text, to: path) {
             case .written, .unchanged: break
             case .differs:
-                Output.stderr("beaconbridge keys import-bluez: \(path) exists and holds another key; not overwritten "
-                              + "(remove it, or pick another name with --device and --name)")
+                Output.stderr(
+                    "beaconbridge keys import-bluez: \(path) exists and holds another key; not overwritten "
+                        + "(remove it, or pick another name with --device and --name)")
                 return ExitCode.cantCreate
             case .failed(let why):
                 Output.stderr("beaconbridge keys import-bluez: cannot write \(path): \(why)")
                 return ExitCode.cantCreate
             }
             let fingerprint = IdentityResolvingKey(bytes: device.info.irk!)?.fingerprint ?? "?"
-            entries.append("""
+            entries.append(
+                """
                     # \(device.info.name ?? "unnamed") (\(device.address), paired with adapter \(device.adapter); key \(fingerprint))
                     - name: \(name)
                       irk_file: \(path)
                 """)
         }
-        Output.stdout("# Add to the configuration under devices.known (docs/private-devices.md), then reload:\n"
-                      + "devices:\n  known:\n" + entries.joined(separator: "\n"))
+        Output.stdout(
+            "# Add to the configuration under devices.known (docs/private-devices.md), then reload:\n"
+                + "devices:\n  known:\n" + entries.joined(separator: "\n"))
         return ExitCode.ok
     }
 
@@ -153,8 +163,9 @@ enum KeysCommand {
         case .failed(let exitCode): return exitCode
         }
         let seen = DeviceKeyReport.seenKeys(databasePath: configuration.outbox.path)
-        Output.stdout(DeviceKeyReport.lines(configuration.devices, seen: seen.rows, now: now, detailed: true)
-                      .joined(separator: "\n"))
+        Output.stdout(
+            DeviceKeyReport.lines(configuration.devices, seen: seen.rows, now: now, detailed: true)
+                .joined(separator: "\n"))
         if let problem = seen.problem { Output.stderr("beaconbridge keys check: \(problem)") }
         return ExitCode.ok
     }
@@ -173,7 +184,8 @@ enum DeviceKeyReport {
         }
     }
 
-    static func lines(_ settings: PrivateDeviceSettings, seen: [SeenDeviceKey], now: Double, detailed: Bool) -> [String] {
+    static func lines(_ settings: PrivateDeviceSettings, seen: [SeenDeviceKey], now: Double, detailed: Bool) -> [String]
+    {
         settings.known.map { device in
             var line = "  \(device.name) (\(device.beaconID)): "
             guard let key = device.key else {

@@ -4,7 +4,10 @@ import Glibc
 
 /// The few file operations `keys import-bluez` needs, on Glibc directly.
 enum LocalFiles {
-    enum WriteOutcome: Equatable { case written, unchanged, differs, failed(String) }
+    enum WriteOutcome: Equatable {
+        case written, unchanged, differs
+        case failed(String)
+    }
 
     static func lastError() -> String { String(cString: strerror(errno)) }
 
@@ -32,7 +35,10 @@ enum LocalFiles {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while bytes.count <= maxBytes {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 { if errno == EINTR { continue }; return nil }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
             if count == 0 { return String(decoding: bytes, as: UTF8.self) }
             bytes += buffer[0..<count]
         }
@@ -58,7 +64,10 @@ enum LocalFiles {
         var written = 0
         while written < bytes.count {
             let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if count < 0 { if errno == EINTR { continue }; return .failed(lastError()) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failed(lastError())
+            }
             written += count
         }
         return .written

@@ -1,8 +1,9 @@
+import BeaconCore
+import SQLiteStore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconCore
-import SQLiteStore
 
 /// `beaconbridge outbox [--config FILE] [--limit N] [--requeue]`: what the outbox holds, and the events the
 /// broker refused (the dead-letter table, docs/outbox.md). `--requeue` moves the dead letters back into the
@@ -27,8 +28,10 @@ enum OutboxCommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         let command: ConfigCommandLine
-        switch ConfigCommandLine.parse(arguments, command: "outbox", help: help, flags: ["--requeue"], valued: ["--limit"],
-                                       environment: ProcessEnvironment.current()) {
+        switch ConfigCommandLine.parse(
+            arguments, command: "outbox", help: help, flags: ["--requeue"], valued: ["--limit"],
+            environment: ProcessEnvironment.current())
+        {
         case .parsed(let parsed): command = parsed
         case .exit(let code): return code
         }
@@ -48,8 +51,9 @@ enum OutboxCommand {
         }
         let path = configuration.outbox.path
         guard access(path, F_OK) == 0 else {
-            Output.stderr("beaconbridge outbox: no outbox database at \(path) (outbox.path in \(location.path)); "
-                          + "the gateway creates it on its first run")
+            Output.stderr(
+                "beaconbridge outbox: no outbox database at \(path) (outbox.path in \(location.path)); "
+                    + "the gateway creates it on its first run")
             return ExitCode.noInput
         }
         let chosen = options
@@ -64,13 +68,15 @@ enum OutboxCommand {
                 Output.stdout("requeued \(moved) dead letter\(moved == 1 ? "" : "s") into the outbox")
             }
             let stats = try await database.stats()
-            Output.stdout("\(settings.path): \(stats.rows) event\(stats.rows == 1 ? "" : "s") waiting (\(stats.bytes) bytes), "
-                          + "\(stats.deadLetters) dead letter\(stats.deadLetters == 1 ? "" : "s")")
+            Output.stdout(
+                "\(settings.path): \(stats.rows) event\(stats.rows == 1 ? "" : "s") waiting (\(stats.bytes) bytes), "
+                    + "\(stats.deadLetters) dead letter\(stats.deadLetters == 1 ? "" : "s")")
             for letter in try await database.deadLetters(limit: options.limit) {
                 let envelope = letter.envelope
-                Output.stdout("  seq=\(envelope.sequence) time=\(LogfmtHandler.timestamp(epoch: letter.time)) kind=\(envelope.kind.rawValue) "
-                              + "topic=\(envelope.topic) bytes=\(envelope.payloadSize) attempts=\(letter.attempts) "
-                              + "reason=\"\(letter.reason)\"")
+                Output.stdout(
+                    "  seq=\(envelope.sequence) time=\(LogfmtHandler.timestamp(epoch: letter.time)) kind=\(envelope.kind.rawValue) "
+                        + "topic=\(envelope.topic) bytes=\(envelope.payloadSize) attempts=\(letter.attempts) "
+                        + "reason=\"\(letter.reason)\"")
             }
             if stats.deadLetters > options.limit {
                 Output.stdout("  ... \(stats.deadLetters - options.limit) more (--limit N)")

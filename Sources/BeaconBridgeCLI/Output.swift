@@ -13,7 +13,10 @@ public enum Output {
             var offset = 0
             while offset < buffer.count {
                 let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
                 offset += n
             }
         }

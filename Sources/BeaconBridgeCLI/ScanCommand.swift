@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BeaconCore
 import BeaconRuntime
 import Dispatch
 import HCIScanner
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `beaconbridge scan`: scans one adapter and prints one line per raw LE advertising event
 /// (capture time, then the HCI event bytes in hex), for diagnostics. Notices go to stderr.
@@ -33,7 +34,10 @@ enum ScanCommand {
             Output.stderr("beaconbridge scan: \(message)\n\n\(usage)")
             return ExitCode.usage
         }
-        if arguments.contains("--help") { Output.stdout(usage); return ExitCode.ok }
+        if arguments.contains("--help") {
+            Output.stdout(usage)
+            return ExitCode.ok
+        }
         let issues = options.settings.validate(path: "scan")
         guard issues.isEmpty else {
             for issue in issues { Output.stderr("beaconbridge scan: \(issue)") }
@@ -42,7 +46,10 @@ enum ScanCommand {
         return AsyncMain.block { await scan(options) }
     }
 
-    enum ParseResult { case success(Options), failure(String) }
+    enum ParseResult {
+        case success(Options)
+        case failure(String)
+    }
 
     static func parse(_ arguments: [String]) -> ParseResult {
         var options = Options()
@@ -75,7 +82,9 @@ enum ScanCommand {
                 }
                 options.settings.extended = mode
             case "--interval-ms", "--window-ms", "--stall-timeout", "--queue":
-                guard let text = value(flag), let number = Double(text) else { return .failure("\(flag) needs a number") }
+                guard let text = value(flag), let number = Double(text) else {
+                    return .failure("\(flag) needs a number")
+                }
                 switch flag {
                 case "--interval-ms": options.settings.intervalMilliseconds = number
                 case "--window-ms": options.settings.windowMilliseconds = number
@@ -88,7 +97,9 @@ enum ScanCommand {
                 guard let text = value(flag), !text.isEmpty else { return .failure("--replay needs a file") }
                 options.settings.source = .replay(path: text)
             case "--speed":
-                guard let text = value(flag), let speed = Double(text) else { return .failure("--speed needs a number") }
+                guard let text = value(flag), let speed = Double(text) else {
+                    return .failure("--speed needs a number")
+                }
                 options.settings.replaySpeed = speed
             default:
                 return .failure("unknown option '\(flag)'")
@@ -118,7 +129,8 @@ enum ScanCommand {
             return ExitCode.forSourceFailure(error)
         }
         let stopRequested = StopRequest()
-        let signals = SignalStream(signals: [SIGINT, SIGTERM]) { _ in stopRequested.flag.store(true, ordering: .relaxed) }
+        let signals = SignalStream(signals: [SIGINT, SIGTERM]) { _ in stopRequested.flag.store(true, ordering: .relaxed)
+        }
         defer { signals.cancel() }
         let deadline = options.seconds.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
         var printed = 0
@@ -127,7 +139,9 @@ enum ScanCommand {
             group.addTask {
                 // Stops the source at the deadline or on SIGINT/SIGTERM; checks every 100 ms.
                 while !Task.isCancelled {
-                    if stopRequested.flag.load(ordering: .relaxed) || (deadline.map { ContinuousClock.now >= $0 } ?? false) {
+                    if stopRequested.flag.load(ordering: .relaxed)
+                        || (deadline.map { ContinuousClock.now >= $0 } ?? false)
+                    {
                         source.stop()
                         return
                     }
@@ -149,19 +163,24 @@ enum ScanCommand {
                         Output.stdout(JSONValue.object(members).serialized)
                     }
                 } catch {
-                    Output.stdout(JSONValue.object([("time", .double(event.timestamp)), ("event", .string(hex(event.bytes))),
-                                                    ("error", .string("\(error)"))]).serialized)
+                    Output.stdout(
+                        JSONValue.object([
+                            ("time", .double(event.timestamp)), ("event", .string(hex(event.bytes))),
+                            ("error", .string("\(error)")),
+                        ]).serialized)
                 }
             }
             group.cancelAll()
         }
         let stats = source.statistics
-        Output.stderr("beaconbridge scan: \(printed) advertising events, \(stats.dropped) dropped, "
-            + "\(stats.scanRestarts) scan restarts, \(stats.adapterPowerCycles) power cycles, "
-            + "\(stats.adapterReopens) reopens")
+        Output.stderr(
+            "beaconbridge scan: \(printed) advertising events, \(stats.dropped) dropped, "
+                + "\(stats.scanRestarts) scan restarts, \(stats.adapterPowerCycles) power cycles, "
+                + "\(stats.adapterReopens) reopens")
         if let recorder = (source as? HCIScanner)?.recorder as? BTSnoopFileRecorder {
-            Output.stderr("beaconbridge scan: \(recorder.records) records written to \(recorder.path)"
-                + (recorder.failure.map { ", recording stopped: \($0)" } ?? ""))
+            Output.stderr(
+                "beaconbridge scan: \(recorder.records) records written to \(recorder.path)"
+                    + (recorder.failure.map { ", recording stopped: \($0)" } ?? ""))
         }
         if let failure = source.failure {
             Output.stderr("beaconbridge scan: \(failure)")

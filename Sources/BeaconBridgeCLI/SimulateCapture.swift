@@ -7,7 +7,9 @@ import BeaconCore
 enum SimulateCapture {
     /// Writes the capture; nil on success, else the exit code after printing why.
     static func write(_ scenario: Scenario, to path: String) -> Int32? {
-        let downtimes = scenario.restarts.map { Dropout(start: scenario.startTime + $0, duration: scenario.restartDowntime) }
+        let downtimes = scenario.restarts.map {
+            Dropout(start: scenario.startTime + $0, duration: scenario.restartDowntime)
+        }
         do throws(SyntheticCaptureFile.Failure) {
             let file = try SyntheticCaptureFile(path: path)
             var first: Timestamp?
@@ -21,7 +23,9 @@ enum SimulateCapture {
             try file.finish()
             let span = first.map { last - $0 } ?? 0
             var line = "capture: \(path): \(file.events) advertising report events over \(span.formatted1) s"
-            if file.skipped > 0 { line += "; \(file.skipped) observations skipped (formats without a synthetic payload)" }
+            if file.skipped > 0 {
+                line += "; \(file.skipped) observations skipped (formats without a synthetic payload)"
+            }
             Output.stderr(line)
             return nil
         } catch {
@@ -31,9 +35,9 @@ enum SimulateCapture {
     }
 }
 
-private extension Double {
+extension Double {
     /// One decimal, without Foundation.
-    var formatted1: String {
+    fileprivate var formatted1: String {
         let tenths = (self * 10).rounded()
         return "\(Int(tenths) / 10).\(abs(Int(tenths)) % 10)"
     }

@@ -1,4 +1,5 @@
 import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,12 +47,16 @@ enum SimulateCommand {
             case "--capture":
                 guard let value = rest.popFirst() else { return usageError("--capture needs a file") }
                 capturePath = value
-            case "--help", "-h": Output.stdout(usage); return ExitCode.ok
+            case "--help", "-h":
+                Output.stdout(usage)
+                return ExitCode.ok
             default: return usageError("unknown argument '\(argument)'")
             }
         }
         guard !paths.isEmpty else { return usageError("--scenario FILE is required") }
-        if capturePath != nil, paths.count > 1 || seeds > 1 { return usageError("--capture takes one scenario and one seed") }
+        if capturePath != nil, paths.count > 1 || seeds > 1 {
+            return usageError("--capture takes one scenario and one seed")
+        }
 
         var scenarios: [Scenario] = []
         var texts: [(path: String, text: String)] = []
@@ -66,7 +71,9 @@ enum SimulateCommand {
         // Multi-gateway scenarios ("kind": "rooms") go to the room arbiter's simulation (docs/rooms.md).
         let rooms = texts.filter { RoomScenario.isRoomScenario(json: $0.text) }
         if !rooms.isEmpty {
-            guard rooms.count == texts.count else { return usageError("rooms scenarios cannot be mixed with region scenarios") }
+            guard rooms.count == texts.count else {
+                return usageError("rooms scenarios cannot be mixed with region scenarios")
+            }
             if let capturePath { return SimulateRooms.capture(text: rooms[0], seed: seed, pattern: capturePath) }
             return SimulateRooms.run(texts: rooms, seed: seed, seeds: seeds, summaryOnly: summaryOnly)
         }
@@ -98,14 +105,17 @@ enum SimulateCommand {
         }
         if !single {
             let all = SimulationSummary.merged(summaries)
-            Output.stdout(JSONValue.object([
-                ("type", .string("aggregate")), ("runs", .int(Int64(summaries.count))),
-                ("scenarios", .array(scenarios.map { .string($0.name) })), ("seeds_per_scenario", .int(Int64(seeds))),
-                ("beacon_hours", .double((all.beaconHours * 1000).rounded() / 1000)),
-                ("detectors", SimulateComparison.json(all)),
-            ]).serialized)
-            Output.stderr("all \(summaries.count) runs (\(scenarios.map(\.name).joined(separator: ", ")); \(seeds) seed(s) each), "
-                          + "\((all.beaconHours * 100).rounded() / 100) beacon-hours:\n" + SimulateComparison.text(all))
+            Output.stdout(
+                JSONValue.object([
+                    ("type", .string("aggregate")), ("runs", .int(Int64(summaries.count))),
+                    ("scenarios", .array(scenarios.map { .string($0.name) })),
+                    ("seeds_per_scenario", .int(Int64(seeds))),
+                    ("beacon_hours", .double((all.beaconHours * 1000).rounded() / 1000)),
+                    ("detectors", SimulateComparison.json(all)),
+                ]).serialized)
+            Output.stderr(
+                "all \(summaries.count) runs (\(scenarios.map(\.name).joined(separator: ", ")); \(seeds) seed(s) each), "
+                    + "\((all.beaconHours * 100).rounded() / 100) beacon-hours:\n" + SimulateComparison.text(all))
         }
         return ExitCode.ok
     }

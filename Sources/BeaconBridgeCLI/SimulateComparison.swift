@@ -10,28 +10,31 @@ enum SimulateComparison {
     }
 
     static func json(_ summary: SimulationSummary) -> JSONValue {
-        .array(rows(summary).map { row in
-            let scores = row.scores
-            return .object([
-                ("name", .string(row.name)),
-                ("false_transitions_per_beacon_hour", rounded(scores.falseTransitionsPerBeaconHour, 1000)),
-                ("false_transitions", .int(Int64(scores.falseTransitions))),
-                ("false_exits_during_stays", .int(Int64(scores.falseExitsDuringStays))),
-                ("missed_transitions", .int(Int64(scores.missed))),
-                ("right_state_fraction", rounded(scores.rightFraction, 10_000)),
-                ("enter_latency_s", latencies(scores.enterLatencies)),
-                ("enter_latency_1hz_s", latencies(scores.enterLatencies(atLeast: 1))),
-                ("enter_latency_5hz_s", latencies(scores.enterLatencies(atLeast: 5))),
-                ("exit_latency_s", latencies(scores.exitLatencies)),
-            ])
-        })
+        .array(
+            rows(summary).map { row in
+                let scores = row.scores
+                return .object([
+                    ("name", .string(row.name)),
+                    ("false_transitions_per_beacon_hour", rounded(scores.falseTransitionsPerBeaconHour, 1000)),
+                    ("false_transitions", .int(Int64(scores.falseTransitions))),
+                    ("false_exits_during_stays", .int(Int64(scores.falseExitsDuringStays))),
+                    ("missed_transitions", .int(Int64(scores.missed))),
+                    ("right_state_fraction", rounded(scores.rightFraction, 10_000)),
+                    ("enter_latency_s", latencies(scores.enterLatencies)),
+                    ("enter_latency_1hz_s", latencies(scores.enterLatencies(atLeast: 1))),
+                    ("enter_latency_5hz_s", latencies(scores.enterLatencies(atLeast: 5))),
+                    ("exit_latency_s", latencies(scores.exitLatencies)),
+                ])
+            })
     }
 
     static func latencies(_ values: [Double]) -> JSONValue {
-        .object([("count", .int(Int64(values.count))),
-                 ("p50", SimulationSummary.percentile(values, 0.5).map { rounded($0, 1000) } ?? .null),
-                 ("p95", SimulationSummary.percentile(values, 0.95).map { rounded($0, 1000) } ?? .null),
-                 ("max", values.max().map { rounded($0, 1000) } ?? .null)])
+        .object([
+            ("count", .int(Int64(values.count))),
+            ("p50", SimulationSummary.percentile(values, 0.5).map { rounded($0, 1000) } ?? .null),
+            ("p95", SimulationSummary.percentile(values, 0.95).map { rounded($0, 1000) } ?? .null),
+            ("max", values.max().map { rounded($0, 1000) } ?? .null),
+        ])
     }
 
     /// A text table, one line per detector.
@@ -45,17 +48,21 @@ enum SimulateComparison {
         func triple(_ values: [Double]) -> String {
             "\(number(SimulationSummary.percentile(values, 0.5)))/\(number(SimulationSummary.percentile(values, 0.95)))/\(number(values.max()))"
         }
-        var lines = ["  " + cell("detector", 21) + cell("false/b-h", 10) + cell("false exits", 12) + cell("missed", 7)
-                     + cell("right %", 8) + cell("enter p50/p95/max s", 21) + cell("p95 ≥1/≥5 Hz", 13)
-                     + "exit p50/p95/max s"]
+        var lines = [
+            "  " + cell("detector", 21) + cell("false/b-h", 10) + cell("false exits", 12) + cell("missed", 7)
+                + cell("right %", 8) + cell("enter p50/p95/max s", 21) + cell("p95 ≥1/≥5 Hz", 13)
+                + "exit p50/p95/max s"
+        ]
         for row in rows(summary) {
             let scores = row.scores
-            lines.append("  " + cell(row.name, 21) + cell(number(scores.falseTransitionsPerBeaconHour, 100), 10)
-                         + cell(String(scores.falseExitsDuringStays), 12) + cell(String(scores.missed), 7)
-                         + cell(number(scores.rightFraction * 100, 100), 8) + cell(triple(scores.enterLatencies), 21)
-                         + cell("\(number(SimulationSummary.percentile(scores.enterLatencies(atLeast: 1), 0.95)))/"
-                                + number(SimulationSummary.percentile(scores.enterLatencies(atLeast: 5), 0.95)), 13)
-                         + triple(scores.exitLatencies))
+            lines.append(
+                "  " + cell(row.name, 21) + cell(number(scores.falseTransitionsPerBeaconHour, 100), 10)
+                    + cell(String(scores.falseExitsDuringStays), 12) + cell(String(scores.missed), 7)
+                    + cell(number(scores.rightFraction * 100, 100), 8) + cell(triple(scores.enterLatencies), 21)
+                    + cell(
+                        "\(number(SimulationSummary.percentile(scores.enterLatencies(atLeast: 1), 0.95)))/"
+                            + number(SimulationSummary.percentile(scores.enterLatencies(atLeast: 5), 0.95)), 13)
+                    + triple(scores.exitLatencies))
         }
         return lines.joined(separator: "\n")
     }

@@ -6,15 +6,21 @@ enum SimulateEventJSON {
     static func encode(_ event: EngineEvent) -> JSONValue {
         switch event {
         case let .sighting(sighting):
-            return .object([("type", .string("sighting")), ("time", time(sighting.time)), ("beacon", beacon(sighting.beacon))])
+            return .object([
+                ("type", .string("sighting")), ("time", time(sighting.time)), ("beacon", beacon(sighting.beacon)),
+            ])
         case let .presence(presence):
-            return .object([("type", .string("presence")), ("time", time(presence.time)),
-                             ("state", .string(presence.state.rawValue)), ("beacon", beacon(presence.beacon))])
+            return .object([
+                ("type", .string("presence")), ("time", time(presence.time)),
+                ("state", .string(presence.state.rawValue)), ("beacon", beacon(presence.beacon)),
+            ])
         case let .region(region):
-            return .object([("type", .string("region")), ("kind", .string(region.kind.rawValue)),
-                            ("time", time(region.time)), ("region", .string(region.region)),
-                            ("beacon_id", .string(region.beaconID)), ("state", .string(region.state.rawValue)),
-                            ("since", region.since.map(time) ?? .null), ("beacon", region.beacon.map(beacon) ?? .null)])
+            return .object([
+                ("type", .string("region")), ("kind", .string(region.kind.rawValue)),
+                ("time", time(region.time)), ("region", .string(region.region)),
+                ("beacon_id", .string(region.beaconID)), ("state", .string(region.state.rawValue)),
+                ("since", region.since.map(time) ?? .null), ("beacon", region.beacon.map(beacon) ?? .null),
+            ])
         }
     }
 
@@ -34,40 +40,61 @@ enum SimulateEventJSON {
 
     static func encode(_ summary: SimulationSummary, scenario: Scenario) -> JSONValue {
         func latencies(_ values: [Double]) -> JSONValue {
-            .object([("count", .int(Int64(values.count))),
-                     ("p50", SimulationSummary.percentile(values, 0.5).map { rounded($0, 1000) } ?? .null),
-                     ("p95", SimulationSummary.percentile(values, 0.95).map { rounded($0, 1000) } ?? .null),
-                     ("max", values.max().map { rounded($0, 1000) } ?? .null)])
+            .object([
+                ("count", .int(Int64(values.count))),
+                ("p50", SimulationSummary.percentile(values, 0.5).map { rounded($0, 1000) } ?? .null),
+                ("p95", SimulationSummary.percentile(values, 0.95).map { rounded($0, 1000) } ?? .null),
+                ("max", values.max().map { rounded($0, 1000) } ?? .null),
+            ])
         }
         let counts = summary.events
         return .object([
-            ("type", .string("summary")), ("scenario", .string(scenario.name)), ("seed", scenario.seed <= UInt64(Int64.max) ? .int(Int64(scenario.seed)) : .string(String(scenario.seed))),
+            ("type", .string("summary")), ("scenario", .string(scenario.name)),
+            ("seed", scenario.seed <= UInt64(Int64.max) ? .int(Int64(scenario.seed)) : .string(String(scenario.seed))),
             ("duration_s", .double(scenario.duration)), ("observations", .int(Int64(summary.observations))),
-            ("events", .object([("enter", .int(Int64(counts.enter))), ("exit", .int(Int64(counts.exit))),
-                                ("seen", .int(Int64(counts.seen))), ("away", .int(Int64(counts.away))),
-                                ("sighting", .int(Int64(counts.sighting)))])),
+            (
+                "events",
+                .object([
+                    ("enter", .int(Int64(counts.enter))), ("exit", .int(Int64(counts.exit))),
+                    ("seen", .int(Int64(counts.seen))), ("away", .int(Int64(counts.away))),
+                    ("sighting", .int(Int64(counts.sighting))),
+                ])
+            ),
             ("restarts", .int(Int64(summary.restarts))),
             ("right_state_fraction", rounded(summary.rightFraction, 10_000)),
             ("flaps", .int(Int64(summary.flaps))), ("false_transitions", .int(Int64(summary.falseTransitions))),
             ("missed_transitions", .int(Int64(summary.missed))),
-            ("enter_latency_s", latencies(summary.enterLatencies)), ("exit_latency_s", latencies(summary.exitLatencies)),
+            ("enter_latency_s", latencies(summary.enterLatencies)),
+            ("exit_latency_s", latencies(summary.exitLatencies)),
             ("false_exits_during_stays", .int(Int64(summary.falseExitsDuringStays))),
             ("beacon_hours", rounded(summary.beaconHours, 1000)),
             ("detectors", SimulateComparison.json(summary)),
-            ("pairs", .array(summary.pairs.map { pair in
-                .object([("region", .string(pair.region)), ("beacon_id", .string(pair.beaconID)),
-                         ("right_state_fraction", pair.judgedSeconds > 0 ? rounded(pair.rightSeconds / pair.judgedSeconds, 10_000) : .null),
-                         ("false_transitions", .int(Int64(pair.falseTransitions))), ("missed", .int(Int64(pair.missed))),
-                         ("enter_latencies_s", .array(pair.enterLatencies.map { rounded($0, 1000) })),
-                         ("exit_latencies_s", .array(pair.exitLatencies.map { rounded($0, 1000) }))])
-            })),
+            (
+                "pairs",
+                .array(
+                    summary.pairs.map { pair in
+                        .object([
+                            ("region", .string(pair.region)), ("beacon_id", .string(pair.beaconID)),
+                            (
+                                "right_state_fraction",
+                                pair.judgedSeconds > 0 ? rounded(pair.rightSeconds / pair.judgedSeconds, 10_000) : .null
+                            ),
+                            ("false_transitions", .int(Int64(pair.falseTransitions))),
+                            ("missed", .int(Int64(pair.missed))),
+                            ("enter_latencies_s", .array(pair.enterLatencies.map { rounded($0, 1000) })),
+                            ("exit_latencies_s", .array(pair.exitLatencies.map { rounded($0, 1000) })),
+                        ])
+                    })
+            ),
         ])
     }
 
     static func text(_ summary: SimulationSummary, scenario: Scenario) -> String {
         func seconds(_ value: Double?) -> String { value.map { "\(rounded2($0)) s" } ?? "-" }
-        let enter = summary.enterLatencies, exit = summary.exitLatencies
-        let periods = Set(scenario.regions.map(\.exitPeriod)).sorted().map { "\(rounded2($0)) s" }.joined(separator: ", ")
+        let enter = summary.enterLatencies
+        let exit = summary.exitLatencies
+        let periods = Set(scenario.regions.map(\.exitPeriod)).sorted().map { "\(rounded2($0)) s" }.joined(
+            separator: ", ")
         return """
             scenario \(scenario.name), seed \(scenario.seed): \(summary.observations) reports over \(rounded2(scenario.duration)) s, \
             \(summary.restarts) restart(s)

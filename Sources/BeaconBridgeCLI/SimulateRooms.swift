@@ -26,24 +26,29 @@ enum SimulateRooms {
                 let summary = RoomScenarioRun(scenario).run { change in
                     if single, !summaryOnly { Output.stdout(json(change).serialized) }
                 }
-                Output.stdout(JSONValue.object([
-                    ("type", .string("room_summary")), ("scenario", .string(scenario.name)),
-                    ("seed", .string(String(scenario.seed))), ("sightings", .int(Int64(summary.sightings))),
-                    ("rules", json(summary)),
-                ]).serialized)
-                Output.stderr("\(scenario.name) (seed \(scenario.seed)), \(summary.sightings) sightings:\n" + text(summary))
+                Output.stdout(
+                    JSONValue.object([
+                        ("type", .string("room_summary")), ("scenario", .string(scenario.name)),
+                        ("seed", .string(String(scenario.seed))), ("sightings", .int(Int64(summary.sightings))),
+                        ("rules", json(summary)),
+                    ]).serialized)
+                Output.stderr(
+                    "\(scenario.name) (seed \(scenario.seed)), \(summary.sightings) sightings:\n" + text(summary))
                 summaries.append(summary)
             }
         }
         if !single {
             let all = RoomSummary.merged(summaries)
-            Output.stdout(JSONValue.object([
-                ("type", .string("room_aggregate")), ("runs", .int(Int64(summaries.count))),
-                ("scenarios", .array(scenarios.map { .string($0.name) })), ("seeds_per_scenario", .int(Int64(seeds))),
-                ("rules", json(all)),
-            ]).serialized)
-            Output.stderr("all \(summaries.count) runs (\(scenarios.map(\.name).joined(separator: ", ")); \(seeds) seed(s) each):\n"
-                          + text(all))
+            Output.stdout(
+                JSONValue.object([
+                    ("type", .string("room_aggregate")), ("runs", .int(Int64(summaries.count))),
+                    ("scenarios", .array(scenarios.map { .string($0.name) })),
+                    ("seeds_per_scenario", .int(Int64(seeds))),
+                    ("rules", json(all)),
+                ]).serialized)
+            Output.stderr(
+                "all \(summaries.count) runs (\(scenarios.map(\.name).joined(separator: ", ")); \(seeds) seed(s) each):\n"
+                    + text(all))
         }
         return ExitCode.ok
     }
@@ -61,9 +66,11 @@ enum SimulateRooms {
     }
 
     static func json(_ change: RoomChange) -> JSONValue {
-        .object([("type", .string("room_change")), ("time", .double((change.time * 1000).rounded() / 1000)),
-                 ("beacon_id", .string(change.beaconID)), ("from", room(change.from, had: change.hadRoom)),
-                 ("to", room(change.to, had: true)), ("gateway", change.gatewayID.map { .string($0) } ?? .null)])
+        .object([
+            ("type", .string("room_change")), ("time", .double((change.time * 1000).rounded() / 1000)),
+            ("beacon_id", .string(change.beaconID)), ("from", room(change.from, had: change.hadRoom)),
+            ("to", room(change.to, had: true)), ("gateway", change.gatewayID.map { .string($0) } ?? .null),
+        ])
     }
 
     private static func room(_ room: String?, had: Bool) -> JSONValue {
@@ -72,27 +79,43 @@ enum SimulateRooms {
     }
 
     static func json(_ summary: RoomSummary) -> JSONValue {
-        .array(summary.rules.map { rule in
-            .object([
-                ("name", .string(rule.name)),
-                ("wrong_room_share", rounded(rule.wrongShare, 100_000)),
-                ("false_switches_per_beacon_hour", rounded(rule.falseSwitchesPerHour, 1000)),
-                ("false_switches", .int(Int64(rule.falseSwitches))),
-                ("switches", .int(Int64(rule.switches))),
-                ("beacon_hours", rounded(rule.beaconHours, 1000)),
-                ("room_changes", .int(Int64(rule.trueChanges))),
-                ("missed_room_changes", .int(Int64(rule.missed))),
-                ("room_change_latency_s", .object([
-                    ("p50", rule.latencyP50.map { rounded($0, 1000) } ?? .null),
-                    ("p95", rule.latencyP95.map { rounded($0, 1000) } ?? .null),
-                    ("max", rule.latencies.max().map { rounded($0, 1000) } ?? .null)])),
-                ("beacons", .array(rule.beacons.map { beacon in
-                    .object([("beacon_id", .string(beacon.beaconID)),
-                             ("wrong_room_share", rounded(beacon.judgedSeconds > 0 ? beacon.wrongSeconds / beacon.judgedSeconds : 0, 100_000)),
-                             ("false_switches", .int(Int64(beacon.falseSwitches)))])
-                })),
-            ])
-        })
+        .array(
+            summary.rules.map { rule in
+                .object([
+                    ("name", .string(rule.name)),
+                    ("wrong_room_share", rounded(rule.wrongShare, 100_000)),
+                    ("false_switches_per_beacon_hour", rounded(rule.falseSwitchesPerHour, 1000)),
+                    ("false_switches", .int(Int64(rule.falseSwitches))),
+                    ("switches", .int(Int64(rule.switches))),
+                    ("beacon_hours", rounded(rule.beaconHours, 1000)),
+                    ("room_changes", .int(Int64(rule.trueChanges))),
+                    ("missed_room_changes", .int(Int64(rule.missed))),
+                    (
+                        "room_change_latency_s",
+                        .object([
+                            ("p50", rule.latencyP50.map { rounded($0, 1000) } ?? .null),
+                            ("p95", rule.latencyP95.map { rounded($0, 1000) } ?? .null),
+                            ("max", rule.latencies.max().map { rounded($0, 1000) } ?? .null),
+                        ])
+                    ),
+                    (
+                        "beacons",
+                        .array(
+                            rule.beacons.map { beacon in
+                                .object([
+                                    ("beacon_id", .string(beacon.beaconID)),
+                                    (
+                                        "wrong_room_share",
+                                        rounded(
+                                            beacon.judgedSeconds > 0 ? beacon.wrongSeconds / beacon.judgedSeconds : 0,
+                                            100_000)
+                                    ),
+                                    ("false_switches", .int(Int64(beacon.falseSwitches))),
+                                ])
+                            })
+                    ),
+                ])
+            })
     }
 
     static func text(_ summary: RoomSummary) -> String {
@@ -102,13 +125,16 @@ enum SimulateRooms {
         func number(_ value: Double?, _ scale: Double = 10) -> String {
             value.map { String(($0 * scale).rounded() / scale) } ?? "-"
         }
-        var lines = ["  " + cell("rule", 17) + cell("wrong room %", 13) + cell("false/b-h", 10) + cell("changes", 8)
-                     + cell("missed", 7) + "latency p50/p95/max s"]
+        var lines = [
+            "  " + cell("rule", 17) + cell("wrong room %", 13) + cell("false/b-h", 10) + cell("changes", 8)
+                + cell("missed", 7) + "latency p50/p95/max s"
+        ]
         for rule in summary.rules {
-            lines.append("  " + cell(rule.name, 17) + cell(number(rule.wrongShare * 100, 100), 13)
-                         + cell(number(rule.falseSwitchesPerHour, 100), 10) + cell(String(rule.trueChanges), 8)
-                         + cell(String(rule.missed), 7)
-                         + "\(number(rule.latencyP50))/\(number(rule.latencyP95))/\(number(rule.latencies.max()))")
+            lines.append(
+                "  " + cell(rule.name, 17) + cell(number(rule.wrongShare * 100, 100), 13)
+                    + cell(number(rule.falseSwitchesPerHour, 100), 10) + cell(String(rule.trueChanges), 8)
+                    + cell(String(rule.missed), 7)
+                    + "\(number(rule.latencyP50))/\(number(rule.latencyP95))/\(number(rule.latencies.max()))")
         }
         return lines.joined(separator: "\n")
     }

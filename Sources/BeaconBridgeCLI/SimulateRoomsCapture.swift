@@ -10,7 +10,9 @@ enum SimulateRoomsCapture {
     /// nil on success, else the exit code after printing why.
     static func write(_ scenario: RoomScenario, pattern: String) -> Int32? {
         guard pattern.contains(placeholder) else {
-            Output.stderr("beaconbridge simulate: --capture of a rooms scenario needs \(placeholder) in the path (one file per gateway)")
+            Output.stderr(
+                "beaconbridge simulate: --capture of a rooms scenario needs \(placeholder) in the path (one file per gateway)"
+            )
             return ExitCode.usage
         }
         let simulator = RoomSimulator(scenario)
@@ -20,8 +22,10 @@ enum SimulateRoomsCapture {
                 let file = try SyntheticCaptureFile(path: path)
                 for observation in simulator.observations(gateway: index) { try file.append(observation) }
                 try file.finish()
-                Output.stderr("capture: \(path): gateway \(gateway.id) (room \(gateway.room)): \(file.events) advertising report events"
-                              + (file.skipped > 0 ? "; \(file.skipped) observations skipped (formats without a synthetic payload)" : ""))
+                Output.stderr(
+                    "capture: \(path): gateway \(gateway.id) (room \(gateway.room)): \(file.events) advertising report events"
+                        + (file.skipped > 0
+                            ? "; \(file.skipped) observations skipped (formats without a synthetic payload)" : ""))
             } catch {
                 Output.stderr("beaconbridge simulate: cannot write the capture \(path): \(error)")
                 return error.isCreation ? ExitCode.cantCreate : ExitCode.ioError
@@ -29,11 +33,13 @@ enum SimulateRoomsCapture {
         }
         for person in scenario.people {
             for stay in simulator.truth(of: person) {
-                Output.stdout(JSONValue.object([
-                    ("type", .string("room_truth")), ("beacon_id", .string(person.beaconID)),
-                    ("room", .string(stay.room ?? RoomEvent.notHome)),
-                    ("start", .double(scenario.startTime + stay.start)), ("end", .double(scenario.startTime + stay.end)),
-                ]).serialized)
+                Output.stdout(
+                    JSONValue.object([
+                        ("type", .string("room_truth")), ("beacon_id", .string(person.beaconID)),
+                        ("room", .string(stay.room ?? RoomEvent.notHome)),
+                        ("start", .double(scenario.startTime + stay.start)),
+                        ("end", .double(scenario.startTime + stay.end)),
+                    ]).serialized)
             }
         }
         return nil

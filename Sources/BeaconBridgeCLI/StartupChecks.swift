@@ -3,6 +3,7 @@ import HCIScanner
 import MQTTPublisher
 import SQLiteStore
 import YAMLConfig
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,8 +28,11 @@ enum StartupChecks {
         if let problem = DatabaseFile.problem(with: c.outbox.path) {
             findings.problems.append(ConfigIssue(path: "outbox.path", message: problem))
         } else if DatabaseFile.lacksDatabaseHeader(c.outbox.path) {
-            findings.warnings.append(ConfigIssue(path: "outbox.path", message: "`\(c.outbox.path)` is not an SQLite "
-                + "database: the gateway will move it aside (kept, renamed .damaged-TIME) and start a new one"))
+            findings.warnings.append(
+                ConfigIssue(
+                    path: "outbox.path",
+                    message: "`\(c.outbox.path)` is not an SQLite "
+                        + "database: the gateway will move it aside (kept, renamed .damaged-TIME) and start a new one"))
         }
         if let record = c.scanner.record, let problem = CaptureFile.outputProblem(record) {
             findings.problems.append(ConfigIssue(path: "scanner.record", message: problem))
@@ -37,19 +41,28 @@ enum StartupChecks {
             findings.problems.append(ConfigIssue(path: "formats.layouts", message: "\(error)"))
         }
         let layout = TopicLayout(settings: c.topics, gatewayID: c.gateway.id)
-        let options = MQTTClientOptions(settings: c.mqtt, clientID: c.mqtt.clientID ?? "beaconbridge-\(c.gateway.id)",
-                                        password: nil,
-                                        will: ControlMessage(topic: layout.availability, payload: "offline", qos: 1, retain: true))
+        let options = MQTTClientOptions(
+            settings: c.mqtt, clientID: c.mqtt.clientID ?? "beaconbridge-\(c.gateway.id)",
+            password: nil,
+            will: ControlMessage(topic: layout.availability, payload: "offline", qos: 1, retain: true))
         do { _ = try MQTTClient(options: options, onEvent: { _ in }) } catch {
-            findings.problems.append(ConfigIssue(path: key(for: error), message: "the MQTT client refuses it: \(error)"))
+            findings.problems.append(
+                ConfigIssue(path: key(for: error), message: "the MQTT client refuses it: \(error)"))
         }
         findings.warnings += secretFileWarnings(c)
         if let tls = c.mqtt.tls, !tls.verify {
-            findings.warnings.append(ConfigIssue(path: "mqtt.tls.verify", message: "false: the broker's certificate is "
-                + "not checked, so anyone on the path can pose as the broker and read the password and every event"))
+            findings.warnings.append(
+                ConfigIssue(
+                    path: "mqtt.tls.verify",
+                    message: "false: the broker's certificate is "
+                        + "not checked, so anyone on the path can pose as the broker and read the password and every event"
+                ))
         } else if let tls = c.mqtt.tls, !tls.verifyHostname {
-            findings.warnings.append(ConfigIssue(path: "mqtt.tls.verify_hostname", message: "false: any certificate "
-                + "the CA signed is accepted for this broker"))
+            findings.warnings.append(
+                ConfigIssue(
+                    path: "mqtt.tls.verify_hostname",
+                    message: "false: any certificate "
+                        + "the CA signed is accepted for this broker"))
         }
         return findings
     }
@@ -67,10 +80,12 @@ enum StartupChecks {
 
     /// Secret files (password, TLS key, device and bind keys) that other users can read.
     static func secretFileWarnings(_ c: GatewayConfiguration) -> [ConfigIssue] {
-        var files: [(key: String, path: String?)] = [("mqtt.password_file", c.mqtt.passwordFile),
-                                                     ("mqtt.tls.key_file", c.mqtt.tls?.keyFile),
-                                                     ("esphome_api.encryption_key_file", c.esphomeAPI.encryptionKeyFile),
-                                                     ("esphome_api.password_file", c.esphomeAPI.passwordFile)]
+        var files: [(key: String, path: String?)] = [
+            ("mqtt.password_file", c.mqtt.passwordFile),
+            ("mqtt.tls.key_file", c.mqtt.tls?.keyFile),
+            ("esphome_api.encryption_key_file", c.esphomeAPI.encryptionKeyFile),
+            ("esphome_api.password_file", c.esphomeAPI.passwordFile),
+        ]
         for (index, device) in c.devices.known.enumerated() {
             if case let .file(path) = device.keySource { files.append(("devices.known[\(index)].irk_file", path)) }
         }
@@ -85,8 +100,11 @@ enum StartupChecks {
             let mode = info.st_mode & 0o777
             guard mode & 0o077 != 0 else { continue }
             let who = mode & 0o007 != 0 ? "every user" : "the file's group"
-            warnings.append(ConfigIssue(path: key, message: "`\(path)` holds a secret and \(who) can read it "
-                + "(mode \(octal(mode))): chmod 600 \(path)"))
+            warnings.append(
+                ConfigIssue(
+                    path: key,
+                    message: "`\(path)` holds a secret and \(who) can read it "
+                        + "(mode \(octal(mode))): chmod 600 \(path)"))
         }
         return warnings
     }

@@ -1,5 +1,6 @@
 import BeaconCore
 import HCIScanner
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,7 +47,8 @@ public final class SyntheticCaptureFile {
     /// Appends one LE Advertising Report event for the observation (or counts it as skipped).
     public func append(_ observation: Observation) throws(Failure) {
         guard let report = SyntheticAdvertisement.report(for: observation),
-              let event = AdvertisingReportEncoder.legacyEvent(report) else {
+            let event = AdvertisingReportEncoder.legacyEvent(report)
+        else {
             skipped += 1
             return
         }

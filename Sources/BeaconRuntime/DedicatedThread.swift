@@ -14,12 +14,14 @@ public enum DedicatedThread {
     public static func start(_ body: @escaping @Sendable () -> Void) -> Int32 {
         let box = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            let body = Unmanaged<Body>.fromOpaque(argument).takeRetainedValue()
-            body.run()
-            return nil
-        }, box)
+        let result = pthread_create(
+            &thread, nil,
+            { argument in
+                guard let argument else { return nil }
+                let body = Unmanaged<Body>.fromOpaque(argument).takeRetainedValue()
+                body.run()
+                return nil
+            }, box)
         guard result == 0 else {
             Unmanaged<Body>.fromOpaque(box).release()
             return result

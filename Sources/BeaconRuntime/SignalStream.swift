@@ -1,4 +1,5 @@
 import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,8 +10,10 @@ import Glibc
 public final class SignalStream {
     private let sources: [any DispatchSourceSignal]
 
-    public init(signals: [Int32], queue: DispatchQueue = DispatchQueue(label: "beaconbridge.signals"),
-         handler: @escaping @Sendable (Int32) -> Void) {
+    public init(
+        signals: [Int32], queue: DispatchQueue = DispatchQueue(label: "beaconbridge.signals"),
+        handler: @escaping @Sendable (Int32) -> Void
+    ) {
         sources = signals.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)

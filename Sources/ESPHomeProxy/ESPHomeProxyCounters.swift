@@ -45,11 +45,12 @@ public final class ESPHomeProxyCounters: Sendable {
     }
 
     public var snapshot: Snapshot {
-        Snapshot(connections: connections.load(ordering: .relaxed), refused: refused.load(ordering: .relaxed),
-                 protocolErrors: protocolErrors.load(ordering: .relaxed), clients: clients.load(ordering: .relaxed),
-                 advertisementsReceived: advertisementsReceived.load(ordering: .relaxed),
-                 advertisementsSent: advertisementsSent.load(ordering: .relaxed),
-                 advertisementsDropped: advertisementsDropped.load(ordering: .relaxed),
-                 eventsDropped: eventsDropped.load(ordering: .relaxed))
+        Snapshot(
+            connections: connections.load(ordering: .relaxed), refused: refused.load(ordering: .relaxed),
+            protocolErrors: protocolErrors.load(ordering: .relaxed), clients: clients.load(ordering: .relaxed),
+            advertisementsReceived: advertisementsReceived.load(ordering: .relaxed),
+            advertisementsSent: advertisementsSent.load(ordering: .relaxed),
+            advertisementsDropped: advertisementsDropped.load(ordering: .relaxed),
+            eventsDropped: eventsDropped.load(ordering: .relaxed))
     }
 }

@@ -1,4 +1,5 @@
 import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,11 +15,16 @@ extension ESPHomeProxyServer {
                 sendBatch(now: now)
                 nextBatch = now + configuration.batchInterval
             }
-            for client in clients where !client.session.isEstablished && !client.closeAfterFlush
-                && now - client.connectedAt > configuration.handshakeTimeout {
+            for client in clients
+            where !client.session.isEstablished && !client.closeAfterFlush
+                && now - client.connectedAt > configuration.handshakeTimeout
+            {
                 finish(client, reason: .outOfOrder("no Hello within \(Int(configuration.handshakeTimeout)) s"))
             }
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+            ]
             for client in clients {
                 var events: Int32 = client.closeAfterFlush ? 0 : POLLIN
                 if client.unsent > 0 { events |= POLLOUT }
@@ -92,7 +98,8 @@ extension ESPHomeProxyServer {
             guard clients.count < configuration.maxClients else {
                 close(fd)
                 counters.refused.add(1, ordering: .relaxed)
-                onNotice(.clientRefused(peer: peer, reason: "esphome_api.max_clients (\(configuration.maxClients)) reached"))
+                onNotice(
+                    .clientRefused(peer: peer, reason: "esphome_api.max_clients (\(configuration.maxClients)) reached"))
                 continue
             }
             // A bounded kernel send buffer: the queue limit, not the kernel, decides when a slow client drops.
@@ -134,8 +141,11 @@ extension ESPHomeProxyServer {
         }
         if client.session.isSubscribed != client.wasSubscribed {
             client.wasSubscribed = client.session.isSubscribed
-            if client.wasSubscribed { onNotice(.clientSubscribed(peer: client.peer, clientInfo: client.session.clientInfo)) }
-            subscribed.store(clients.filter { $0.session.isSubscribed && !$0.closeAfterFlush }.count, ordering: .relaxed)
+            if client.wasSubscribed {
+                onNotice(.clientSubscribed(peer: client.peer, clientInfo: client.session.clientInfo))
+            }
+            subscribed.store(
+                clients.filter { $0.session.isSubscribed && !$0.closeAfterFlush }.count, ordering: .relaxed)
         }
     }
 
@@ -153,7 +163,9 @@ extension ESPHomeProxyServer {
     func flush(_ client: Client) {
         while client.unsent > 0 {
             let count = client.outgoing.withUnsafeBytes { bytes in
-                send(client.fd, bytes.baseAddress! + client.sent, client.unsent, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+                send(
+                    client.fd, bytes.baseAddress! + client.sent, client.unsent,
+                    Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
             }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -186,7 +198,8 @@ extension ESPHomeProxyServer {
         }
         if clients.count != before {
             counters.clients.store(clients.count, ordering: .relaxed)
-            subscribed.store(clients.filter { $0.session.isSubscribed && !$0.closeAfterFlush }.count, ordering: .relaxed)
+            subscribed.store(
+                clients.filter { $0.session.isSubscribed && !$0.closeAfterFlush }.count, ordering: .relaxed)
         }
     }
 

@@ -1,6 +1,7 @@
 import BeaconCore
 import BeaconRuntime
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,8 +31,10 @@ public final class ESPHomeProxyServer: @unchecked Sendable {
         /// HCI events kept between two batches; more are dropped (counted as `eventsDropped`).
         public var pendingLimit = 65_536
 
-        public init(bind: String, port: Int, session: ESPHomeSession.Configuration, allow: [NetworkAddressRange],
-                    maxClients: Int, clientQueueBytes: Int, batchInterval: Double) {
+        public init(
+            bind: String, port: Int, session: ESPHomeSession.Configuration, allow: [NetworkAddressRange],
+            maxClients: Int, clientQueueBytes: Int, batchInterval: Double
+        ) {
             self.bind = bind
             self.port = port
             self.session = session
@@ -80,8 +83,10 @@ public final class ESPHomeProxyServer: @unchecked Sendable {
     /// The port actually bound (configuration port 0 picks a free one).
     public private(set) var port = 0
 
-    public init(configuration: Configuration, crypto: (any NoiseCryptoProvider)? = nil,
-                onNotice: @escaping @Sendable (ESPHomeProxyNotice) -> Void = { _ in }) {
+    public init(
+        configuration: Configuration, crypto: (any NoiseCryptoProvider)? = nil,
+        onNotice: @escaping @Sendable (ESPHomeProxyNotice) -> Void = { _ in }
+    ) {
         self.configuration = configuration
         self.crypto = crypto ?? (configuration.session.psk == nil ? nil : OpenSSLNoiseCrypto())
         self.onNotice = onNotice

@@ -1,4 +1,5 @@
 import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,9 +15,12 @@ enum ESPHomeSocket {
     /// A listening TCP socket on `address`:`port` (port 0: any free port). Returns the descriptor and the bound port.
     /// The corresponding C calls are `socket`, `setsockopt(SO_REUSEADDR)`, `bind`, `listen` and `getsockname`.
     static func listen(address: String, port: Int) throws(Failure) -> (fd: Int32, port: Int) {
-        guard let bytes = NetworkAddressRange.parseAddress(address) else { throw Failure(call: "inet_pton", code: EINVAL) }
+        guard let bytes = NetworkAddressRange.parseAddress(address) else {
+            throw Failure(call: "inet_pton", code: EINVAL)
+        }
         let family = bytes.count == 4 ? AF_INET : AF_INET6
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(
+            family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(call: "socket", code: errno) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -27,7 +31,9 @@ enum ESPHomeSocket {
             sin.sin_port = in_port_t(UInt16(port).bigEndian)
             withUnsafeMutableBytes(of: &sin.sin_addr) { $0.copyBytes(from: bytes) }
             result = withUnsafePointer(to: &sin) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         } else {
             var zero: Int32 = 0  // `::` also accepts IPv4 (mapped addresses)
@@ -37,7 +43,9 @@ enum ESPHomeSocket {
             sin6.sin6_port = in_port_t(UInt16(port).bigEndian)
             withUnsafeMutableBytes(of: &sin6.sin6_addr) { $0.copyBytes(from: bytes) }
             result = withUnsafePointer(to: &sin6) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
             }
         }
         guard result == 0 else {
@@ -96,13 +104,19 @@ enum ESPHomeSocket {
         if Int32(storage.ss_family) == AF_INET {
             return withUnsafePointer(to: &copy) {
                 $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin in
-                    (withUnsafeBytes(of: sin.pointee.sin_addr) { Array($0) }, Int(UInt16(bigEndian: sin.pointee.sin_port)))
+                    (
+                        withUnsafeBytes(of: sin.pointee.sin_addr) { Array($0) },
+                        Int(UInt16(bigEndian: sin.pointee.sin_port))
+                    )
                 }
             }
         }
         return withUnsafePointer(to: &copy) {
             $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin6 in
-                (withUnsafeBytes(of: sin6.pointee.sin6_addr) { Array($0) }, Int(UInt16(bigEndian: sin6.pointee.sin6_port)))
+                (
+                    withUnsafeBytes(of: sin6.pointee.sin6_addr) { Array($0) },
+                    Int(UInt16(bigEndian: sin6.pointee.sin6_port))
+                )
             }
         }
     }

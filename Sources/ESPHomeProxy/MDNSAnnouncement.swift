@@ -1,4 +1,5 @@
 import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -76,7 +77,7 @@ public final class MDNSAnnouncement: @unchecked Sendable {
         guard access(Self.tool, X_OK) == 0 else { return "\(Self.tool) is not installed (package avahi-utils)" }
         let arguments = [Self.tool, name, Self.serviceType, String(port)] + txt
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -32,25 +32,31 @@ public struct OpenSSLNoiseCrypto: NoiseCryptoProvider {
 
     /// The corresponding C functions are `EVP_PKEY_keygen` and `EVP_PKEY_get_raw_{private,public}_key`.
     public func generateX25519KeyPair() throws(ESPHomeProtocolError) -> (privateKey: [UInt8], publicKey: [UInt8]) {
-        guard let context = EVP_PKEY_CTX_new_id(EVP_PKEY_X25519, nil) else { throw .handshake("EVP_PKEY_CTX_new_id failed") }
+        guard let context = EVP_PKEY_CTX_new_id(EVP_PKEY_X25519, nil) else {
+            throw .handshake("EVP_PKEY_CTX_new_id failed")
+        }
         defer { EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_keygen(context, &key) == 1, let key else {
             throw .handshake("X25519 key generation failed")
         }
         defer { EVP_PKEY_free(key) }
-        var privateKey = [UInt8](repeating: 0, count: 32), publicKey = [UInt8](repeating: 0, count: 32)
-        var privateLength = 32, publicLength = 32
+        var privateKey = [UInt8](repeating: 0, count: 32)
+        var publicKey = [UInt8](repeating: 0, count: 32)
+        var privateLength = 32
+        var publicLength = 32
         guard EVP_PKEY_get_raw_private_key(key, &privateKey, &privateLength) == 1,
-              EVP_PKEY_get_raw_public_key(key, &publicKey, &publicLength) == 1,
-              privateLength == 32, publicLength == 32 else { throw .handshake("cannot read the X25519 key") }
+            EVP_PKEY_get_raw_public_key(key, &publicKey, &publicLength) == 1,
+            privateLength == 32, publicLength == 32
+        else { throw .handshake("cannot read the X25519 key") }
         return (privateKey, publicKey)
     }
 
     /// The corresponding C functions are `EVP_PKEY_derive_set_peer` and `EVP_PKEY_derive`.
     public func x25519(privateKey: [UInt8], publicKey: [UInt8]) throws(ESPHomeProtocolError) -> [UInt8] {
         guard privateKey.count == 32, publicKey.count == 32,
-              let own = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, nil, privateKey, 32) else {
+            let own = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, nil, privateKey, 32)
+        else {
             throw .handshake("bad X25519 private key")
         }
         defer { EVP_PKEY_free(own) }
@@ -64,7 +70,8 @@ public struct OpenSSLNoiseCrypto: NoiseCryptoProvider {
         var length = 32
         // OpenSSL refuses an all-zero result (a low-order peer key).
         guard EVP_PKEY_derive_init(context) == 1, EVP_PKEY_derive_set_peer(context, peer) == 1,
-              EVP_PKEY_derive(context, &secret, &length) == 1, length == 32 else {
+            EVP_PKEY_derive(context, &secret, &length) == 1, length == 32
+        else {
             throw .handshake("X25519 key agreement failed")
         }
         return secret
@@ -76,7 +83,9 @@ public struct OpenSSLNoiseCrypto: NoiseCryptoProvider {
 
     /// The corresponding C functions are `EVP_EncryptInit_ex` with `EVP_chacha20_poly1305`, `EVP_EncryptUpdate`,
     /// `EVP_EncryptFinal_ex` and `EVP_CIPHER_CTX_ctrl(EVP_CTRL_AEAD_GET_TAG)`.
-    public func seal(key: [UInt8], nonce: UInt64, ad: [UInt8], plaintext: [UInt8]) throws(ESPHomeProtocolError) -> [UInt8] {
+    public func seal(key: [UInt8], nonce: UInt64, ad: [UInt8], plaintext: [UInt8]) throws(ESPHomeProtocolError)
+        -> [UInt8]
+    {
         guard key.count == 32, let context = EVP_CIPHER_CTX_new() else { throw .handshake("cipher setup failed") }
         defer { EVP_CIPHER_CTX_free(context) }
         let iv = Self.nonceBytes(nonce)
@@ -108,7 +117,9 @@ public struct OpenSSLNoiseCrypto: NoiseCryptoProvider {
 
     /// The corresponding C functions are `EVP_DecryptInit_ex` with `EVP_chacha20_poly1305`,
     /// `EVP_CIPHER_CTX_ctrl(EVP_CTRL_AEAD_SET_TAG)`, `EVP_DecryptUpdate` and `EVP_DecryptFinal_ex`.
-    public func open(key: [UInt8], nonce: UInt64, ad: [UInt8], ciphertext: [UInt8]) throws(ESPHomeProtocolError) -> [UInt8]? {
+    public func open(key: [UInt8], nonce: UInt64, ad: [UInt8], ciphertext: [UInt8]) throws(ESPHomeProtocolError)
+        -> [UInt8]?
+    {
         guard ciphertext.count >= 16 else { return nil }
         guard key.count == 32, let context = EVP_CIPHER_CTX_new() else { throw .handshake("cipher setup failed") }
         defer { EVP_CIPHER_CTX_free(context) }
@@ -118,7 +129,8 @@ public struct OpenSSLNoiseCrypto: NoiseCryptoProvider {
         var out = [UInt8](repeating: 0, count: max(bodyCount, 1))
         var length: Int32 = 0
         guard EVP_DecryptInit_ex(context, EVP_chacha20_poly1305(), nil, key, iv) == 1,
-              EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_SET_TAG, 16, &tag) == 1 else {
+            EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_SET_TAG, 16, &tag) == 1
+        else {
             throw .handshake("cipher setup failed")
         }
         if !ad.isEmpty, EVP_DecryptUpdate(context, nil, &length, ad, Int32(ad.count)) != 1 { return nil }

@@ -1,4 +1,5 @@
 import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -98,7 +99,8 @@ public final class BTSnoopFileReader {
                 let available = min(end - start, fileSize - recordStart)
                 if available == 0 { return nil }
                 guard available >= BTSnoopReader.recordHeaderLength else {
-                    throw .damaged(DecodeError(offset: recordStart, reason: "truncated record header: \(available) of 24 bytes"))
+                    throw .damaged(
+                        DecodeError(offset: recordStart, reason: "truncated record header: \(available) of 24 bytes"))
                 }
                 let original = readUInt32(at: start)
                 let included = Int(readUInt32(at: start + 4))
@@ -108,7 +110,9 @@ public final class BTSnoopFileReader {
                 start += BTSnoopReader.recordHeaderLength
                 let left = fileSize - offset
                 guard included <= left else {
-                    throw .damaged(DecodeError(offset: recordStart, reason: "truncated record: \(included) bytes declared, \(left) left"))
+                    throw .damaged(
+                        DecodeError(
+                            offset: recordStart, reason: "truncated record: \(included) bytes declared, \(left) left"))
                 }
                 if included > buffer.count {
                     try skip(included)
@@ -117,12 +121,16 @@ public final class BTSnoopFileReader {
                 try fill(included)
                 guard end - start >= included else {
                     // The file shrank while being read.
-                    throw .damaged(DecodeError(offset: recordStart, reason: "truncated record: \(included) bytes declared, \(end - start) left"))
+                    throw .damaged(
+                        DecodeError(
+                            offset: recordStart,
+                            reason: "truncated record: \(included) bytes declared, \(end - start) left"))
                 }
                 let payload = Array(buffer[start..<(start + included)])
                 start += included
-                return BTSnoopRecord(originalLength: original, flags: flags, drops: drops, timestampMicros: timestamp,
-                                     payload: payload, fileOffset: recordStart)
+                return BTSnoopRecord(
+                    originalLength: original, flags: flags, drops: drops, timestampMicros: timestamp,
+                    payload: payload, fileOffset: recordStart)
             } catch {
                 failed = true
                 close(fd)
@@ -133,7 +141,8 @@ public final class BTSnoopFileReader {
     }
 
     private func readUInt32(at index: Int) -> UInt32 {
-        UInt32(buffer[index]) << 24 | UInt32(buffer[index + 1]) << 16 | UInt32(buffer[index + 2]) << 8 | UInt32(buffer[index + 3])
+        UInt32(buffer[index]) << 24 | UInt32(buffer[index + 1]) << 16 | UInt32(buffer[index + 2]) << 8
+            | UInt32(buffer[index + 3])
     }
 
     /// Makes at least `count` bytes available from `start` (fewer only at the end of the file).

@@ -1,8 +1,9 @@
+import BeaconCore
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconCore
-import Synchronization
 
 /// Records HCI traffic to a btsnoop file (version 1, datalink 1002 "HCI UART (H4)"), readable by
 /// `btmon -r` and Wireshark: commands the scanner sends (flags 0x2) and events it reads (flags 0x3).
@@ -35,8 +36,9 @@ public final class BTSnoopFileRecorder: HCITrafficRecorder, Sendable {
     deinit { close() }
 
     public func record(packet: [UInt8], received: Bool, timestamp: Timestamp) {
-        let bytes = writer.record(payload: packet, flags: received ? 0x3 : 0x2, drops: 0,
-                                  timestampMicros: BTSnoopTime.btsnoopMicros(fromUnixSeconds: timestamp))
+        let bytes = writer.record(
+            payload: packet, flags: received ? 0x3 : 0x2, drops: 0,
+            timestampMicros: BTSnoopTime.btsnoopMicros(fromUnixSeconds: timestamp))
         state.withLock { state in
             guard state.fd >= 0, state.failure == nil else { return }
             do throws(CaptureFile.Failure) {

@@ -46,8 +46,10 @@ public enum CaptureFile {
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             close(fd)
-            throw Failure(path: path, call: "open", errno: EINVAL, reason: "\(kind(info.st_mode)), not a regular file: "
-                          + "a capture is read from a btsnoop file (save a stream to a file first)")
+            throw Failure(
+                path: path, call: "open", errno: EINVAL,
+                reason: "\(kind(info.st_mode)), not a regular file: "
+                    + "a capture is read from a btsnoop file (save a stream to a file first)")
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return fd
@@ -61,8 +63,10 @@ public enum CaptureFile {
         guard fd >= 0 else {
             let code = errno
             if code == ELOOP {
-                throw Failure(path: path, call: "open", errno: code,
-                              reason: "is a symbolic link: refusing to write a capture through it (remove it or choose another path)")
+                throw Failure(
+                    path: path, call: "open", errno: code,
+                    reason:
+                        "is a symbolic link: refusing to write a capture through it (remove it or choose another path)")
             }
             throw Failure(path: path, call: "open", errno: code)
         }
@@ -74,7 +78,9 @@ public enum CaptureFile {
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             close(fd)
-            throw Failure(path: path, call: "open", errno: EINVAL, reason: "\(kind(info.st_mode)), not a regular file: refusing to record into it")
+            throw Failure(
+                path: path, call: "open", errno: EINVAL,
+                reason: "\(kind(info.st_mode)), not a regular file: refusing to record into it")
         }
         guard ftruncate(fd, 0) == 0, fchmod(fd, 0o600) == 0 else {
             let failure = Failure(path: path, call: "ftruncate", errno: errno)
@@ -140,7 +146,9 @@ public enum CaptureFile {
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
-            guard bytes.count <= maximumSize else { throw Failure(path: path, call: "read (file over 1 GiB)", errno: EFBIG) }
+            guard bytes.count <= maximumSize else {
+                throw Failure(path: path, call: "read (file over 1 GiB)", errno: EFBIG)
+            }
         }
         return bytes
     }

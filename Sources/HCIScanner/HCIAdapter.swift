@@ -1,8 +1,9 @@
+import BeaconCore
+import CBlueZ
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconCore
-import CBlueZ
 
 /// One Bluetooth adapter as the kernel lists it, and the ioctls on it (through an HCI control socket).
 struct HCIAdapter: Sendable, Equatable {
@@ -30,8 +31,9 @@ struct HCIAdapter: Sendable, Equatable {
                     return adapter
                 }
             }
-            throw HCIError(kind: .adapterAbsent, adapter: selector.description, call: "ioctl(HCIGETDEVLIST)",
-                           errno: ENODEV)
+            throw HCIError(
+                kind: .adapterAbsent, adapter: selector.description, call: "ioctl(HCIGETDEVLIST)",
+                errno: ENODEV)
         }
     }
 
@@ -48,9 +50,10 @@ struct HCIAdapter: Sendable, Equatable {
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
         let bytes = withUnsafeBytes(of: info.bdaddr.b) { Array($0) }
-        return HCIAdapter(deviceID: deviceID, name: name.isEmpty ? "hci\(deviceID)" : name,
-                          address: BluetoothAddress(littleEndianBytes: bytes) ?? BluetoothAddress(rawValue: 0),
-                          isUp: bb_hci_dev_is_up(&info) != 0)
+        return HCIAdapter(
+            deviceID: deviceID, name: name.isEmpty ? "hci\(deviceID)" : name,
+            address: BluetoothAddress(littleEndianBytes: bytes) ?? BluetoothAddress(rawValue: 0),
+            isUp: bb_hci_dev_is_up(&info) != 0)
     }
 
     /// Powers the adapter on; already up is fine. The corresponding C call is `ioctl(HCIDEVUP)`.
@@ -60,10 +63,11 @@ struct HCIAdapter: Sendable, Equatable {
         guard bb_hci_dev_up(control.fd, deviceID) == 0 || errno == EALREADY else {
             let code = errno
             // EPERM/EACCES: no CAP_NET_ADMIN; ERFKILL: blocked. Either way the adapter stays down.
-            let kind: HCIError.Kind = switch code {
-            case EPERM, EACCES, ERFKILL: .adapterDown
-            default: HCIError.system(code, adapter: label, call: "").kind
-            }
+            let kind: HCIError.Kind =
+                switch code {
+                case EPERM, EACCES, ERFKILL: .adapterDown
+                default: HCIError.system(code, adapter: label, call: "").kind
+                }
             throw HCIError(kind: kind, adapter: label, call: "ioctl(HCIDEVUP)", errno: code)
         }
     }

@@ -1,7 +1,8 @@
+import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconCore
 
 /// The clocks the adapters and the daemon read (the core never does).
 public enum HCIClock {

@@ -1,7 +1,8 @@
+import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconCore
 
 /// A failure of the HCI scanner: what went wrong, on which adapter, in which call, with the errno or the HCI
 /// status. `description` is the message a user sees, with what to do about it.
@@ -74,7 +75,9 @@ public struct HCIError: Error, Sendable, Equatable, CustomStringConvertible {
         case .adapterAbsent:
             return "Bluetooth adapter \(adapter) not found (list adapters with `hciconfig` or `btmgmt info`)" + cause
         case .adapterDown:
-            let hint = errno == ERFKILL ? "it is blocked by rfkill (`rfkill unblock bluetooth`)"
+            let hint =
+                errno == ERFKILL
+                ? "it is blocked by rfkill (`rfkill unblock bluetooth`)"
                 : "bring it up with `hciconfig \(adapter) up` or grant CAP_NET_ADMIN so beaconbridge can"
             return "Bluetooth adapter \(adapter) is down: \(hint)" + cause
         case .adapterBusy:

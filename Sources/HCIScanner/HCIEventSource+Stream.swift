@@ -12,10 +12,11 @@ extension HCIEventSource {
         let mailbox = EventMailbox<Never>(capacity: capacity)
         try await start(into: mailbox)
         let reader = MailboxReader(mailbox)
-        return AsyncStream(unfolding: { [self] in
-            guard !isStopped else { return nil }
-            return await reader.next()
-        }, onCancel: { mailbox.close() })
+        return AsyncStream(
+            unfolding: { [self] in
+                guard !isStopped else { return nil }
+                return await reader.next()
+            }, onCancel: { mailbox.close() })
     }
 }
 

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BeaconCore
 import BeaconRuntime
 import CBlueZ
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The live source: scans on one adapter through a raw HCI socket and delivers every LE Meta event.
 ///
@@ -35,12 +36,17 @@ public final class HCIScanner: HCIEventSource, Sendable {
     ///   - settings: must have passed `validate()`; an invalid adapter or scan timing throws at `events()`.
     ///   - recorder: receives every command sent and event read (e.g. a btsnoop file).
     ///   - onNotice: called on the reading thread for each step worth logging; must not block.
-    public init(settings: ScannerSettings, recorder: (any HCITrafficRecorder)? = nil,
-                onNotice: @escaping @Sendable (HCIScannerNotice) -> Void = { _ in }) {
+    public init(
+        settings: ScannerSettings, recorder: (any HCITrafficRecorder)? = nil,
+        onNotice: @escaping @Sendable (HCIScannerNotice) -> Void = { _ in }
+    ) {
         self.settings = settings
         self.selector = settings.adapterSelector ?? .index(-1)
-        self.parameters = settings.scanParameters ?? ScanParameters(active: settings.active, intervalUnits: 0x00A0,
-                                                                    windowUnits: 0x00A0)
+        self.parameters =
+            settings.scanParameters
+            ?? ScanParameters(
+                active: settings.active, intervalUnits: 0x00A0,
+                windowUnits: 0x00A0)
         self.recorder = recorder
         self.onNotice = onNotice
         self.feedDescriptor = nil
@@ -51,29 +57,34 @@ public final class HCIScanner: HCIEventSource, Sendable {
     /// live scan, with a socket pair standing in for the controller (the live-mode bench, tests). No command
     /// is sent and supervision does not act; the end of the feed (EOF) ends the stream. The scanner owns
     /// and closes the descriptor.
-    public init(settings: ScannerSettings, feedDescriptor: Int32,
-                onNotice: @escaping @Sendable (HCIScannerNotice) -> Void = { _ in }) {
+    public init(
+        settings: ScannerSettings, feedDescriptor: Int32,
+        onNotice: @escaping @Sendable (HCIScannerNotice) -> Void = { _ in }
+    ) {
         self.settings = settings
         self.selector = settings.adapterSelector ?? .index(-1)
-        self.parameters = settings.scanParameters ?? ScanParameters(active: settings.active, intervalUnits: 0x00A0,
-                                                                    windowUnits: 0x00A0)
+        self.parameters =
+            settings.scanParameters
+            ?? ScanParameters(
+                active: settings.active, intervalUnits: 0x00A0,
+                windowUnits: 0x00A0)
         self.recorder = nil
         self.onNotice = onNotice
         self.feedDescriptor = feedDescriptor
     }
 
     public var statistics: HCISourceStatistics {
-        HCISourceStatistics(delivered: deliveredCount.load(ordering: .relaxed), dropped: droppedCount.load(ordering: .relaxed),
-                            scanRestarts: restarts.load(ordering: .relaxed),
-                            adapterPowerCycles: powerCycles.load(ordering: .relaxed),
-                            adapterReopens: reopens.load(ordering: .relaxed))
+        HCISourceStatistics(
+            delivered: deliveredCount.load(ordering: .relaxed), dropped: droppedCount.load(ordering: .relaxed),
+            scanRestarts: restarts.load(ordering: .relaxed),
+            adapterPowerCycles: powerCycles.load(ordering: .relaxed),
+            adapterReopens: reopens.load(ordering: .relaxed))
     }
 
     public var failure: (any Error)? { failureBox.withLock { $0 } }
 
     /// Events read per wake-up at most (one batch); the rest waits in the kernel for the next round.
     static let batchLimit = 256
-
 
     /// Opens and configures the adapter on the reading thread and returns once scanning runs; throws
     /// `HCIError` when it cannot start (no Bluetooth, no permission, no adapter, ...). Single use.
@@ -82,20 +93,26 @@ public final class HCIScanner: HCIEventSource, Sendable {
             throw HCIError(kind: .adapterAbsent, adapter: settings.adapter, call: "scanner.adapter", errno: EINVAL)
         }
         guard settings.scanParameters != nil else {
-            throw HCIError(kind: .system, adapter: settings.adapter, call: "scanner.interval_ms/window_ms", errno: EINVAL)
+            throw HCIError(
+                kind: .system, adapter: settings.adapter, call: "scanner.interval_ms/window_ms", errno: EINVAL)
         }
         guard !started.exchange(true, ordering: .relaxed) else {
-            throw HCIError(kind: .system, adapter: settings.adapter, call: "scanner.start (single use)", errno: EALREADY)
+            throw HCIError(
+                kind: .system, adapter: settings.adapter, call: "scanner.start (single use)", errno: EALREADY)
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let result = DedicatedThread.start { [self] in
-                self.runLoop(sink: sink, startup: { error in
-                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
-                })
+                self.runLoop(
+                    sink: sink,
+                    startup: { error in
+                        if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+                    })
             }
             if result != 0 {
-                continuation.resume(throwing: HCIError(kind: .system, adapter: settings.adapter,
-                                                       call: "pthread_create", errno: result))
+                continuation.resume(
+                    throwing: HCIError(
+                        kind: .system, adapter: settings.adapter,
+                        call: "pthread_create", errno: result))
             }
         }
     }
@@ -132,7 +149,9 @@ public final class HCIScanner: HCIEventSource, Sendable {
             let wait = min(0.25, max(0.001, (supervisor.nextDeadline ?? now + 0.25) - now))
             var action: ScanSupervisor.Action?
             if let current = session {
-                switch current.socket.readEvents(into: &batch, timeoutMilliseconds: Int32(wait * 1000), limit: Self.batchLimit) {
+                switch current.socket.readEvents(
+                    into: &batch, timeoutMilliseconds: Int32(wait * 1000), limit: Self.batchLimit)
+                {
                 case .events:
                     let woke = HCIClock.monotonic()
                     let full = batch.count >= Self.batchLimit
@@ -149,7 +168,8 @@ public final class HCIScanner: HCIEventSource, Sendable {
                     // The feed ended (EOF) or broke: nothing to recover.
                     feedEnded = true
                 case let .failed(code):
-                    let fault: ScanSupervisor.Fault = Self.removalErrnos.contains(code)
+                    let fault: ScanSupervisor.Fault =
+                        Self.removalErrnos.contains(code)
                         ? .adapterRemoved : .readFailed(errno: code)
                     action = supervisor.faultOccurred(fault, at: HCIClock.monotonic())
                 }
@@ -174,14 +194,20 @@ public final class HCIScanner: HCIEventSource, Sendable {
     /// errno values of reads on a socket whose adapter was unregistered.
     static let removalErrnos: Set<Int32> = [ENODEV, ENXIO, EPIPE, EBADFD, ENETDOWN]
 
-    private func openSession(tap: ((_ packet: [UInt8], _ received: Bool, _ time: Timestamp) -> Void)?) throws(HCIError) -> ScanSession {
+    private func openSession(tap: ((_ packet: [UInt8], _ received: Bool, _ time: Timestamp) -> Void)?) throws(HCIError)
+        -> ScanSession
+    {
         if let feedDescriptor {
-            return ScanSession(feed: HCISocket(adopting: feedDescriptor, label: "feed:\(feedDescriptor)"), parameters: parameters)
+            return ScanSession(
+                feed: HCISocket(adopting: feedDescriptor, label: "feed:\(feedDescriptor)"), parameters: parameters)
         }
-        let session = try ScanSession(selector: selector, parameters: parameters, mode: settings.extended, tap: tap,
-                                      onBroughtUp: { onNotice(.broughtUp(adapter: $0.name)) })
-        onNotice(.opened(adapter: session.adapter.name, address: session.adapter.address,
-                         extended: session.extended, active: parameters.active))
+        let session = try ScanSession(
+            selector: selector, parameters: parameters, mode: settings.extended, tap: tap,
+            onBroughtUp: { onNotice(.broughtUp(adapter: $0.name)) })
+        onNotice(
+            .opened(
+                adapter: session.adapter.name, address: session.adapter.address,
+                extended: session.extended, active: parameters.active))
         return session
     }
 
@@ -192,7 +218,8 @@ public final class HCIScanner: HCIEventSource, Sendable {
         if batch.contains(where: { $0.eventCode == UInt8(EVT_HARDWARE_ERROR) }) {
             for event in batch where event.eventCode == UInt8(EVT_HARDWARE_ERROR) {
                 let bytes = event.bytes
-                action = supervisor.faultOccurred(.hardwareError(code: bytes.count > 2 ? bytes[2] : 0), at: HCIClock.monotonic())
+                action = supervisor.faultOccurred(
+                    .hardwareError(code: bytes.count > 2 ? bytes[2] : 0), at: HCIClock.monotonic())
             }
             batch.removeAll { $0.eventCode == UInt8(EVT_HARDWARE_ERROR) }
         }
@@ -213,9 +240,11 @@ public final class HCIScanner: HCIEventSource, Sendable {
     }
 
     /// Performs one supervision step; returns the next step when it must follow at once.
-    private func perform(_ action: ScanSupervisor.Action, session: inout ScanSession?,
-                         supervisor: inout ScanSupervisor,
-                         tap: ((_ packet: [UInt8], _ received: Bool, _ time: Timestamp) -> Void)?) -> ScanSupervisor.Action? {
+    private func perform(
+        _ action: ScanSupervisor.Action, session: inout ScanSession?,
+        supervisor: inout ScanSupervisor,
+        tap: ((_ packet: [UInt8], _ received: Bool, _ time: Timestamp) -> Void)?
+    ) -> ScanSupervisor.Action? {
         onNotice(.recovering(action))
         do throws(HCIError) {
             switch action {
@@ -244,8 +273,9 @@ public final class HCIScanner: HCIEventSource, Sendable {
             return nil
         } catch {
             onNotice(.recoveryFailed(action, error))
-            return supervisor.recoveryFailed(at: HCIClock.monotonic(), error: error.description,
-                                             adapterGone: error.adapterGone)
+            return supervisor.recoveryFailed(
+                at: HCIClock.monotonic(), error: error.description,
+                adapterGone: error.adapterGone)
         }
     }
 }

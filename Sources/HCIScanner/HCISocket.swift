@@ -1,8 +1,9 @@
+import BeaconCore
+import CBlueZ
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconCore
-import CBlueZ
 
 /// A raw HCI socket bound to one adapter: filter, commands, event reads.
 ///

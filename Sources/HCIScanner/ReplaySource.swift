@@ -53,7 +53,9 @@ public final class ReplaySource: HCIEventSource, Sendable {
     /// The default cap of a paced replay's pauses (`scanner.replay_max_gap_s`).
     public static let defaultMaxIdleGap = ScannerSettings.defaultReplayMaxGap
 
-    public var statistics: HCISourceStatistics { HCISourceStatistics(delivered: deliveredCount.load(ordering: .relaxed)) }
+    public var statistics: HCISourceStatistics {
+        HCISourceStatistics(delivered: deliveredCount.load(ordering: .relaxed))
+    }
     public var failure: (any Error)? { failureBox.withLock { $0 } }
     public func stop() { stopRequested.store(true, ordering: .relaxed) }
     public var isStopped: Bool { stopRequested.load(ordering: .relaxed) }
@@ -120,7 +122,8 @@ extension ReplaySource.Failure {
     init(path: String, failure: BTSnoopFileReader.Failure, atOpen: Bool) {
         switch failure {
         case let .io(error):
-            self.init(path: path, message: error.description, kind: error.isMissingOrUnreadable ? .unreadable : .readError)
+            self.init(
+                path: path, message: error.description, kind: error.isMissingOrUnreadable ? .unreadable : .readError)
         case let .damaged(error):
             self.init(path: path, message: error.description, kind: atOpen ? .notBTSnoop : .damaged)
         }

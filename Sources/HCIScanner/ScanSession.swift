@@ -1,8 +1,9 @@
+import BeaconCore
+import CBlueZ
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconCore
-import CBlueZ
 
 /// One open, configured adapter: the socket, which scan commands it takes, and the scan on/off steps.
 ///
@@ -23,8 +24,10 @@ final class ScanSession {
 
     /// Opens the adapter, brings it up if it is down (needs CAP_NET_ADMIN), picks legacy or extended scanning,
     /// sets the parameters and enables scanning (disable first, duplicates filter off).
-    init(selector: AdapterSelector, parameters: ScanParameters, mode: ScannerSettings.ExtendedScanning,
-         tap: ((_ packet: [UInt8], _ received: Bool, _ time: Timestamp) -> Void)?, onBroughtUp: (HCIAdapter) -> Void) throws(HCIError) {
+    init(
+        selector: AdapterSelector, parameters: ScanParameters, mode: ScannerSettings.ExtendedScanning,
+        tap: ((_ packet: [UInt8], _ received: Bool, _ time: Timestamp) -> Void)?, onBroughtUp: (HCIAdapter) -> Void
+    ) throws(HCIError) {
         var adapter = try HCIAdapter.resolve(selector)
         if !adapter.isUp {
             try HCIAdapter.up(deviceID: adapter.deviceID, label: adapter.name)
@@ -53,7 +56,7 @@ final class ScanSession {
         do {
             do {
                 try Self.configure(socket, extended: useExtended, parameters: parameters)
-            } catch where mode == .auto && useExtended && error.isCommandFailure {
+            } catch  where mode == .auto && useExtended && error.isCommandFailure {
                 // The controller advertised extended scanning but rejects it: legacy is the safe choice.
                 useExtended = false
                 try Self.configure(socket, extended: false, parameters: parameters)

@@ -28,4 +28,5 @@ extension MQTTClient: DeliveryTransport {}
 
 /// Creates the publisher's transport for these options, reporting to the handler.
 public typealias DeliveryTransportFactory =
-    @Sendable (MQTTClientOptions, @escaping @Sendable (MQTTClientEvent) -> Void) throws(MQTTError) -> any DeliveryTransport
+    @Sendable (MQTTClientOptions, @escaping @Sendable (MQTTClientEvent) -> Void) throws(MQTTError) ->
+    any DeliveryTransport

@@ -1,8 +1,9 @@
+import BeaconCore
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconCore
-import Synchronization
 
 /// Delivers envelopes to the broker, in sequence order, at least once for QoS 1/2, through the outbox when
 /// the broker is unreachable or the in-flight window is full (docs/mqtt.md, docs/outbox.md).
@@ -33,8 +34,10 @@ public final class EventPublisher: Sendable {
         /// Wall clock in seconds since the Unix epoch (injected so tests can age sightings).
         public var now: @Sendable () -> Double
 
-        public init(mqtt: MQTTSettings, clientID: String? = nil, password: String? = nil, layout: TopicLayout,
-                    outbox: OutboxSettings = OutboxSettings(), now: @escaping @Sendable () -> Double = EventPublisher.wallClock) {
+        public init(
+            mqtt: MQTTSettings, clientID: String? = nil, password: String? = nil, layout: TopicLayout,
+            outbox: OutboxSettings = OutboxSettings(), now: @escaping @Sendable () -> Double = EventPublisher.wallClock
+        ) {
             self.mqtt = mqtt
             self.clientID = clientID ?? mqtt.clientID ?? "beaconbridge-\(layout.gatewayID)"
             self.password = password
@@ -68,13 +71,16 @@ public final class EventPublisher: Sendable {
     /// - Parameter outbox: the durable outbox (`GatewayDatabase`), or nil to keep the backlog in memory only
     ///   (e.g. when the database could not be opened).
     /// - Parameter transport: creates the connection (libmosquitto's `MQTTClient` by default; a fake in tests).
-    public init(configuration: Configuration, outbox: (any EventOutbox)?,
-                transport makeTransport: DeliveryTransportFactory = EventPublisher.mosquittoTransport) throws(MQTTError) {
+    public init(
+        configuration: Configuration, outbox: (any EventOutbox)?,
+        transport makeTransport: DeliveryTransportFactory = EventPublisher.mosquittoTransport
+    ) throws(MQTTError) {
         self.configuration = configuration
         self.store = outbox
         self.mailbox = PublishMailbox(limit: EventPublisher.mailboxLimit)
         (inputs, inputContinuation) = AsyncStream.makeStream(of: Input.self)
-        (notices, noticeContinuation) = AsyncStream.makeStream(of: PublisherNotice.self, bufferingPolicy: .bufferingNewest(1000))
+        (notices, noticeContinuation) = AsyncStream.makeStream(
+            of: PublisherNotice.self, bufferingPolicy: .bufferingNewest(1000))
         let continuation = inputContinuation
         let layout = configuration.layout
         let pendingAcks = AckInbox()
@@ -83,9 +89,10 @@ public final class EventPublisher: Sendable {
         self.inbound = router
         let statusTopic = layout.settings.homeAssistant.enabled ? layout.homeAssistantStatus : nil
         transport = try makeTransport(
-            MQTTClientOptions(settings: configuration.mqtt, clientID: configuration.clientID,
-                              password: configuration.password,
-                              will: ControlMessage(topic: layout.availability, payload: "offline", qos: 1, retain: true)),
+            MQTTClientOptions(
+                settings: configuration.mqtt, clientID: configuration.clientID,
+                password: configuration.password,
+                will: ControlMessage(topic: layout.availability, payload: "offline", qos: 1, retain: true)),
             { event in
                 switch event {
                 case let .acknowledged(messageID):
@@ -109,7 +116,8 @@ public final class EventPublisher: Sendable {
     /// Subscribes to `filter` (MQTT wildcards `+`, `#`) now and after every reconnect; the stream yields every
     /// message on a matching topic (the newest 1000 when the reader falls behind). Ends when the publisher stops.
     public func subscribe(_ filter: String, qos: UInt8 = 1) -> AsyncStream<InboundMessage> {
-        let (stream, continuation) = AsyncStream.makeStream(of: InboundMessage.self, bufferingPolicy: .bufferingNewest(1000))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: InboundMessage.self, bufferingPolicy: .bufferingNewest(1000))
         inbound.add(TopicFilter(filter), continuation)
         inputContinuation.yield(.subscribe(filter: filter, qos: min(qos, 2)))
         return stream
@@ -147,7 +155,10 @@ public final class EventPublisher: Sendable {
     /// (docs/mqtt.md, "Snapshots").
     public func publishSnapshot(_ envelopes: [EventEnvelope]) {
         guard !envelopes.isEmpty else { return }
-        sharedCounters.withLock { $0.submitted += envelopes.count; $0.snapshotSubmitted += envelopes.count }
+        sharedCounters.withLock {
+            $0.submitted += envelopes.count
+            $0.snapshotSubmitted += envelopes.count
+        }
         inputContinuation.yield(.snapshot(envelopes))
     }
 
@@ -227,7 +238,10 @@ public final class EventPublisher: Sendable {
             }
         }
         func takeAll() -> [Entry] {
-            entries.withLock { entries in defer { entries.removeAll(keepingCapacity: true) }; return entries }
+            entries.withLock { entries in
+                defer { entries.removeAll(keepingCapacity: true) }
+                return entries
+            }
         }
     }
 

@@ -11,12 +11,16 @@ final class InboundRouter: Sendable {
     }
 
     func deliver(_ message: InboundMessage) {
-        let targets = routes.withLock { routes in routes.filter { $0.filter.matches(message.topic) }.map(\.continuation) }
+        let targets = routes.withLock { routes in routes.filter { $0.filter.matches(message.topic) }.map(\.continuation)
+        }
         for target in targets { target.yield(message) }
     }
 
     func finish() {
-        let all = routes.withLock { routes in defer { routes.removeAll() }; return routes.map(\.continuation) }
+        let all = routes.withLock { routes in
+            defer { routes.removeAll() }
+            return routes.map(\.continuation)
+        }
         for continuation in all { continuation.finish() }
     }
 }

@@ -1,7 +1,8 @@
+import CMosquitto
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CMosquitto
 
 extension MQTTClient {
     /// The network thread: connect, run `mosquitto_loop` until the connection fails, back off, reconnect.
@@ -17,14 +18,19 @@ extension MQTTClient {
                     firstAttempt = true
                 } catch {
                     attempt += 1
-                    let delay = MQTTClient.backoff(attempt: attempt, minimum: settings.reconnectMin, maximum: settings.reconnectMax)
+                    let delay = MQTTClient.backoff(
+                        attempt: attempt, minimum: settings.reconnectMin, maximum: settings.reconnectMax)
                     onEvent(.connectionFailed(error, retryIn: delay))
                     sleepUnlessStopped(delay)
                     continue
                 }
             }
             state.withLock {
-                $0.lastLog = nil; $0.refusal = nil; $0.connackSeen = false; $0.awaitingAck.removeAll(); $0.packetBoundary = 0
+                $0.lastLog = nil
+                $0.refusal = nil
+                $0.connackSeen = false
+                $0.awaitingAck.removeAll()
+                $0.packetBoundary = 0
             }
             installLogCallback()
             let rc = firstAttempt ? connect() : mosquitto_reconnect(handle)
@@ -43,16 +49,19 @@ extension MQTTClient {
                 if let oversized {
                     // Cut it off; the reconnect below closes the socket and frees the partial packet.
                     shutdown(mosquitto_socket(handle), Int32(SHUT_RDWR))
-                    failure = MQTTError(operation: target, code: Int32(MOSQ_ERR_OVERSIZE_PACKET.rawValue),
-                                        message: "the broker sent a packet larger than \(MQTTClient.maxIncomingPacket) bytes "
-                                            + "(\(oversized) received so far; the gateway's limit for incoming packets): connection dropped")
+                    failure = MQTTError(
+                        operation: target, code: Int32(MOSQ_ERR_OVERSIZE_PACKET.rawValue),
+                        message: "the broker sent a packet larger than \(MQTTClient.maxIncomingPacket) bytes "
+                            + "(\(oversized) received so far; the gateway's limit for incoming packets): connection dropped"
+                    )
                 } else {
                     failure = connectionError(target, loopRC, afterConnect: true)
                 }
             }
             let wasConnected = state.withLock { $0.connackSeen }
             attempt = wasConnected ? 1 : attempt + 1
-            let delay = MQTTClient.backoff(attempt: attempt, minimum: settings.reconnectMin, maximum: settings.reconnectMax)
+            let delay = MQTTClient.backoff(
+                attempt: attempt, minimum: settings.reconnectMin, maximum: settings.reconnectMax)
             onEvent(wasConnected ? .disconnected(failure, retryIn: delay) : .connectionFailed(failure, retryIn: delay))
             sleepUnlessStopped(delay)
         }
@@ -131,10 +140,12 @@ extension MQTTClient {
         }
         var properties: OpaquePointer?
         defer { mosquitto_property_free_all(&properties) }
-        let rc = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue),
-                                              UInt32(MQTTClient.maxIncomingPacket))
+        let rc = mosquitto_property_add_int32(
+            &properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue),
+            UInt32(MQTTClient.maxIncomingPacket))
         guard rc == MQTTError.success else { return rc }
-        return mosquitto_connect_bind_v5(handle, settings.host, Int32(settings.port), Int32(settings.keepalive), nil, properties)
+        return mosquitto_connect_bind_v5(
+            handle, settings.host, Int32(settings.port), Int32(settings.keepalive), nil, properties)
     }
 
     /// Notes that a whole incoming packet was handled (called from the callbacks): the bytes received so far
@@ -164,12 +175,14 @@ extension MQTTClient {
         let savedErrno = errno
         let (refusal, lastLog, connackSeen) = state.withLock { ($0.refusal, $0.lastLog, $0.connackSeen) }
         errno = savedErrno
-        var error = MQTTError(operation: operation, code: rc,
-                              detail: rc == MQTTError.errno && savedErrno != 0 ? String(cString: strerror(savedErrno)) : nil)
+        var error = MQTTError(
+            operation: operation, code: rc,
+            detail: rc == MQTTError.errno && savedErrno != 0 ? String(cString: strerror(savedErrno)) : nil)
 
         if let refusal {
             error.refusal = refusal
-            let reason = options.settings.protocolVersion == .v5
+            let reason =
+                options.settings.protocolVersion == .v5
                 ? String(cString: mosquitto_reason_string(refusal)) : String(cString: mosquitto_connack_string(refusal))
             error.message = "broker refused the connection: \(reason)"
         } else if let lastLog {
@@ -212,8 +225,10 @@ extension MQTTClient {
             let messageID = client.messageID(mid)
             client.incomingPacketEnded()
             client.state.withLock { _ = $0.awaitingAck.remove(messageID) }
-            client.onEvent(reasonCode >= 0x80 ? .refused(messageID: messageID, reasonCode: reasonCode)
-                                              : .acknowledged(messageID: messageID))
+            client.onEvent(
+                reasonCode >= 0x80
+                    ? .refused(messageID: messageID, reasonCode: reasonCode)
+                    : .acknowledged(messageID: messageID))
         }
         mosquitto_subscribe_callback_set(handle) { _, context, _, _, _ in
             MQTTClient.from(context)?.incomingPacketEnded()
@@ -234,7 +249,9 @@ extension MQTTClient {
     /// the connection error can quote it. Installed for connection attempts only.
     func installLogCallback() {
         mosquitto_log_callback_set(handle) { _, context, level, text in
-            guard level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0, let client = MQTTClient.from(context), let text else { return }
+            guard level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0, let client = MQTTClient.from(context), let text else {
+                return
+            }
             let line = String(cString: text)
             client.state.withLock { $0.lastLog = line }
         }

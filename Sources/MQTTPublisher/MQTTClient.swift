@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BeaconCore
 import BeaconRuntime
 import CMosquitto
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An MQTT connection through libmosquitto, driven by its own network thread that connects, runs
 /// `mosquitto_loop` and reconnects with capped exponential backoff and jitter, reporting every step through
@@ -65,8 +66,9 @@ public final class MQTTClient: @unchecked Sendable {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else {
             mosquitto_destroy(handle)
-            throw MQTTError(operation: "create the network thread's wake-up pipe", code: MQTTError.errno,
-                            detail: String(cString: strerror(errno)))
+            throw MQTTError(
+                operation: "create the network thread's wake-up pipe", code: MQTTError.errno,
+                detail: String(cString: strerror(errno)))
         }
         for end in pipeEnds {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
@@ -107,11 +109,14 @@ public final class MQTTClient: @unchecked Sendable {
             guard rc == MQTTError.success else { throw MQTTError(operation: operation, code: rc) }
         }
         try check(mosquitto_threaded_set(handle, true), "set threaded mode")
-        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION,
-                                       settings.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311),
-                  "set protocol version \(settings.protocolVersion.rawValue)")
-        try check(mosquitto_int_option(handle, MOSQ_OPT_SEND_MAXIMUM, Int32(clamping: settings.inflightWindow)),
-                  "set send maximum")
+        try check(
+            mosquitto_int_option(
+                handle, MOSQ_OPT_PROTOCOL_VERSION,
+                settings.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311),
+            "set protocol version \(settings.protocolVersion.rawValue)")
+        try check(
+            mosquitto_int_option(handle, MOSQ_OPT_SEND_MAXIMUM, Int32(clamping: settings.inflightWindow)),
+            "set send maximum")
         try check(mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1), "set TCP_NODELAY")
         if let username = settings.username {
             try check(mosquitto_username_pw_set(handle, username, options.password), "set username and password")
@@ -119,13 +124,15 @@ public final class MQTTClient: @unchecked Sendable {
         if let will = options.will {
             var payload = will.payload
             let rc = payload.withUTF8 { buffer in
-                mosquitto_will_set(handle, will.topic, Int32(buffer.count), buffer.baseAddress, Int32(will.qos), will.retain)
+                mosquitto_will_set(
+                    handle, will.topic, Int32(buffer.count), buffer.baseAddress, Int32(will.qos), will.retain)
             }
             try check(rc, "set will on \(will.topic)")
         }
         if let tls = settings.tls {
-            try check(mosquitto_tls_set(handle, tls.caFile, tls.caDir, tls.certFile, tls.keyFile, nil),
-                      "configure TLS (ca_file \(tls.caFile ?? "-"), cert_file \(tls.certFile ?? "-"))")
+            try check(
+                mosquitto_tls_set(handle, tls.caFile, tls.caDir, tls.certFile, tls.keyFile, nil),
+                "configure TLS (ca_file \(tls.caFile ?? "-"), cert_file \(tls.certFile ?? "-"))")
             try check(mosquitto_tls_opts_set(handle, tls.verify ? 1 : 0, tls.version, nil), "set TLS options")
             try check(mosquitto_tls_insecure_set(handle, !(tls.verify && tls.verifyHostname)), "set TLS hostname check")
         }
@@ -142,9 +149,12 @@ public final class MQTTClient: @unchecked Sendable {
         guard rc == 0 else {
             // No network thread: reported like a failed connection (never a trap); `stop()` returns at once.
             state.withLock { $0.started = false }
-            onEvent(.connectionFailed(MQTTError(operation: "start the network thread", code: MQTTError.errno,
-                                                detail: "pthread_create: " + String(cString: strerror(rc))),
-                                      retryIn: 0))
+            onEvent(
+                .connectionFailed(
+                    MQTTError(
+                        operation: "start the network thread", code: MQTTError.errno,
+                        detail: "pthread_create: " + String(cString: strerror(rc))),
+                    retryIn: 0))
             return
         }
     }
@@ -173,7 +183,8 @@ public final class MQTTClient: @unchecked Sendable {
         let rc = payload.withUTF8 { buffer in
             handleLock.withLock { _ in
                 var mid: Int32 = 0
-                let rc = mosquitto_publish(handle, &mid, topic, Int32(buffer.count), buffer.baseAddress, Int32(qos), retain)
+                let rc = mosquitto_publish(
+                    handle, &mid, topic, Int32(buffer.count), buffer.baseAddress, Int32(qos), retain)
                 messageID = self.messageID(mid)
                 return rc
             }
@@ -221,7 +232,8 @@ public final class MQTTClient: @unchecked Sendable {
     /// delivered or refused wrongly, and the message it displaced was never sent again. 32,768 generations
     /// before the ids repeat; the publisher forgets every id of a connection when it learns of the disconnect.
     func messageID(_ mid: Int32) -> Int32 {
-        Int32(bitPattern: (handleGeneration.load(ordering: .relaxed) & 0x7FFF) << 16 | (UInt32(bitPattern: mid) & 0xFFFF))
+        Int32(
+            bitPattern: (handleGeneration.load(ordering: .relaxed) & 0x7FFF) << 16 | (UInt32(bitPattern: mid) & 0xFFFF))
     }
 
     /// Capped exponential backoff with jitter: a uniformly random delay in [d/2, d], d = min(max, min * 2^(n-1)).

@@ -12,8 +12,10 @@ public struct MQTTClientOptions: Sendable {
     /// a persistent session serves subscribers that must not miss messages while away.
     public var cleanSession: Bool
 
-    public init(settings: MQTTSettings, clientID: String, password: String? = nil, will: ControlMessage? = nil,
-                cleanSession: Bool = true) {
+    public init(
+        settings: MQTTSettings, clientID: String, password: String? = nil, will: ControlMessage? = nil,
+        cleanSession: Bool = true
+    ) {
         self.settings = settings
         self.clientID = clientID
         self.password = password

@@ -1,18 +1,22 @@
+import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconCore
 
 /// Reads the broker password from `mqtt.password_file` or the `mqtt.password_env` variable. The password is
 /// never taken from argv, never logged and never part of an error message.
 public enum MQTTCredentials {
     /// The password, or nil when neither source is configured.
-    public static func password(for settings: MQTTSettings,
-                                environment: (String) -> String? = MQTTCredentials.processEnvironment) throws(MQTTError) -> String? {
+    public static func password(
+        for settings: MQTTSettings,
+        environment: (String) -> String? = MQTTCredentials.processEnvironment
+    ) throws(MQTTError) -> String? {
         if let name = settings.passwordEnv {
             guard let value = environment(name) else {
-                throw MQTTError(operation: "read mqtt.password_env", code: 0,
-                                message: "environment variable \(name) is not set")
+                throw MQTTError(
+                    operation: "read mqtt.password_env", code: 0,
+                    message: "environment variable \(name) is not set")
             }
             return value
         }
@@ -29,8 +33,9 @@ public enum MQTTCredentials {
     static func readFile(_ path: String) throws(MQTTError) -> String {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw MQTTError(operation: "read mqtt.password_file", code: 0,
-                            message: "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw MQTTError(
+                operation: "read mqtt.password_file", code: 0,
+                message: "cannot open \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
         var bytes: [UInt8] = []
@@ -39,8 +44,9 @@ public enum MQTTCredentials {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw MQTTError(operation: "read mqtt.password_file", code: 0,
-                                message: "cannot read \(path): \(String(cString: strerror(errno)))")
+                throw MQTTError(
+                    operation: "read mqtt.password_file", code: 0,
+                    message: "cannot read \(path): \(String(cString: strerror(errno)))")
             }
             if count == 0 { break }
             bytes += buffer[0..<count]

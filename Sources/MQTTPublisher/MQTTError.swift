@@ -1,7 +1,8 @@
+import CMosquitto
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CMosquitto
 
 /// A libmosquitto failure: the operation, the `MOSQ_ERR_*` code with `mosquitto_strerror`'s text, the
 /// broker's CONNACK reason when it refused us, and the last error libmosquitto logged (TLS details).
@@ -26,13 +27,19 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// read "Success (Success)": it is said in words instead.
     init(operation: String, code: Int32, detail: String? = nil) {
         if code == MQTTError.errno, Glibc.errno == 0 || detail == "Success" {
-            self.init(operation: operation, code: code,
-                      message: "the connection was closed without a system error (the peer hung up or answered something that is not MQTT)")
+            self.init(
+                operation: operation, code: code,
+                message:
+                    "the connection was closed without a system error (the peer hung up or answered something that is not MQTT)"
+            )
             return
         }
         var text = String(cString: mosquitto_strerror(code))
-        if code == MQTTError.errno, let detail = detail, !detail.isEmpty { text += " (\(detail))" }
-        else if let detail, !detail.isEmpty { text += ": \(detail)" }
+        if code == MQTTError.errno, let detail = detail, !detail.isEmpty {
+            text += " (\(detail))"
+        } else if let detail, !detail.isEmpty {
+            text += ": \(detail)"
+        }
         self.init(operation: operation, code: code, message: text)
     }
 
@@ -42,14 +49,18 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The broker refused the connection (bad credentials, not authorised, ...).
     public var isRefused: Bool { refusal != nil }
     /// A TLS failure (handshake, certificate verification).
-    public var isTLS: Bool { code == Int32(MOSQ_ERR_TLS.rawValue) || message.contains("SSL") || message.contains("certificate") }
+    public var isTLS: Bool {
+        code == Int32(MOSQ_ERR_TLS.rawValue) || message.contains("SSL") || message.contains("certificate")
+    }
 
     /// A `mosquitto_publish` failure that sending the same message again cannot cure: larger than the broker's
     /// maximum packet size or the protocol's payload limit, a topic that is not valid UTF-8 or otherwise
     /// invalid, a QoS the broker does not support.
     public var isPermanentPublishRefusal: Bool {
-        [MOSQ_ERR_OVERSIZE_PACKET, MOSQ_ERR_PAYLOAD_SIZE, MOSQ_ERR_MALFORMED_UTF8, MOSQ_ERR_INVAL,
-         MOSQ_ERR_QOS_NOT_SUPPORTED].contains { Int32($0.rawValue) == code }
+        [
+            MOSQ_ERR_OVERSIZE_PACKET, MOSQ_ERR_PAYLOAD_SIZE, MOSQ_ERR_MALFORMED_UTF8, MOSQ_ERR_INVAL,
+            MOSQ_ERR_QOS_NOT_SUPPORTED,
+        ].contains { Int32($0.rawValue) == code }
     }
 
     public var description: String {

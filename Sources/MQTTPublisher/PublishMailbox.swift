@@ -55,7 +55,10 @@ final class PublishMailbox: Sendable {
     /// Everything waiting, in order; wakes the admitters.
     func takeAll() -> [EventEnvelope] {
         let (envelopes, waiters) = state.withLock { state -> ([EventEnvelope], [CheckedContinuation<Void, Never>]) in
-            defer { state.envelopes = []; state.waiters = [] }
+            defer {
+                state.envelopes = []
+                state.waiters = []
+            }
             return (state.envelopes, state.waiters)
         }
         for waiter in waiters { waiter.resume() }

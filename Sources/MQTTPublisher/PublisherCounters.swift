@@ -61,7 +61,9 @@ public struct PublisherCounters: Sendable, Equatable {
             ("dead_letter_rows", Int64(deadLetterRows)), ("refusals_retried", Int64(refusalsRetried)),
             ("snapshot_sent", Int64(snapshotSent)), ("snapshot_superseded", Int64(snapshotSuperseded)),
         ]
-        for (reason, count) in dropped.sorted(by: { $0.key < $1.key }) { out.append(("dropped_\(reason)", Int64(count))) }
+        for (reason, count) in dropped.sorted(by: { $0.key < $1.key }) {
+            out.append(("dropped_\(reason)", Int64(count)))
+        }
         return out
     }
 }

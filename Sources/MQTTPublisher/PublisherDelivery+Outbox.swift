@@ -6,16 +6,24 @@ extension PublisherDelivery {
     func performOutbox(_ action: DeliveryAction) async -> DeliveryInput? {
         switch action {
         case let .append(envelopes):
-            do { try await store.append(envelopes) } catch { return .outboxFailed(.append(envelopes), message: "\(error)") }
+            do { try await store.append(envelopes) } catch {
+                return .outboxFailed(.append(envelopes), message: "\(error)")
+            }
             return .appended(count: envelopes.count)
         case let .read(after, limit):
-            do { return .rows(try await store.peek(after: after, limit: limit)) } catch { return .outboxFailed(.read, message: "\(error)") }
+            do { return .rows(try await store.peek(after: after, limit: limit)) } catch {
+                return .outboxFailed(.read, message: "\(error)")
+            }
         case let .delete(sequences):
-            do { try await store.delete(sequences) } catch { return .outboxFailed(.delete(sequences), message: "\(error)") }
+            do { try await store.delete(sequences) } catch {
+                return .outboxFailed(.delete(sequences), message: "\(error)")
+            }
         case let .expire(before):
             do { try await store.expire(before: before) } catch { return .outboxFailed(.expire, message: "\(error)") }
         case let .deadLetter(letters):
-            do { try await store.deadLetter(letters) } catch { return .outboxFailed(.deadLetter(letters), message: "\(error)") }
+            do { try await store.deadLetter(letters) } catch {
+                return .outboxFailed(.deadLetter(letters), message: "\(error)")
+            }
         case .useMemoryOutbox:
             let previous = try? await store.stats()
             for (reason, count) in previous?.dropped ?? [:] { storeDropBase[reason, default: 0] += count }

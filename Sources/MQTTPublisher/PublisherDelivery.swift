@@ -39,12 +39,15 @@ final class PublisherDelivery {
         }
         let degraded = publisher.store == nil
         machine = DeliveryMachine(
-            settings: DeliverySettings(window: configuration.mqtt.inflightWindow, batchSize: configuration.outbox.batchSize,
-                                       sightingMaxAge: configuration.outbox.sightingMaxAge,
-                                       online: availability("online"), offline: availability("offline"),
-                                       homeAssistantStatus: layout.settings.homeAssistant.enabled ? layout.homeAssistantStatus : nil),
+            settings: DeliverySettings(
+                window: configuration.mqtt.inflightWindow, batchSize: configuration.outbox.batchSize,
+                sightingMaxAge: configuration.outbox.sightingMaxAge,
+                online: availability("online"), offline: availability("offline"),
+                homeAssistantStatus: layout.settings.homeAssistant.enabled ? layout.homeAssistantStatus : nil),
             degraded: degraded)
-        store = publisher.store ?? MemoryOutbox(maxRows: configuration.outbox.memoryMaxRows, maxBytes: configuration.outbox.maxBytes)
+        store =
+            publisher.store
+            ?? MemoryOutbox(maxRows: configuration.outbox.memoryMaxRows, maxBytes: configuration.outbox.maxBytes)
         publishCounters()
     }
 
@@ -106,18 +109,24 @@ final class PublisherDelivery {
     func perform(_ action: DeliveryAction) async -> DeliveryInput? {
         switch action {
         case let .send(envelope):
-            switch transport.publish(topic: envelope.topic, payload: envelope.payload, qos: envelope.qos, retain: envelope.retain) {
+            switch transport.publish(
+                topic: envelope.topic, payload: envelope.payload, qos: envelope.qos, retain: envelope.retain)
+            {
             case let .success(messageID):
                 return .sent(sequence: envelope.sequence, messageID: messageID)
             case let .failure(error):
                 transportError = error.description
-                let refusal = error.isPermanentPublishRefusal
-                    ? PublishRefusal(source: .client, code: Int(error.code), reason: "client refused: \(error.message)", permanent: true)
+                let refusal =
+                    error.isPermanentPublishRefusal
+                    ? PublishRefusal(
+                        source: .client, code: Int(error.code), reason: "client refused: \(error.message)",
+                        permanent: true)
                     : nil
                 return .sendFailed(sequence: envelope.sequence, refusal: refusal)
             }
         case let .sendControl(message):
-            _ = transport.publish(topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
+            _ = transport.publish(
+                topic: message.topic, payload: message.payload, qos: message.qos, retain: message.retain)
             return nil
         case let .subscribe(filter, qos):
             if let error = transport.subscribe(filter, qos: qos) { transportError = error.description }

@@ -25,7 +25,9 @@ actor RecoveringOutbox: EventOutbox {
         var cursor = sequence
         let pending = pendingDeletes
         // Rows deleted in memory only are skipped; read on until `limit` others or the end.
-        while stored.count < limit, let page = try? await database.peek(after: cursor, limit: limit), let last = page.last {
+        while stored.count < limit, let page = try? await database.peek(after: cursor, limit: limit),
+            let last = page.last
+        {
             stored += page.filter { !pending.contains($0.sequence) }
             cursor = last.sequence
             if page.count < limit { break }

@@ -1,4 +1,5 @@
 import CSQLite
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,8 @@ public enum DatabaseFile {
         if stat(path, &info) == 0 {
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
-                return "`\(path)` is a directory; outbox.path names the database file (e.g. \(join(path, "outbox.sqlite")))"
+                return
+                    "`\(path)` is a directory; outbox.path names the database file (e.g. \(join(path, "outbox.sqlite")))"
             case S_IFREG:
                 break
             default:
@@ -30,20 +32,23 @@ public enum DatabaseFile {
             guard fd >= 0 else { return "`\(path)` cannot be opened for writing: \(describe(errno))" }
             close(fd)
         } else if errno != ENOENT {
-            return errno == ENOTDIR ? "`\(directory(of: path))` is not a directory"
-                                    : "`\(path)` cannot be checked: \(describe(errno))"
+            return errno == ENOTDIR
+                ? "`\(directory(of: path))` is not a directory"
+                : "`\(path)` cannot be checked: \(describe(errno))"
         }
         let parent = directory(of: path)
         var parentInfo = stat()
         guard stat(parent, &parentInfo) == 0 else {
-            return errno == ENOENT ? "directory `\(parent)` does not exist (create it, or point outbox.path elsewhere)"
-                                   : "directory `\(parent)` cannot be checked: \(describe(errno))"
+            return errno == ENOENT
+                ? "directory `\(parent)` does not exist (create it, or point outbox.path elsewhere)"
+                : "directory `\(parent)` cannot be checked: \(describe(errno))"
         }
         guard parentInfo.st_mode & S_IFMT == S_IFDIR else { return "`\(parent)` is not a directory" }
         let probe = join(parent, ".\(baseName(of: path)).check-\(getpid())")
         let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            return "cannot create files in `\(parent)` (the database and its -wal and -shm files go there): \(describe(errno))"
+            return
+                "cannot create files in `\(parent)` (the database and its -wal and -shm files go there): \(describe(errno))"
         }
         close(fd)
         unlink(probe)
@@ -82,8 +87,10 @@ public enum DatabaseFile {
             target = path + ".damaged-" + stamp(unixTime) + "-\(attempt)"
         }
         guard rename(path, target) == 0 else {
-            throw SQLiteError(code: SQLITE_CANTOPEN, message: "cannot move the damaged database aside to \(target): \(describe(errno))",
-                              path: path)
+            throw SQLiteError(
+                code: SQLITE_CANTOPEN,
+                message: "cannot move the damaged database aside to \(target): \(describe(errno))",
+                path: path)
         }
         for suffix in companions where access(path + suffix, F_OK) == 0 {
             _ = rename(path + suffix, target + suffix)

@@ -6,13 +6,16 @@ struct DeviceKeyTable {
     let database: SQLiteDatabase
 
     func load() throws(SQLiteError) -> [SeenDeviceKey] {
-        let statement = try database.statement("SELECT name, fingerprint, byte_order, last_seen FROM device_keys ORDER BY name")
+        let statement = try database.statement(
+            "SELECT name, fingerprint, byte_order, last_seen FROM device_keys ORDER BY name")
         defer { statement.reset() }
         var out: [SeenDeviceKey] = []
         while try statement.step() {
             guard let order = KeyByteOrder(name: statement.string(at: 2)) else { continue }  // a damaged row
-            out.append(SeenDeviceKey(name: statement.string(at: 0), fingerprint: statement.string(at: 1), order: order,
-                                     lastSeen: statement.double(at: 3)))
+            out.append(
+                SeenDeviceKey(
+                    name: statement.string(at: 0), fingerprint: statement.string(at: 1), order: order,
+                    lastSeen: statement.double(at: 3)))
         }
         return out
     }
@@ -20,7 +23,8 @@ struct DeviceKeyTable {
     func save(_ rows: [SeenDeviceKey]) throws(SQLiteError) {
         guard !rows.isEmpty else { return }
         try database.transaction { () throws(SQLiteError) in
-            let statement = try database.statement("""
+            let statement = try database.statement(
+                """
                 INSERT INTO device_keys (name, fingerprint, byte_order, last_seen) VALUES (?, ?, ?, ?)
                 ON CONFLICT (name) DO UPDATE SET fingerprint = excluded.fingerprint, byte_order = excluded.byte_order,
                     last_seen = MAX(excluded.last_seen, CASE WHEN fingerprint = excluded.fingerprint THEN last_seen ELSE 0 END)

@@ -20,7 +20,8 @@ extension GatewayDatabase {
         try performSync { (connection) throws(SQLiteError) in
             let database = connection.database
             try database.transaction { () throws(SQLiteError) in
-                let statement = try database.statement("""
+                let statement = try database.statement(
+                    """
                     INSERT INTO encryption_counters (beacon_id, counter) VALUES (?, ?)
                     ON CONFLICT (beacon_id) DO UPDATE SET counter = MAX(counter, excluded.counter)
                     """)

@@ -6,7 +6,9 @@ extension GatewayDatabase: EventOutbox {
     }
 
     public func peek(after sequence: UInt64?, limit: Int) async throws -> [EventEnvelope] {
-        try await perform { (connection) throws(SQLiteError) in try connection.outbox.peek(after: sequence, limit: limit) }
+        try await perform { (connection) throws(SQLiteError) in
+            try connection.outbox.peek(after: sequence, limit: limit)
+        }
     }
 
     public func delete(_ sequences: [UInt64]) async throws {

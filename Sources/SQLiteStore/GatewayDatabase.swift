@@ -24,8 +24,9 @@ public final class GatewayDatabase: @unchecked Sendable {
             self.database = database
             try database.execute("PRAGMA busy_timeout = 5000")
             guard try database.text("PRAGMA journal_mode = WAL")?.lowercased() == "wal" else {
-                throw SQLiteError(code: SQLITE_ERROR, message: "cannot switch to WAL journal mode",
-                                  sql: "PRAGMA journal_mode = WAL", path: database.path)
+                throw SQLiteError(
+                    code: SQLITE_ERROR, message: "cannot switch to WAL journal mode",
+                    sql: "PRAGMA journal_mode = WAL", path: database.path)
             }
             try database.execute("PRAGMA synchronous = \(settings.synchronous == "full" ? "FULL" : "NORMAL")")
             try StoreSchema.migrate(database)
@@ -73,23 +74,28 @@ public final class GatewayDatabase: @unchecked Sendable {
     /// is moved aside (kept, renamed with the time `unixTime`) and a fresh database is created in its place.
     /// Any other failure (disk full, a newer schema, permissions) throws, and so does a failure of the fresh one.
     public static func openMovingAsideDamaged(settings: OutboxSettings, unixTime: Double) throws(SQLiteError)
-        -> (database: GatewayDatabase, movedAside: MovedAside?) {
+        -> (database: GatewayDatabase, movedAside: MovedAside?)
+    {
         if DatabaseFile.lacksDatabaseHeader(settings.path) {
             // Not a database at all: moved before SQLite touches it (or its -wal file).
             let target = try DatabaseFile.moveAside(settings.path, unixTime: unixTime)
-            return (try GatewayDatabase(settings: settings),
-                    MovedAside(path: target, error: "\(settings.path): not an SQLite database (no SQLite header)"))
+            return (
+                try GatewayDatabase(settings: settings),
+                MovedAside(path: target, error: "\(settings.path): not an SQLite database (no SQLite header)")
+            )
         }
         do {
             return (try GatewayDatabase(settings: settings), nil)
-        } catch where error.isCorrupt {
+        } catch  where error.isCorrupt {
             let target = try DatabaseFile.moveAside(settings.path, unixTime: unixTime)
             return (try GatewayDatabase(settings: settings), MovedAside(path: target, error: error.description))
         }
     }
 
     /// Runs `body` on the database queue and resumes with its result.
-    func perform<T: Sendable>(_ body: @escaping @Sendable (Connection) throws(SQLiteError) -> T) async throws(SQLiteError) -> T {
+    func perform<T: Sendable>(_ body: @escaping @Sendable (Connection) throws(SQLiteError) -> T)
+        async throws(SQLiteError) -> T
+    {
         let connection = self.connection
         let result: Result<T, SQLiteError> = await withCheckedContinuation { continuation in
             queue.async {
@@ -114,7 +120,9 @@ public final class GatewayDatabase: @unchecked Sendable {
     /// Reserves `count` sequence numbers, committed before they are returned, all above `floor` (the highest
     /// number this process handed out otherwise, e.g. from the wall clock while the database failed), so the
     /// sequence never goes backwards.
-    public func reserveSequences(_ count: Int = 1024, above floor: UInt64 = 0) async throws(SQLiteError) -> SequenceBlock {
+    public func reserveSequences(_ count: Int = 1024, above floor: UInt64 = 0) async throws(SQLiteError)
+        -> SequenceBlock
+    {
         try await perform { (connection) throws(SQLiteError) in
             if floor > 0 { try connection.counter.raise(toAtLeast: floor) }
             let block = try connection.counter.reserve(count)
@@ -131,6 +139,8 @@ public final class GatewayDatabase: @unchecked Sendable {
 extension GatewayDatabase {
     /// `PRAGMA page_count`: pages in the file.
     public func pageCount() async throws(SQLiteError) -> Int {
-        try await perform { (connection) throws(SQLiteError) in Int(try connection.database.scalar("PRAGMA page_count") ?? 0) }
+        try await perform { (connection) throws(SQLiteError) in
+            Int(try connection.database.scalar("PRAGMA page_count") ?? 0)
+        }
     }
 }

@@ -9,7 +9,8 @@ extension Outbox {
         guard !letters.isEmpty else { return }
         do throws(SQLiteError) {
             try database.transaction { () throws(SQLiteError) in
-                let insert = try database.statement("""
+                let insert = try database.statement(
+                    """
                     INSERT OR REPLACE INTO dead_letter (seq, gateway, kind, expires, topic, qos, retain, payload,
                         capture_time, reason, attempts, dead_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
@@ -33,7 +34,8 @@ extension Outbox {
                 var count = Int(try database.scalar("SELECT count(*) FROM dead_letter") ?? 0)
                 if count > DeadLetter.maxKept {
                     let excess = count - DeadLetter.maxKept
-                    try database.execute("""
+                    try database.execute(
+                        """
                         DELETE FROM dead_letter WHERE seq IN (SELECT seq FROM dead_letter ORDER BY seq LIMIT \(excess))
                         """)
                     dropped[.deadLetterCap, default: 0] += excess
@@ -49,7 +51,8 @@ extension Outbox {
 
     /// Up to `limit` dead letters, in sequence order.
     public func deadLetters(limit: Int) throws(SQLiteError) -> [DeadLetter] {
-        let statement = try database.statement("""
+        let statement = try database.statement(
+            """
             SELECT seq, gateway, kind, topic, qos, retain, payload, capture_time, reason, attempts, dead_at
             FROM dead_letter ORDER BY seq LIMIT ?
             """)
@@ -57,8 +60,10 @@ extension Outbox {
         statement.bind(Int64(max(0, limit)), at: 1)
         var out: [DeadLetter] = []
         while try statement.step() {
-            out.append(DeadLetter(envelope: Outbox.envelope(from: statement), reason: statement.string(at: 8),
-                                  attempts: Int(statement.int64(at: 9)), time: statement.double(at: 10)))
+            out.append(
+                DeadLetter(
+                    envelope: Outbox.envelope(from: statement), reason: statement.string(at: 8),
+                    attempts: Int(statement.int64(at: 9)), time: statement.double(at: 10)))
         }
         return out
     }
@@ -70,7 +75,8 @@ extension Outbox {
         do throws(SQLiteError) {
             try database.transaction { () throws(SQLiteError) in
                 moved = Int(try database.scalar("SELECT count(*) FROM dead_letter") ?? 0)
-                try database.execute("""
+                try database.execute(
+                    """
                     INSERT OR IGNORE INTO outbox (seq, gateway, kind, expires, topic, qos, retain, payload, capture_time,
                         created) SELECT seq, gateway, kind, expires, topic, qos, retain, payload, capture_time, \(created)
                     FROM dead_letter;

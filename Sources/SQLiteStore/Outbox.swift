@@ -1,7 +1,8 @@
+import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconCore
 
 /// The `outbox` table: envelopes waiting for the broker, in sequence (capture) order, bounded by rows and
 /// bytes (docs/outbox.md). Synchronous and not Sendable: `GatewayDatabase` confines it to its serial queue;
@@ -28,17 +29,21 @@ public final class Outbox {
         deadLetterCount = Int(try database.scalar("SELECT count(*) FROM dead_letter") ?? 0)
     }
 
-    public var stats: OutboxStats { OutboxStats(rows: rows, bytes: bytes, dropped: dropped, deadLetters: deadLetterCount) }
+    public var stats: OutboxStats {
+        OutboxStats(rows: rows, bytes: bytes, dropped: dropped, deadLetters: deadLetterCount)
+    }
 
     /// Inserts the envelopes in one transaction (an envelope whose sequence is already stored is skipped),
     /// then evicts to stay inside the bounds, in the same transaction.
     public func append(_ envelopes: [EventEnvelope]) throws(SQLiteError) {
         guard !envelopes.isEmpty else { return }
         let created = Outbox.wallClock()
-        var addedRows = 0, addedBytes = 0
+        var addedRows = 0
+        var addedBytes = 0
         do throws(SQLiteError) {
             try database.transaction { () throws(SQLiteError) in
-                let insert = try database.statement("""
+                let insert = try database.statement(
+                    """
                     INSERT OR IGNORE INTO outbox (seq, gateway, kind, expires, topic, qos, retain, payload,
                         capture_time, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
@@ -64,7 +69,8 @@ public final class Outbox {
 
     /// Up to `limit` envelopes with a sequence above `sequence`, in sequence order.
     public func peek(after sequence: UInt64?, limit: Int) throws(SQLiteError) -> [EventEnvelope] {
-        let statement = try database.statement("""
+        let statement = try database.statement(
+            """
             SELECT seq, gateway, kind, topic, qos, retain, payload, capture_time FROM outbox
             WHERE seq > ? ORDER BY seq LIMIT ?
             """)
@@ -122,7 +128,8 @@ public final class Outbox {
 
     /// Drops expiring rows captured before `captureTime`, counted as `expired`.
     public func expire(before captureTime: Timestamp) throws(SQLiteError) {
-        let statement = try database.statement("""
+        let statement = try database.statement(
+            """
             DELETE FROM outbox WHERE expires = 1 AND capture_time < ? RETURNING length(payload)
             """)
         defer { statement.reset() }
@@ -142,9 +149,10 @@ public final class Outbox {
     func evictOverflow() throws(SQLiteError) {
         for onlyExpiring in [true, false] {
             while let reason = OutboxEviction.overflow(rows: rows, bytes: bytes, maxRows: maxRows, maxBytes: maxBytes) {
-                let select = try database.statement(onlyExpiring
-                    ? "SELECT seq, length(payload) FROM outbox WHERE expires = 1 ORDER BY seq LIMIT ?"
-                    : "SELECT seq, length(payload) FROM outbox ORDER BY seq LIMIT ?")
+                let select = try database.statement(
+                    onlyExpiring
+                        ? "SELECT seq, length(payload) FROM outbox WHERE expires = 1 ORDER BY seq LIMIT ?"
+                        : "SELECT seq, length(payload) FROM outbox ORDER BY seq LIMIT ?")
                 select.bind(Int64(rows > maxRows ? min(4096, rows - maxRows) : 256), at: 1)
                 var victims: [(Int64, Int)] = []
                 var freed = 0
@@ -162,8 +170,10 @@ public final class Outbox {
                     delete.reset()
                     rows -= 1
                     bytes -= size
-                    let counted = OutboxEviction.overflow(rows: rows + 1, bytes: bytes + size, maxRows: maxRows,
-                                                          maxBytes: maxBytes) ?? reason
+                    let counted =
+                        OutboxEviction.overflow(
+                            rows: rows + 1, bytes: bytes + size, maxRows: maxRows,
+                            maxBytes: maxBytes) ?? reason
                     dropped[counted, default: 0] += 1
                 }
             }

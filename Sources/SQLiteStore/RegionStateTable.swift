@@ -6,15 +6,17 @@ struct RegionStateTable {
 
     func load() throws(SQLiteError) -> [PersistedRegionState] {
         let statement = try database.statement(
-            "SELECT region, beacon_id, state, since, last_qualifying, updated FROM region_state ORDER BY region, beacon_id")
+            "SELECT region, beacon_id, state, since, last_qualifying, updated FROM region_state ORDER BY region, beacon_id"
+        )
         defer { statement.reset() }
         var out: [PersistedRegionState] = []
         while try statement.step() {
             let stateText = statement.string(at: 2)
-            out.append(PersistedRegionState(
-                region: statement.string(at: 0), beaconID: statement.string(at: 1),
-                state: RegionState(rawValue: stateText) ?? .unknown, since: statement.double(at: 3),
-                lastQualifying: statement.double(at: 4), updated: statement.double(at: 5)))
+            out.append(
+                PersistedRegionState(
+                    region: statement.string(at: 0), beaconID: statement.string(at: 1),
+                    state: RegionState(rawValue: stateText) ?? .unknown, since: statement.double(at: 3),
+                    lastQualifying: statement.double(at: 4), updated: statement.double(at: 5)))
         }
         return out
     }
@@ -22,7 +24,8 @@ struct RegionStateTable {
     func save(_ states: [PersistedRegionState]) throws(SQLiteError) {
         guard !states.isEmpty else { return }
         try database.transaction { () throws(SQLiteError) in
-            let statement = try database.statement("""
+            let statement = try database.statement(
+                """
                 INSERT INTO region_state (region, beacon_id, state, since, last_qualifying, updated)
                 VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (region, beacon_id) DO UPDATE SET state = excluded.state, since = excluded.since,

@@ -29,8 +29,9 @@ public final class SQLiteDatabase {
 
     func error(_ rc: Int32, sql: String?) -> SQLiteError {
         let code = sqlite3_extended_errcode(handle)
-        return SQLiteError(code: code == SQLITE_OK ? rc : code, message: String(cString: sqlite3_errmsg(handle)),
-                           sql: sql, path: path)
+        return SQLiteError(
+            code: code == SQLITE_OK ? rc : code, message: String(cString: sqlite3_errmsg(handle)),
+            sql: sql, path: path)
     }
 
     /// Runs one or more statements that return no rows we need. The corresponding C function is `sqlite3_exec`.
@@ -41,7 +42,10 @@ public final class SQLiteDatabase {
 
     /// A prepared statement, cached by its SQL text.
     public func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
-        if let cached = cache[sql] { cached.reset(); return cached }
+        if let cached = cache[sql] {
+            cached.reset()
+            return cached
+        }
         let statement = try SQLiteStatement(database: self, sql: sql)
         cache[sql] = statement
         return statement

@@ -31,8 +31,9 @@ public final class SQLiteStatement {
                 _ = sqlite3_bind_text(handle, index, "", 0, bb_sqlite_transient())
                 return
             }
-            _ = sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
-                                  Int32(buffer.count), bb_sqlite_transient())
+            _ = sqlite3_bind_text(
+                handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                Int32(buffer.count), bb_sqlite_transient())
         }
     }
 

@@ -11,7 +11,8 @@ struct SequenceCounter {
         defer { statement.reset() }
         statement.bind(Int64(count), at: 1)
         guard try statement.step() else {
-            throw SQLiteError(code: 1, message: "counter event_sequence missing", sql: statement.sql, path: database.path)
+            throw SQLiteError(
+                code: 1, message: "counter event_sequence missing", sql: statement.sql, path: database.path)
         }
         let last = UInt64(max(0, statement.int64(at: 0)))
         _ = try statement.step()
@@ -38,7 +39,8 @@ struct SequenceCounter {
     /// Raises the counter to at least the highest sequence stored in the outbox (a repair for copied or
     /// hand-edited files).
     func catchUp() throws(SQLiteError) {
-        try database.execute("""
+        try database.execute(
+            """
             UPDATE counters SET value = max(value, (SELECT coalesce(max(seq), 0) FROM outbox),
                                             (SELECT coalesce(max(seq), 0) FROM dead_letter))
             WHERE name = 'event_sequence'

@@ -74,8 +74,9 @@ enum StoreSchema {
     static func migrate(_ database: SQLiteDatabase) throws(SQLiteError) {
         let version = try database.userVersion
         guard version <= currentVersion else {
-            throw SQLiteError(code: 1, message: "schema version \(version) is newer than this gateway knows (\(currentVersion))",
-                              sql: "PRAGMA user_version", path: database.path)
+            throw SQLiteError(
+                code: 1, message: "schema version \(version) is newer than this gateway knows (\(currentVersion))",
+                sql: "PRAGMA user_version", path: database.path)
         }
         for target in (version + 1)...max(version + 1, currentVersion) where target <= currentVersion {
             try database.transaction { () throws(SQLiteError) in

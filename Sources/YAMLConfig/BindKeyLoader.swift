@@ -7,8 +7,10 @@ import BeaconCore
 enum BindKeyLoader {
     static let shape = "32 hex digits (16 bytes)"
 
-    static func load(into settings: inout FormatSettings, credentialsDirectory: String?,
-                     environment: (String) -> String?) -> [ConfigIssue] {
+    static func load(
+        into settings: inout FormatSettings, credentialsDirectory: String?,
+        environment: (String) -> String?
+    ) -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
         for index in settings.bthomeKeys.indices {
             guard let source = settings.bthomeKeys[index].source else { continue }

@@ -1,4 +1,5 @@
 import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,7 +27,8 @@ enum ConfigFile {
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
         case S_IFDIR: return .failure(.unreadable("it is a directory"))
-        case S_IFIFO: return .failure(.unreadable("it is a FIFO or pipe, not a regular file (save the configuration to a file)"))
+        case S_IFIFO:
+            return .failure(.unreadable("it is a FIFO or pipe, not a regular file (save the configuration to a file)"))
         default: return .failure(.unreadable("it is not a regular file (a device or socket)"))
         }
         if Int(info.st_size) > maxBytes { return .failure(.tooLarge(Int(info.st_size))) }

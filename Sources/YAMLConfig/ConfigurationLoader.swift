@@ -1,4 +1,5 @@
 import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,8 +10,10 @@ public enum ConfigurationLoader {
     public static let defaultPath = "/etc/beaconbridge/beaconbridge.yaml"
 
     /// Loads and validates the configuration at `path`. `environment` defaults to this machine's.
-    public static func load(path: String, environment: ConfigEnvironment? = nil,
-                            limits: YAMLLimits = .standard) -> Result<GatewayConfiguration, ConfigErrors> {
+    public static func load(
+        path: String, environment: ConfigEnvironment? = nil,
+        limits: YAMLLimits = .standard
+    ) -> Result<GatewayConfiguration, ConfigErrors> {
         readDocument(path: path, limits: limits).flatMap { document in
             decode(document, file: path, environment: environment ?? currentEnvironment())
         }
@@ -18,10 +21,13 @@ public enum ConfigurationLoader {
 
     /// Validates configuration text as if it were the file `file`. `checksFiles`: also check that the files
     /// it names (password, certificates, capture) exist and are readable.
-    public static func load(yaml: String, file: String, environment: ConfigEnvironment, checksFiles: Bool = true,
-                            limits: YAMLLimits = .standard) -> Result<GatewayConfiguration, ConfigErrors> {
-        decode(YAMLParser.parse(yaml, file: file, limits: limits), file: file, environment: environment,
-               checksFiles: checksFiles)
+    public static func load(
+        yaml: String, file: String, environment: ConfigEnvironment, checksFiles: Bool = true,
+        limits: YAMLLimits = .standard
+    ) -> Result<GatewayConfiguration, ConfigErrors> {
+        decode(
+            YAMLParser.parse(yaml, file: file, limits: limits), file: file, environment: environment,
+            checksFiles: checksFiles)
     }
 
     /// Reads and parses a file into a tree without decoding sections (for commands that read one section);
@@ -42,9 +48,12 @@ public enum ConfigurationLoader {
         case .failure(.unreadable(let why)):
             return .failure(ConfigErrors(kind: .fileUnreadable, issues: [fileIssue(path, "cannot read: \(why)")]))
         case .failure(.tooLarge(let size)):
-            return .failure(ConfigErrors(kind: .invalid, issues: [
-                fileIssue(path, "the file is \(size) bytes; at most \(limits.maxBytes) bytes are accepted"),
-            ]))
+            return .failure(
+                ConfigErrors(
+                    kind: .invalid,
+                    issues: [
+                        fileIssue(path, "the file is \(size) bytes; at most \(limits.maxBytes) bytes are accepted")
+                    ]))
         case .success(let bytes):
             return .success(YAMLParser.parse(bytes, file: path, limits: limits))
         }
@@ -52,8 +61,10 @@ public enum ConfigurationLoader {
 
     /// Decodes the sections of a parsed document. Structural issues that still left a tree (a duplicate key,
     /// a tag) are reported together with the sections' issues, in file order.
-    static func decode(_ document: YAMLDocument, file: String, environment: ConfigEnvironment,
-                       checksFiles: Bool = true) -> Result<GatewayConfiguration, ConfigErrors> {
+    static func decode(
+        _ document: YAMLDocument, file: String, environment: ConfigEnvironment,
+        checksFiles: Bool = true
+    ) -> Result<GatewayConfiguration, ConfigErrors> {
         guard let root = document.root else {
             return .failure(ConfigErrors(kind: .invalid, issues: document.issues))
         }
@@ -63,13 +74,19 @@ public enum ConfigurationLoader {
         var placer = ConfigReader(root, file: file)
         placer.absorbIssues(issues)
         // Device keys are needed to run, not only checked: loaded whether or not files are checked.
-        placer.report(DeviceKeyLoader.load(into: &configuration.devices, credentialsDirectory: credentialsDirectory,
-                                           environment: DeviceKeyLoader.processEnvironment))
-        placer.report(BindKeyLoader.load(into: &configuration.formats, credentialsDirectory: credentialsDirectory,
-                                         environment: DeviceKeyLoader.processEnvironment))
+        placer.report(
+            DeviceKeyLoader.load(
+                into: &configuration.devices, credentialsDirectory: credentialsDirectory,
+                environment: DeviceKeyLoader.processEnvironment))
+        placer.report(
+            BindKeyLoader.load(
+                into: &configuration.formats, credentialsDirectory: credentialsDirectory,
+                environment: DeviceKeyLoader.processEnvironment))
         if checksFiles {
-            placer.report(ESPHomeSecretLoader.issues(in: configuration.esphomeAPI, credentialsDirectory: credentialsDirectory,
-                                                     environment: DeviceKeyLoader.processEnvironment))
+            placer.report(
+                ESPHomeSecretLoader.issues(
+                    in: configuration.esphomeAPI, credentialsDirectory: credentialsDirectory,
+                    environment: DeviceKeyLoader.processEnvironment))
             placer.report(ReferencedFiles.issues(in: configuration, credentialsDirectory: credentialsDirectory))
         }
         issues = placer.issues

@@ -1,4 +1,5 @@
 import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,8 +9,10 @@ import Glibc
 /// column) and never contain the file's content or the variable's value; an absent credentials file leaves
 /// the device without a key for this check.
 enum DeviceKeyLoader {
-    static func load(into settings: inout PrivateDeviceSettings, credentialsDirectory: String?,
-                     environment: (String) -> String?) -> [ConfigIssue] {
+    static func load(
+        into settings: inout PrivateDeviceSettings, credentialsDirectory: String?,
+        environment: (String) -> String?
+    ) -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
         for index in settings.known.indices {
             let device = settings.known[index]
@@ -27,8 +30,11 @@ enum DeviceKeyLoader {
                 if let key = IdentityResolvingKey(text: text) {
                     settings.known[index].key = key
                 } else {
-                    issues.append(ConfigIssue(path: at, message: "\(origin): "
-                                              + (IdentityResolvingKey.problem(with: text) ?? "not a key")))
+                    issues.append(
+                        ConfigIssue(
+                            path: at,
+                            message: "\(origin): "
+                                + (IdentityResolvingKey.problem(with: text) ?? "not a key")))
                 }
             }
         }

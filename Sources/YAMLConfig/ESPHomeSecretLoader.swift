@@ -6,15 +6,20 @@ import BeaconCore
 /// file's content or the variable's value. An absent systemd credentials file is skipped (it exists only while
 /// the service runs). The daemon reads the secrets again when it starts the proxy.
 enum ESPHomeSecretLoader {
-    static let keyShape = "a 32-byte key in base64 (as ESPHome's `api: encryption: key:`; make one with "
+    static let keyShape =
+        "a 32-byte key in base64 (as ESPHome's `api: encryption: key:`; make one with "
         + "`head -c 32 /dev/urandom | base64`)"
 
-    static func issues(in settings: ESPHomeAPISettings, credentialsDirectory: String?,
-                       environment: (String) -> String?) -> [ConfigIssue] {
+    static func issues(
+        in settings: ESPHomeAPISettings, credentialsDirectory: String?,
+        environment: (String) -> String?
+    ) -> [ConfigIssue] {
         guard settings.enabled else { return [] }
         var issues: [ConfigIssue] = []
-        if case let (key, outcome)? = read(file: settings.encryptionKeyFile, env: settings.encryptionKeyEnv, name: "encryption_key",
-                                     credentialsDirectory: credentialsDirectory, environment: environment) {
+        if case let (key, outcome)? = read(
+            file: settings.encryptionKeyFile, env: settings.encryptionKeyEnv, name: "encryption_key",
+            credentialsDirectory: credentialsDirectory, environment: environment)
+        {
             switch outcome {
             case .skipped: break
             case .problem(let message): issues.append(ConfigIssue(path: key, message: message))
@@ -24,9 +29,11 @@ enum ESPHomeSecretLoader {
                 }
             }
         }
-        if case let (key, outcome)? = read(file: settings.passwordFile, env: settings.passwordEnv, name: "password",
-                                     credentialsDirectory: credentialsDirectory, environment: environment),
-           case .problem(let message) = outcome {
+        if case let (key, outcome)? = read(
+            file: settings.passwordFile, env: settings.passwordEnv, name: "password",
+            credentialsDirectory: credentialsDirectory, environment: environment),
+            case .problem(let message) = outcome
+        {
             issues.append(ConfigIssue(path: key, message: message))
         }
         return issues
@@ -34,8 +41,10 @@ enum ESPHomeSecretLoader {
 
     /// The key path and what reading it gave; nil when neither `NAME_file` nor `NAME_env` is set. With both set
     /// the section's own check reports it; the variable is what the daemon uses then.
-    private static func read(file: String?, env: String?, name: String, credentialsDirectory: String?,
-                             environment: (String) -> String?) -> (String, SecretText.Outcome)? {
+    private static func read(
+        file: String?, env: String?, name: String, credentialsDirectory: String?,
+        environment: (String) -> String?
+    ) -> (String, SecretText.Outcome)? {
         if let env { return ("esphome_api.\(name)_env", SecretText.fromEnvironment(env, environment: environment)) }
         guard let file else { return nil }
         return ("esphome_api.\(name)_file", SecretText.fromFile(file, credentialsDirectory: credentialsDirectory))

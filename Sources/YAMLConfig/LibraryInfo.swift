@@ -4,7 +4,9 @@ import CYAML
 public enum YAMLLibrary {
     /// The corresponding C function is `yaml_get_version`.
     public static var version: (Int, Int, Int) {
-        var major: Int32 = 0, minor: Int32 = 0, patch: Int32 = 0
+        var major: Int32 = 0
+        var minor: Int32 = 0
+        var patch: Int32 = 0
         yaml_get_version(&major, &minor, &patch)
         return (Int(major), Int(minor), Int(patch))
     }

@@ -1,4 +1,5 @@
 import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,7 +25,9 @@ enum ReferencedFiles {
         for reference in references {
             guard let file = reference.file, !file.isEmpty else { continue }
             if file.hasPrefix("/run/credentials/") { continue }
-            if let credentialsDirectory, !credentialsDirectory.isEmpty, file.hasPrefix(credentialsDirectory) { continue }
+            if let credentialsDirectory, !credentialsDirectory.isEmpty, file.hasPrefix(credentialsDirectory) {
+                continue
+            }
             if let problem = problem(with: file, kind: reference.kind) {
                 issues.append(ConfigIssue(path: reference.path, message: problem))
             }
@@ -39,8 +42,9 @@ enum ReferencedFiles {
         }
         var info = stat()
         guard stat(path, &info) == 0 else {
-            return errno == ENOENT || errno == ENOTDIR ? "`\(path)` does not exist"
-                                                       : "`\(path)` cannot be checked: \(ConfigFile.describe(errno))"
+            return errno == ENOENT || errno == ENOTDIR
+                ? "`\(path)` does not exist"
+                : "`\(path)` cannot be checked: \(ConfigFile.describe(errno))"
         }
         let isDirectory = info.st_mode & S_IFMT == S_IFDIR
         switch kind {

@@ -23,7 +23,8 @@ enum SecretText {
 
     static func fromFile(_ path: String, credentialsDirectory: String?) -> Outcome {
         guard path.hasPrefix("/") else { return .skipped }  // reported by the reader
-        let underCredentials = path.hasPrefix("/run/credentials/")
+        let underCredentials =
+            path.hasPrefix("/run/credentials/")
             || (credentialsDirectory.map { !$0.isEmpty && path.hasPrefix($0) } ?? false)
         switch ConfigFile.read(path: path, maxBytes: maxFileBytes) {
         case .failure(.missing):

@@ -11,11 +11,15 @@ public struct YAMLDocument: Sendable {
 public enum YAMLParser {
     /// Parses `bytes` (UTF-8, UTF-16 with BOM). Never traps: syntax errors become an issue with libyaml's
     /// problem text at file:line:column, limits (size, nodes, depth) stop parsing with an issue.
-    public static func parse(_ bytes: [UInt8], file: String? = nil,
-                             limits: YAMLLimits = .standard) -> YAMLDocument {
+    public static func parse(
+        _ bytes: [UInt8], file: String? = nil,
+        limits: YAMLLimits = .standard
+    ) -> YAMLDocument {
         if bytes.count > limits.maxBytes {
-            let issue = ConfigIssue(path: "", message: "the file is \(bytes.count) bytes; at most \(limits.maxBytes) "
-                                    + "bytes are accepted", file: file, line: nil, column: nil)
+            let issue = ConfigIssue(
+                path: "",
+                message: "the file is \(bytes.count) bytes; at most \(limits.maxBytes) "
+                    + "bytes are accepted", file: file, line: nil, column: nil)
             return YAMLDocument(root: nil, issues: [issue])
         }
         if bytes.isEmpty { return YAMLDocument(root: .null(at: SourceMark(line: 1, column: 1)), issues: []) }
@@ -37,7 +41,10 @@ public enum YAMLParser {
         // Heap-allocated so libyaml's structs never move while it holds them.
         let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
         let event = UnsafeMutablePointer<yaml_event_t>.allocate(capacity: 1)
-        defer { parser.deallocate(); event.deallocate() }
+        defer {
+            parser.deallocate()
+            event.deallocate()
+        }
         guard yaml_parser_initialize(parser) == 1 else {
             builder.issue("the YAML parser could not be initialised (out of memory)", at: .unknown)
             return false
@@ -60,8 +67,9 @@ public enum YAMLParser {
                 builder.documentStart(at: mark)
             case YAML_SCALAR_EVENT:
                 let s = e.data.scalar
-                builder.scalar(text(s.value, length: s.length), style: style(s.style), tag: optionalText(s.tag),
-                               anchor: optionalText(s.anchor), at: mark)
+                builder.scalar(
+                    text(s.value, length: s.length), style: style(s.style), tag: optionalText(s.tag),
+                    anchor: optionalText(s.anchor), at: mark)
             case YAML_ALIAS_EVENT:
                 builder.alias(optionalText(e.data.alias.anchor) ?? "", at: mark)
             case YAML_SEQUENCE_START_EVENT:
@@ -73,14 +81,16 @@ public enum YAMLParser {
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                 builder.endContainer()
             default:
-                break // stream start, document end, no event
+                break  // stream start, document end, no event
             }
         }
         return true
     }
 
-    private static func recordError(_ p: yaml_parser_t, input: UnsafeBufferPointer<UInt8>,
-                                    into builder: inout YAMLTreeBuilder) {
+    private static func recordError(
+        _ p: yaml_parser_t, input: UnsafeBufferPointer<UInt8>,
+        into builder: inout YAMLTreeBuilder
+    ) {
         let problem = optionalText(p.problem) ?? "unknown problem"
         var mark: SourceMark
         var message: String
@@ -95,16 +105,25 @@ public enum YAMLParser {
             if let context = optionalText(p.context) {
                 message += " (\(context) at line \(p.context_mark.line + 1), column \(p.context_mark.column + 1))"
             }
-            if p.error == YAML_MEMORY_ERROR { message = "the YAML parser ran out of memory"; mark = .unknown }
+            if p.error == YAML_MEMORY_ERROR {
+                message = "the YAML parser ran out of memory"
+                mark = .unknown
+            }
         }
         builder.issue(message, at: mark)
     }
 
     /// 1-based line and column (in characters) of a byte offset, for reader errors.
     static func place(ofByte offset: Int, in input: UnsafeBufferPointer<UInt8>) -> SourceMark {
-        var line = 1, column = 1
+        var line = 1
+        var column = 1
         for byte in input.prefix(max(0, min(offset, input.count))) {
-            if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
         }
         return SourceMark(line: line, column: column)
     }

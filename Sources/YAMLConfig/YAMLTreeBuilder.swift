@@ -46,8 +46,10 @@ struct YAMLTreeBuilder {
         }
     }
 
-    mutating func scalar(_ text: String, style: ConfigScalar.Style, tag: String?, anchor: String?,
-                         at mark: SourceMark) {
+    mutating func scalar(
+        _ text: String, style: ConfigScalar.Style, tag: String?, anchor: String?,
+        at mark: SourceMark
+    ) {
         guard countNodes(1, at: mark) else { return }
         let node: ConfigNode
         let tagName = tag.map(Self.shortTag)
@@ -72,8 +74,10 @@ struct YAMLTreeBuilder {
     mutating func alias(_ anchor: String, at mark: SourceMark) {
         guard let target = anchors[anchor] else {
             let open = stack.contains { $0.anchor == anchor }
-            issue(open ? "alias `*\(anchor)` refers to a node that contains it"
-                       : "alias `*\(anchor)` refers to no anchor defined before it", at: mark)
+            issue(
+                open
+                    ? "alias `*\(anchor)` refers to a node that contains it"
+                    : "alias `*\(anchor)` refers to no anchor defined before it", at: mark)
             guard countNodes(1, at: mark) else { return }
             emit(.null(at: mark), count: 1)
             return
@@ -106,8 +110,10 @@ struct YAMLTreeBuilder {
 
     // MARK: Building
 
-    private mutating func startContainer(_ kind: Frame.Kind, allowedTag: String, tag: String?, anchor: String?,
-                                         at mark: SourceMark) {
+    private mutating func startContainer(
+        _ kind: Frame.Kind, allowedTag: String, tag: String?, anchor: String?,
+        at mark: SourceMark
+    ) {
         guard countNodes(1, at: mark) else { return }
         if let tag, tag != allowedTag, tag != "!" { reject(tag: Self.shortTag(tag), at: mark) }
         guard stack.count < limits.maxDepth else {
@@ -156,19 +162,24 @@ struct YAMLTreeBuilder {
     private mutating func addEntry(_ entry: ConfigEntry, frame top: Int) {
         if entry.key == "<<" {
             switch entry.value.content {
-            case .mapping: stack[top].merges.append(entry.value); return
+            case .mapping:
+                stack[top].merges.append(entry.value)
+                return
             case .sequence(let items) where items.allSatisfy({ $0.entries != nil }):
-                stack[top].merges.append(contentsOf: items); return
+                stack[top].merges.append(contentsOf: items)
+                return
             default:
-                issue("the merge key `<<` needs a mapping or a list of mappings (usually an alias like *defaults)",
-                      at: entry.value.mark.isKnown ? entry.value.mark : entry.keyMark)
+                issue(
+                    "the merge key `<<` needs a mapping or a list of mappings (usually an alias like *defaults)",
+                    at: entry.value.mark.isKnown ? entry.value.mark : entry.keyMark)
                 return
             }
         }
         if let first = stack[top].entries.first(where: { $0.key == entry.key }) {
-            issue("duplicate key `\(entry.key)` (first defined at line \(first.keyMark.line), column "
-                  + "\(first.keyMark.column)); the second one would silently win in other YAML readers",
-                  at: entry.keyMark, path: pathHere(frames: top).appending(entry.key))
+            issue(
+                "duplicate key `\(entry.key)` (first defined at line \(first.keyMark.line), column "
+                    + "\(first.keyMark.column)); the second one would silently win in other YAML readers",
+                at: entry.keyMark, path: pathHere(frames: top).appending(entry.key))
             return
         }
         stack[top].entries.append(entry)
@@ -214,9 +225,11 @@ struct YAMLTreeBuilder {
     }
 
     mutating func issue(_ message: String, at mark: SourceMark, path: ConfigPath? = nil) {
-        let where_ = path ?? pathHere()
-        issues.append(ConfigIssue(path: where_.description, message: message, file: file,
-                                  line: mark.isKnown ? mark.line : nil, column: mark.isKnown ? mark.column : nil))
+        let location = path ?? pathHere()
+        issues.append(
+            ConfigIssue(
+                path: location.description, message: message, file: file,
+                line: mark.isKnown ? mark.line : nil, column: mark.isKnown ? mark.column : nil))
     }
 
     /// `!!binary` for `tag:yaml.org,2002:binary`; other tags unchanged.

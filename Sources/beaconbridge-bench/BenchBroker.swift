@@ -21,7 +21,8 @@ final class BenchBroker {
 
             """
         try config.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        process = try DaemonBenchProcess("mosquitto", executable: "/usr/sbin/mosquitto", arguments: ["-c", directory + "/mosquitto.conf"])
+        process = try DaemonBenchProcess(
+            "mosquitto", executable: "/usr/sbin/mosquitto", arguments: ["-c", directory + "/mosquitto.conf"])
         for _ in 0..<200 where !FreePort.accepts(port) { usleep(50_000) }
         guard FreePort.accepts(port) else { throw BenchFailure("mosquitto did not start on 127.0.0.1:\(port)") }
     }

@@ -27,52 +27,72 @@ enum DaemonBench {
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let broker = try BenchBroker(directory: directory)
-        let subscriber = try DaemonBenchProcess("mosquitto_sub", executable: "/usr/bin/mosquitto_sub",
-                                                arguments: ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-t", "beaconbridge/bench-busy/#", "-F", "%t"],
-                                                stdout: directory + "/received.txt")
+        let subscriber = try DaemonBenchProcess(
+            "mosquitto_sub", executable: "/usr/bin/mosquitto_sub",
+            arguments: [
+                "-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-t", "beaconbridge/bench-busy/#", "-F", "%t",
+            ],
+            stdout: directory + "/received.txt")
         defer { subscriber.stop() }
         usleep(300_000)
 
-        print("  phase 1: 500 beacons x 10 reports/s = 5,000 reports/s for \(seconds) s, replay at speed 1, broker on 127.0.0.1:\(broker.port)")
+        print(
+            "  phase 1: 500 beacons x 10 reports/s = 5,000 reports/s for \(seconds) s, replay at speed 1, broker on 127.0.0.1:\(broker.port)"
+        )
         let start = Date().timeIntervalSince1970.rounded()
         let generated = Date()
-        let events = try DaemonBenchCapture.write(path: directory + "/busy.btsnoop", beacons: 500, rate: 10, seconds: seconds, start: start)
+        let events = try DaemonBenchCapture.write(
+            path: directory + "/busy.btsnoop", beacons: 500, rate: 10, seconds: seconds, start: start)
         try DaemonBenchCapture.writeIdle(path: directory + "/idle.btsnoop", seconds: seconds, start: start)
         let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/busy.btsnoop")[.size] as? Int) ?? 0
-        print("    capture: \(events) events, \(size / 1_048_576) MiB, written in \(format(Date().timeIntervalSince(generated), 1)) s")
+        print(
+            "    capture: \(events) events, \(size / 1_048_576) MiB, written in \(format(Date().timeIntervalSince(generated), 1)) s"
+        )
 
         let busyConfig = try writeConfig(directory: directory, name: "busy", port: broker.port)
         let idleConfig = try writeConfig(directory: directory, name: "idle", port: broker.port)
-        let busy = try DaemonBenchProcess("beaconbridge", executable: binary,
-                                          arguments: ["replay", directory + "/busy.btsnoop", "--speed", "1", "--config", busyConfig],
-                                          stderr: directory + "/busy.log")
-        let idle = try DaemonBenchProcess("idle beaconbridge", executable: binary,
-                                          arguments: ["replay", directory + "/idle.btsnoop", "--speed", "1", "--config", idleConfig],
-                                          stderr: directory + "/idle.log")
-        defer { busy.stop(); idle.stop() }
+        let busy = try DaemonBenchProcess(
+            "beaconbridge", executable: binary,
+            arguments: ["replay", directory + "/busy.btsnoop", "--speed", "1", "--config", busyConfig],
+            stderr: directory + "/busy.log")
+        let idle = try DaemonBenchProcess(
+            "idle beaconbridge", executable: binary,
+            arguments: ["replay", directory + "/idle.btsnoop", "--speed", "1", "--config", idleConfig],
+            stderr: directory + "/idle.log")
+        defer {
+            busy.stop()
+            idle.stop()
+        }
         let phase1 = DaemonBenchSampler(processes: [busy, idle, subscriber, broker.process], interval: sampleInterval)
         phase1.run(until: busy, deadline: Double(seconds) + 90)
         let busyStatus = busy.waitForExit(timeout: 1)
         idle.stop()
         usleep(500_000)
-        let received = (try? String(contentsOfFile: directory + "/received.txt", encoding: .utf8))?.split(separator: "\n").count ?? 0
-        report(phase1: phase1, seconds: seconds, busyStatus: busyStatus, log: directory + "/busy.log", received: received)
+        let received =
+            (try? String(contentsOfFile: directory + "/received.txt", encoding: .utf8))?.split(separator: "\n").count
+            ?? 0
+        report(
+            phase1: phase1, seconds: seconds, busyStatus: busyStatus, log: directory + "/busy.log", received: received)
 
         let phase2Seconds = max(60, min(150, seconds / 4))
         print("  phase 2: 1,000 beacons x 1 report/s for \(phase2Seconds) s, replay at speed 1")
         let start2 = Date().timeIntervalSince1970.rounded()
-        _ = try DaemonBenchCapture.write(path: directory + "/many.btsnoop", beacons: 1000, rate: 1, seconds: phase2Seconds, start: start2)
+        _ = try DaemonBenchCapture.write(
+            path: directory + "/many.btsnoop", beacons: 1000, rate: 1, seconds: phase2Seconds, start: start2)
         let manyConfig = try writeConfig(directory: directory, name: "many", port: broker.port)
-        let many = try DaemonBenchProcess("beaconbridge", executable: binary,
-                                          arguments: ["replay", directory + "/many.btsnoop", "--speed", "1", "--config", manyConfig],
-                                          stderr: directory + "/many.log")
+        let many = try DaemonBenchProcess(
+            "beaconbridge", executable: binary,
+            arguments: ["replay", directory + "/many.btsnoop", "--speed", "1", "--config", manyConfig],
+            stderr: directory + "/many.log")
         defer { many.stop() }
         let phase2 = DaemonBenchSampler(processes: [many], interval: sampleInterval)
         phase2.run(until: many, deadline: Double(phase2Seconds) + 90)
         let steady = phase2.samples.filter { $0.time >= Double(phase2Seconds) / 2 && $0.time <= Double(phase2Seconds) }
             .compactMap { $0.rss[0] }.sorted()
         if let median = steady.isEmpty ? nil : steady[steady.count / 2], let peak = steady.last {
-            print("    steady-state RSS with 1,000 beacons: \(mb(median)) MB median over the second half (max \(mb(peak)) MB); goal < 16 MB")
+            print(
+                "    steady-state RSS with 1,000 beacons: \(mb(median)) MB median over the second half (max \(mb(peak)) MB); goal < 16 MB"
+            )
         } else {
             print("    steady-state RSS with 1,000 beacons: no samples (gateway log: \(directory)/many.log)")
         }
@@ -93,25 +113,34 @@ enum DaemonBench {
             guard let from = first.cpu[index], let to = last.cpu[index], window > 0 else { return "n/a" }
             return format((to - from) / window * 100, 2) + " %"
         }
-        print("    gateway CPU: \(share(0)) of one core from t=\(Int(first.time)) s to t=\(Int(last.time)) s "
-              + "(\(format(lastCPU / last.time * 100, 2)) % over the whole run incl. start); goal < 2 %")
+        print(
+            "    gateway CPU: \(share(0)) of one core from t=\(Int(first.time)) s to t=\(Int(last.time)) s "
+                + "(\(format(lastCPU / last.time * 100, 2)) % over the whole run incl. start); goal < 2 %")
         if let from = first.rss[0], let to = last.rss[0] {
             let peak = samples.compactMap { $0.rss[0] }.max() ?? to
-            print("    gateway RSS: \(mb(from)) MB at t=\(Int(first.time)) s, \(mb(to)) MB at t=\(Int(last.time)) s: drift "
-                  + "\(format(Double(to - from) / 1_048_576, 2)) MB (goal < 0.5 MB over 10 minutes); peak \(mb(peak)) MB")
+            print(
+                "    gateway RSS: \(mb(from)) MB at t=\(Int(first.time)) s, \(mb(to)) MB at t=\(Int(last.time)) s: drift "
+                    + "\(format(Double(to - from) / 1_048_576, 2)) MB (goal < 0.5 MB over 10 minutes); peak \(mb(peak)) MB"
+            )
         }
-        print("    reference, idle gateway (same binary, nothing to track): CPU \(share(1)), RSS \(last.rss[1].map(mb) ?? "n/a") MB")
-        print("    reference, mosquitto_sub (receives every event of the gateway): CPU \(share(2)), RSS \(last.rss[2].map(mb) ?? "n/a") MB;"
-              + " mosquitto broker: CPU \(share(3))")
+        print(
+            "    reference, idle gateway (same binary, nothing to track): CPU \(share(1)), RSS \(last.rss[1].map(mb) ?? "n/a") MB"
+        )
+        print(
+            "    reference, mosquitto_sub (receives every event of the gateway): CPU \(share(2)), RSS \(last.rss[2].map(mb) ?? "n/a") MB;"
+                + " mosquitto broker: CPU \(share(3))")
         let stopped = stoppedSummary(log: log)
         func logValue(_ key: String) -> String { stopped[key] ?? "?" }
-        print("    messages received by the subscriber: \(received) (gateway: \(logValue("events")) events submitted, "
-              + "\(logValue("published")) published, \(logValue("hci_events")) HCI events); exit status \(busyStatus.map(String.init) ?? "still running")")
+        print(
+            "    messages received by the subscriber: \(received) (gateway: \(logValue("events")) events submitted, "
+                + "\(logValue("published")) published, \(logValue("hci_events")) HCI events); exit status \(busyStatus.map(String.init) ?? "still running")"
+        )
     }
 
     /// The release `beaconbridge` next to this bench binary.
     static var gatewayBinary: String {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path + "/beaconbridge"
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
+            + "/beaconbridge"
     }
 
     /// The key=value pairs of the gateway's last `msg=stopped` log line (its end-of-run counters).
@@ -157,7 +186,9 @@ enum DaemonBench {
 
     static func makeDirectory() throws -> String {
         var template = Array((NSTemporaryDirectory() + "/beaconbridge-bench-XXXXXX").utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw BenchFailure("mkdtemp failed") }
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw BenchFailure("mkdtemp failed")
+        }
         return String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
     }
 

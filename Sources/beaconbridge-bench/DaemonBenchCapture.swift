@@ -17,7 +17,9 @@ enum DaemonBenchCapture {
         for tick in 0..<(seconds * rate) {
             let tickStart = start + Double(tick) * interval
             for index in 0..<beacons {
-                noise ^= noise << 13; noise ^= noise >> 7; noise ^= noise << 17
+                noise ^= noise << 13
+                noise ^= noise >> 7
+                noise ^= noise << 17
                 var event = events[index]
                 let rssi = -55 - index % 40 + Int(noise % 9) - 4
                 event[event.count - 1] = UInt8(bitPattern: Int8(rssi))
@@ -33,11 +35,15 @@ enum DaemonBenchCapture {
     static func beaconEvents(_ beacons: Int) throws -> [[UInt8]] {
         var events: [[UInt8]] = []
         for index in 0..<beacons {
-            let observation = Observation(timestamp: 0, beaconID: "", format: "ibeacon",
-                                          identifiers: [uuid, String(index / 100), String(index)],
-                                          address: BluetoothAddress(rawValue: 0xC0_BE_00_00_00_00 | UInt64(index)),
-                                          rssi: -60, measuredPower: -59)
-            guard let event = SyntheticAdvertisement.report(for: observation).flatMap(AdvertisingReportEncoder.legacyEvent) else {
+            let observation = Observation(
+                timestamp: 0, beaconID: "", format: "ibeacon",
+                identifiers: [uuid, String(index / 100), String(index)],
+                address: BluetoothAddress(rawValue: 0xC0_BE_00_00_00_00 | UInt64(index)),
+                rssi: -60, measuredPower: -59)
+            guard
+                let event = SyntheticAdvertisement.report(for: observation).flatMap(
+                    AdvertisingReportEncoder.legacyEvent)
+            else {
                 throw BenchFailure("no synthetic iBeacon event")
             }
             events.append(event)
@@ -50,9 +56,10 @@ enum DaemonBenchCapture {
     static func writeIdle(path: String, seconds: Int, start: Timestamp) throws {
         let file = try SyntheticCaptureFile(path: path)
         let data: [UInt8] = [0x02, 0x01, 0x06, 0x05, 0xFF, 0xFF, 0xFF, 0x01, 0x02]
-        let report = AdvertisingReport(timestamp: start, eventType: 0x10, isExtended: false,
-                                       address: BluetoothAddress(rawValue: 0xC0_1D_1E_00_00_01), addressType: .publicDevice,
-                                       rssi: -70, txPower: nil, data: data)
+        let report = AdvertisingReport(
+            timestamp: start, eventType: 0x10, isExtended: false,
+            address: BluetoothAddress(rawValue: 0xC0_1D_1E_00_00_01), addressType: .publicDevice,
+            rssi: -70, txPower: nil, data: data)
         guard let event = AdvertisingReportEncoder.legacyEvent(report) else { throw BenchFailure("no idle event") }
         try file.append(event: event, timestamp: start)
         try file.append(event: event, timestamp: start + Double(seconds))

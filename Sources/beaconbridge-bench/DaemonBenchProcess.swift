@@ -8,8 +8,10 @@ final class DaemonBenchProcess {
 
     /// Starts `executable` with `arguments`; stdout and stderr go to the given files (or nowhere).
     /// `stdin`: an open descriptor to hand over as the child's standard input (e.g. a socket), else /dev/null.
-    init(_ name: String, executable: String, arguments: [String], stdin: Int32? = nil, stdout: String? = nil,
-         stderr: String? = nil) throws {
+    init(
+        _ name: String, executable: String, arguments: [String], stdin: Int32? = nil, stdout: String? = nil,
+        stderr: String? = nil
+    ) throws {
         self.name = name
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -17,7 +19,8 @@ final class DaemonBenchProcess {
         environment.removeValue(forKey: "NOTIFY_SOCKET")
         environment.removeValue(forKey: "WATCHDOG_USEC")
         process.environment = environment
-        process.standardInput = stdin.map { FileHandle(fileDescriptor: $0, closeOnDealloc: false) } ?? FileHandle.nullDevice
+        process.standardInput =
+            stdin.map { FileHandle(fileDescriptor: $0, closeOnDealloc: false) } ?? FileHandle.nullDevice
         process.standardOutput = try Self.handle(stdout)
         process.standardError = try Self.handle(stderr)
         try process.run()
@@ -25,7 +28,9 @@ final class DaemonBenchProcess {
 
     private static func handle(_ path: String?) throws -> FileHandle {
         guard let path else { return FileHandle.nullDevice }
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else {
             throw BenchFailure("cannot create \(path)")
         }
         return handle
@@ -37,7 +42,8 @@ final class DaemonBenchProcess {
     /// CPU seconds (user + system) so far; nil once the process is gone.
     var cpuSeconds: Double? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return nil }
+            let close = text.lastIndex(of: ")")
+        else { return nil }
         // Fields after "(comm)": state is field 3, utime field 14, stime field 15.
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }

@@ -30,7 +30,8 @@ final class DaemonBenchSampler {
             }
             if elapsed >= next {
                 next += interval
-                let sample = Sample(time: elapsed, cpu: processes.map(\.cpuSeconds), rss: processes.map(\.residentBytes))
+                let sample = Sample(
+                    time: elapsed, cpu: processes.map(\.cpuSeconds), rss: processes.map(\.residentBytes))
                 // A sample taken as the process exits reads nothing: keep only complete ones.
                 if sample.cpu[0] != nil { samples.append(sample) }
             }

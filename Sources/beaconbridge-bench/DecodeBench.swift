@@ -1,4 +1,5 @@
 import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +16,9 @@ enum DecodeBench {
     struct Random {
         var state: UInt64
         mutating func next() -> UInt64 {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
             return state
         }
         mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
@@ -31,22 +34,26 @@ enum DecodeBench {
             let data: [UInt8]
             switch index % 20 {
             case 0..<6:
-                data = [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15] + uuids[index % 8]
+                data =
+                    [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15] + uuids[index % 8]
                     + [0x00, UInt8(index % 7), random.byte(), random.byte(), 0xC5]
             case 6..<9:
                 data = [0x03, 0x03, 0xAA, 0xFE, 0x17, 0x16, 0xAA, 0xFE, 0x00, 0xEE] + random.bytes(16) + [0, 0]
             case 9, 10:
-                data = [0x03, 0x03, 0xAA, 0xFE, 0x11, 0x16, 0xAA, 0xFE, 0x20, 0x00, 0x0B, 0xB8, 0x17, 0x80]
+                data =
+                    [0x03, 0x03, 0xAA, 0xFE, 0x11, 0x16, 0xAA, 0xFE, 0x20, 0x00, 0x0B, 0xB8, 0x17, 0x80]
                     + random.bytes(8)
             case 11..<17:
-                data = [0x02, 0x01, 0x1A, 0x0A, 0xFF, 0x4C, 0x00, 0x10, 0x05, random.byte(), random.byte()]
+                data =
+                    [0x02, 0x01, 0x1A, 0x0A, 0xFF, 0x4C, 0x00, 0x10, 0x05, random.byte(), random.byte()]
                     + random.bytes(3)
             default:
                 let length = 4 + Int(random.byte() % 20)
                 data = [0x02, 0x01, 0x06, UInt8(length + 1), 0xFF] + random.bytes(length)
             }
             let address = random.bytes(6)
-            let params: [UInt8] = [0x02, 0x01, 0x00, 0x01] + address + [UInt8(data.count)] + data + [0xB0 | random.byte() & 0x0F]
+            let params: [UInt8] =
+                [0x02, 0x01, 0x00, 0x01] + address + [UInt8(data.count)] + data + [0xB0 | random.byte() & 0x0F]
             return [0x04, 0x3E, UInt8(params.count)] + params
         }
     }
@@ -59,14 +66,27 @@ enum DecodeBench {
         for index in events.indices {
             let data: [UInt8]
             switch index % 20 {
-            case 11: data = [0x02, 0x01, 0x06, 0x1B, 0xFF, 0x99, 0x04, 0x05] + random.bytes(17) + [0xCB, 0xB8, 0x33, 0x4C, 0x88, UInt8(index % 16)]
-            case 12: data = [0x02, 0x01, 0x05, 0x09, 0xFF, 0x88, 0xEC, 0x00, 0x03, random.byte() & 0x3F, random.byte(), 0x64, 0x00]
-            case 17: data = [0x02, 0x01, 0x06, 0x0C, 0x16, 0xD2, 0xFC, 0x40, 0x00, random.byte(), 0x02, random.byte(), 0x09, 0x03, random.byte(), 0x13]
+            case 11:
+                data =
+                    [0x02, 0x01, 0x06, 0x1B, 0xFF, 0x99, 0x04, 0x05] + random.bytes(17) + [
+                        0xCB, 0xB8, 0x33, 0x4C, 0x88, UInt8(index % 16),
+                    ]
+            case 12:
+                data = [
+                    0x02, 0x01, 0x05, 0x09, 0xFF, 0x88, 0xEC, 0x00, 0x03, random.byte() & 0x3F, random.byte(), 0x64,
+                    0x00,
+                ]
+            case 17:
+                data = [
+                    0x02, 0x01, 0x06, 0x0C, 0x16, 0xD2, 0xFC, 0x40, 0x00, random.byte(), 0x02, random.byte(), 0x09,
+                    0x03, random.byte(), 0x13,
+                ]
             case 18: data = [0x02, 0x01, 0x06, 0x10, 0x16, 0xD2, 0xFC, 0x41] + random.bytes(12)
             default: continue
             }
             let address = random.bytes(6)
-            let params: [UInt8] = [0x02, 0x01, 0x00, 0x00] + address + [UInt8(data.count)] + data + [0xB0 | random.byte() & 0x0F]
+            let params: [UInt8] =
+                [0x02, 0x01, 0x00, 0x00] + address + [UInt8(data.count)] + data + [0xB0 | random.byte() & 0x0F]
             events[index] = [0x04, 0x3E, UInt8(params.count)] + params
         }
         return events
@@ -85,7 +105,8 @@ enum DecodeBench {
         let clock = ContinuousClock()
         let start = clock.now
         var rates: [Double] = []
-        var items = 0, extra = 0
+        var items = 0
+        var extra = 0
         while rates.count < 2_000, clock.now - start < budget {
             let cpu = threadCPUSeconds()
             let result = round()
@@ -96,8 +117,9 @@ enum DecodeBench {
         }
         rates.sort()
         let wall = seconds(clock.now - start)
-        return Figure(median: rates.isEmpty ? 0 : rates[rates.count / 2], best: rates.last ?? 0,
-                      wall: wall > 0 ? Double(items) / wall : 0, items: items, extra: extra)
+        return Figure(
+            median: rates.isEmpty ? 0 : rates[rates.count / 2], best: rates.last ?? 0,
+            wall: wall > 0 ? Double(items) / wall : 0, items: items, extra: extra)
     }
 
     static func run() { run(profileOnly: false) }
@@ -106,14 +128,16 @@ enum DecodeBench {
         let events = mix(count: 4096)
         let decoder = BeaconDecoder()
         // The same mix with only the formats that existed before the sensor formats (issue 14), for comparison.
-        let legacyDecoder = BeaconDecoder(builtins: FormatRegistry.builtins.filter { !["ruuvi", "govee", "bthome"].contains($0.name) })
+        let legacyDecoder = BeaconDecoder(
+            builtins: FormatRegistry.builtins.filter { !["ruuvi", "govee", "bthome"].contains($0.name) })
         let sensorEvents = sensorMix(count: 4096)
 
         // The daemon's path (`GatewayPipeline.ingest`): HCI bytes -> reports -> AD structures -> observations
         // (`BeaconDecoder.observations(of:in:includeDevices:)`), the only decode path there is.
         func daemonPath(_ decoder: BeaconDecoder, _ events: [[UInt8]]) -> Figure {
             measure {
-                var reports = 0, observations = 0
+                var reports = 0
+                var observations = 0
                 for event in events {
                     try? HCIEventParser.forEachReport(in: event, timestamp: 1) { report in
                         reports += 1
@@ -135,7 +159,8 @@ enum DecodeBench {
         let sensorPath = daemonPath(decoder, sensorEvents)
         // Stages, to see where the time goes: HCI parsing alone, then AD parsing and beacon matching.
         let parseOnly = measure(seconds: .seconds(1)) {
-            var reports = 0, bytes = 0
+            var reports = 0
+            var bytes = 0
             for event in events {
                 try? HCIEventParser.forEachReport(in: event, timestamp: 1) { report in
                     reports += 1
@@ -145,7 +170,8 @@ enum DecodeBench {
             return (reports, bytes)
         }
         let beaconsOnly = measure(seconds: .seconds(1)) {
-            var reports = 0, found = 0
+            var reports = 0
+            var found = 0
             for event in events {
                 try? HCIEventParser.forEachReport(in: event, timestamp: 1) { report in
                     reports += 1
@@ -169,13 +195,21 @@ enum DecodeBench {
                 + "wall \(format(figure.wall)) (\(figure.items) \(unit))"
         }
         print(line("decode, daemon path (observations(of:))", path, "reports") + ", \(path.extra) observations")
-        print(line("decode, daemon path, pre-sensor formats only (comparison)", legacyPath, "reports") + ", \(legacyPath.extra) observations")
-        print(line("decode, daemon path, mix with 20% sensor frames", sensorPath, "reports") + ", \(sensorPath.extra) observations")
+        print(
+            line("decode, daemon path, pre-sensor formats only (comparison)", legacyPath, "reports")
+                + ", \(legacyPath.extra) observations")
+        print(
+            line("decode, daemon path, mix with 20% sensor frames", sensorPath, "reports")
+                + ", \(sensorPath.extra) observations")
         print(line("stage: HCI parsing only", parseOnly, "reports"))
-        print(line("stage: HCI + AD + beacons, no observations", beaconsOnly, "reports") + ", \(beaconsOnly.extra) beacons")
+        print(
+            line("stage: HCI + AD + beacons, no observations", beaconsOnly, "reports")
+                + ", \(beaconsOnly.extra) beacons")
         print(line("reference copy+checksum", reference, "events") + ", checksum \(checksum & 0xFFFF)")
-        print("  goal >= 2,500,000 reports/s per core (median), every format enabled, daemon path: "
-              + "realistic mix \(path.median >= 2_500_000 ? "met" : "NOT met"), mix with sensors \(sensorPath.median >= 2_500_000 ? "met" : "NOT met")")
+        print(
+            "  goal >= 2,500,000 reports/s per core (median), every format enabled, daemon path: "
+                + "realistic mix \(path.median >= 2_500_000 ? "met" : "NOT met"), mix with sensors \(sensorPath.median >= 2_500_000 ? "met" : "NOT met")"
+        )
     }
 
     /// CPU time of the calling thread. The corresponding C function is `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`.

@@ -2,6 +2,7 @@ import BeaconCore
 import ESPHomeProxy
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,8 +39,12 @@ enum ESPHomeBench {
     /// An LE Advertising Report event whose AD data is manufacturer data (company 0xFFFF) holding `stamp`.
     static func event(index: Int, stamp: Double) -> CapturedHCIEvent {
         let bits = stamp.bitPattern
-        let data: [UInt8] = [0x02, 0x01, 0x06, 0x0B, 0xFF, 0xFF, 0xFF] + (0..<8).map { UInt8(truncatingIfNeeded: bits >> (8 * UInt64($0))) }
-        let address: [UInt8] = [UInt8(truncatingIfNeeded: index), UInt8(truncatingIfNeeded: index >> 8), 0x33, 0x44, 0x55, 0x02]
+        let data: [UInt8] =
+            [0x02, 0x01, 0x06, 0x0B, 0xFF, 0xFF, 0xFF]
+            + (0..<8).map { UInt8(truncatingIfNeeded: bits >> (8 * UInt64($0))) }
+        let address: [UInt8] = [
+            UInt8(truncatingIfNeeded: index), UInt8(truncatingIfNeeded: index >> 8), 0x33, 0x44, 0x55, 0x02,
+        ]
         var body: [UInt8] = [0x02, 0x01, 0x00, 0x01] + address + [UInt8(data.count)] + data + [0xC4]
         body.insert(UInt8(body.count), at: 0)
         return CapturedHCIEvent(timestamp: stamp, bytes: [0x3E] + body)
@@ -77,12 +82,19 @@ enum ESPHomeBench {
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
-            guard connected == 0 else { done.store(true, ordering: .releasing); return }
+            guard connected == 0 else {
+                done.store(true, ordering: .releasing)
+                return
+            }
             var hello: [UInt8] = []
-            ESPHomeFrameEncoder.plaintext(type: ESPHomeMessageType.helloRequest, body: [0x0A, 0x05] + Array("bench".utf8), into: &hello)
-            ESPHomeFrameEncoder.plaintext(type: ESPHomeMessageType.subscribeBluetoothLEAdvertisementsRequest, body: [0x08, 0x01], into: &hello)
+            ESPHomeFrameEncoder.plaintext(
+                type: ESPHomeMessageType.helloRequest, body: [0x0A, 0x05] + Array("bench".utf8), into: &hello)
+            ESPHomeFrameEncoder.plaintext(
+                type: ESPHomeMessageType.subscribeBluetoothLEAdvertisementsRequest, body: [0x08, 0x01], into: &hello)
             _ = hello.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
             subscribed.store(true, ordering: .releasing)
             var timeout = timeval(tv_sec: 2, tv_usec: 0)
@@ -106,7 +118,9 @@ enum ESPHomeBench {
                         while let (field, item) = try? inner.next() {
                             if field == 4, case let .bytes(data) = item, data.count == 15 {
                                 var bits: UInt64 = 0
-                                for (shift, byte) in data.suffix(8).enumerated() { bits |= UInt64(byte) << (8 * UInt64(shift)) }
+                                for (shift, byte) in data.suffix(8).enumerated() {
+                                    bits |= UInt64(byte) << (8 * UInt64(shift))
+                                }
                                 local.append(now - Double(bitPattern: bits))
                             }
                         }
@@ -130,11 +144,14 @@ enum ESPHomeBench {
     static func run() {
         let seconds = Double(ProcessInfo.processInfo.environment["BENCH_ESPHOME_SECONDS"] ?? "") ?? 10
         let baseline = feed(seconds: seconds) { _ in }
-        let identity = ESPHomeDeviceIdentity(name: "bench", friendlyName: "bench", macAddress: "02:00:00:00:00:01",
-                                             bluetoothMACAddress: "02:00:00:00:00:01", version: "bench", usesPassword: false)
-        let server = ESPHomeProxyServer(configuration: .init(bind: "127.0.0.1", port: 0, session: .init(identity: identity),
-                                                             allow: ESPHomeAPISettings.privateNetworks, maxClients: 4,
-                                                             clientQueueBytes: 4 << 20, batchInterval: 0.1))
+        let identity = ESPHomeDeviceIdentity(
+            name: "bench", friendlyName: "bench", macAddress: "02:00:00:00:00:01",
+            bluetoothMACAddress: "02:00:00:00:00:01", version: "bench", usesPassword: false)
+        let server = ESPHomeProxyServer(
+            configuration: .init(
+                bind: "127.0.0.1", port: 0, session: .init(identity: identity),
+                allow: ESPHomeAPISettings.privateNetworks, maxClients: 4,
+                clientQueueBytes: 4 << 20, batchInterval: 0.1))
         do { try server.start() } catch {
             print("esphome: cannot start the proxy: \(error)")
             return
@@ -159,11 +176,17 @@ enum ESPHomeBench {
         let latencies = reader.latencies.withLock { $0 }.sorted()
         let proxyCPU = max(0, total - readerCPU - baseline.cpu)
         let counters = server.counters.snapshot
-        print(String(format: "esphome: forwarding %d advertisements/s to one client for %.0f s: proxy CPU %.2f %% of a core "
-                     + "(process %.2f %% - reader thread %.2f %% - feeder alone %.2f %%); goal < 1 %%", rate, seconds,
-                     100 * proxyCPU / seconds, 100 * total / seconds, 100 * readerCPU / seconds, 100 * baseline.cpu / seconds))
-        print(String(format: "esphome: capture-to-client latency p50 %.1f ms, p99 %.1f ms, max %.1f ms (goal p99 < 150 ms); "
-                     + "received %d of %d, dropped %d", 1000 * percentile(latencies, 0.5), 1000 * percentile(latencies, 0.99),
-                     1000 * (latencies.last ?? .nan), latencies.count, proxied.sent, Int(counters.advertisementsDropped)))
+        print(
+            String(
+                format: "esphome: forwarding %d advertisements/s to one client for %.0f s: proxy CPU %.2f %% of a core "
+                    + "(process %.2f %% - reader thread %.2f %% - feeder alone %.2f %%); goal < 1 %%", rate, seconds,
+                100 * proxyCPU / seconds, 100 * total / seconds, 100 * readerCPU / seconds, 100 * baseline.cpu / seconds
+            ))
+        print(
+            String(
+                format: "esphome: capture-to-client latency p50 %.1f ms, p99 %.1f ms, max %.1f ms (goal p99 < 150 ms); "
+                    + "received %d of %d, dropped %d", 1000 * percentile(latencies, 0.5),
+                1000 * percentile(latencies, 0.99),
+                1000 * (latencies.last ?? .nan), latencies.count, proxied.sent, Int(counters.advertisementsDropped)))
     }
 }

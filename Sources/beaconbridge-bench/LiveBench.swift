@@ -54,55 +54,69 @@ enum LiveBench {
         let broker = try BenchBroker(directory: directory)
         defer { broker.stop() }
         let events = try DaemonBenchCapture.beaconEvents(500)
-        print("  live path: beaconbridge run --hci-feed (socket pair into the HCIScanner reading thread), 500 iBeacons, "
-              + "broker on 127.0.0.1:\(broker.port), scanner.batch_window_ms "
-              + (ProcessInfo.processInfo.environment["BENCH_BATCH_WINDOW_MS"] ?? "default (BENCH_BATCH_WINDOW_MS sets it)"))
+        print(
+            "  live path: beaconbridge run --hci-feed (socket pair into the HCIScanner reading thread), 500 iBeacons, "
+                + "broker on 127.0.0.1:\(broker.port), scanner.batch_window_ms "
+                + (ProcessInfo.processInfo.environment["BENCH_BATCH_WINDOW_MS"]
+                    ?? "default (BENCH_BATCH_WINDOW_MS sets it)"))
 
         print("  default publish policy (sightings at most every 5 s per beacon):")
         for rate in [500, 5000] {
             let seconds = rate == 5000 ? drift ?? 40 : 40
-            let result = try measureOne(binary: binary, directory: directory, broker: broker, name: "live-\(rate)",
-                                        rate: rate, seconds: seconds, everyReport: false, events: events)
+            let result = try measureOne(
+                binary: binary, directory: directory, broker: broker, name: "live-\(rate)",
+                rate: rate, seconds: seconds, everyReport: false, events: events)
             let goal = rate == 5000 ? "< 2 %" : "< 0.5 %"
-            print("    \(rate) reports/s for \(seconds) s: gateway CPU \(DaemonBench.format(result.share(result.gatewayCPU), 2)) % of one core "
-                  + "(t=\(Int(result.windowStart))...\(Int(result.windowStart + result.window)) s; goal \(goal)), "
-                  + "\(DaemonBench.format(result.microsecondsPerReport(result.gatewayCPU), 1)) µs per report")
-            print("      RSS \(rss(result.rssStart)) MB at t=\(Int(result.windowStart)) s, \(rss(result.rssEnd)) MB at the end: drift "
-                  + "\(driftText(result)) MB (goal < 0.5 MB over 10 minutes); peak \(rss(result.rssPeak)) MB")
+            print(
+                "    \(rate) reports/s for \(seconds) s: gateway CPU \(DaemonBench.format(result.share(result.gatewayCPU), 2)) % of one core "
+                    + "(t=\(Int(result.windowStart))...\(Int(result.windowStart + result.window)) s; goal \(goal)), "
+                    + "\(DaemonBench.format(result.microsecondsPerReport(result.gatewayCPU), 1)) µs per report")
+            print(
+                "      RSS \(rss(result.rssStart)) MB at t=\(Int(result.windowStart)) s, \(rss(result.rssEnd)) MB at the end: drift "
+                    + "\(driftText(result)) MB (goal < 0.5 MB over 10 minutes); peak \(rss(result.rssPeak)) MB")
             describe(result)
         }
 
-        print("  a sighting published for every report (sighting_interval_s: 0), against mosquitto_sub receiving the same messages:")
+        print(
+            "  a sighting published for every report (sighting_interval_s: 0), against mosquitto_sub receiving the same messages:"
+        )
         for rate in [100, 500, 5000] {
-            let result = try measureOne(binary: binary, directory: directory, broker: broker, name: "every-\(rate)",
-                                        rate: rate, seconds: 30, everyReport: true, events: events)
+            let result = try measureOne(
+                binary: binary, directory: directory, broker: broker, name: "every-\(rate)",
+                rate: rate, seconds: 30, everyReport: true, events: events)
             let gateway = result.microsecondsPerReport(result.gatewayCPU)
             let subscriber = result.microsecondsPerReport(result.subscriberCPU)
             let ratio = subscriber > 0 ? gateway / subscriber : 0
-            print("    \(rate) reports/s: gateway \(DaemonBench.format(gateway, 1)) µs CPU per report "
-                  + "(\(DaemonBench.format(result.share(result.gatewayCPU), 2)) % of one core), mosquitto_sub "
-                  + "\(DaemonBench.format(subscriber, 1)) µs per report: ratio \(DaemonBench.format(ratio, 2)) (goal <= 2)")
+            print(
+                "    \(rate) reports/s: gateway \(DaemonBench.format(gateway, 1)) µs CPU per report "
+                    + "(\(DaemonBench.format(result.share(result.gatewayCPU), 2)) % of one core), mosquitto_sub "
+                    + "\(DaemonBench.format(subscriber, 1)) µs per report: ratio \(DaemonBench.format(ratio, 2)) (goal <= 2)"
+            )
             describe(result)
         }
     }
 
     static func describe(_ result: Result) {
         let value = { (key: String) in result.summary[key] ?? "?" }
-        print("      fed \(result.fed) reports (\(result.skipped) skipped: gateway behind), gateway: \(value("hci_events")) HCI events, "
-              + "\(value("events")) events submitted, \(value("published")) published; subscriber received \(result.received); "
-              + "broker CPU \(DaemonBench.format(result.share(result.brokerCPU), 2)) %; exit status "
-              + (result.exitStatus.map(String.init) ?? "still running"))
+        print(
+            "      fed \(result.fed) reports (\(result.skipped) skipped: gateway behind), gateway: \(value("hci_events")) HCI events, "
+                + "\(value("events")) events submitted, \(value("published")) published; subscriber received \(result.received); "
+                + "broker CPU \(DaemonBench.format(result.share(result.brokerCPU), 2)) %; exit status "
+                + (result.exitStatus.map(String.init) ?? "still running"))
     }
 
-    static func measureOne(binary: String, directory: String, broker: BenchBroker, name: String, rate: Int, seconds: Int,
-                           everyReport: Bool, events: [[UInt8]]) throws -> Result {
+    static func measureOne(
+        binary: String, directory: String, broker: BenchBroker, name: String, rate: Int, seconds: Int,
+        everyReport: Bool, events: [[UInt8]]
+    ) throws -> Result {
         var extra = """
             scanner:
               stall_timeout_s: 0
 
             """
         if let window = ProcessInfo.processInfo.environment["BENCH_BATCH_WINDOW_MS"], Double(window) != nil {
-            extra = extra.replacingOccurrences(of: "  stall_timeout_s: 0\n", with: "  stall_timeout_s: 0\n  batch_window_ms: \(window)\n")
+            extra = extra.replacingOccurrences(
+                of: "  stall_timeout_s: 0\n", with: "  stall_timeout_s: 0\n  batch_window_ms: \(window)\n")
         }
         if everyReport {
             extra += """
@@ -116,9 +130,10 @@ enum LiveBench {
         let port = broker.port
         let config = try DaemonBench.writeConfig(directory: directory, name: name, port: port, extra: extra)
         let received = directory + "/\(name)-received.txt"
-        let subscriber = try DaemonBenchProcess("mosquitto_sub", executable: "/usr/bin/mosquitto_sub",
-                                                arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-q", "1", "-t", "beaconbridge/bench-\(name)/#"],
-                                                stdout: received)
+        let subscriber = try DaemonBenchProcess(
+            "mosquitto_sub", executable: "/usr/bin/mosquitto_sub",
+            arguments: ["-h", "127.0.0.1", "-p", "\(port)", "-q", "1", "-t", "beaconbridge/bench-\(name)/#"],
+            stdout: received)
         defer { subscriber.stop() }
         usleep(300_000)
 
@@ -132,19 +147,29 @@ enum LiveBench {
         let log = directory + "/\(name).log"
         let gateway: DaemonBenchProcess
         do {
-            gateway = try DaemonBenchProcess("beaconbridge", executable: binary,
-                                             arguments: ["run", "--config", config, "--hci-feed", "0"],
-                                             stdin: pair[1], stderr: log)
+            gateway = try DaemonBenchProcess(
+                "beaconbridge", executable: binary,
+                arguments: ["run", "--config", config, "--hci-feed", "0"],
+                stdin: pair[1], stderr: log)
         } catch {
-            close(pair[0]); close(pair[1])
+            close(pair[0])
+            close(pair[1])
             throw error
         }
         close(pair[1])
-        defer { gateway.stop(); close(pair[0]) }
+        defer {
+            gateway.stop()
+            close(pair[0])
+        }
         let feeder = LiveBenchFeeder(descriptor: pair[0], rate: rate, events: events)
         usleep(500_000)
 
-        struct Sample { var time: Double; var cpu: [Double?]; var rss: Int?; var fed: Int }
+        struct Sample {
+            var time: Double
+            var cpu: [Double?]
+            var rss: Int?
+            var fed: Int
+        }
         // The broker is shared by the runs: only its difference over the window counts.
         let processes = [gateway, subscriber, broker.process]
         func sample(_ time: Double) -> Sample {
@@ -172,17 +197,20 @@ enum LiveBench {
 
         let mark = seconds >= 120 ? 60.0 : Double(seconds) / 4
         let complete = samples.filter { $0.cpu[0] != nil && $0.cpu[1] != nil }
-        guard let first = complete.first(where: { $0.time >= mark - 0.5 }) ?? complete.first, let last = complete.last else {
+        guard let first = complete.first(where: { $0.time >= mark - 0.5 }) ?? complete.first, let last = complete.last
+        else {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            throw BenchFailure("no samples of the gateway; it exited with \(status.map(String.init) ?? "?"): \(text.suffix(600))")
+            throw BenchFailure(
+                "no samples of the gateway; it exited with \(status.map(String.init) ?? "?"): \(text.suffix(600))")
         }
         func delta(_ index: Int) -> Double { (last.cpu[index] ?? 0) - (first.cpu[index] ?? 0) }
         let lines = (try? String(contentsOfFile: received, encoding: .utf8))?.split(separator: "\n").count ?? 0
-        return Result(rate: rate, window: last.time - first.time, reports: last.fed - first.fed,
-                      gatewayCPU: delta(0), subscriberCPU: delta(1), brokerCPU: delta(2),
-                      rssStart: first.rss, rssEnd: last.rss, rssPeak: complete.compactMap(\.rss).max(),
-                      windowStart: first.time, fed: feeder.sent, skipped: feeder.skipped, received: lines,
-                      summary: DaemonBench.stoppedSummary(log: log), exitStatus: status)
+        return Result(
+            rate: rate, window: last.time - first.time, reports: last.fed - first.fed,
+            gatewayCPU: delta(0), subscriberCPU: delta(1), brokerCPU: delta(2),
+            rssStart: first.rss, rssEnd: last.rss, rssPeak: complete.compactMap(\.rss).max(),
+            windowStart: first.time, fed: feeder.sent, skipped: feeder.skipped, received: lines,
+            summary: DaemonBench.stoppedSummary(log: log), exitStatus: status)
     }
 
     static func rss(_ bytes: Int?) -> String { bytes.map(DaemonBench.mb) ?? "n/a" }

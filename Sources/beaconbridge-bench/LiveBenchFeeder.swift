@@ -49,7 +49,10 @@ final class LiveBenchFeeder: @unchecked Sendable {
         var packet = packets[0]
         while !stopFlag.load(ordering: .relaxed) {
             next.tv_nsec += 1_000_000
-            if next.tv_nsec >= 1_000_000_000 { next.tv_nsec -= 1_000_000_000; next.tv_sec += 1 }
+            if next.tv_nsec >= 1_000_000_000 {
+                next.tv_nsec -= 1_000_000_000
+                next.tv_sec += 1
+            }
             _ = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nil)
             let elapsed = Double(next.tv_sec - start.tv_sec) + Double(next.tv_nsec - start.tv_nsec) / 1e9
             let due = Int(elapsed * Double(rate))
@@ -60,7 +63,9 @@ final class LiveBenchFeeder: @unchecked Sendable {
             while sent < due, !stopFlag.load(ordering: .relaxed) {
                 let index = sent % packets.count
                 packet = packets[index]
-                noise ^= noise << 13; noise ^= noise >> 7; noise ^= noise << 17
+                noise ^= noise << 13
+                noise ^= noise >> 7
+                noise ^= noise << 17
                 let rssi = -55 - index % 40 + Int(noise % 9) - 4
                 packet[packet.count - 1] = UInt8(bitPattern: Int8(rssi))
                 let written = packet.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

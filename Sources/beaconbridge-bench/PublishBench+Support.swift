@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BeaconCore
 import MQTTPublisher
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Support for PublishBench: a counting subscriber, child processes, temp files.
 // Nested in PublishBench so the names cannot clash with other areas' bench files.
@@ -31,7 +32,9 @@ extension PublishBench {
             let state = self.state
             let settings = MQTTSettings(host: "127.0.0.1", port: port, reconnectMin: 0.05, reconnectMax: 0.5)
             let box = ClientBox()
-            client = try MQTTClient(options: MQTTClientOptions(settings: settings, clientID: "bench-sub-\(port)-\(recordLatency)")) { event in
+            client = try MQTTClient(
+                options: MQTTClientOptions(settings: settings, clientID: "bench-sub-\(port)-\(recordLatency)")
+            ) { event in
                 switch event {
                 case .connected:
                     box.client?.subscribe(pattern, qos: 1)
@@ -42,7 +45,8 @@ extension PublishBench {
                     let received = EventPublisher.wallClock()
                     var latency: Double?
                     if recordLatency, let json = try? JSONValue(parsing: String(decoding: payload, as: UTF8.self)),
-                       case let .double(time)? = json["time"] {
+                        case let .double(time)? = json["time"]
+                    {
                         latency = received - time
                     }
                     state.withLock { state in
@@ -68,7 +72,9 @@ extension PublishBench {
         var latencies: [Double] { state.withLock { $0.latencies } }
 
         /// Messages per second from the start of `body` to the arrival of the `expected`-th message.
-        func measure(expected: Int, topicPrefix: String = "bench/", _ body: () async throws -> Void) async throws -> Double {
+        func measure(expected: Int, topicPrefix: String = "bench/", _ body: () async throws -> Void) async throws
+            -> Double
+        {
             if !state.withLock({ $0.connected }) { try await start() }
             state.withLock { $0 = State(prefix: topicPrefix, connected: true) }
             let start = EventPublisher.wallClock()
@@ -128,7 +134,9 @@ extension PublishBench {
     enum BenchFiles {
         static func temporaryDirectory() throws -> String {
             var template = Array("/tmp/bb-bench-XXXXXX".utf8CString)
-            guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw BenchError("mkdtemp failed") }
+            guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+                throw BenchError("mkdtemp failed")
+            }
             return String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
         }
 
@@ -141,7 +149,10 @@ extension PublishBench {
                 var offset = 0
                 while offset < buffer.count {
                     let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 { if errno == EINTR { continue }; throw BenchError("write \(path) failed") }
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw BenchError("write \(path) failed")
+                    }
                     offset += written
                 }
             }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BeaconCore
 import Dispatch
 import MQTTPublisher
 import SQLiteStore
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `beaconbridge-bench publish`: MQTT publish throughput (QoS 0 and 1) next to `mosquitto_pub -l` on the same
 /// messages, outbox write rate next to a Python sqlite3 loop, outbox drain rate, and capture-to-subscriber
@@ -35,49 +36,74 @@ enum PublishBench {
         let payloadFile = directory + "/payloads.txt"
         try BenchFiles.write(envelopes.map(\.payload).joined(separator: "\n") + "\n", to: payloadFile)
         let averageSize = envelopes.reduce(0) { $0 + $1.payloadSize } / envelopes.count
-        say("  \(messageCount) messages of ~\(averageSize) B, loopback mosquitto, one subscriber attached, in-flight window "
-            + "\(benchSettings(port: 0).inflightWindow) (BB_WINDOW)")
+        say(
+            "  \(messageCount) messages of ~\(averageSize) B, loopback mosquitto, one subscriber attached, in-flight window "
+                + "\(benchSettings(port: 0).inflightWindow) (BB_WINDOW)")
 
         var referenceQoS1 = 0.0
         for qos: UInt8 in [0, 1] {
             let subscriber = try BenchSubscriber(port: broker.port, pattern: "bench/#")
-            let messages = envelopes.map { var e = $0; e.qos = qos; return e }
-            var references: [Double] = [], sustained: [Double] = [], bursts: [Double] = []
+            let messages = envelopes.map {
+                var e = $0
+                e.qos = qos
+                return e
+            }
+            var references: [Double] = []
+            var sustained: [Double] = []
+            var bursts: [Double] = []
             for round in 0..<rounds {  // interleaved, medians reported: the machine's load varies
-                references.append(try await subscriber.measure(expected: messageCount) {
-                    _ = try BenchProcess.run("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "\(qos)",
-                                                                        "-t", "bench/ref", "-l"], stdin: payloadFile)
-                })
-                sustained.append(try await subscriber.measure(expected: messageCount, topicPrefix: "beaconbridge/") {
-                    let outbox = try GatewayDatabase(settings: OutboxSettings(path: directory + "/paced-\(qos)-\(round).sqlite",
-                                                                              maxRows: 10_000_000, maxBytes: 1 << 34))
-                    try await publishLive(messages, port: broker.port, layout: layout, outbox: outbox, paced: true)
-                })
-                bursts.append(try await subscriber.measure(expected: messageCount, topicPrefix: "beaconbridge/") {
-                    let outbox = try GatewayDatabase(settings: OutboxSettings(path: directory + "/burst-\(qos)-\(round).sqlite",
-                                                                              maxRows: 10_000_000, maxBytes: 1 << 34))
-                    try await publishLive(messages, port: broker.port, layout: layout, outbox: outbox, paced: false)
-                })
+                references.append(
+                    try await subscriber.measure(expected: messageCount) {
+                        _ = try BenchProcess.run(
+                            "/usr/bin/mosquitto_pub",
+                            [
+                                "-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "\(qos)",
+                                "-t", "bench/ref", "-l",
+                            ], stdin: payloadFile)
+                    })
+                sustained.append(
+                    try await subscriber.measure(expected: messageCount, topicPrefix: "beaconbridge/") {
+                        let outbox = try GatewayDatabase(
+                            settings: OutboxSettings(
+                                path: directory + "/paced-\(qos)-\(round).sqlite",
+                                maxRows: 10_000_000, maxBytes: 1 << 34))
+                        try await publishLive(messages, port: broker.port, layout: layout, outbox: outbox, paced: true)
+                    })
+                bursts.append(
+                    try await subscriber.measure(expected: messageCount, topicPrefix: "beaconbridge/") {
+                        let outbox = try GatewayDatabase(
+                            settings: OutboxSettings(
+                                path: directory + "/burst-\(qos)-\(round).sqlite",
+                                maxRows: 10_000_000, maxBytes: 1 << 34))
+                        try await publishLive(messages, port: broker.port, layout: layout, outbox: outbox, paced: false)
+                    })
             }
             await subscriber.stop()
-            let reference = median(references), steady = median(sustained), burst = median(bursts)
+            let reference = median(references)
+            let steady = median(sustained)
+            let burst = median(bursts)
             if qos == 1 { referenceQoS1 = reference }
-            say("  publish QoS \(qos) (median of \(rounds)): \(rate(steady)) msg/s paced by the in-flight window "
-                + "(\(percent(steady, reference)), goal >= 80%); \(rate(burst)) msg/s as one burst through the outbox "
-                + "(\(percent(burst, reference)));  mosquitto_pub -l \(rate(reference)) msg/s")
+            say(
+                "  publish QoS \(qos) (median of \(rounds)): \(rate(steady)) msg/s paced by the in-flight window "
+                    + "(\(percent(steady, reference)), goal >= 80%); \(rate(burst)) msg/s as one burst through the outbox "
+                    + "(\(percent(burst, reference)));  mosquitto_pub -l \(rate(reference)) msg/s")
         }
 
         let (direct, viaQueue, python) = try await outboxWriteRates(directory: directory, layout: layout)
-        say("  outbox write (batches of 100, median of \(rounds)): \(rate(direct)) events/s direct, \(rate(viaQueue)) events/s "
-            + "through GatewayDatabase;  Python sqlite3 (5 columns, no index) \(python.map(rate) ?? "n/a") events/s  (goal 150,000)")
+        say(
+            "  outbox write (batches of 100, median of \(rounds)): \(rate(direct)) events/s direct, \(rate(viaQueue)) events/s "
+                + "through GatewayDatabase;  Python sqlite3 (5 columns, no index) \(python.map(rate) ?? "n/a") events/s  (goal 150,000)"
+        )
 
         let drain = try await drainRate(directory: directory, layout: layout, port: broker.port, envelopes: envelopes)
-        say("  outbox drain (QoS 1): \(rate(drain)) events/s  vs mosquitto_pub -l QoS 1 \(rate(referenceQoS1)) msg/s  "
-              + "(\(percent(drain, referenceQoS1)), goal >= 70%)")
+        say(
+            "  outbox drain (QoS 1): \(rate(drain)) events/s  vs mosquitto_pub -l QoS 1 \(rate(referenceQoS1)) msg/s  "
+                + "(\(percent(drain, referenceQoS1)), goal >= 70%)")
 
         let (p50, p99) = try await latency(port: broker.port, layout: layout)
-        say("  capture-to-subscriber latency (QoS 1, one event every 2 ms, \(latencySamples) samples): "
-              + "p50 \(format(p50 * 1000, 3)) ms, p99 \(format(p99 * 1000, 3)) ms  (goal p99 < 2 ms)")
+        say(
+            "  capture-to-subscriber latency (QoS 1, one event every 2 ms, \(latencySamples) samples): "
+                + "p50 \(format(p50 * 1000, 3)) ms, p99 \(format(p99 * 1000, 3)) ms  (goal p99 < 2 ms)")
     }
 
     /// Region events (QoS 1 by default) for 50 beacons in 4 regions, as the encoder renders them.
@@ -88,10 +114,11 @@ enum PublishBench {
             let beacon = BeaconSnapshot(
                 beaconID: "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:\(index % 50)", format: "ibeacon",
                 identifiers: ["e2c56db5-dffb-48d2-b060-d0f5a71096e0", "1", "\(index % 50)"],
-                address: BluetoothAddress(rawValue: 0xC0FFEE000000 + UInt64(index % 50)), name: nil, rssi: -70,
+                address: BluetoothAddress(rawValue: 0xC0FF_EE00_0000 + UInt64(index % 50)), name: nil, rssi: -70,
                 smoothedRSSI: -69.5, distance: 2.5, measuredPower: -59, reportRate: 1, lastSeen: now, fields: [:])
-            let event = RegionEvent(kind: index % 2 == 0 ? .enter : .exit, time: now, region: "room\(index % 4)",
-                                    beaconID: beacon.beaconID, state: index % 2 == 0 ? .inside : .outside, since: now, beacon: beacon)
+            let event = RegionEvent(
+                kind: index % 2 == 0 ? .enter : .exit, time: now, region: "room\(index % 4)",
+                beaconID: beacon.beaconID, state: index % 2 == 0 ? .inside : .outside, since: now, beacon: beacon)
             var envelope = try encoder.encode(.region(event))[0]
             envelope.retain = false  // like the mosquitto_pub reference; and no stale retained messages between phases
             return envelope
@@ -102,8 +129,10 @@ enum PublishBench {
     /// in-flight window) until everything is acknowledged.
     /// `paced`: the producer keeps at most one in-flight window outstanding (`submitted - acknowledged`), the
     /// steady state of a gateway; otherwise everything is submitted at once and overflows into the outbox.
-    static func publishLive(_ envelopes: [EventEnvelope], port: Int, layout: TopicLayout,
-                            outbox: (any EventOutbox)? = nil, paced: Bool = false) async throws {
+    static func publishLive(
+        _ envelopes: [EventEnvelope], port: Int, layout: TopicLayout,
+        outbox: (any EventOutbox)? = nil, paced: Bool = false
+    ) async throws {
         let settings = benchSettings(port: port)
         let publisher = try EventPublisher(configuration: .init(mqtt: settings, layout: layout), outbox: outbox)
         await withTaskGroup(of: Void.self) { group in
@@ -128,24 +157,33 @@ enum PublishBench {
     }
 
     static func benchSettings(port: Int) -> MQTTSettings {
-        MQTTSettings(host: "127.0.0.1", port: port, keepalive: 30, reconnectMin: 0.05, reconnectMax: 0.5, inflightWindow: Int(getenv("BB_WINDOW").flatMap { Int(String(cString: $0)) } ?? 1000))
+        MQTTSettings(
+            host: "127.0.0.1", port: port, keepalive: 30, reconnectMin: 0.05, reconnectMax: 0.5,
+            inflightWindow: Int(getenv("BB_WINDOW").flatMap { Int(String(cString: $0)) } ?? 1000))
     }
 
     /// Medians of `rounds` interleaved runs, each into a fresh file: direct (`Outbox` on this thread), through
     /// `GatewayDatabase` (its serial queue), and the Python reference.
     static func outboxWriteRates(directory: String, layout: TopicLayout) async throws -> (Double, Double, Double?) {
         let envelopes = try makeEnvelopes(layout: layout, count: writeCount)
-        let batches = stride(from: 0, to: envelopes.count, by: 100).map { Array(envelopes[$0..<min($0 + 100, envelopes.count)]) }
+        let batches = stride(from: 0, to: envelopes.count, by: 100).map {
+            Array(envelopes[$0..<min($0 + 100, envelopes.count)])
+        }
         try BenchFiles.write(envelopes.map(\.payload).joined(separator: "\n"), to: directory + "/py-payloads.txt")
-        var direct: [Double] = [], viaQueue: [Double] = [], python: [Double] = []
+        var direct: [Double] = []
+        var viaQueue: [Double] = []
+        var python: [Double] = []
         for round in 0..<rounds {
-            let queued = try GatewayDatabase(settings: OutboxSettings(path: directory + "/write-queue-\(round).sqlite",
-                                                                      maxRows: 10_000_000, maxBytes: 1 << 34))
+            let queued = try GatewayDatabase(
+                settings: OutboxSettings(
+                    path: directory + "/write-queue-\(round).sqlite",
+                    maxRows: 10_000_000, maxBytes: 1 << 34))
             let start = now()
             for batch in batches { try await queued.append(batch) }
             viaQueue.append(Double(writeCount) / (now() - start))
 
-            let settings = OutboxSettings(path: directory + "/write-direct-\(round).sqlite", maxRows: 10_000_000, maxBytes: 1 << 34)
+            let settings = OutboxSettings(
+                path: directory + "/write-direct-\(round).sqlite", maxRows: 10_000_000, maxBytes: 1 << 34)
             _ = try GatewayDatabase(settings: settings)  // creates and migrates the file
             let database = try SQLiteDatabase(path: settings.path)
             try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
@@ -179,15 +217,20 @@ enum PublishBench {
 
     /// Fills a database with the messages (as if the broker had been down), then times a connected
     /// publisher draining it until the subscriber has every message.
-    static func drainRate(directory: String, layout: TopicLayout, port: Int, envelopes: [EventEnvelope]) async throws -> Double {
-        let database = try GatewayDatabase(settings: OutboxSettings(path: directory + "/drain.sqlite", maxRows: 10_000_000,
-                                                                    maxBytes: 1 << 34, batchSize: 1000))
+    static func drainRate(directory: String, layout: TopicLayout, port: Int, envelopes: [EventEnvelope]) async throws
+        -> Double
+    {
+        let database = try GatewayDatabase(
+            settings: OutboxSettings(
+                path: directory + "/drain.sqlite", maxRows: 10_000_000,
+                maxBytes: 1 << 34, batchSize: 1000))
         for start in stride(from: 0, to: envelopes.count, by: 1000) {
             try await database.append(Array(envelopes[start..<min(start + 1000, envelopes.count)]))
         }
         let subscriber = try BenchSubscriber(port: port, pattern: "beaconbridge/#")
-        let configuration = EventPublisher.Configuration(mqtt: benchSettings(port: port), layout: layout,
-                                                         outbox: OutboxSettings(path: "", sightingMaxAge: 3600, batchSize: 1000))
+        let configuration = EventPublisher.Configuration(
+            mqtt: benchSettings(port: port), layout: layout,
+            outbox: OutboxSettings(path: "", sightingMaxAge: 3600, batchSize: 1000))
         let publisher = try EventPublisher(configuration: configuration, outbox: database)
         let rate = try await subscriber.measure(expected: envelopes.count, topicPrefix: "beaconbridge/") {
             await withTaskGroup(of: Void.self) { group in
@@ -203,7 +246,8 @@ enum PublishBench {
     static func latency(port: Int, layout: TopicLayout) async throws -> (Double, Double) {
         let subscriber = try BenchSubscriber(port: port, pattern: "beaconbridge/#", recordLatency: true)
         try await subscriber.start()
-        let publisher = try EventPublisher(configuration: .init(mqtt: benchSettings(port: port), layout: layout), outbox: nil)
+        let publisher = try EventPublisher(
+            configuration: .init(mqtt: benchSettings(port: port), layout: layout), outbox: nil)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await publisher.run() }
             _ = await waitFor(seconds: 10) { publisher.counters.connected }
@@ -243,7 +287,8 @@ enum PublishBench {
     }
 
     /// Polls (every 2 ms by default), at most `seconds`.
-    static func waitFor(seconds: Double, pollEvery: Duration = .milliseconds(2), _ condition: () -> Bool) async -> Bool {
+    static func waitFor(seconds: Double, pollEvery: Duration = .milliseconds(2), _ condition: () -> Bool) async -> Bool
+    {
         let deadline = now() + seconds
         while !condition() {
             if now() > deadline { return false }

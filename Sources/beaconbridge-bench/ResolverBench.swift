@@ -1,4 +1,5 @@
 import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,7 +35,9 @@ enum ResolverBench {
         let start = TrackerBench.now(CLOCK_THREAD_CPUTIME_ID)
         for prand in 0..<UInt32(count) { sink ^= key.hash(prand: prand, order: .asWritten) }
         let seconds = TrackerBench.now(CLOCK_THREAD_CPUTIME_ID) - start
-        print("  ah() (one AES-128 block): \(format(seconds / Double(count) * 1e9, 0)) ns (\(count) blocks; sink \(sink & 1))")
+        print(
+            "  ah() (one AES-128 block): \(format(seconds / Double(count) * 1e9, 0)) ns (\(count) blocks; sink \(sink & 1))"
+        )
     }
 
     /// `present`: the configured devices are around (their byte orders are learned in the warm-up, 20 of the
@@ -47,10 +50,20 @@ enum ResolverBench {
         // Addresses heard before: resolved ones, strangers, and non-candidates (public, static random).
         for index in 0..<2000 {
             switch index % 4 {
-            case 0 where present: heard.append((.resolvablePrivate(prand: UInt32(truncatingIfNeeded: random.next()), key: keys[index % keys.count]), .randomDevice))
-            case 0, 1: heard.append((BluetoothAddress(rawValue: 0x40_0000_000000 | (random.next() & 0x3F_FFFF_FFFFFF)), .randomDevice))
+            case 0 where present:
+                heard.append(
+                    (
+                        .resolvablePrivate(
+                            prand: UInt32(truncatingIfNeeded: random.next()), key: keys[index % keys.count]),
+                        .randomDevice
+                    ))
+            case 0, 1:
+                heard.append(
+                    (BluetoothAddress(rawValue: 0x40_0000_000000 | (random.next() & 0x3F_FFFF_FFFFFF)), .randomDevice))
             case 2: heard.append((BluetoothAddress(rawValue: random.next() & 0xFFFF_FFFF_FFFF), .publicDevice))
-            default: heard.append((BluetoothAddress(rawValue: 0xC0_0000_000000 | (random.next() & 0x3F_FFFF_FFFFFF)), .randomDevice))
+            default:
+                heard.append(
+                    (BluetoothAddress(rawValue: 0xC0_0000_000000 | (random.next() & 0x3F_FFFF_FFFFFF)), .randomDevice))
             }
         }
         for (address, type) in heard { _ = resolver.resolve(address, type: type, at: 0) }
@@ -62,12 +75,19 @@ enum ResolverBench {
             for index in 0..<newPerSecond {
                 if present && index < ownNewPerSecond {
                     let key = keys[Int(random.next() % UInt64(keys.count))]
-                    second.append((.resolvablePrivate(prand: UInt32(truncatingIfNeeded: random.next()), key: key), .randomDevice))
+                    second.append(
+                        (.resolvablePrivate(prand: UInt32(truncatingIfNeeded: random.next()), key: key), .randomDevice))
                 } else {
-                    second.append((BluetoothAddress(rawValue: 0x40_0000_000000 | (random.next() & 0x3F_FFFF_FFFFFF)), .randomDevice))
+                    second.append(
+                        (
+                            BluetoothAddress(rawValue: 0x40_0000_000000 | (random.next() & 0x3F_FFFF_FFFFFF)),
+                            .randomDevice
+                        ))
                 }
             }
-            for _ in 0..<(reportsPerSecond - newPerSecond) { second.append(heard[Int(random.next() % UInt64(heard.count))]) }
+            for _ in 0..<(reportsPerSecond - newPerSecond) {
+                second.append(heard[Int(random.next() % UInt64(heard.count))])
+            }
             schedule.append(second)
         }
         var resolved = 0
@@ -80,38 +100,44 @@ enum ResolverBench {
         }
         let cpu = TrackerBench.now(CLOCK_THREAD_CPUTIME_ID) - start
         let share = cpu / Double(simulatedSeconds) * 100
-        print("  \(keyCount) keys, \(reportsPerSecond) reports/s with \(newPerSecond) new private addresses/s "
-              + "(\(present ? "10 % of them from configured devices" : "no configured device present: both byte orders tried")): "
-              + "\(format(cpu / Double(simulatedSeconds) * 1e3, 3)) ms CPU per second of traffic = "
-              + "\(format(share, 3)) % of a core (goal < 0.5 %); \(simulatedSeconds) s simulated, "
-              + "\(resolver.counters.blocks) AES blocks, \(resolved) reports resolved, "
-              + "\(resolver.cachedResolved) + \(resolver.cachedUnresolved) addresses cached")
+        print(
+            "  \(keyCount) keys, \(reportsPerSecond) reports/s with \(newPerSecond) new private addresses/s "
+                + "(\(present ? "10 % of them from configured devices" : "no configured device present: both byte orders tried")): "
+                + "\(format(cpu / Double(simulatedSeconds) * 1e3, 3)) ms CPU per second of traffic = "
+                + "\(format(share, 3)) % of a core (goal < 0.5 %); \(simulatedSeconds) s simulated, "
+                + "\(resolver.counters.blocks) AES blocks, \(resolved) reports resolved, "
+                + "\(resolver.cachedResolved) + \(resolver.cachedUnresolved) addresses cached")
     }
 
     /// RSS growth per resolver holding 10,000 unresolved and, separately, 10,000 resolved addresses; measured
     /// over 20 resolvers each so the figure is above page granularity.
     static func memory(keys: [IdentityResolvingKey]) {
-        let copies = 20, addresses = 10_000
+        let copies = 20
+        let addresses = 10_000
         let one = [keys[0]]
         for resolvedKind in [false, true] {
             var kept: [PrivateAddressResolver] = []
             let before = TrackerBench.resident()
             for copy in 0..<copies {
-                var resolver = PrivateAddressResolver(keys: one, orders: [.asWritten],
-                                                      settings: .init(positiveCapacity: addresses, negativeCapacity: addresses))
+                var resolver = PrivateAddressResolver(
+                    keys: one, orders: [.asWritten],
+                    settings: .init(positiveCapacity: addresses, negativeCapacity: addresses))
                 for index in 0..<addresses {
                     let prand = UInt32(copy * addresses + index)
-                    let address = resolvedKind ? BluetoothAddress.resolvablePrivate(prand: prand, key: one[0])
-                                               : BluetoothAddress(rawValue: 0x40_0000_000000 | UInt64(prand) << 8)
+                    let address =
+                        resolvedKind
+                        ? BluetoothAddress.resolvablePrivate(prand: prand, key: one[0])
+                        : BluetoothAddress(rawValue: 0x40_0000_000000 | UInt64(prand) << 8)
                     _ = resolver.resolve(address, type: .randomDevice, at: 0)
                 }
                 precondition((resolvedKind ? resolver.cachedResolved : resolver.cachedUnresolved) == addresses)
                 kept.append(resolver)
             }
             let growth = Double(TrackerBench.resident() - before) / Double(copies)
-            print("  cache memory at \(addresses) \(resolvedKind ? "resolved" : "unresolved") addresses: "
-                  + "\(format(growth / 1024, 0)) KiB (\(format(growth / Double(addresses), 1)) bytes per address; "
-                  + "RSS growth over \(kept.count) resolvers)")
+            print(
+                "  cache memory at \(addresses) \(resolvedKind ? "resolved" : "unresolved") addresses: "
+                    + "\(format(growth / 1024, 0)) KiB (\(format(growth / Double(addresses), 1)) bytes per address; "
+                    + "RSS growth over \(kept.count) resolvers)")
         }
     }
 

@@ -1,4 +1,5 @@
 import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,14 +21,18 @@ enum TrackerBench {
     static func run() {
         let regions = makeRegions()
         let schedule = Schedule(length: scheduleLength, beacons: beaconCount)
-        print("  \(beaconCount) beacons, \(regions.count) regions (each beacon matches 2), schedule of \(scheduleLength) reports")
+        print(
+            "  \(beaconCount) beacons, \(regions.count) regions (each beacon matches 2), schedule of \(scheduleLength) reports"
+        )
 
         // Memory first, both engines kept alive so the second cannot reuse memory freed by the first.
         var engines: [(FilterSettings.Kind, RegionEngine)] = []
         for kind in [FilterSettings.Kind.kalman, .runningAverage] {
             let settings = TrackerSettings(filter: FilterSettings(kind: kind))
             let (bytes, engine) = memoryPerBeacon(regions: regions, settings: settings)
-            print("  memory per tracked beacon (\(kind.rawValue) filter): \(bytes) bytes (RSS growth incl. its id strings)")
+            print(
+                "  memory per tracked beacon (\(kind.rawValue) filter): \(bytes) bytes (RSS growth incl. its id strings)"
+            )
             engines.append((kind, engine))
         }
         let templates = (0..<beaconCount).map(template)
@@ -41,10 +46,12 @@ enum TrackerBench {
                 references.append(timeDictionary(&table, templates: templates, schedule: schedule))
             }
             let engine = engines[index].1
-            let events = results.reduce(0) { $0 + $1.events }, reports = results.reduce(0) { $0 + $1.count }
-            print("  engine (\(engines[index].0.rawValue) filter): \(summary(results)) "
-                  + "(\(reports) reports, \(events) events, \(engine.trackedCount) tracked, "
-                  + "\(engine.counters.evictions) evictions)")
+            let events = results.reduce(0) { $0 + $1.events }
+            let reports = results.reduce(0) { $0 + $1.count }
+            print(
+                "  engine (\(engines[index].0.rawValue) filter): \(summary(results)) "
+                    + "(\(reports) reports, \(events) events, \(engine.trackedCount) tracked, "
+                    + "\(engine.counters.evictions) evictions)")
         }
         print("  reference, dictionary update per report: \(summary(references))")
         churn(regions: regions)
@@ -52,37 +59,44 @@ enum TrackerBench {
 
     /// Twice as many beacons as `max_beacons`, in random order: most reports create an entry and evict one.
     static func churn(regions: [RegionRule]) {
-        var engine = RegionEngine(settings: TrackerSettings(maxBeacons: beaconCount), regions: regions,
-                                  distance: SimulationDistance(), now: 0)
+        var engine = RegionEngine(
+            settings: TrackerSettings(maxBeacons: beaconCount), regions: regions,
+            distance: SimulationDistance(), now: 0)
         let templates = (0..<(2 * beaconCount)).map(template)
         let schedule = Schedule(length: 1 << 18, beacons: 2 * beaconCount)
         var clock = 100.0
         let result = timeEngine(&engine, clock: &clock, templates: templates, schedule: schedule)
-        print("  churn, \(2 * beaconCount) beacons through max_beacons \(beaconCount): \(format(result.rate)) reports/s of CPU "
-              + "time (\(result.count) reports, \(engine.counters.evictions) evictions, \(engine.trackedCount) tracked)")
+        print(
+            "  churn, \(2 * beaconCount) beacons through max_beacons \(beaconCount): \(format(result.rate)) reports/s of CPU "
+                + "time (\(result.count) reports, \(engine.counters.evictions) evictions, \(engine.trackedCount) tracked)"
+        )
     }
 
     /// "best N, median M reports/s of CPU time" over trials.
     static func summary(_ results: [Timing]) -> String {
         let rates = results.map(\.rate).sorted()
-        let wall = results.reduce(0) { $0 + $1.seconds }, cpu = results.reduce(0) { $0 + $1.cpuSeconds }
+        let wall = results.reduce(0) { $0 + $1.seconds }
+        let cpu = results.reduce(0) { $0 + $1.cpuSeconds }
         return "best \(format(rates.last ?? 0)), median \(format(rates[rates.count / 2])) reports/s of CPU time "
             + "over \(results.count) trials (\(format2(cpu)) s CPU in \(format2(wall)) s wall)"
     }
 
     static func template(_ index: Int) -> Observation {
-        let major = index % (regionCount - 1), minor = index
-        return Observation(timestamp: 0, beaconID: "ibeacon:\(uuid):\(major):\(minor)", format: "ibeacon",
-                           identifiers: [uuid, String(major), String(minor)],
-                           address: BluetoothAddress(rawValue: 0xC000_0000_0000 | UInt64(index)), rssi: -70,
-                           measuredPower: -59)
+        let major = index % (regionCount - 1)
+        let minor = index
+        return Observation(
+            timestamp: 0, beaconID: "ibeacon:\(uuid):\(major):\(minor)", format: "ibeacon",
+            identifiers: [uuid, String(major), String(minor)],
+            address: BluetoothAddress(rawValue: 0xC000_0000_0000 | UInt64(index)), rssi: -70,
+            measuredPower: -59)
     }
 
     /// 99 regions by major (half on RSSI, half on distance) and one for the whole UUID.
     static func makeRegions() -> [RegionRule] {
         var regions = (0..<(regionCount - 1)).map { major in
-            RegionRule(name: "room-\(major)", match: .iBeacon(uuid: uuid, major: UInt16(major)),
-                       enter: major.isMultiple(of: 2) ? .rssi(-68) : .distance(3))
+            RegionRule(
+                name: "room-\(major)", match: .iBeacon(uuid: uuid, major: UInt16(major)),
+                enter: major.isMultiple(of: 2) ? .rssi(-68) : .distance(3))
         }
         regions.append(RegionRule(name: "building", match: .iBeacon(uuid: uuid), enter: .rssi(-85)))
         return regions
@@ -131,7 +145,7 @@ enum TrackerBench {
                 observations[index].rssi = -60 - (index + round) % 25
                 _ = engine.process(observations[index])
             }
-            _ = engine.takeStateChanges() // as the daemon does after each batch
+            _ = engine.takeStateChanges()  // as the daemon does after each batch
         }
         let after = resident()
         let arrayBytes = observations.capacity * MemoryLayout<Observation>.stride
@@ -155,10 +169,14 @@ enum TrackerBench {
         var rate: Double { Double(count) / cpuSeconds }
     }
 
-    static func timeEngine(_ engine: inout RegionEngine, clock simulated: inout Double, templates: [Observation],
-                           schedule: Schedule) -> Timing {
-        var count = 0, events = 0
-        let start = now(), cpuStart = now(CLOCK_THREAD_CPUTIME_ID)
+    static func timeEngine(
+        _ engine: inout RegionEngine, clock simulated: inout Double, templates: [Observation],
+        schedule: Schedule
+    ) -> Timing {
+        var count = 0
+        var events = 0
+        let start = now()
+        let cpuStart = now(CLOCK_THREAD_CPUTIME_ID)
         outer: while count < maxReports {
             for index in 0..<schedule.beacon.count {
                 var observation = templates[Int(schedule.beacon[index])]
@@ -174,15 +192,19 @@ enum TrackerBench {
                 }
             }
         }
-        return Timing(count: count, seconds: now() - start, cpuSeconds: now(CLOCK_THREAD_CPUTIME_ID) - cpuStart,
-                      events: events)
+        return Timing(
+            count: count, seconds: now() - start, cpuSeconds: now(CLOCK_THREAD_CPUTIME_ID) - cpuStart,
+            events: events)
     }
 
-    static func timeDictionary(_ table: inout [String: (Double, Int)], templates: [Observation],
-                               schedule: Schedule) -> Timing {
+    static func timeDictionary(
+        _ table: inout [String: (Double, Int)], templates: [Observation],
+        schedule: Schedule
+    ) -> Timing {
         var simulated = 100.0
         var count = 0
-        let start = now(), cpuStart = now(CLOCK_THREAD_CPUTIME_ID)
+        let start = now()
+        let cpuStart = now(CLOCK_THREAD_CPUTIME_ID)
         outer: while count < maxReports {
             for index in 0..<schedule.beacon.count {
                 var observation = templates[Int(schedule.beacon[index])]
@@ -195,14 +217,16 @@ enum TrackerBench {
                 if count & 0xFFFF == 0, now() - start > maxSeconds || count >= maxReports { break outer }
             }
         }
-        let seconds = now() - start, cpuSeconds = now(CLOCK_THREAD_CPUTIME_ID) - cpuStart
+        let seconds = now() - start
+        let cpuSeconds = now(CLOCK_THREAD_CPUTIME_ID) - cpuStart
         precondition(table.count <= templates.count)
         return Timing(count: count, seconds: seconds, cpuSeconds: cpuSeconds, events: 0)
     }
 
     static func format(_ value: Double) -> String {
         let whole = Int(value.rounded())
-        var digits = String(whole), out = ""
+        var digits = String(whole)
+        var out = ""
         while digits.count > 3 {
             out = "," + digits.suffix(3) + out
             digits = String(digits.dropLast(3))

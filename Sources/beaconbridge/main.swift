@@ -1,4 +1,5 @@
 import BeaconBridgeCLI
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct BluetoothAddressTests {

@@ -40,8 +40,14 @@ import Testing
         #expect(mailbox.post("a"))
         #expect(mailbox.post("b"))
         #expect(mailbox.post("c"))
-        guard case let .control(first) = await mailbox.next() else { Issue.record("control expected"); return }
-        guard case let .control(second) = await mailbox.next() else { Issue.record("control expected"); return }
+        guard case let .control(first) = await mailbox.next() else {
+            Issue.record("control expected")
+            return
+        }
+        guard case let .control(second) = await mailbox.next() else {
+            Issue.record("control expected")
+            return
+        }
         #expect([first, second] == ["b", "c"])
         #expect(mailbox.counters.droppedControls == 1)
         #expect(Self.times(await mailbox.next()) == [0, 1])
@@ -75,7 +81,10 @@ import Testing
         #expect(mailbox.offer(Self.batch(2..<3)) == .closed)
         #expect(await mailbox.deliver(Self.batch(2..<3)) == false)
         #expect(Self.times(await mailbox.next()) == [0, 1])
-        guard case .finished = await mailbox.next() else { Issue.record("finished expected"); return }
+        guard case .finished = await mailbox.next() else {
+            Issue.record("finished expected")
+            return
+        }
     }
 
     @Test func closeReleasesAWaitingProducerAndRefusesMore() async {
@@ -86,6 +95,9 @@ import Testing
         #expect(await producer.value == false)
         #expect(mailbox.offer(Self.batch(4..<5)) == .closed)
         #expect(!mailbox.post("late"))
-        guard case .finished = await mailbox.next() else { Issue.record("finished expected"); return }
+        guard case .finished = await mailbox.next() else {
+            Issue.record("finished expected")
+            return
+        }
     }
 }

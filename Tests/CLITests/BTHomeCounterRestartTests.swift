@@ -1,7 +1,7 @@
 import BeaconCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// BTHome replay protection survives a gateway restart: the last accepted encryption counter per device is kept
 /// in the database, so frames replayed after the restart (counters not newer than before it) are duplicates.
@@ -23,19 +23,23 @@ import TestSupport
         let service: [UInt8] = [0xD2, 0xFC, 0x41] + sealed.ciphertext + counterBytes + sealed.tag
         let data: [UInt8] = [0x02, 0x01, 0x06, UInt8(service.count + 1), 0x16] + service
         let address = try #require(BluetoothAddress(string: device))
-        let report = AdvertisingReport(timestamp: 0, eventType: 0x10, isExtended: false,
-                                       address: address, addressType: .publicDevice,
-                                       rssi: -60, txPower: nil, data: data)
+        let report = AdvertisingReport(
+            timestamp: 0, eventType: 0x10, isExtended: false,
+            address: address, addressType: .publicDevice,
+            rssi: -60, txPower: nil, data: data)
         return try #require(AdvertisingReportEncoder.legacyEvent(report))
     }
 
-    func writeCapture(_ bed: DaemonTestBed, _ name: String, start: Double,
-                      _ frames: [(counter: UInt32, centidegrees: Int16)]) throws -> String {
+    func writeCapture(
+        _ bed: DaemonTestBed, _ name: String, start: Double,
+        _ frames: [(counter: UInt32, centidegrees: Int16)]
+    ) throws -> String {
         let writer = BTSnoopWriter(datalink: .hciUART)
         var bytes = writer.header()
         for (index, frame) in frames.enumerated() {
-            bytes += writer.eventRecord(try Self.event(counter: frame.counter, centidegrees: frame.centidegrees),
-                                        timestamp: start + Double(index))
+            bytes += writer.eventRecord(
+                try Self.event(counter: frame.counter, centidegrees: frame.centidegrees),
+                timestamp: start + Double(index))
         }
         let path = bed.directory + "/" + name
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -48,7 +52,8 @@ import TestSupport
         let keyFile = bed.directory + "/bthome.key"
         try Self.key.write(toFile: keyFile, atomically: true, encoding: .utf8)
         _ = chmod(keyFile, 0o600)
-        try bed.writeConfig("""
+        try bed.writeConfig(
+            """
             formats:
               bthome_keys:
                 - address: \(Self.device)
@@ -62,8 +67,9 @@ import TestSupport
         let topic = "\(bed.topicBase)/sighting/bthome:\(Self.device)"
 
         // First run: counters 10, 11, 12 (20, 21, 22 °C) are accepted and saved.
-        let first = try writeCapture(bed, "first.btsnoop", start: 1_700_000_000,
-                                     [(10, 2000), (11, 2100), (12, 2200)])
+        let first = try writeCapture(
+            bed, "first.btsnoop", start: 1_700_000_000,
+            [(10, 2000), (11, 2100), (12, 2200)])
         let run1 = try await BuiltBinary.run(["replay", first, "--config", bed.configPath], timeout: 60)
         #expect(run1.status == 0, "stderr: \(run1.stderr)")
         #expect(logValue(run1.stderr, message: "capture replayed", key: "beacons") == "3", "stderr: \(run1.stderr)")
@@ -72,8 +78,9 @@ import TestSupport
         }
 
         // Second run over the same database: 11 and 12 again (forged readings 31, 32 °C) are duplicates, 13 is new.
-        let second = try writeCapture(bed, "second.btsnoop", start: 1_700_000_100,
-                                      [(11, 3100), (12, 3200), (13, 2300)])
+        let second = try writeCapture(
+            bed, "second.btsnoop", start: 1_700_000_100,
+            [(11, 3100), (12, 3200), (13, 2300)])
         let run2 = try await BuiltBinary.run(["replay", second, "--config", bed.configPath], timeout: 60)
         #expect(run2.status == 0, "stderr: \(run2.stderr)")
         #expect(logValue(run2.stderr, message: "capture replayed", key: "beacons") == "1", "stderr: \(run2.stderr)")

@@ -16,11 +16,15 @@ import Testing
         let file = try SyntheticCaptureFile(path: path)
         var events: [[UInt8]] = []
         for index in 0..<beacons {
-            let observation = Observation(timestamp: start, beaconID: "", format: "ibeacon",
-                                          identifiers: [DaemonTestBed.uuid, "1", String(index)],
-                                          address: BluetoothAddress(rawValue: 0xC0_BE_00_00_00_00 | UInt64(index)),
-                                          rssi: -60, measuredPower: -59)
-            guard let event = SyntheticAdvertisement.report(for: observation).flatMap(AdvertisingReportEncoder.legacyEvent) else {
+            let observation = Observation(
+                timestamp: start, beaconID: "", format: "ibeacon",
+                identifiers: [DaemonTestBed.uuid, "1", String(index)],
+                address: BluetoothAddress(rawValue: 0xC0_BE_00_00_00_00 | UInt64(index)),
+                rssi: -60, measuredPower: -59)
+            guard
+                let event = SyntheticAdvertisement.report(for: observation).flatMap(
+                    AdvertisingReportEncoder.legacyEvent)
+            else {
                 throw TestFailure("no synthetic iBeacon event")
             }
             events.append(event)
@@ -30,7 +34,9 @@ import Testing
             for index in 0..<beacons {
                 var event = events[index]
                 event[event.count - 1] = UInt8(bitPattern: Int8(-55 - index % 30 - round % 5))
-                try file.append(event: event, timestamp: start + Double(round) * interval + Double(index) * interval / Double(beacons))
+                try file.append(
+                    event: event,
+                    timestamp: start + Double(round) * interval + Double(index) * interval / Double(beacons))
             }
         }
         try file.finish()
@@ -40,15 +46,17 @@ import Testing
     /// `VmHWM` (peak resident set) of a running process in bytes, nil once it has exited.
     static func peakResident(pid: Int32) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return nil }
         return kilobytes * 1024
     }
 
     @Test func aFullSpeedReplayOf300000ReportsStaysUnder64MBAndDeliversEverything() async throws {
         let bed = try DaemonTestBed()
         try await bed.broker.start()
-        try bed.writeConfig("""
+        try bed.writeConfig(
+            """
             regions:
               - name: hall
                 match:
@@ -72,7 +80,10 @@ import Testing
         if status == nil { process.signal(SIGKILL) }
         let log = process.stderr
         print("bounded memory: peak RSS \(peak / 1024) KiB, exit \(status.map(String.init) ?? "none")")
-        print(log.split(separator: "\n").filter { $0.contains("stopped") || $0.contains("undelivered") || $0.contains("replayed") }
+        print(
+            log.split(separator: "\n").filter {
+                $0.contains("stopped") || $0.contains("undelivered") || $0.contains("replayed")
+            }
             .joined(separator: "\n"))
         #expect(status == 0)
         #expect(peak > 0 && peak < 64 * 1024 * 1024, "peak RSS \(peak) bytes")

@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import BeaconBridgeCLI
 
 /// The built binary's top-level behaviour: help, version, and sysexits codes for misuse.
@@ -19,7 +20,10 @@ import TestSupport
         #expect(run.lines == ["beaconbridge \(CommandLineTool.version)"])
     }
 
-    @Test(arguments: [[], ["frobnicate"], ["run", "--bogus"], ["replay"], ["run", "--speed", "2"], ["replay", "x.btsnoop", "--speed", "fast"]])
+    @Test(arguments: [
+        [], ["frobnicate"], ["run", "--bogus"], ["replay"], ["run", "--speed", "2"],
+        ["replay", "x.btsnoop", "--speed", "fast"],
+    ])
     func misuseIsAUsageError(arguments: [String]) async throws {
         let run = try await BuiltBinary.run(arguments)
         #expect(run.status == 64, "stderr: \(run.stderr)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Runs the built `beaconbridge` binary over the broken files in Tests/Fixtures/config. Each fixture states
 /// what it must produce in `# expect: LINE:COL: KEYPATH: MESSAGE` header lines; the output must hold exactly
@@ -64,9 +64,13 @@ import TestSupport
             #expect(result.status == 0, "\(result.stderr)")
         } else {
             #expect(result.status == 78)
-            let problems = result.stderr.split(separator: "\n").filter { $0.hasPrefix(example + ":") && !$0.hasPrefix(example + ": ") }
+            let problems = result.stderr.split(separator: "\n").filter {
+                $0.hasPrefix(example + ":") && !$0.hasPrefix(example + ": ")
+            }
             #expect(problems.count == 1, "\(result.stderr)")
-            #expect(problems.first?.contains("outbox.path: directory `/var/lib/beaconbridge` does not exist") == true, "\(result.stderr)")
+            #expect(
+                problems.first?.contains("outbox.path: directory `/var/lib/beaconbridge` does not exist") == true,
+                "\(result.stderr)")
         }
 
         let directory = try TestDirectory.make(prefix: "bb-example")
@@ -74,8 +78,10 @@ import TestSupport
         let text = try String(contentsOfFile: example, encoding: .utf8)
         #expect(text.contains("path: /var/lib/beaconbridge/outbox.sqlite"))
         let copy = directory + "/beaconbridge.yaml"
-        try text.replacingOccurrences(of: "path: /var/lib/beaconbridge/outbox.sqlite", with: "path: \(directory)/outbox.sqlite")
-            .write(toFile: copy, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(
+            of: "path: /var/lib/beaconbridge/outbox.sqlite", with: "path: \(directory)/outbox.sqlite"
+        )
+        .write(toFile: copy, atomically: true, encoding: .utf8)
         let valid = try await Self.run(["check-config", "--config", copy])
         #expect(valid.status == 0, "\(valid.stderr)")
         #expect(valid.stdout.contains("regions: 2 (desk, office)"))
@@ -83,18 +89,21 @@ import TestSupport
     }
 
     @Test func environmentVariableNamesTheFileAndOptionWins() async throws {
-        let viaEnvironment = try await Self.run(["check-config"], environment: ["BEACONBRIDGE_CONFIG": "wrong-values.yaml"])
+        let viaEnvironment = try await Self.run(
+            ["check-config"], environment: ["BEACONBRIDGE_CONFIG": "wrong-values.yaml"])
         #expect(viaEnvironment.status == 78)
         #expect(viaEnvironment.stderr.contains("wrong-values.yaml:9:10: logging.level:"))
-        let optionWins = try await Self.run(["check-config", "--config=valid-minimal.yaml"],
-                                      environment: ["BEACONBRIDGE_CONFIG": "wrong-values.yaml"])
+        let optionWins = try await Self.run(
+            ["check-config", "--config=valid-minimal.yaml"],
+            environment: ["BEACONBRIDGE_CONFIG": "wrong-values.yaml"])
         #expect(optionWins.status == 0)
     }
 
     @Test func missingFileExits66WithHowToFix() async throws {
         let result = try await Self.run(["check-config", "--config", "no-such-file.yaml"])
         #expect(result.status == 66)
-        #expect(result.stderr.contains("configuration file no-such-file.yaml does not exist (check the --config argument)"))
+        #expect(
+            result.stderr.contains("configuration file no-such-file.yaml does not exist (check the --config argument)"))
         let builtIn = try await Self.run(["check-config"])
         if !FileManager.default.fileExists(atPath: "/etc/beaconbridge/beaconbridge.yaml") {
             #expect(builtIn.status == 66)

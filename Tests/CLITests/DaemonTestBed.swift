@@ -41,10 +41,13 @@ final class DaemonTestBed: Sendable {
     }
 
     /// An iBeacon (major 1, minor `minor`) heard every `interval` seconds for `duration` seconds from `start`.
-    static func iBeaconObservations(minor: Int, start: Double, duration: Double, interval: Double, rssi: Int = -60) -> [Observation] {
+    static func iBeaconObservations(minor: Int, start: Double, duration: Double, interval: Double, rssi: Int = -60)
+        -> [Observation]
+    {
         stride(from: 0.0, to: duration, by: interval).map { offset in
-            Observation(timestamp: start + offset, beaconID: "", format: "ibeacon", identifiers: [uuid, "1", String(minor)],
-                        address: BluetoothAddress(rawValue: 0xC0_FFEE_000000 | UInt64(minor)), rssi: rssi, measuredPower: -59)
+            Observation(
+                timestamp: start + offset, beaconID: "", format: "ibeacon", identifiers: [uuid, "1", String(minor)],
+                address: BluetoothAddress(rawValue: 0xC0_FFEE_000000 | UInt64(minor)), rssi: rssi, measuredPower: -59)
         }
     }
 

@@ -1,8 +1,8 @@
 import BeaconCore
 import Foundation
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// The built binary's `run`/`replay` against a real mosquitto on a loopback port, real SQLite files and real
 /// captured (or synthetic) radio bytes.
@@ -14,7 +14,8 @@ import TestSupport
         let subscriber = try await bed.startSubscriber()
         defer { Task { await subscriber.stop() } }
 
-        let run = try await BuiltBinary.run(["replay", BuiltBinary.androidCapture, "--config", bed.configPath], timeout: 60)
+        let run = try await BuiltBinary.run(
+            ["replay", BuiltBinary.androidCapture, "--config", bed.configPath], timeout: 60)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stderr.contains("hci_events=416"))
         #expect(run.stderr.contains("reports=412"))
@@ -22,7 +23,8 @@ import TestSupport
         // The capture holds two Govee H5072 thermometers that send an iBeacon in their scan response, and four
         // Govee H5072/H5075 whose advertising PDUs carry their readings (manufacturer data 0xEC88).
         let govees = Set([20594, 20597].map { "ibeacon:494e5445-4c4c-495f-524f-434b535f4857:\($0):62207" })
-        let thermometers = Set(["A4:C1:38:70:53:99", "A4:C1:38:83:EF:4C", "A4:C1:38:8B:73:F4", "A4:C1:38:BF:6F:AB"].map { "govee:" + $0 })
+        let thermometers = Set(
+            ["A4:C1:38:70:53:99", "A4:C1:38:83:EF:4C", "A4:C1:38:8B:73:F4", "A4:C1:38:BF:6F:AB"].map { "govee:" + $0 })
         try await waitUntil("every Govee beacon's away event", timeout: 60) {
             subscriber.messages(under: "\(bed.topicBase)/presence/").filter { $0.string("state") == "away" }.count == 6
         }
@@ -30,13 +32,20 @@ import TestSupport
         for govee in govees.union(thermometers) {
             #expect(presence.filter { $0.string("beacon_id") == govee }.map { $0.string("state") } == ["seen", "away"])
         }
-        #expect(presence.allSatisfy { ["ibeacon", "govee"].contains($0.string("format")) && $0.topic.hasSuffix(TopicLayout.level($0.string("beacon_id") ?? "-")) })
+        #expect(
+            presence.allSatisfy {
+                ["ibeacon", "govee"].contains($0.string("format"))
+                    && $0.topic.hasSuffix(TopicLayout.level($0.string("beacon_id") ?? "-"))
+            })
         let sightings = subscriber.messages(under: "\(bed.topicBase)/sighting/")
         #expect(Set(sightings.compactMap { $0.string("beacon_id") }) == govees.union(thermometers))
         // Names come from the advertising PDU; a scan response heard before any of them has none yet.
         #expect(sightings.contains { $0.string("name")?.hasPrefix("GVH5072_") == true })
         // The thermometers' readings travel in the sightings' fields.
-        #expect(sightings.contains { $0.string("beacon_id") == "govee:A4:C1:38:BF:6F:AB" && $0.payload.contains(#""temperature_c":18.4"#) })
+        #expect(
+            sightings.contains {
+                $0.string("beacon_id") == "govee:A4:C1:38:BF:6F:AB" && $0.payload.contains(#""temperature_c":18.4"#)
+            })
 
         // Every event the run submitted arrived, with consecutive sequence numbers (a fresh database starts
         // its counter at the wall clock in microseconds, docs/outbox.md) and no gap.
@@ -55,7 +64,9 @@ import TestSupport
         try await bed.broker.start()
         try bed.writeConfig()
         // 40,000 events: more than the loop's input buffer, so the source must wait for the pipeline.
-        let observations = (1...8).flatMap { DaemonTestBed.iBeaconObservations(minor: $0, start: 1_700_000_000, duration: 500, interval: 0.1) }
+        let observations = (1...8).flatMap {
+            DaemonTestBed.iBeaconObservations(minor: $0, start: 1_700_000_000, duration: 500, interval: 0.1)
+        }
         let capture = try bed.writeCapture("many.btsnoop", observations)
         let run = try await BuiltBinary.run(["replay", capture, "--config", bed.configPath], timeout: 120)
         #expect(run.status == 0, "stderr: \(run.stderr)")
@@ -77,8 +88,10 @@ import TestSupport
         let bed = try DaemonTestBed()
         try bed.writeConfig()
         let now = Date().timeIntervalSince1970
-        let first = try bed.writeCapture("first.btsnoop", DaemonTestBed.iBeaconObservations(minor: 1, start: now, duration: 30, interval: 0.2)
-            + DaemonTestBed.iBeaconObservations(minor: 2, start: now, duration: 30, interval: 0.5))
+        let first = try bed.writeCapture(
+            "first.btsnoop",
+            DaemonTestBed.iBeaconObservations(minor: 1, start: now, duration: 30, interval: 0.2)
+                + DaemonTestBed.iBeaconObservations(minor: 2, start: now, duration: 30, interval: 0.5))
         let daemon = try DaemonProcess(arguments: ["replay", first, "--speed", "1", "--config", bed.configPath])
         // Let the gateway create and migrate its database before this test opens a second connection.
         try await waitUntil("the gateway started", timeout: 60) { daemon.stderr.contains("replaying capture") }
@@ -87,7 +100,8 @@ import TestSupport
         try await Task.sleep(for: .seconds(2))
         let stoppedAt = Date()
         daemon.signal(signal)
-        let status = try #require(await daemon.waitForExit(timeout: 30), "the gateway did not exit; stderr: \(daemon.stderr)")
+        let status = try #require(
+            await daemon.waitForExit(timeout: 30), "the gateway did not exit; stderr: \(daemon.stderr)")
         if signal == SIGTERM {
             #expect(status == 0, "stderr: \(daemon.stderr)")
             // Within the unit's TimeoutStopSec (15 s), with room for a loaded machine; the daemon itself gives
@@ -106,7 +120,8 @@ import TestSupport
         try await bed.broker.start()
         let subscriber = try await bed.startSubscriber()
         defer { Task { await subscriber.stop() } }
-        let second = try bed.writeCapture("second.btsnoop", DaemonTestBed.iBeaconObservations(minor: 3, start: now + 40, duration: 1, interval: 0.5))
+        let second = try bed.writeCapture(
+            "second.btsnoop", DaemonTestBed.iBeaconObservations(minor: 3, start: now + 40, duration: 1, interval: 0.5))
         let run = try await BuiltBinary.run(["replay", second, "--config", bed.configPath], timeout: 60)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         do {
@@ -120,11 +135,14 @@ import TestSupport
             throw error
         }
         // Sequence numbers keep increasing across the restart.
-        let secondRun = subscriber.messages.filter { $0.string("beacon_id") == bed.beaconID(minor: 3) }.compactMap(\.sequence)
+        let secondRun = subscriber.messages.filter { $0.string("beacon_id") == bed.beaconID(minor: 3) }.compactMap(
+            \.sequence)
         #expect(!secondRun.isEmpty)
         #expect(secondRun.allSatisfy { $0 > stored.max() ?? 0 })
         // Presence events of the first run arrive in capture order.
-        let presence = subscriber.messages(under: "\(bed.topicBase)/presence/").compactMap(\.sequence).filter { stored.contains($0) }
+        let presence = subscriber.messages(under: "\(bed.topicBase)/presence/").compactMap(\.sequence).filter {
+            stored.contains($0)
+        }
         #expect(presence == presence.sorted())
     }
 
@@ -152,20 +170,24 @@ import TestSupport
         let subscriber = try await bed.startSubscriber()
         defer { Task { await subscriber.stop() } }
         let now = Date().timeIntervalSince1970
-        let capture = try bed.writeCapture("near.btsnoop", DaemonTestBed.iBeaconObservations(minor: 7, start: now, duration: 40, interval: 0.2, rssi: -55))
+        let capture = try bed.writeCapture(
+            "near.btsnoop",
+            DaemonTestBed.iBeaconObservations(minor: 7, start: now, duration: 40, interval: 0.2, rssi: -55))
         let daemon = try DaemonProcess(arguments: ["replay", capture, "--speed", "1", "--config", bed.configPath])
         try await waitUntil("the beacon seen", timeout: 60) {
             subscriber.messages(under: "\(bed.topicBase)/presence/").contains { $0.string("state") == "seen" }
         }
 
         // A broken file is refused as a whole; the gateway keeps running on the old configuration.
-        try "regions:\n  - name: desk\n    matchh: {}\n".write(toFile: bed.configPath, atomically: true, encoding: .utf8)
+        try "regions:\n  - name: desk\n    matchh: {}\n".write(
+            toFile: bed.configPath, atomically: true, encoding: .utf8)
         daemon.signal(SIGHUP)
         try await waitUntil("the refused reload logged", timeout: 60) { daemon.stderr.contains("reload refused") }
         #expect(daemon.isRunning)
         #expect(daemon.stderr.contains("matchh"))
 
-        try bed.writeConfig("""
+        try bed.writeConfig(
+            """
             regions:
               - name: desk
                 match:
@@ -180,7 +202,8 @@ import TestSupport
         }
         #expect(daemon.stderr.contains("configuration reloaded"))
         // The tracker kept its state: no second `seen` for the beacon after the reload.
-        #expect(subscriber.messages(under: "\(bed.topicBase)/presence/").filter { $0.string("state") == "seen" }.count == 1)
+        #expect(
+            subscriber.messages(under: "\(bed.topicBase)/presence/").filter { $0.string("state") == "seen" }.count == 1)
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit(timeout: 30) == 0)
     }

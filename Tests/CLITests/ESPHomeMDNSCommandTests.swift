@@ -1,7 +1,7 @@
 import BeaconCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `beaconbridge esphome-mdns`: the Avahi service file for the configured ESPHome proxy, read back by an
 /// independent XML parser (Python's xml.etree): service type, the configured port, the node name, and the TXT
@@ -20,7 +20,9 @@ import TestSupport
 
     /// The file as Python's XML parser reads it.
     func parse(_ xml: String, in directory: String) async throws -> Parsed {
-        let file = directory + "/service.xml", out = directory + "/parsed.json", err = directory + "/parse.err"
+        let file = directory + "/service.xml"
+        let out = directory + "/parsed.json"
+        let err = directory + "/parse.err"
         try xml.write(toFile: file, atomically: true, encoding: .utf8)
         let script = """
             import json, sys, xml.etree.ElementTree as ET
@@ -46,7 +48,8 @@ import TestSupport
         let directory = try TestDirectory.make(prefix: "bb-esphome-mdns")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try (Self.key + "\n").write(toFile: directory + "/esphome.key", atomically: true, encoding: .utf8)
-        let config = try write("""
+        let config = try write(
+            """
             gateway: {id: hall, name: "Hall & <Kitchen> \\"Pi\\""}
             outbox: {path: \(directory)/outbox.sqlite}
             esphome_api:
@@ -76,7 +79,8 @@ import TestSupport
     @Test func plaintextProxyHasNoEncryptionRecordAndTheDefaultPort() async throws {
         let directory = try TestDirectory.make(prefix: "bb-esphome-mdns")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let config = try write("""
+        let config = try write(
+            """
             gateway: {id: hall}
             outbox: {path: \(directory)/outbox.sqlite}
             esphome_api: {enabled: true, name: hall-pi, mac: "02:AA:BB:CC:DD:EE"}
@@ -98,11 +102,15 @@ import TestSupport
         #expect(disabled.status == 78 && disabled.stdout.isEmpty)
         #expect(disabled.stderr.contains("esphome_api.enabled is not true"))
         try "bm90IGEga2V5\n".write(toFile: directory + "/bad.key", atomically: true, encoding: .utf8)
-        let broken = try write("gateway: {id: hall}\nesphome_api:\n  enabled: true\n  encryption_key_file: \(directory)/bad.key\n",
-                               in: directory)
+        let broken = try write(
+            "gateway: {id: hall}\nesphome_api:\n  enabled: true\n  encryption_key_file: \(directory)/bad.key\n",
+            in: directory)
         let refused = try await BuiltBinary.run(["esphome-mdns", "--config", broken], cleanEnvironment: true)
         #expect(refused.status == 78 && refused.stdout.isEmpty)
-        #expect(refused.stderr.contains("beaconbridge.yaml:4:24: esphome_api.encryption_key_file: `\(directory)/bad.key` does not hold a 32-byte key in base64"))
+        #expect(
+            refused.stderr.contains(
+                "beaconbridge.yaml:4:24: esphome_api.encryption_key_file: `\(directory)/bad.key` does not hold a 32-byte key in base64"
+            ))
         #expect(!refused.stderr.contains("bm90IGEga2V5"))
     }
 }

@@ -1,7 +1,8 @@
 import BeaconCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import BeaconBridgeCLI
 
 /// Issue 17, item 11: the exit codes of the built binary are the ones the README and `--help` list, for bad
@@ -21,7 +22,8 @@ import TestSupport
     @Test func replayOfAMissingCaptureExits66() async throws {
         let bed = try DaemonTestBed()
         try bed.writeConfig()
-        let run = try await BuiltBinary.run(["replay", bed.directory + "/missing.btsnoop", "--config", bed.configPath], timeout: 60)
+        let run = try await BuiltBinary.run(
+            ["replay", bed.directory + "/missing.btsnoop", "--config", bed.configPath], timeout: 60)
         #expect(run.status == 66, "stderr: \(run.stderr)")
         #expect(run.stderr.contains("missing.btsnoop"))
     }
@@ -50,12 +52,16 @@ import TestSupport
 
         let run = try await BuiltBinary.run(["replay", cut, "--config", bed.configPath], timeout: 90)
         #expect(run.status == 65, "stderr: \(run.stderr)")
-        #expect(run.stderr.contains("capture damaged: the events before the damage were replayed"), "stderr: \(run.stderr)")
-        let replayed = try #require(logValue(run.stderr, message: "capture replayed", key: "hci_events").flatMap { Int($0) })
+        #expect(
+            run.stderr.contains("capture damaged: the events before the damage were replayed"), "stderr: \(run.stderr)")
+        let replayed = try #require(
+            logValue(run.stderr, message: "capture replayed", key: "hci_events").flatMap { Int($0) })
         #expect(replayed > 0 && replayed < observations.count)
         // What preceded the damage went all the way to the broker.
         try await waitUntil("the beacon's presence", timeout: 60) {
-            subscriber.messages(under: "\(bed.topicBase)/presence/").contains { $0.string("beacon_id") == bed.beaconID(minor: 7) }
+            subscriber.messages(under: "\(bed.topicBase)/presence/").contains {
+                $0.string("beacon_id") == bed.beaconID(minor: 7)
+            }
         }
     }
 
@@ -118,8 +124,9 @@ import TestSupport
         let before = DaemonTestBed.iBeaconObservations(minor: 3, start: 1_700_000_000, duration: 2, interval: 1)
         let after = DaemonTestBed.iBeaconObservations(minor: 3, start: 1_700_003_600, duration: 2, interval: 1)
         let capture = try bed.writeCapture("gap.btsnoop", before + after)
-        let run = try await BuiltBinary.run(["replay", capture, "--speed", "1", "--max-gap", "1s", "--config", bed.configPath],
-                                            timeout: 90)
+        let run = try await BuiltBinary.run(
+            ["replay", capture, "--speed", "1", "--max-gap", "1s", "--config", bed.configPath],
+            timeout: 90)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(logValue(run.stderr, message: "capture replayed", key: "hci_events") == "\(before.count + after.count)")
     }

@@ -1,6 +1,8 @@
 import BeaconCore
 import Testing
+
 @testable import BeaconBridgeCLI
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,10 +23,12 @@ import Glibc
     }
 
     @Test func lineLayoutIsStable() {
-        let line = LogfmtFormatter.line(timestamp: "2026-11-30T10:00:00.000Z", level: .warning, label: "mqtt",
-                                        message: "broker unreachable",
-                                        metadata: ["port": 1883, "host": "broker.lan", "error": "connection refused"])
-        #expect(line == "ts=2026-11-30T10:00:00.000Z level=warning logger=mqtt msg=\"broker unreachable\" "
+        let line = LogfmtFormatter.line(
+            timestamp: "2026-11-30T10:00:00.000Z", level: .warning, label: "mqtt",
+            message: "broker unreachable",
+            metadata: ["port": 1883, "host": "broker.lan", "error": "connection refused"])
+        #expect(
+            line == "ts=2026-11-30T10:00:00.000Z level=warning logger=mqtt msg=\"broker unreachable\" "
                 + "error=\"connection refused\" host=broker.lan port=1883")
     }
 
@@ -32,7 +36,11 @@ import Glibc
         let recorder = RecordingLogHandler.Recorder()
         var logger = Logger(label: "scanner", handler: RecordingLogHandler(level: .info, recorder: recorder))
         var evaluated = false
-        logger.debug({ evaluated = true; return "hidden" }())
+        logger.debug(
+            {
+                evaluated = true
+                return "hidden"
+            }())
         logger.info("shown")
         logger.logLevel = .error
         logger.warning("hidden too")
@@ -56,13 +64,16 @@ import Glibc
         let recorder = RecordingLogHandler.Recorder()
         let logger = Logger(label: "mqtt", handler: RecordingLogHandler(recorder: recorder))
         let password = Redacted("hunter2")
-        logger.info("connecting with \(password)", metadata: [
-            "password": .secret(password.value),
-            "url": .url("mqtts://gw:hunter2@broker.lan:8883/x"),
-        ])
+        logger.info(
+            "connecting with \(password)",
+            metadata: [
+                "password": .secret(password.value),
+                "url": .url("mqtts://gw:hunter2@broker.lan:8883/x"),
+            ])
         let line = recorder.records.first?.logfmt ?? ""
         #expect(!line.contains("hunter2"))
-        #expect(line == "level=info logger=mqtt msg=\"connecting with <redacted>\" password=<redacted> "
+        #expect(
+            line == "level=info logger=mqtt msg=\"connecting with <redacted>\" password=<redacted> "
                 + "url=mqtts://gw:***@broker.lan:8883/x")
         #expect(Redacted<String>.url("mqtt://broker.lan:1883") == "mqtt://broker.lan:1883")
         #expect(Redacted<String>.url("mqtt://user@broker") == "mqtt://user@broker")
@@ -110,16 +121,22 @@ import Glibc
         try #require(fstat(fds[1], &info) == 0)
         let stream = "\(info.st_dev):\(info.st_ino)"
         let settings = LoggingSettings(level: .warning)
-        let underSystemd = LogfmtHandler(settings: settings, environment: ["JOURNAL_STREAM": stream], fileDescriptor: fds[1])
+        let underSystemd = LogfmtHandler(
+            settings: settings, environment: ["JOURNAL_STREAM": stream], fileDescriptor: fds[1])
         let byHand = LogfmtHandler(settings: settings, environment: [:], fileDescriptor: fds[1])
         #expect(!underSystemd.includesTimestamp && byHand.includesTimestamp)
         #expect(underSystemd.logLevel == .warning)
         // Inherited by a process whose stderr goes elsewhere: another inode, or not DEVICE:INODE at all.
-        for other in ["\(info.st_dev):\(info.st_ino &+ 1)", "\(info.st_dev &+ 1):\(info.st_ino)", "8:12345", "", "8",
-                      "a:b", "8:12345:1"] {
-            #expect(!LogfmtHandler.writesToJournal(environment: ["JOURNAL_STREAM": other], fileDescriptor: fds[1]), "\(other)")
-            #expect(LogfmtHandler(settings: settings, environment: ["JOURNAL_STREAM": other], fileDescriptor: fds[1])
-                .includesTimestamp)
+        for other in [
+            "\(info.st_dev):\(info.st_ino &+ 1)", "\(info.st_dev &+ 1):\(info.st_ino)", "8:12345", "", "8",
+            "a:b", "8:12345:1",
+        ] {
+            #expect(
+                !LogfmtHandler.writesToJournal(environment: ["JOURNAL_STREAM": other], fileDescriptor: fds[1]),
+                "\(other)")
+            #expect(
+                LogfmtHandler(settings: settings, environment: ["JOURNAL_STREAM": other], fileDescriptor: fds[1])
+                    .includesTimestamp)
         }
         #expect(LogfmtHandler.writesToJournal(environment: ["JOURNAL_STREAM": stream], fileDescriptor: fds[1]))
         #expect(!LogfmtHandler.writesToJournal(environment: [:], fileDescriptor: fds[1]))

@@ -1,7 +1,7 @@
 import BeaconCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Private address resolution against a reference implementation: the PyPI package `bluetooth-data-tools`
 /// (what Home Assistant's `private_ble_device` uses), pinned in Tests/Oracles/bluetooth-data-tools.txt and
@@ -31,10 +31,12 @@ import TestSupport
 
         // The cached virtual environment (or a SKIP line).
         let venvOut = directory.appendingPathComponent("venv.out").path
-        let setup = try ChildProcess("/bin/bash", ["\(root)/scripts/reference-venv.sh", "\(root)/Tests/Oracles/bluetooth-data-tools.txt"],
-                                     outputFiles: (venvOut, directory.appendingPathComponent("venv.err").path))
+        let setup = try ChildProcess(
+            "/bin/bash", ["\(root)/scripts/reference-venv.sh", "\(root)/Tests/Oracles/bluetooth-data-tools.txt"],
+            outputFiles: (venvOut, directory.appendingPathComponent("venv.err").path))
         #expect(await setup.exited(within: 600))
-        let answer = (try String(contentsOfFile: venvOut, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)
+        let answer = (try String(contentsOfFile: venvOut, encoding: .utf8)).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         if answer.hasPrefix("SKIP:") || answer.isEmpty {
             print(answer.isEmpty ? "SKIP: bluetooth-data-tools reference: no virtual environment" : answer)
             return
@@ -47,9 +49,13 @@ import TestSupport
             let bytes = (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) }
             keys.append((bytes, try #require(IdentityResolvingKey(bytes: bytes))))
         }
-        let sample = [UInt8]([0xec, 0x02, 0x34, 0xa3, 0x57, 0xc8, 0xad, 0x05, 0x34, 0x10, 0x10, 0xa6, 0x0a, 0x39, 0x7d, 0x9b])
+        let sample = [UInt8]([
+            0xec, 0x02, 0x34, 0xa3, 0x57, 0xc8, 0xad, 0x05, 0x34, 0x10, 0x10, 0xa6, 0x0a, 0x39, 0x7d, 0x9b,
+        ])
         keys.append((sample, try #require(IdentityResolvingKey(bytes: sample))))
-        var cases: [(key: Int, address: BluetoothAddress)] = [(keys.count - 1, BluetoothAddress(string: "70:81:94:0D:FB:AA")!)]
+        var cases: [(key: Int, address: BluetoothAddress)] = [
+            (keys.count - 1, BluetoothAddress(string: "70:81:94:0D:FB:AA")!)
+        ]
         for index in keys.indices {
             for order in KeyByteOrder.allCases {
                 for _ in 0..<3 {
@@ -61,13 +67,17 @@ import TestSupport
             // Another key's address: must not resolve with this one.
             cases.append((index, .resolvablePrivate(prand: 0x1234, key: keys[(index + 1) % keys.count].key)))
         }
-        let input = cases.map { "\(Self.hex(keys[$0.key].bytes)) \($0.address.description)" }.joined(separator: "\n") + "\n"
+        let input =
+            cases.map { "\(Self.hex(keys[$0.key].bytes)) \($0.address.description)" }.joined(separator: "\n") + "\n"
         let inputPath = directory.appendingPathComponent("cases.txt").path
         let outputPath = directory.appendingPathComponent("verdicts.txt").path
         try input.write(toFile: inputPath, atomically: true, encoding: .utf8)
-        let oracle = try ChildProcess(answer, ["\(root)/Tests/Oracles/resolve_private_addresses.py", inputPath, outputPath],
-                                      outputFiles: (directory.appendingPathComponent("oracle.out").path,
-                                                    directory.appendingPathComponent("oracle.err").path))
+        let oracle = try ChildProcess(
+            answer, ["\(root)/Tests/Oracles/resolve_private_addresses.py", inputPath, outputPath],
+            outputFiles: (
+                directory.appendingPathComponent("oracle.out").path,
+                directory.appendingPathComponent("oracle.err").path
+            ))
         #expect(await oracle.exited(within: 120))
         let verdicts = try String(contentsOfFile: outputPath, encoding: .utf8).split(separator: "\n")
         try #require(verdicts.count == cases.count)
@@ -76,7 +86,8 @@ import TestSupport
         for (item, line) in zip(cases, verdicts) {
             let parts = line.split(separator: " ")
             try #require(parts.count == 3 && parts[0] == item.address.description)
-            let written = parts[1] == "1", reversed = parts[2] == "1"
+            let written = parts[1] == "1"
+            let reversed = parts[2] == "1"
             let key = keys[item.key].key
             #expect(key.matches(item.address, order: .asWritten) == written, "\(item.address) as written")
             #expect(key.matches(item.address, order: .reversed) == reversed, "\(item.address) reversed")

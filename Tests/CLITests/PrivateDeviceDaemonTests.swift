@@ -1,7 +1,7 @@
 import BeaconCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Phones with private addresses through the built binary: `keys import-bluez` from a BlueZ directory, a
 /// replay of rotating resolvable private addresses to a real broker followed as one device, the byte order that
@@ -26,23 +26,26 @@ import TestSupport
         let other = directory + "/bluetooth/00:1A:7D:DA:71:13/00:22:33:44:55:66"
         try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: directory + "/bluetooth/cache", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: directory + "/bluetooth/cache", withIntermediateDirectories: true)
         try """
-            [General]
-            Name=Alice's iPhone
-            Class=0x7a020c
-            SupportedTechnologies=LE;
+        [General]
+        Name=Alice's iPhone
+        Class=0x7a020c
+        SupportedTechnologies=LE;
 
-            [IdentityResolvingKey]
-            Key=\(Self.keyReversed.uppercased())
+        [IdentityResolvingKey]
+        Key=\(Self.keyReversed.uppercased())
 
-            [LongTermKey]
-            Key=00112233445566778899AABBCCDDEEFF
-            """.write(toFile: device + "/info", atomically: true, encoding: .utf8)
+        [LongTermKey]
+        Key=00112233445566778899AABBCCDDEEFF
+        """.write(toFile: device + "/info", atomically: true, encoding: .utf8)
         try "[General]\nName=Headphones\n".write(toFile: other + "/info", atomically: true, encoding: .utf8)
         let keys = directory + "/keys"
 
-        let run = try await BuiltBinary.run(["keys", "import-bluez", "--bluetooth-dir", directory + "/bluetooth", "--keys-dir", keys])
+        let run = try await BuiltBinary.run([
+            "keys", "import-bluez", "--bluetooth-dir", directory + "/bluetooth", "--keys-dir", keys,
+        ])
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stdout.contains("- name: alices-iphone"))
         #expect(run.stdout.contains("irk_file: \(keys)/alices-iphone.irk"))
@@ -55,22 +58,30 @@ import TestSupport
         #expect(mode == 0o600)
 
         // Again: the same key is left alone; a different key under the name is not overwritten.
-        let again = try await BuiltBinary.run(["keys", "import-bluez", "--bluetooth-dir", directory + "/bluetooth", "--keys-dir", keys])
+        let again = try await BuiltBinary.run([
+            "keys", "import-bluez", "--bluetooth-dir", directory + "/bluetooth", "--keys-dir", keys,
+        ])
         #expect(again.status == 0)
-        let renamed = try await BuiltBinary.run(["keys", "import-bluez", "--bluetooth-dir", directory + "/bluetooth", "--keys-dir", keys,
-                                                 "--device", "4c:11:22:33:44:55", "--name", "phone"])
+        let renamed = try await BuiltBinary.run([
+            "keys", "import-bluez", "--bluetooth-dir", directory + "/bluetooth", "--keys-dir", keys,
+            "--device", "4c:11:22:33:44:55", "--name", "phone",
+        ])
         #expect(renamed.status == 0)
         #expect(renamed.stdout.contains("- name: phone"))
         try "00112233445566778899aabbccddeeff\n".write(toFile: keys + "/other.irk", atomically: true, encoding: .utf8)
-        let clash = try await BuiltBinary.run(["keys", "import-bluez", "--bluetooth-dir", directory + "/bluetooth", "--keys-dir", keys,
-                                               "--device", "4C:11:22:33:44:55", "--name", "other"])
+        let clash = try await BuiltBinary.run([
+            "keys", "import-bluez", "--bluetooth-dir", directory + "/bluetooth", "--keys-dir", keys,
+            "--device", "4C:11:22:33:44:55", "--name", "other",
+        ])
         #expect(clash.status == 73)
         #expect(clash.stderr.contains("holds another key; not overwritten"))
 
         let missing = try await BuiltBinary.run(["keys", "import-bluez", "--bluetooth-dir", directory + "/none"])
         #expect(missing.status == 66)
-        let nothing = try await BuiltBinary.run(["keys", "import-bluez", "--bluetooth-dir", directory + "/bluetooth",
-                                                 "--device", "00:22:33:44:55:66", "--keys-dir", keys])
+        let nothing = try await BuiltBinary.run([
+            "keys", "import-bluez", "--bluetooth-dir", directory + "/bluetooth",
+            "--device", "00:22:33:44:55:66", "--keys-dir", keys,
+        ])
         #expect(nothing.status == 66)
         #expect(nothing.stderr.contains("no paired device with an identity resolving key"))
         let usage = try await BuiltBinary.run(["keys", "import-bluez", "--name", "x"])
@@ -83,7 +94,8 @@ import TestSupport
         let keyFile = bed.directory + "/phone.irk"
         // Written byte-reversed: the gateway finds the order itself and records it.
         try (Self.keyReversed + "\n").write(toFile: keyFile, atomically: true, encoding: .utf8)
-        try bed.writeConfig("""
+        try bed.writeConfig(
+            """
             formats:
               include_devices: true
             tracking:
@@ -106,16 +118,22 @@ import TestSupport
         let key = try #require(IdentityResolvingKey(text: Self.keyAsWritten))
         let stranger = try #require(IdentityResolvingKey(text: "00112233445566778899aabbccddeeff"))
         let start = Date().timeIntervalSince1970 - 60
-        let mine = [0x1A2B3C, 0x2B3C4D, 0x3C4D5E].map { BluetoothAddress.resolvablePrivate(prand: UInt32($0), key: key) }
+        let mine = [0x1A2B3C, 0x2B3C4D, 0x3C4D5E].map {
+            BluetoothAddress.resolvablePrivate(prand: UInt32($0), key: key)
+        }
         let theirs = BluetoothAddress.resolvablePrivate(prand: 0x0F0F0F, key: stranger)
         var observations: [Observation] = []
         for step in 0..<60 {
             let time = start + Double(step) * 0.5
             // An iBeacon from the phone's current address (an app advertising), then the stranger's iBeacon.
-            observations.append(Observation(timestamp: time, beaconID: "", format: "ibeacon", identifiers: [Self.uuid, "7", "7"],
-                                            address: mine[step / 20], addressType: .randomDevice, rssi: -60, measuredPower: -59))
-            observations.append(Observation(timestamp: time + 0.1, beaconID: "", format: "ibeacon", identifiers: [Self.uuid, "9", "9"],
-                                            address: theirs, addressType: .randomDevice, rssi: -70, measuredPower: -59))
+            observations.append(
+                Observation(
+                    timestamp: time, beaconID: "", format: "ibeacon", identifiers: [Self.uuid, "7", "7"],
+                    address: mine[step / 20], addressType: .randomDevice, rssi: -60, measuredPower: -59))
+            observations.append(
+                Observation(
+                    timestamp: time + 0.1, beaconID: "", format: "ibeacon", identifiers: [Self.uuid, "9", "9"],
+                    address: theirs, addressType: .randomDevice, rssi: -70, measuredPower: -59))
         }
         let capture = try bed.writeCapture("phones.btsnoop", observations)
         let run = try await BuiltBinary.run(["replay", capture, "--config", bed.configPath], timeout: 120)
@@ -129,11 +147,16 @@ import TestSupport
         let sightings = subscriber.messages(under: "\(bed.topicBase)/sighting/irk:phone")
         #expect(Set(sightings.compactMap { $0.string("mac") }) == Set(mine.map(\.description)))
         #expect(sightings.allSatisfy { $0.string("format") == "irk" })
-        #expect(subscriber.messages(under: "\(bed.topicBase)/region/hall/irk:phone").contains { $0.string("event") == "enter" })
+        #expect(
+            subscriber.messages(under: "\(bed.topicBase)/region/hall/irk:phone").contains {
+                $0.string("event") == "enter"
+            })
         let all = subscriber.messages(under: "")
         #expect(!all.contains { $0.topic.contains("mac:") }, "no device sighting of any private address")
         #expect(!all.contains { $0.payload.contains(theirs.description) && $0.topic.contains("irk:") })
-        #expect(all.contains { $0.topic.hasSuffix("sighting/ibeacon:\(Self.uuid):9:9") }, "beacons with their own id still published")
+        #expect(
+            all.contains { $0.topic.hasSuffix("sighting/ibeacon:\(Self.uuid):9:9") },
+            "beacons with their own id still published")
         #expect(!Self.containsKey(run.stdout + run.stderr))
         #expect(!all.contains { Self.containsKey($0.topic) || Self.containsKey($0.payload) })
 
@@ -145,7 +168,9 @@ import TestSupport
         let keys = try await BuiltBinary.run(["keys", "check", "--config", bed.configPath])
         #expect(keys.status == 0, "stderr: \(keys.stderr)")
         let configured = try #require(IdentityResolvingKey(text: Self.keyReversed))
-        #expect(keys.stdout.contains("phone (irk:phone): key \(configured.fingerprint) from irk_file, key order reversed, last seen"))
+        #expect(
+            keys.stdout.contains(
+                "phone (irk:phone): key \(configured.fingerprint) from irk_file, key order reversed, last seen"))
         #expect(!Self.containsKey(check.stdout + check.stderr + keys.stdout + keys.stderr))
     }
 
@@ -160,8 +185,9 @@ import TestSupport
         let address = BluetoothAddress.resolvablePrivate(prand: 0x2A2A2A, key: key)
         let now = Date().timeIntervalSince1970
         let observations = stride(from: 0.0, to: 60, by: 0.25).map { offset in
-            Observation(timestamp: now + offset, beaconID: "", format: "ibeacon", identifiers: [Self.uuid, "5", "5"],
-                        address: address, addressType: .randomDevice, rssi: -58, measuredPower: -59)
+            Observation(
+                timestamp: now + offset, beaconID: "", format: "ibeacon", identifiers: [Self.uuid, "5", "5"],
+                address: address, addressType: .randomDevice, rssi: -58, measuredPower: -59)
         }
         let capture = try bed.writeCapture("phone.btsnoop", observations)
         let daemon = try DaemonProcess(arguments: ["replay", capture, "--speed", "1", "--config", bed.configPath])
@@ -170,7 +196,8 @@ import TestSupport
         }
         #expect(!subscriber.messages(under: "").contains { $0.topic.contains("irk:") || $0.topic.contains("mac:") })
 
-        try bed.writeConfig("""
+        try bed.writeConfig(
+            """
             formats:
               include_devices: true
             devices:

@@ -19,9 +19,10 @@ import Testing
             let envelopes = (start..<min(start + 10_000, rows + 1)).map { sequence in
                 let id = "\(bed.gatewayID)-\(sequence)"
                 ids.insert(id)
-                return EventEnvelope(id: id, gatewayID: bed.gatewayID, sequence: UInt64(sequence), captureTime: now, kind: .region,
-                                     topic: "\(bed.topicBase)/region/hall/b\(sequence % 5000)", qos: 1, retain: false,
-                                     payload: "{\"id\":\"\(id)\",\"seq\":\(sequence)}")
+                return EventEnvelope(
+                    id: id, gatewayID: bed.gatewayID, sequence: UInt64(sequence), captureTime: now, kind: .region,
+                    topic: "\(bed.topicBase)/region/hall/b\(sequence % 5000)", qos: 1, retain: false,
+                    payload: "{\"id\":\"\(id)\",\"seq\":\(sequence)}")
             }
             try await database.append(envelopes)
         }
@@ -35,8 +36,10 @@ import Testing
         try bed.writeConfig()
         let backlog = try await Self.fillBacklog(bed)
         let subscriber = try await bed.startSubscriber()
-        let capture = try bed.writeCapture("short.btsnoop", DaemonTestBed.iBeaconObservations(
-            minor: 1, start: Date().timeIntervalSince1970 - 60, duration: 10, interval: 1))
+        let capture = try bed.writeCapture(
+            "short.btsnoop",
+            DaemonTestBed.iBeaconObservations(
+                minor: 1, start: Date().timeIntervalSince1970 - 60, duration: 10, interval: 1))
         let run = try await BuiltBinary.run(["replay", capture, "--config", bed.configPath], timeout: 900)
         #expect(run.status == 0, "stderr: \(run.stderr.suffix(2000))")
         #expect(logValue(run.stderr, message: "msg=stopped", key: "outbox_rows") == "0")
@@ -55,12 +58,17 @@ import Testing
         let bed = try DaemonTestBed()  // the broker is never started
         try bed.writeConfig()
         let database = try GatewayDatabase(settings: OutboxSettings(path: bed.outboxPath))
-        try await database.append([EventEnvelope(id: "\(bed.gatewayID)-1", gatewayID: bed.gatewayID, sequence: 1,
-                                                 captureTime: Date().timeIntervalSince1970, kind: .region,
-                                                 topic: "\(bed.topicBase)/region/hall/b1", qos: 1, retain: false,
-                                                 payload: "{}")])
-        let capture = try bed.writeCapture("short.btsnoop", DaemonTestBed.iBeaconObservations(
-            minor: 1, start: Date().timeIntervalSince1970 - 60, duration: 5, interval: 1))
+        try await database.append([
+            EventEnvelope(
+                id: "\(bed.gatewayID)-1", gatewayID: bed.gatewayID, sequence: 1,
+                captureTime: Date().timeIntervalSince1970, kind: .region,
+                topic: "\(bed.topicBase)/region/hall/b1", qos: 1, retain: false,
+                payload: "{}")
+        ])
+        let capture = try bed.writeCapture(
+            "short.btsnoop",
+            DaemonTestBed.iBeaconObservations(
+                minor: 1, start: Date().timeIntervalSince1970 - 60, duration: 5, interval: 1))
         let run = try await BuiltBinary.run(["replay", capture, "--config", bed.configPath], timeout: 300)
         #expect(run.status == 75, "stderr: \(run.stderr.suffix(2000))")
         #expect(run.stderr.contains("events still undelivered at exit stay in the outbox"))

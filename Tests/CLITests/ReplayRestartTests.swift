@@ -1,7 +1,7 @@
 import BeaconCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Restarts tested offline (issue 9): the built binary replays a capture with `--state-db`, is stopped while
 /// beacons are inside, and a second run over the continuation of the story restores the region state from
@@ -36,11 +36,14 @@ import TestSupport
 
         // Run 1: beacons 1 and 2 strong (10 dB above the enter level) for 60 s, replayed in real time; stopped
         // (SIGTERM) once both have entered, so the saved state is `inside` for both.
-        let first = try bed.writeCapture("first.btsnoop",
-                                         DaemonTestBed.iBeaconObservations(minor: 1, start: t0, duration: 60, interval: 0.2)
-                                         + DaemonTestBed.iBeaconObservations(minor: 2, start: t0, duration: 60, interval: 0.2))
-        let run1 = try DaemonProcess(arguments: ["replay", first, "--speed", "1", "--config", bed.configPath,
-                                                 "--state-db", stateDB])
+        let first = try bed.writeCapture(
+            "first.btsnoop",
+            DaemonTestBed.iBeaconObservations(minor: 1, start: t0, duration: 60, interval: 0.2)
+                + DaemonTestBed.iBeaconObservations(minor: 2, start: t0, duration: 60, interval: 0.2))
+        let run1 = try DaemonProcess(arguments: [
+            "replay", first, "--speed", "1", "--config", bed.configPath,
+            "--state-db", stateDB,
+        ])
         try await waitUntil("both beacons entered", timeout: 60) {
             [1, 2].allSatisfy { minor in regionMessages(minor).contains { $0.string("event") == "enter" } }
         }
@@ -50,12 +53,16 @@ import TestSupport
 
         // Run 2, about 95 s of capture time after the stop (inside the 900 s restore age): beacon 1 is still there; beacon 2 left
         // while the gateway was down and is now heard only weakly (15 dB below the exit level).
-        let second = try bed.writeCapture("second.btsnoop",
-                                          DaemonTestBed.iBeaconObservations(minor: 1, start: t0 + 100, duration: 60, interval: 0.2)
-                                          + DaemonTestBed.iBeaconObservations(minor: 2, start: t0 + 100, duration: 60, interval: 0.2,
-                                                                              rssi: -90))
-        let run2 = try DaemonProcess(arguments: ["replay", second, "--speed", "1", "--config", bed.configPath,
-                                                 "--state-db", stateDB])
+        let second = try bed.writeCapture(
+            "second.btsnoop",
+            DaemonTestBed.iBeaconObservations(minor: 1, start: t0 + 100, duration: 60, interval: 0.2)
+                + DaemonTestBed.iBeaconObservations(
+                    minor: 2, start: t0 + 100, duration: 60, interval: 0.2,
+                    rssi: -90))
+        let run2 = try DaemonProcess(arguments: [
+            "replay", second, "--speed", "1", "--config", bed.configPath,
+            "--state-db", stateDB,
+        ])
         try await waitUntil("beacon 2's exit", timeout: 60) {
             regionMessages(2).contains { $0.string("event") == "exit" }
         }
@@ -66,8 +73,9 @@ import TestSupport
         try await late.start()
         defer { Task { await late.stop() } }
         try await waitUntil("the retained region states", timeout: 10) { late.messages.count >= 2 }
-        let retained = Dictionary(late.messages.map { ($0.string("beacon_id") ?? "-", $0.string("state") ?? "-") },
-                                  uniquingKeysWith: { $1 })
+        let retained = Dictionary(
+            late.messages.map { ($0.string("beacon_id") ?? "-", $0.string("state") ?? "-") },
+            uniquingKeysWith: { $1 })
         #expect(retained[bed.beaconID(minor: 1)] == "inside")
         #expect(retained[bed.beaconID(minor: 2)] == "outside")
 
@@ -88,13 +96,15 @@ import TestSupport
         let bed = try DaemonTestBed()
         try await bed.broker.start()
         try bed.writeConfig(Self.regionConfig)
-        let capture = try bed.writeCapture("one.btsnoop",
-                                           DaemonTestBed.iBeaconObservations(minor: 1, start: 1_700_000_000, duration: 20, interval: 0.2))
+        let capture = try bed.writeCapture(
+            "one.btsnoop",
+            DaemonTestBed.iBeaconObservations(minor: 1, start: 1_700_000_000, duration: 20, interval: 0.2))
         let run = try await BuiltBinary.run(["replay", capture, "--config", bed.configPath], timeout: 60)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(!run.stderr.contains("region state restored"))
         // Bad option use is a usage error.
-        let usage = try await BuiltBinary.run(["replay", capture, "--config", bed.configPath, "--state-db"], timeout: 30)
+        let usage = try await BuiltBinary.run(
+            ["replay", capture, "--config", bed.configPath, "--state-db"], timeout: 30)
         #expect(usage.status == 64)
     }
 }

@@ -1,7 +1,7 @@
 import BeaconCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 12's integration test: three real gateway processes (the built binary), each replaying its own capture
 /// of one simulated world (`simulate --capture` on Tests/Fixtures/rooms/three-gateways.json: three rooms in a
@@ -21,7 +21,12 @@ import TestSupport
     static let offsets = ["gw-a": 3, "gw-b": 0, "gw-c": -2]
     static let start: Double = 1_700_000_000
 
-    struct Stay { var beacon: String; var room: String; var start: Double; var end: Double }
+    struct Stay {
+        var beacon: String
+        var room: String
+        var start: Double
+        var end: Double
+    }
 
     struct Decision {
         var beacon: String
@@ -34,8 +39,9 @@ import TestSupport
     static func truth(_ stdout: String) -> [Stay] {
         stdout.split(separator: "\n").compactMap { line -> Stay? in
             guard let json = try? JSONValue(parsing: String(line)), json["type"] == .string("room_truth"),
-                  case let .string(beacon)? = json["beacon_id"], case let .string(room)? = json["room"],
-                  let start = number(json["start"]), let end = number(json["end"]) else { return nil }
+                case let .string(beacon)? = json["beacon_id"], case let .string(room)? = json["room"],
+                let start = number(json["start"]), let end = number(json["end"])
+            else { return nil }
             return Stay(beacon: beacon, room: room, start: start, end: end)
         }
     }
@@ -73,7 +79,9 @@ import TestSupport
         try await broker.start()
         defer { broker.stop() }
 
-        let simulate = try await BuiltBinary.run(["simulate", "--scenario", Self.scenario, "--capture", directory + "/{gateway}.btsnoop"])
+        let simulate = try await BuiltBinary.run([
+            "simulate", "--scenario", Self.scenario, "--capture", directory + "/{gateway}.btsnoop",
+        ])
         try #require(simulate.status == 0, "stderr: \(simulate.stderr)")
         let truth = Self.truth(simulate.stdout)
         try #require(Set(truth.map(\.beacon)).count == 2, "ground truth: \(simulate.stdout)")
@@ -85,8 +93,11 @@ import TestSupport
         var processes: [String: DaemonProcess] = [:]
         for id in Self.gateways.keys.sorted() {
             let path = directory + "/\(id).yaml"
-            try Self.config(id, directory: directory, port: broker.port).write(toFile: path, atomically: true, encoding: .utf8)
-            processes[id] = try DaemonProcess(arguments: ["replay", directory + "/\(id).btsnoop", "--config", path, "--speed", "8"])
+            try Self.config(id, directory: directory, port: broker.port).write(
+                toFile: path, atomically: true, encoding: .utf8)
+            processes[id] = try DaemonProcess(arguments: [
+                "replay", directory + "/\(id).btsnoop", "--config", path, "--speed", "8",
+            ])
         }
         defer { for process in processes.values { process.signal(SIGKILL) } }
         let leader = try #require(processes["gw-a"])
@@ -107,34 +118,45 @@ import TestSupport
         try await Task.sleep(for: .milliseconds(500))
 
         let all = subscriber.messages
-        #expect(all.contains { $0.topic == "beaconbridge/gw-a/availability" && $0.payload == "offline" },
-                "gw-a's last will")
+        #expect(
+            all.contains { $0.topic == "beaconbridge/gw-a/availability" && $0.payload == "offline" },
+            "gw-a's last will")
         let decisions: [Decision] = all.compactMap { message in
-            guard message.topic.hasPrefix("beaconbridge/rooms/"), let json = message.json, json["event"] == .string("room"),
-                  case let .string(beacon)? = json["beacon_id"], case let .string(room)? = json["room"],
-                  case let .int(number)? = json["decision"], let time = Self.number(json["time"]),
-                  case let .string(leader)? = json["gateway"] else { return nil }
+            guard message.topic.hasPrefix("beaconbridge/rooms/"), let json = message.json,
+                json["event"] == .string("room"),
+                case let .string(beacon)? = json["beacon_id"], case let .string(room)? = json["room"],
+                case let .int(number)? = json["decision"], let time = Self.number(json["time"]),
+                case let .string(leader)? = json["gateway"]
+            else { return nil }
             return Decision(beacon: beacon, room: room, decision: number, time: time, leader: leader)
         }
-        let log = decisions.map { "\($0.beacon.suffix(3)) #\($0.decision) \($0.room) t+\(Int($0.time - Self.start)) by \($0.leader)" }
-            .joined(separator: "\n")
+        let log = decisions.map {
+            "\($0.beacon.suffix(3)) #\($0.decision) \($0.room) t+\(Int($0.time - Self.start)) by \($0.leader)"
+        }
+        .joined(separator: "\n")
         print("rooms decisions (beacon, number, room, capture time, leader):\n\(log)")
         #expect(decisionsBeforeKill > 0, "gw-a published decisions before it was killed")
 
         for beacon in Set(truth.map(\.beacon)).sorted() {
             let mine = decisions.filter { $0.beacon == beacon }
             // The sequence of decisions continues across leaders: 1, 2, 3, ... in the order delivered.
-            #expect(mine.map(\.decision) == (0..<mine.count).map { Int64($0 + 1) },
-                    "decision numbers of \(beacon):\n\(log)")
+            #expect(
+                mine.map(\.decision) == (0..<mine.count).map { Int64($0 + 1) },
+                "decision numbers of \(beacon):\n\(log)")
             // Every true stay of at least 30 s after the warm-up is announced, in order, within the tolerance.
             let stays = truth.filter { $0.beacon == beacon && $0.end - $0.start >= 30 }
             var next = 0
             var matched = 0
             for stay in stays {
-                guard let found = mine[next...].firstIndex(where: {
-                    $0.room == stay.room && $0.time >= stay.start - 5 && $0.time <= max(stay.start, Self.start + 10) + 45
-                }) else {
-                    Issue.record("\(beacon): the stay in \(stay.room) from t+\(Int(stay.start - Self.start)) s was not announced in time:\n\(log)")
+                guard
+                    let found = mine[next...].firstIndex(where: {
+                        $0.room == stay.room && $0.time >= stay.start - 5
+                            && $0.time <= max(stay.start, Self.start + 10) + 45
+                    })
+                else {
+                    Issue.record(
+                        "\(beacon): the stay in \(stay.room) from t+\(Int(stay.start - Self.start)) s was not announced in time:\n\(log)"
+                    )
                     continue
                 }
                 matched += 1
@@ -142,16 +164,22 @@ import TestSupport
             }
             #expect(matched == stays.count)
             #expect(mine.count - matched <= 1, "at most one false decision for \(beacon):\n\(log)")
-            #expect(mine.last?.room == stays.last?.room, "the last decision of \(beacon) is its true room at the end:\n\(log)")
+            #expect(
+                mine.last?.room == stays.last?.room,
+                "the last decision of \(beacon) is its true room at the end:\n\(log)")
         }
         // gw-a led until it was killed; gw-b continued (the walker's return to b, 204 s into the world, is its).
         #expect(decisions.first?.leader == "gw-a", "\(log)")
-        #expect(decisions.contains { $0.leader == "gw-b" && $0.time >= Self.start + 170 }, "gw-b decided after the kill:\n\(log)")
+        #expect(
+            decisions.contains { $0.leader == "gw-b" && $0.time >= Self.start + 170 },
+            "gw-b decided after the kill:\n\(log)")
         #expect(!decisions.contains { $0.leader == "gw-a" && $0.time > Self.start + 185 }, "\(log)")
         // Every room event validates against its schema, and enter/exit accompany the states.
         let roomMessages = all.filter { $0.topic.hasPrefix("beaconbridge/rooms/") }
         #expect(roomMessages.allSatisfy { $0.json?["kind"] == .string("room") })
-        #expect(roomMessages.contains { $0.json?["event"] == .string("enter") } && roomMessages.contains { $0.json?["event"] == .string("exit") })
+        #expect(
+            roomMessages.contains { $0.json?["event"] == .string("enter") }
+                && roomMessages.contains { $0.json?["event"] == .string("exit") })
         // Nothing was published by gw-c (never the lowest online id while gw-b ran).
         #expect(!decisions.contains { $0.leader == "gw-c" && $0.time < Self.start + 290 }, "\(log)")
     }
@@ -159,7 +187,9 @@ import TestSupport
     @Test func aRoomsCaptureNeedsOneFilePerGateway() async throws {
         let directory = try TestDirectory.make(prefix: "bb-rooms")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try await BuiltBinary.run(["simulate", "--scenario", Self.scenario, "--capture", directory + "/one.btsnoop"])
+        let result = try await BuiltBinary.run([
+            "simulate", "--scenario", Self.scenario, "--capture", directory + "/one.btsnoop",
+        ])
         #expect(result.status == 64)
         #expect(result.stderr.contains("{gateway}"))
         #expect(!FileManager.default.fileExists(atPath: directory + "/one.btsnoop"))

@@ -1,12 +1,14 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Runs the built `beaconbridge scan` over the real Android capture (replay) and against this machine's kernel.
 @Suite struct ScanCommandTests {
     static let capture = BuiltBinary.androidCapture
 
-    static func scan(_ arguments: [String]) async throws -> BuiltBinary.Result { try await BuiltBinary.run(["scan"] + arguments) }
+    static func scan(_ arguments: [String]) async throws -> BuiltBinary.Result {
+        try await BuiltBinary.run(["scan"] + arguments)
+    }
 
     @Test func replayPrintsOneLinePerAdvertisingEvent() async throws {
         let run = try await Self.scan(["--replay", Self.capture])

@@ -1,7 +1,7 @@
 import BeaconCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The daemon announces Home Assistant sensors for the readings its named beacons send (retained), and for
 /// nothing else: not for beacons the configuration does not name, not for fields a device does not send.
@@ -12,7 +12,8 @@ import TestSupport
     @Test func namedGoveeGetsItsReadingSensorsRetained() async throws {
         let bed = try DaemonTestBed()
         try await bed.broker.start()
-        try bed.writeConfig("""
+        try bed.writeConfig(
+            """
             topics:
               home_assistant:
                 enabled: true
@@ -20,18 +21,22 @@ import TestSupport
               - id: \(Self.kitchen)
                 name: Kitchen thermometer
             """)
-        let run = try await BuiltBinary.run(["replay", BuiltBinary.androidCapture, "--config", bed.configPath], timeout: 60)
+        let run = try await BuiltBinary.run(
+            ["replay", BuiltBinary.androidCapture, "--config", bed.configPath], timeout: 60)
         #expect(run.status == 0, "stderr: \(run.stderr)")
 
         let configs = try await retainedConfigs(bed)
         let node = "beaconbridge_testgw"
         let object = "govee_a4_c1_38_bf_6f_ab"
         let sensors = configs.keys.filter { $0.contains(object) && !$0.hasSuffix("_tracker/config") }
-        #expect(Set(sensors.map { String($0.split(separator: "/")[2...].joined(separator: "/")) }) == Set([
-            "\(node)/\(object)_distance/config", "\(node)/\(object)_rssi/config", "\(node)/\(object)_presence/config",
-            "\(node)/\(object)_temperature_c/config", "\(node)/\(object)_humidity_pct/config",
-            "\(node)/\(object)_battery_pct/config",
-        ]), "\(configs.keys.sorted())")
+        #expect(
+            Set(sensors.map { String($0.split(separator: "/")[2...].joined(separator: "/")) })
+                == Set([
+                    "\(node)/\(object)_distance/config", "\(node)/\(object)_rssi/config",
+                    "\(node)/\(object)_presence/config",
+                    "\(node)/\(object)_temperature_c/config", "\(node)/\(object)_humidity_pct/config",
+                    "\(node)/\(object)_battery_pct/config",
+                ]), "\(configs.keys.sorted())")
         let temperature = try #require(configs["homeassistant/sensor/\(node)/\(object)_temperature_c/config"])
         #expect(temperature["device_class"] == .string("temperature"))
         #expect(temperature["unit_of_measurement"] == .string("°C"))
@@ -57,7 +62,8 @@ import TestSupport
         let bed = try DaemonTestBed()
         try await bed.broker.start()
         let address = "C0:FF:EE:00:00:42"
-        try bed.writeConfig("""
+        try bed.writeConfig(
+            """
             topics:
               home_assistant:
                 enabled: true
@@ -67,8 +73,9 @@ import TestSupport
             """)
         let start = 1_700_000_000.0
         let observations = stride(from: 0.0, to: 30, by: 1).map { offset in
-            Observation(timestamp: start + offset, beaconID: "", format: "bthome", identifiers: [],
-                        address: BluetoothAddress(string: address)!, rssi: -60, measuredPower: nil)
+            Observation(
+                timestamp: start + offset, beaconID: "", format: "bthome", identifiers: [],
+                address: BluetoothAddress(string: address)!, rssi: -60, measuredPower: nil)
         }
         let capture = try bed.writeCapture("bthome.btsnoop", observations)
         let run = try await BuiltBinary.run(["replay", capture, "--config", bed.configPath], timeout: 60)

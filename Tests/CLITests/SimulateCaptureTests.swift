@@ -1,7 +1,7 @@
 import BeaconCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `beaconbridge simulate --capture`: the built binary writes a scenario as a btsnoop capture, and the
 /// binary's own decoder reads it back.
@@ -12,7 +12,9 @@ import TestSupport
     static func decodedIDs(_ stdout: String) -> [String: Int] {
         var counts: [String: Int] = [:]
         for line in stdout.split(separator: "\n") {
-            guard let json = try? JSONValue(parsing: String(line)), case let .array(beacons)? = json["beacons"] else { continue }
+            guard let json = try? JSONValue(parsing: String(line)), case let .array(beacons)? = json["beacons"] else {
+                continue
+            }
             for beacon in beacons {
                 if case let .string(id)? = beacon["id"] { counts[id, default: 0] += 1 }
             }
@@ -22,7 +24,8 @@ import TestSupport
 
     static func summaryInt(_ stdout: String, _ key: String) -> Int? {
         guard let line = stdout.split(separator: "\n").last, let json = try? JSONValue(parsing: String(line)),
-              case let .int(value)? = json["summary"]?[key] else { return nil }
+            case let .int(value)? = json["summary"]?[key]
+        else { return nil }
         return Int(value)
     }
 
@@ -30,7 +33,9 @@ import TestSupport
         let directory = try TestDirectory.make(prefix: "bb-simcap")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let capture = directory + "/walk-past.btsnoop"
-        let simulate = try await BuiltBinary.run(["simulate", "--scenario", Self.walkPast, "--summary-only", "--capture", capture])
+        let simulate = try await BuiltBinary.run([
+            "simulate", "--scenario", Self.walkPast, "--summary-only", "--capture", capture,
+        ])
         #expect(simulate.status == 0, "stderr: \(simulate.stderr)")
         let written = try #require(simulate.stderr.split(separator: "\n").first { $0.hasPrefix("capture: ") })
         #expect(!written.contains("skipped"))
@@ -43,10 +48,11 @@ import TestSupport
         #expect(Self.summaryInt(decode.stdout, "reports") == events)
         #expect(Self.summaryInt(decode.stdout, "errors") == 0)
         let ids = Self.decodedIDs(decode.stdout)
-        #expect(Set(ids.keys) == [
-            "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:1",
-            "eddystone-uid:edd1ebeac04e5defa017:0123456789ab",
-        ])
+        #expect(
+            Set(ids.keys) == [
+                "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:1",
+                "eddystone-uid:edd1ebeac04e5defa017:0123456789ab",
+            ])
         #expect(ids.values.reduce(0, +) == events)
         // The Eddystone beacon advertises at 3 Hz for 300 s with 20 % loss: about 720 reports.
         let eddystone = ids["eddystone-uid:edd1ebeac04e5defa017:0123456789ab"] ?? 0
@@ -58,15 +64,17 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = directory + "/mixed.json"
         try """
-            {"name": "mixed", "duration_s": 20, "beacons": [
-              {"format": "altbeacon", "identifiers": ["2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", 3, 4], "rate_hz": 2, "loss": 0,
-               "path": [{"t": 0, "x": 1}]},
-              {"format": "eddystone-eid", "identifiers": ["0x1122334455667788"], "rate_hz": 1, "loss": 0,
-               "path": [{"t": 0, "x": 1}]}
-            ]}
-            """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        {"name": "mixed", "duration_s": 20, "beacons": [
+          {"format": "altbeacon", "identifiers": ["2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", 3, 4], "rate_hz": 2, "loss": 0,
+           "path": [{"t": 0, "x": 1}]},
+          {"format": "eddystone-eid", "identifiers": ["0x1122334455667788"], "rate_hz": 1, "loss": 0,
+           "path": [{"t": 0, "x": 1}]}
+        ]}
+        """.write(toFile: scenario, atomically: true, encoding: .utf8)
         let capture = directory + "/mixed.btsnoop"
-        let simulate = try await BuiltBinary.run(["simulate", "--scenario", scenario, "--summary-only", "--capture", capture])
+        let simulate = try await BuiltBinary.run([
+            "simulate", "--scenario", scenario, "--summary-only", "--capture", capture,
+        ])
         #expect(simulate.status == 0, "stderr: \(simulate.stderr)")
         let written = try #require(simulate.stderr.split(separator: "\n").first { $0.hasPrefix("capture: ") })
         let words = written.split(separator: " ")
@@ -80,8 +88,10 @@ import TestSupport
     }
 
     @Test func aCapturePathThatCannotBeCreatedExits73() async throws {
-        let simulate = try await BuiltBinary.run(["simulate", "--scenario", Self.walkPast, "--summary-only",
-                                            "--capture", "/nonexistent-directory/out.btsnoop"])
+        let simulate = try await BuiltBinary.run([
+            "simulate", "--scenario", Self.walkPast, "--summary-only",
+            "--capture", "/nonexistent-directory/out.btsnoop",
+        ])
         #expect(simulate.status == 73)
         #expect(simulate.stderr.contains("/nonexistent-directory/out.btsnoop"))
         #expect(simulate.stderr.contains("open"))

@@ -1,6 +1,7 @@
 import BeaconCore
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +10,7 @@ import Glibc
 @Suite struct SimulateCommandTests {
     static let packageRoot: String = {
         var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3) // Tests/CLITests/SimulateCommandTests.swift
+        parts.removeLast(3)  // Tests/CLITests/SimulateCommandTests.swift
         return parts.joined(separator: "/")
     }()
     static let binary = packageRoot + "/.build/debug/beaconbridge"
@@ -40,7 +41,9 @@ import Glibc
 
     @Test func walkPastPrintsEventsAndASummary() async throws {
         try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
-        let result = try await Self.run(["simulate", "--scenario", Self.packageRoot + "/config/scenarios/walk-past.json"])
+        let result = try await Self.run([
+            "simulate", "--scenario", Self.packageRoot + "/config/scenarios/walk-past.json",
+        ])
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count > 10)
@@ -60,7 +63,9 @@ import Glibc
 
     @Test func eventLinesFollowTheDocumentedLayout() async throws {
         try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
-        let result = try await Self.run(["simulate", "--scenario", Self.packageRoot + "/config/scenarios/walk-past.json"])
+        let result = try await Self.run([
+            "simulate", "--scenario", Self.packageRoot + "/config/scenarios/walk-past.json",
+        ])
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let enter = try JSONValue(parsing: try #require(lines.first { $0.contains("\"kind\":\"enter\"") }))
         guard case let .object(members) = enter, case let .object(beacon)? = enter["beacon"] else {
@@ -68,8 +73,11 @@ import Glibc
             return
         }
         #expect(members.map(\.0) == ["type", "kind", "time", "region", "beacon_id", "state", "since", "beacon"])
-        #expect(beacon.map(\.0) == ["id", "format", "identifiers", "address", "name", "rssi", "smoothed_rssi", "distance",
-                                    "measured_power", "report_rate", "last_seen", "fields"])
+        #expect(
+            beacon.map(\.0) == [
+                "id", "format", "identifiers", "address", "name", "rssi", "smoothed_rssi", "distance",
+                "measured_power", "report_rate", "last_seen", "fields",
+            ])
         #expect(enter["region"] == .string("desk"))
         #expect(enter["state"] == .string("inside"))
         #expect(enter["beacon"]?["name"] == .string("keys"))
@@ -80,9 +88,16 @@ import Glibc
             Issue.record("no detectors in the summary")
             return
         }
-        #expect(detectors.map { $0["name"] } == ["beaconbridge", "raw-threshold", "median-iqr-15s", "running-average-20s",
-                                                 "kalman"].map { .string($0) })
-        #expect(detectors.allSatisfy { $0["false_transitions_per_beacon_hour"] != nil && $0["exit_latency_s"]?["p95"] != nil })
+        #expect(
+            detectors.map { $0["name"] }
+                == [
+                    "beaconbridge", "raw-threshold", "median-iqr-15s", "running-average-20s",
+                    "kalman",
+                ].map { .string($0) })
+        #expect(
+            detectors.allSatisfy {
+                $0["false_transitions_per_beacon_hour"] != nil && $0["exit_latency_s"]?["p95"] != nil
+            })
     }
 
     @Test func seedOverrideChangesTheRunDeterministically() async throws {
@@ -116,7 +131,8 @@ import Glibc
 
     @Test func invalidRegionIsAConfigurationError() async throws {
         try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
-        let path = Self.writeTemporary(#"""
+        let path = Self.writeTemporary(
+            #"""
             {"duration_s": 60, "regions": [{"name": "a", "match": {}, "enter": {"rssi_above": -70},
               "exit": {"rssi_below": -60}}], "beacons": [{"path": [{"t": 0, "x": 1}]}]}
             """#)

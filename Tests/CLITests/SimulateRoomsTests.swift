@@ -1,6 +1,7 @@
 import BeaconCore
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,7 +17,9 @@ import Glibc
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 1)
         let summary = try JSONValue(parsing: try #require(lines.first))
-        guard case let .object(members) = summary, case let .array(rules)? = members.first(where: { $0.0 == "rules" })?.1 else {
+        guard case let .object(members) = summary,
+            case let .array(rules)? = members.first(where: { $0.0 == "rules" })?.1
+        else {
             Issue.record("no rules in \(lines)")
             return
         }
@@ -39,10 +42,13 @@ import Glibc
         let changes = result.stdout.split(separator: "\n").filter { $0.hasPrefix("{\"type\":\"room_change\",") }
         #expect(!changes.isEmpty)
         #expect(changes.allSatisfy { $0.contains("\"beacon_id\":\"doorway") })
-        let mixed = try await BuiltBinary.run(["simulate", "--scenario", Self.doorway, "--scenario",
-                                               SimulateCommandTests.packageRoot + "/config/scenarios/walk-past.json"])
+        let mixed = try await BuiltBinary.run([
+            "simulate", "--scenario", Self.doorway, "--scenario",
+            SimulateCommandTests.packageRoot + "/config/scenarios/walk-past.json",
+        ])
         #expect(mixed.status == 64)
-        let bad = SimulateCommandTests.writeTemporary(#"{"kind": "rooms", "duration_s": 60, "rooms": [], "people": []}"#)
+        let bad = SimulateCommandTests.writeTemporary(
+            #"{"kind": "rooms", "duration_s": 60, "rooms": [], "people": []}"#)
         defer { unlink(bad) }
         let invalid = try await BuiltBinary.run(["simulate", "--scenario", bad])
         #expect(invalid.status == 65)

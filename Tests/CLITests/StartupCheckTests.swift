@@ -1,8 +1,8 @@
 import BeaconCore
 import Foundation
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 17, items 5 (at start), 6, 10 and 12: `check-config` rejects what the daemon cannot use, and `run`
 /// refuses the same with the same lines (one validation, two callers); the database is usable or nothing
@@ -27,16 +27,23 @@ import TestSupport
 
     /// The `FILE:LINE:COL: KEYPATH: ...` lines of `stderr` for the config file.
     static func located(_ stderr: String, _ bed: DaemonTestBed) -> [String] {
-        stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix(bed.configPath + ":") && !$0.hasPrefix(bed.configPath + ": ") }
+        stderr.split(separator: "\n").map(String.init).filter {
+            $0.hasPrefix(bed.configPath + ":") && !$0.hasPrefix(bed.configPath + ": ")
+        }
     }
 
     @Test(arguments: [
         ("topics:\n  prefix: \"home\\u0007bridge\"", "topics.prefix", "control characters (found U+0007)"),
         ("topics:\n  prefix: \"home\\uFFFE\"", "topics.prefix", "noncharacters (found U+FFFE)"),
         ("topics:\n  prefix: \"a\\uFDD0\"", "topics.prefix", "noncharacters (found U+FDD0)"),
-        ("topics:\n  home_assistant:\n    discovery_prefix: \"ha\\u001B\"", "topics.home_assistant.discovery_prefix", "control characters"),
+        (
+            "topics:\n  home_assistant:\n    discovery_prefix: \"ha\\u001B\"", "topics.home_assistant.discovery_prefix",
+            "control characters"
+        ),
     ])
-    func valuesLibmosquittoRefusesAreConfigurationErrorsForCheckConfigAndRun(yaml: String, key: String, message: String) async throws {
+    func valuesLibmosquittoRefusesAreConfigurationErrorsForCheckConfigAndRun(yaml: String, key: String, message: String)
+        async throws
+    {
         let bed = try DaemonTestBed()
         try Self.write(bed, yaml)
         for command in ["check-config", "run"] {
@@ -44,7 +51,9 @@ import TestSupport
             #expect(result.status == 78, "\(command): \(result.stderr)")
             let lines = Self.located(result.stderr, bed)
             #expect(lines.count == 1, "\(command): \(result.stderr)")
-            #expect(lines.first.map { $0.contains(": \(key): ") && $0.contains(message) } == true, "\(command): \(result.stderr)")
+            #expect(
+                lines.first.map { $0.contains(": \(key): ") && $0.contains(message) } == true,
+                "\(command): \(result.stderr)")
         }
     }
 
@@ -65,8 +74,15 @@ import TestSupport
         let result = try await BuiltBinary.run(["check-config", "--config", bed.configPath], timeout: 60)
         #expect(result.status == 78, "\(result.stderr)")
         let lines = Self.located(result.stderr, bed)
-        #expect(lines.contains { $0.contains(":6:") && $0.contains("mqtt.client_id: must not contain Unicode noncharacters (found U+FFFF)") }, "\(result.stderr)")
-        #expect(lines.contains { $0.contains(":7:") && $0.contains("mqtt.username: must not contain control characters (found U+0001)") }, "\(result.stderr)")
+        #expect(
+            lines.contains {
+                $0.contains(":6:")
+                    && $0.contains("mqtt.client_id: must not contain Unicode noncharacters (found U+FFFF)")
+            }, "\(result.stderr)")
+        #expect(
+            lines.contains {
+                $0.contains(":7:") && $0.contains("mqtt.username: must not contain control characters (found U+0001)")
+            }, "\(result.stderr)")
     }
 
     @Test func anOutboxPathThatCannotHoldADatabaseIsNamedByCheckConfigAndStopsRun() async throws {
@@ -86,7 +102,9 @@ import TestSupport
             let check = try await BuiltBinary.run(["check-config", "--config", bed.configPath], timeout: 60)
             #expect(check.status == 78, "\(path): \(check.stderr)")
             let lines = Self.located(check.stderr, bed)
-            #expect(lines.count == 1 && lines[0].contains(":9:9: outbox.path: ") && lines[0].contains(message), "\(path): \(check.stderr)")
+            #expect(
+                lines.count == 1 && lines[0].contains(":9:9: outbox.path: ") && lines[0].contains(message),
+                "\(path): \(check.stderr)")
             // The daemon refuses the same file with the same line instead of running memory-only.
             let run = try await BuiltBinary.run(["run", "--config", bed.configPath], timeout: 60)
             #expect(run.status == 78, "\(path): \(run.stderr)")
@@ -106,11 +124,14 @@ import TestSupport
         // check-config warns (the file will be moved aside) but accepts the file.
         let check = try await BuiltBinary.run(["check-config", "--config", bed.configPath], timeout: 60)
         #expect(check.status == 0, "\(check.stderr)")
-        #expect(check.stderr.contains("outbox.path: warning: `\(bed.outboxPath)` is not an SQLite database"), "\(check.stderr)")
+        #expect(
+            check.stderr.contains("outbox.path: warning: `\(bed.outboxPath)` is not an SQLite database"),
+            "\(check.stderr)")
 
         let subscriber = try await bed.startSubscriber()
         defer { Task { await subscriber.stop() } }
-        let capture = try bed.writeCapture("a.btsnoop", DaemonTestBed.iBeaconObservations(minor: 1, start: 1_700_000_000, duration: 10, interval: 1))
+        let capture = try bed.writeCapture(
+            "a.btsnoop", DaemonTestBed.iBeaconObservations(minor: 1, start: 1_700_000_000, duration: 10, interval: 1))
         let run = try await BuiltBinary.run(["replay", capture, "--config", bed.configPath], timeout: 90)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("level=critical"), "\(run.stderr)")
@@ -124,7 +145,9 @@ import TestSupport
         let attributes = try FileManager.default.attributesOfItem(atPath: bed.outboxPath)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         try await waitUntil("the beacon's presence", timeout: 60) {
-            subscriber.messages(under: "\(bed.topicBase)/presence/").contains { $0.string("beacon_id") == bed.beaconID(minor: 1) }
+            subscriber.messages(under: "\(bed.topicBase)/presence/").contains {
+                $0.string("beacon_id") == bed.beaconID(minor: 1)
+            }
         }
     }
 
@@ -144,12 +167,15 @@ import TestSupport
                 for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: bed.outboxPath + suffix) }
             }
             let before = subscriber.messages.count
-            let capture = try bed.writeCapture("r\(round).btsnoop",
-                                               DaemonTestBed.iBeaconObservations(minor: 10 + round, start: 1_700_000_000, duration: 5, interval: 1))
+            let capture = try bed.writeCapture(
+                "r\(round).btsnoop",
+                DaemonTestBed.iBeaconObservations(minor: 10 + round, start: 1_700_000_000, duration: 5, interval: 1))
             let run = try await BuiltBinary.run(["replay", capture, "--config", bed.configPath], timeout: 90)
             #expect(run.status == 0, "\(run.stderr)")
             try await waitUntil("round \(round)'s presence", timeout: 60) {
-                subscriber.messages(under: "\(bed.topicBase)/presence/").contains { $0.string("beacon_id") == bed.beaconID(minor: 10 + round) }
+                subscriber.messages(under: "\(bed.topicBase)/presence/").contains {
+                    $0.string("beacon_id") == bed.beaconID(minor: 10 + round)
+                }
             }
             runs.append(Array(subscriber.messages[before...]).compactMap(\.sequence))
         }
@@ -182,7 +208,10 @@ import TestSupport
         try yaml.write(toFile: bed.configPath, atomically: true, encoding: .utf8)
         let check = try await BuiltBinary.run(["check-config", "--config", bed.configPath], timeout: 60)
         #expect(check.status == 0, "\(check.stderr)")
-        #expect(check.stderr.contains("\(bed.configPath):7:18: mqtt.password_file: warning: `\(password)` holds a secret and every user can read it (mode 0644)"), "\(check.stderr)")
+        #expect(
+            check.stderr.contains(
+                "\(bed.configPath):7:18: mqtt.password_file: warning: `\(password)` holds a secret and every user can read it (mode 0644)"
+            ), "\(check.stderr)")
         #expect(check.stderr.contains(":10:13: mqtt.tls.verify: warning: false"), "\(check.stderr)")
         #expect(!check.stderr.contains("secret\n"))
         #expect(chmod(password, 0o600) == 0)
@@ -197,13 +226,15 @@ import TestSupport
         try "keep me".write(toFile: target, atomically: true, encoding: .utf8)
         let link = bed.directory + "/out.btsnoop"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-        let refused = try await BuiltBinary.run(["simulate", "--scenario", scenario, "--summary-only", "--capture", link], timeout: 120)
+        let refused = try await BuiltBinary.run(
+            ["simulate", "--scenario", scenario, "--summary-only", "--capture", link], timeout: 120)
         #expect(refused.status == 73, "\(refused.stderr)")
         #expect(refused.stderr.contains("symbolic link"), "\(refused.stderr)")
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "keep me")
 
         let plain = bed.directory + "/plain.btsnoop"
-        let written = try await BuiltBinary.run(["simulate", "--scenario", scenario, "--summary-only", "--capture", plain], timeout: 120)
+        let written = try await BuiltBinary.run(
+            ["simulate", "--scenario", scenario, "--summary-only", "--capture", plain], timeout: 120)
         #expect(written.status == 0, "\(written.stderr)")
         let attributes = try FileManager.default.attributesOfItem(atPath: plain)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)

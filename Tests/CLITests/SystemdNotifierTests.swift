@@ -1,5 +1,7 @@
 import Testing
+
 @testable import BeaconBridgeCLI
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,7 +9,7 @@ import Glibc
 /// A real AF_UNIX datagram socket bound by the test, standing in for systemd's notify socket.
 final class NotifySocket {
     let fd: Int32
-    let name: String // as NOTIFY_SOCKET would give it
+    let name: String  // as NOTIFY_SOCKET would give it
     private let directory: String?
 
     /// `abstract`: an abstract-namespace name (`@...`), else a path in a fresh temporary directory.
@@ -32,8 +34,9 @@ final class NotifySocket {
             bytes = Array(name.utf8)
         }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)! + bytes.count
-                               + (abstract ? 0 : 1))
+        let length = socklen_t(
+            MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)! + bytes.count
+                + (abstract ? 0 : 1))
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
@@ -109,8 +112,11 @@ final class NotifySocket {
 
     @Test func watchdogPingsOnlyWhenHealthy() throws {
         let socket = try NotifySocket(abstract: true)
-        let watchdog = try #require(SystemdWatchdog(environment: ["NOTIFY_SOCKET": socket.name,
-                                                                  "WATCHDOG_USEC": "2000000"]))
+        let watchdog = try #require(
+            SystemdWatchdog(environment: [
+                "NOTIFY_SOCKET": socket.name,
+                "WATCHDOG_USEC": "2000000",
+            ]))
         #expect(try watchdog.beat(isHealthy: false) == false)
         #expect(socket.receiveNow() == nil)
         #expect(try watchdog.beat(isHealthy: true) == true)
@@ -119,8 +125,11 @@ final class NotifySocket {
 
     @Test func watchdogLoopKeepsPingingUntilCancelled() async throws {
         let socket = try NotifySocket(abstract: false)
-        let watchdog = try #require(SystemdWatchdog(environment: ["NOTIFY_SOCKET": socket.name,
-                                                                  "WATCHDOG_USEC": "20000"]))
+        let watchdog = try #require(
+            SystemdWatchdog(environment: [
+                "NOTIFY_SOCKET": socket.name,
+                "WATCHDOG_USEC": "20000",
+            ]))
         let loop = Task { await watchdog.run(isHealthy: { true }) }
         let first = await socket.receive()
         let second = await socket.receive()

@@ -18,8 +18,9 @@ import Testing
     }
 
     @Test func rawAdvertisementIsEncodedAsTheProtoSays() throws {
-        let advertisement = ESPHomeRawAdvertisement(address: 0xA4C1_38EE_6FAB, rssi: -49, addressType: 1,
-                                                    data: [0x02, 0x01, 0x06])
+        let advertisement = ESPHomeRawAdvertisement(
+            address: 0xA4C1_38EE_6FAB, rssi: -49, addressType: 1,
+            data: [0x02, 0x01, 0x06])
         let body = ESPHomeServerMessage.rawAdvertisements([advertisement])
         // field 1 (message): [field 1 varint address][field 2 sint32 -49 -> 97][field 3 varint 1][field 4 bytes]
         var inner: [UInt8] = [0x08]
@@ -49,17 +50,20 @@ import Testing
         hello.uint(2, 1)
         hello.uint(3, 10)
         hello.uint(99, 7)  // unknown fields are skipped
-        #expect(try ESPHomeClientMessage.decode(type: 1, body: hello.bytes[...])
+        #expect(
+            try ESPHomeClientMessage.decode(type: 1, body: hello.bytes[...])
                 == .hello(clientInfo: "Home Assistant", apiMajor: 1, apiMinor: 10))
         var subscribe = ProtobufWriter()
         subscribe.uint(1, 1)
-        #expect(try ESPHomeClientMessage.decode(type: 66, body: subscribe.bytes[...]) == .subscribeAdvertisements(flags: 1))
+        #expect(
+            try ESPHomeClientMessage.decode(type: 66, body: subscribe.bytes[...]) == .subscribeAdvertisements(flags: 1))
         #expect(try ESPHomeClientMessage.decode(type: 7, body: []) == .pingRequest)
         #expect(try ESPHomeClientMessage.decode(type: 4242, body: []) == .unknown(type: 4242))
     }
 
     static let malformedBodies: [[UInt8]] = [
-        [0x0A, 0x05, 0x41], [0x08], [0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01], [0x0B, 0x00], [0x00],
+        [0x0A, 0x05, 0x41], [0x08], [0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01],
+        [0x0B, 0x00], [0x00],
     ]
 
     @Test(arguments: malformedBodies)

@@ -6,14 +6,18 @@ import Testing
 /// an initiator written from the Noise specification (the pinned aioesphomeapi checks the real client in
 /// scripts/esphome-stage.sh).
 @Suite struct ESPHomeSessionTests {
-    static let identity = ESPHomeDeviceIdentity(name: "hall-pi", friendlyName: "Hall", macAddress: "02:11:22:33:44:55",
-                                                bluetoothMACAddress: "02:11:22:33:44:55", version: "0.1.0",
-                                                usesPassword: false)
+    static let identity = ESPHomeDeviceIdentity(
+        name: "hall-pi", friendlyName: "Hall", macAddress: "02:11:22:33:44:55",
+        bluetoothMACAddress: "02:11:22:33:44:55", version: "0.1.0",
+        usesPassword: false)
     static let psk = Array(UInt8(1)...UInt8(32))
-    static let advertisement = ESPHomeRawAdvertisement(address: 0x0011_2233_4455, rssi: -60, addressType: 0, data: [2, 1, 6])
+    static let advertisement = ESPHomeRawAdvertisement(
+        address: 0x0011_2233_4455, rssi: -60, addressType: 0, data: [2, 1, 6])
 
     /// The messages (type, body) in plaintext frames of `actions`, and whether the session asked to close.
-    func messages(_ actions: [ESPHomeSession.Action]) throws -> (messages: [(UInt32, [UInt8])], closed: ESPHomeProtocolError??) {
+    func messages(_ actions: [ESPHomeSession.Action]) throws -> (
+        messages: [(UInt32, [UInt8])], closed: ESPHomeProtocolError??
+    ) {
         var decoder = ESPHomeFrameDecoder(framing: .plaintext)
         var closed: ESPHomeProtocolError?? = nil
         for action in actions {
@@ -122,7 +126,8 @@ import Testing
         var huge = ESPHomeSession(configuration: .init(identity: Self.identity, maxFrameSize: 1024))
         #expect(try messages(huge.receive([0x00, 0xFF, 0xFF, 0x03])).closed == .some(.oversizedFrame(0xFFFF)))
         var badBody = ESPHomeSession(configuration: .init(identity: Self.identity))
-        #expect(try messages(badBody.receive(frame(1, [0x0A, 0x40]))).closed
+        #expect(
+            try messages(badBody.receive(frame(1, [0x0A, 0x40]))).closed
                 == .some(.malformedMessage("field 1 is longer than the message")))
     }
 
@@ -142,7 +147,8 @@ import Testing
 
         mutating func message(_ type: UInt32, _ body: [UInt8]) throws -> [UInt8] {
             var out: [UInt8] = []
-            ESPHomeFrameEncoder.noise(payload: try send!.encrypt(ESPHomeFrameEncoder.noisePlaintext(type: type, body: body)), into: &out)
+            ESPHomeFrameEncoder.noise(
+                payload: try send!.encrypt(ESPHomeFrameEncoder.noisePlaintext(type: type, body: body)), into: &out)
             return out
         }
     }
@@ -156,7 +162,8 @@ import Testing
     }
 
     @Test func noiseHandshakeAndEncryptedMessages() throws {
-        var server = ESPHomeSession(configuration: .init(identity: Self.identity, psk: Self.psk), crypto: OpenSSLNoiseCrypto())
+        var server = ESPHomeSession(
+            configuration: .init(identity: Self.identity, psk: Self.psk), crypto: OpenSSLNoiseCrypto())
         var client = NoiseClient(psk: Self.psk)
         let frames = try noiseFrames(server.receive(try client.opening()))
         #expect(frames.count == 2)
@@ -184,7 +191,8 @@ import Testing
     }
 
     @Test func wrongKeyIsRefusedWithTheTextTheClientExpects() throws {
-        var server = ESPHomeSession(configuration: .init(identity: Self.identity, psk: Self.psk), crypto: OpenSSLNoiseCrypto())
+        var server = ESPHomeSession(
+            configuration: .init(identity: Self.identity, psk: Self.psk), crypto: OpenSSLNoiseCrypto())
         var client = NoiseClient(psk: Array(repeating: 9, count: 32))
         let actions = server.receive(try client.opening())
         let frames = try noiseFrames(actions)
@@ -194,7 +202,8 @@ import Testing
     }
 
     @Test func plaintextClientOnAnEncryptedServerIsTold() throws {
-        var server = ESPHomeSession(configuration: .init(identity: Self.identity, psk: Self.psk), crypto: OpenSSLNoiseCrypto())
+        var server = ESPHomeSession(
+            configuration: .init(identity: Self.identity, psk: Self.psk), crypto: OpenSSLNoiseCrypto())
         let actions = server.receive(hello())
         guard case let .send(bytes) = actions.first else {
             Issue.record("no reply")

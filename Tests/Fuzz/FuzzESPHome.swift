@@ -2,10 +2,13 @@
 // API client sends is untrusted, so the frame decoder, the message decoder and the connection state machine must
 // only ever return actions or throw. Seeds: Tests/Fuzz/corpus/esphome-* (plaintext sessions, Noise frames, noise).
 
-let fuzzIdentity = ESPHomeDeviceIdentity(name: "fuzz-node", friendlyName: "Fuzz", macAddress: "02:00:00:00:00:01",
-                                         bluetoothMACAddress: "02:00:00:00:00:01", version: "0.0.0", usesPassword: false)
+let fuzzIdentity = ESPHomeDeviceIdentity(
+    name: "fuzz-node", friendlyName: "Fuzz", macAddress: "02:00:00:00:00:01",
+    bluetoothMACAddress: "02:00:00:00:00:01", version: "0.0.0", usesPassword: false)
 let fuzzPSK = [UInt8](repeating: 0x5A, count: 32)
-let fuzzAdvertisements = [ESPHomeRawAdvertisement(address: 0x0011_2233_4455, rssi: -60, addressType: 1, data: [2, 1, 6])]
+let fuzzAdvertisements = [
+    ESPHomeRawAdvertisement(address: 0x0011_2233_4455, rssi: -60, addressType: 1, data: [2, 1, 6])
+]
 
 /// The bytes as an ESPHome client's stream: both framings, every message decoder, sessions with and without a
 /// password, and an encrypted session after a completed handshake whose messages are the bytes' plaintext frames.
@@ -41,7 +44,8 @@ func fuzzESPHome(_ bytes: [UInt8]) -> Int {
 
     // 3. Plaintext sessions without and with a password.
     for password in [nil, "secret"] as [String?] {
-        var session = ESPHomeSession(configuration: .init(identity: fuzzIdentity, password: password, maxFrameSize: 256))
+        var session = ESPHomeSession(
+            configuration: .init(identity: fuzzIdentity, password: password, maxFrameSize: 256))
         sink &+= count(session.receive(bytes[..<split])) &+ count(session.receive(bytes[split...]))
         sink &+= session.frames(for: fuzzAdvertisements).count
     }
@@ -77,7 +81,8 @@ private func fuzzEncryptedSession(_ bytes: [UInt8]) -> Int {
     for case let .send(out) in session.receive(hello) { replies.append(out) }
     _ = try? replies.next()  // the server hello
     guard let reply = try? replies.next(), reply.body.first == 0x00,
-          let ciphers = try? client.finish(reply: Array(reply.body.dropFirst())) else {
+        let ciphers = try? client.finish(reply: Array(reply.body.dropFirst()))
+    else {
         preconditionFailure("fuzz harness: the handshake with the session failed")
     }
     var send = ciphers.send
@@ -154,7 +159,9 @@ struct FuzzNoiseCrypto: NoiseCryptoProvider {
         for lane in lanes {
             var value = lane ^ (lane >> 29)
             value = value &* 0xBF58_476D_1CE4_E5B9
-            for shift in stride(from: 0, to: 64, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+            for shift in stride(from: 0, to: 64, by: 8) {
+                out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            }
         }
         return out
     }

@@ -36,9 +36,10 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
 
     // 2. The bytes as AD structures of a report.
-    let report = AdvertisingReport(timestamp: 0, eventType: 0x10, isExtended: false,
-                                   address: BluetoothAddress(rawValue: 0x0102_0304_0506), addressType: .randomDevice,
-                                   rssi: -60, txPower: nil, data: bytes)
+    let report = AdvertisingReport(
+        timestamp: 0, eventType: 0x10, isExtended: false,
+        address: BluetoothAddress(rawValue: 0x0102_0304_0506), addressType: .randomDevice,
+        rssi: -60, txPower: nil, data: bytes)
     sink &+= consume(fuzzDecoder.decode(report))
 
     // 2b. The bytes as the body of each sensor format's AD structure (BTHome service data with and without a key,
@@ -52,7 +53,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         sink &+= fuzzPlainDecoder.decode(sensorReport).beacons.count
     }
     var guardState = EncryptedCounterGuard()
-    for observation in fuzzDecoder.decode(report).observations(includeDevices: false) where !guardState.admit(observation) {
+    for observation in fuzzDecoder.decode(report).observations(includeDevices: false)
+    where !guardState.admit(observation) {
         sink &+= 1
     }
 
@@ -65,10 +67,14 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     sink &+= settings.validate().count
 
     // 4. The bytes as the body of a btsnoop file.
-    let file = BTSnoopWriter(datalink: bytes.first.map { $0 & 1 == 0 ? .hciUART : .hciUnencapsulated } ?? .hciUART).header() + bytes
+    let file =
+        BTSnoopWriter(datalink: bytes.first.map { $0 & 1 == 0 ? .hciUART : .hciUnencapsulated } ?? .hciUART).header()
+        + bytes
     if let capture = try? BTSnoopReader.readAll(file) {
         for record in capture.records.prefix(8) {
-            if let event = record.hciEvent(datalink: capture.datalink), let reports = try? HCIEventParser.parse(Array(event)) {
+            if let event = record.hciEvent(datalink: capture.datalink),
+                let reports = try? HCIEventParser.parse(Array(event))
+            {
                 sink &+= reports.count
             }
             sink &+= Int(record.unixTime.isFinite ? 1 : 0)
@@ -87,7 +93,10 @@ private func consume(_ decoded: DecodedAdvertisement) -> Int {
     }
     count &+= decoded.json().serialized.utf8.count
     let estimator = DistanceEstimator()
-    if let rssi = decoded.report.rssi, let distance = estimator.distance(rssi: Double(rssi), measuredPower: decoded.beacons.first?.measuredPower, format: "fuzz") {
+    if let rssi = decoded.report.rssi,
+        let distance = estimator.distance(
+            rssi: Double(rssi), measuredPower: decoded.beacons.first?.measuredPower, format: "fuzz")
+    {
         count &+= distance.isFinite ? 1 : 0
     }
     return count

@@ -10,8 +10,9 @@ public func fuzzConfiguration(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let document = YAMLParser.parse(bytes, file: "fuzz.yaml")
     if let root = document.root {
-        let (configuration, issues) = GatewayConfiguration.read(root, file: "fuzz.yaml",
-                                                                environment: ConfigEnvironment(hostname: "fuzz"))
+        let (configuration, issues) = GatewayConfiguration.read(
+            root, file: "fuzz.yaml",
+            environment: ConfigEnvironment(hostname: "fuzz"))
         precondition(issues.allSatisfy { !$0.message.isEmpty })
         _ = configuration.regions.count
     } else {

@@ -1,9 +1,11 @@
+import BeaconCore
+import Testing
+
+@testable import HCIScanner
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconCore
-@testable import HCIScanner
-import Testing
 
 @Suite struct BTSnoopFileRecorderTests {
     /// Records the fixture's events (as the scanner would: received, H4 byte first) and a command, then reads

@@ -1,9 +1,11 @@
+import BeaconCore
+import Testing
+
+@testable import HCIScanner
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconCore
-@testable import HCIScanner
-import Testing
 
 /// Issue 17, items 11 and 12: captures are read only from regular files (no hang on a FIFO), written only to
 /// regular files, mode 0600, never through a planted symbolic link; a paced replay caps idle gaps.
@@ -56,10 +58,11 @@ import Testing
         var bytes = writer.header()
         let times = (0..<10).map { 1_700_000_000 + Double($0) } + (0..<10).map { 1_700_003_609 + Double($0) }
         for (index, time) in times.enumerated() {
-            let observation = Observation(timestamp: time, beaconID: "", format: "ibeacon",
-                                          identifiers: ["2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", "1", String(index)],
-                                          address: BluetoothAddress(rawValue: 0xC0_0000_0000 | UInt64(index)),
-                                          rssi: -60, measuredPower: -59)
+            let observation = Observation(
+                timestamp: time, beaconID: "", format: "ibeacon",
+                identifiers: ["2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", "1", String(index)],
+                address: BluetoothAddress(rawValue: 0xC0_0000_0000 | UInt64(index)),
+                rssi: -60, measuredPower: -59)
             let event = SyntheticAdvertisement.report(for: observation).flatMap(AdvertisingReportEncoder.legacyEvent)!
             bytes += writer.eventRecord(event, timestamp: time)
         }

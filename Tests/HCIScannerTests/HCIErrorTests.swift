@@ -1,9 +1,11 @@
+import BeaconCore
+import Testing
+
+@testable import HCIScanner
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconCore
-@testable import HCIScanner
-import Testing
 
 @Suite struct HCIErrorTests {
     @Test func errnoMapsToKind() {
@@ -32,9 +34,11 @@ import Testing
     }
 
     @Test func commandFailureCarriesTheStatus() {
-        let error = HCIError(kind: .commandFailed(status: 0x0C), adapter: "hci0", call: HCICommand.leSetScanEnable(true).name)
-        #expect(error.description == "Bluetooth adapter hci0 rejected LE Set Scan Enable (0x200C) with status 0x0C "
-            + "(Command Disallowed)")
+        let error = HCIError(
+            kind: .commandFailed(status: 0x0C), adapter: "hci0", call: HCICommand.leSetScanEnable(true).name)
+        #expect(
+            error.description == "Bluetooth adapter hci0 rejected LE Set Scan Enable (0x200C) with status 0x0C "
+                + "(Command Disallowed)")
         #expect(error.errno == 0)
     }
 

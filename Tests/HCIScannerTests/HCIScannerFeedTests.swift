@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BeaconCore
 import HCIScanner
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The scanner's reading thread and hand-over on a socket pair standing in for a controller
 /// (`HCIScanner(settings:feedDescriptor:)`, `run --hci-feed`).
@@ -54,7 +55,10 @@ import Testing
     func waitFor(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
         while !condition() {
-            guard ContinuousClock.now < deadline else { Issue.record("condition not met within 60 s"); return }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("condition not met within 60 s")
+                return
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }

@@ -1,9 +1,11 @@
+import BeaconCore
+import Testing
+
+@testable import HCIScanner
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconCore
-@testable import HCIScanner
-import Testing
 
 /// ReplaySource reads captures incrementally: captures many times larger than its read buffer replay
 /// completely, and damage far into a file is reported as `BTSnoopReader` reports it on the whole file.
@@ -14,16 +16,18 @@ import Testing
         let writer = BTSnoopWriter(datalink: .hciUART)
         var bytes = writer.header()
         for index in 0..<count {
-            let observation = Observation(timestamp: 1_700_000_000 + Double(index) * 0.01, beaconID: "", format: "ibeacon",
-                                          identifiers: ["2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", "1", String(index % 50)],
-                                          address: BluetoothAddress(rawValue: 0xC0_0000_0000 | UInt64(index % 50)),
-                                          rssi: -60 - index % 20, measuredPower: -59)
+            let observation = Observation(
+                timestamp: 1_700_000_000 + Double(index) * 0.01, beaconID: "", format: "ibeacon",
+                identifiers: ["2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", "1", String(index % 50)],
+                address: BluetoothAddress(rawValue: 0xC0_0000_0000 | UInt64(index % 50)),
+                rssi: -60 - index % 20, measuredPower: -59)
             let event = SyntheticAdvertisement.report(for: observation).flatMap(AdvertisingReportEncoder.legacyEvent)!
             bytes += writer.eventRecord(event, timestamp: observation.timestamp)
             if index == count / 2 {
                 let acl: [UInt8] = [0x02] + [UInt8](repeating: 0xAB, count: BTSnoopFileReader.defaultBufferSize + 5_000)
-                bytes += writer.record(payload: acl, flags: 0x1, drops: 0,
-                                       timestampMicros: BTSnoopTime.btsnoopMicros(fromUnixSeconds: observation.timestamp))
+                bytes += writer.record(
+                    payload: acl, flags: 0x1, drops: 0,
+                    timestampMicros: BTSnoopTime.btsnoopMicros(fromUnixSeconds: observation.timestamp))
             }
         }
         return bytes
@@ -96,11 +100,14 @@ import Testing
         // A recorder appends half a capture's worth of records after the reader opened the file.
         let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         try #require(fd >= 0)
-        try CaptureFile.write(Array(bytes.dropFirst(BTSnoopReader.headerLength).prefix(bytes.count / 2)), to: fd, path: path)
+        try CaptureFile.write(
+            Array(bytes.dropFirst(BTSnoopReader.headerLength).prefix(bytes.count / 2)), to: fd, path: path)
         close(fd)
         var records: [BTSnoopRecord] = []
         while let record = try reader.next() { records.append(record) }
-        let whole = try BTSnoopReader.readAll(bytes).records.filter { $0.payload.count <= BTSnoopFileReader.defaultBufferSize }
+        let whole = try BTSnoopReader.readAll(bytes).records.filter {
+            $0.payload.count <= BTSnoopFileReader.defaultBufferSize
+        }
         #expect(records == whole)
     }
 

@@ -1,9 +1,11 @@
+import BeaconCore
+import Testing
+
+@testable import HCIScanner
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconCore
-@testable import HCIScanner
-import Testing
 
 /// Replay over the real Android capture described in Tests/Fixtures/README.md.
 @Suite struct ReplaySourceTests {

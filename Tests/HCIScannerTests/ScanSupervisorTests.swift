@@ -76,8 +76,9 @@ import Testing
 
     @Test func failedPowerCyclesBackOffExponentiallyUpToTheCap() throws {
         var supervisor = scanning()
-        #expect(supervisor.faultOccurred(.hardwareError(code: 0x01), at: 10)
-            == .powerCycle(reason: .fault(.hardwareError(code: 0x01)), attempt: 1))
+        #expect(
+            supervisor.faultOccurred(.hardwareError(code: 0x01), at: 10)
+                == .powerCycle(reason: .fault(.hardwareError(code: 0x01)), attempt: 1))
         var now = 10.0
         var waits: [Double] = []
         for attempt in 1...6 {
@@ -85,8 +86,11 @@ import Testing
             let deadline = try #require(supervisor.nextDeadline)
             waits.append(deadline - now)
             #expect(supervisor.tick(at: deadline - 0.01) == nil)
-            #expect(supervisor.tick(at: deadline) == .powerCycle(reason: .recoveryFailed("ioctl(HCIDEVUP): EIO"),
-                                                                 attempt: attempt + 1))
+            #expect(
+                supervisor.tick(at: deadline)
+                    == .powerCycle(
+                        reason: .recoveryFailed("ioctl(HCIDEVUP): EIO"),
+                        attempt: attempt + 1))
             now = deadline
         }
         #expect(waits == [1, 2, 4, 8, 8, 8])
@@ -96,7 +100,8 @@ import Testing
 
     @Test func removedAdapterIsReopenedWithBackoffUntilItReturns() {
         var supervisor = scanning()
-        #expect(supervisor.faultOccurred(.adapterRemoved, at: 5) == .reopen(reason: .fault(.adapterRemoved), attempt: 1))
+        #expect(
+            supervisor.faultOccurred(.adapterRemoved, at: 5) == .reopen(reason: .fault(.adapterRemoved), attempt: 1))
         #expect(supervisor.recoveryFailed(at: 5, error: "not found", adapterGone: true) == nil)
         #expect(supervisor.tick(at: 6) == .reopen(reason: .recoveryFailed("not found"), attempt: 2))
         #expect(supervisor.recoveryFailed(at: 6, error: "not found", adapterGone: true) == nil)
@@ -110,8 +115,9 @@ import Testing
     @Test func restartFailingBecauseTheAdapterIsGoneReopens() {
         var supervisor = scanning()
         _ = supervisor.faultOccurred(.readFailed(errno: 5), at: 1)
-        #expect(supervisor.recoveryFailed(at: 1, error: "gone", adapterGone: true)
-            == .reopen(reason: .recoveryFailed("gone"), attempt: 1))
+        #expect(
+            supervisor.recoveryFailed(at: 1, error: "gone", adapterGone: true)
+                == .reopen(reason: .recoveryFailed("gone"), attempt: 1))
     }
 
     @Test func zeroStallTimeoutNeverStalls() {

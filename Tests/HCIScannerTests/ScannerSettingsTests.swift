@@ -20,8 +20,11 @@ import Testing
         settings.record = ""
         settings.replaySpeed = -1
         let paths = settings.validate().map(\.path)
-        #expect(paths == ["scanner.adapter", "scanner.window_ms", "scanner.queue_capacity", "scanner.stall_timeout_s",
-                          "scanner.record", "scanner.replay_speed"])
+        #expect(
+            paths == [
+                "scanner.adapter", "scanner.window_ms", "scanner.queue_capacity", "scanner.stall_timeout_s",
+                "scanner.record", "scanner.replay_speed",
+            ])
         #expect(settings.scanParameters == nil)
     }
 
@@ -32,8 +35,10 @@ import Testing
         #expect(settings.validate(path: "s").map(\.path) == ["s.interval_ms", "s.window_ms"])
     }
 
-    @Test(arguments: [("hci0", AdapterSelector.index(0)), ("hci12", .index(12)), ("3", .index(3)),
-                      ("00:aa:01:00:00:00", .address(BluetoothAddress(rawValue: 0x00AA_0100_0000)))])
+    @Test(arguments: [
+        ("hci0", AdapterSelector.index(0)), ("hci12", .index(12)), ("3", .index(3)),
+        ("00:aa:01:00:00:00", .address(BluetoothAddress(rawValue: 0x00AA_0100_0000))),
+    ])
     func adapterSelectors(text: String, selector: AdapterSelector) {
         #expect(AdapterSelector(configValue: text) == selector)
     }

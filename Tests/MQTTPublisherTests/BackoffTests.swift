@@ -1,6 +1,7 @@
 import BeaconCore
 import TestSupport
 import Testing
+
 @testable import MQTTPublisher
 
 @Suite struct BackoffTests {
@@ -22,7 +23,9 @@ import Testing
         let settings = MQTTSettings()
         #expect(settings.reconnectMax == 5)
         for attempt in [1, 5, 10, 40, 1000] {
-            #expect(MQTTClient.backoff(attempt: attempt, minimum: settings.reconnectMin, maximum: settings.reconnectMax) <= 5)
+            #expect(
+                MQTTClient.backoff(attempt: attempt, minimum: settings.reconnectMin, maximum: settings.reconnectMax)
+                    <= 5)
         }
     }
 }

@@ -1,8 +1,8 @@
-import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher
 import SQLiteStore
+import TestSupport
 import Testing
 
 /// The broker goes away for `BB_OUTAGE_SECONDS` (default 30) in the middle of a stream of 3000 events and
@@ -28,7 +28,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let database = try GatewayDatabase(settings: OutboxSettings(path: directory + "/outbox.sqlite"))
         let layout = TopicLayout(settings: TopicSettings(), gatewayID: "gw")
-        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/gw/#"], persistentID: "outage-sub")
+        let subscriber = try TestSubscriber(
+            port: broker.port, patterns: ["beaconbridge/gw/#"], persistentID: "outage-sub")
         try await subscriber.start()
         let publisher = try EventPublisher(
             configuration: .init(mqtt: loopbackSettings(port: broker.port, inflightWindow: 100), layout: layout),
@@ -65,7 +66,8 @@ import Testing
 
         let received = subscriber.messages.compactMap { message -> (String, Int64)? in
             guard let json = message.json, let id = json["id"]?.string, case let .int(sequence) = json["seq"],
-                  let kind = json["kind"]?.string, kind == "region" || kind == "presence" else { return nil }
+                let kind = json["kind"]?.string, kind == "region" || kind == "presence"
+            else { return nil }
             return (id, sequence)
         }
         // First occurrences are in publish order; later copies are at-least-once duplicates.
@@ -75,8 +77,9 @@ import Testing
         #expect(firstOccurrences == durable, "order or completeness broken")
         let duplicates = received.count - firstOccurrences.count
         let counters = publisher.counters
-        print("outage: \(durable.count) region/presence events, \(duplicates) duplicates, queued \(counters.queued), "
-              + "drained \(counters.drained), dropped \(counters.dropped), connects \(counters.connects)")
+        print(
+            "outage: \(durable.count) region/presence events, \(duplicates) duplicates, queued \(counters.queued), "
+                + "drained \(counters.drained), dropped \(counters.dropped), connects \(counters.connects)")
         #expect(counters.connects >= 2)
         #expect(counters.queued > 0)
         #expect(try await database.stats().rows == 0)

@@ -1,8 +1,8 @@
-import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher
 import SQLiteStore
+import TestSupport
 import Testing
 
 /// Issue 17.4: a disk that fills while the gateway runs (a small tmpfs filled by a ballast file). After
@@ -10,7 +10,9 @@ import Testing
 /// read; the database is retried, and once space returns the memory backlog is written back into it; every
 /// event is then delivered in sequence order, and the figures say where the backlog is.
 @Suite(.serialized) struct DiskFullRecoveryTests {
-    @Test(.timeLimit(.minutes(5))) func aDiskThatFillsWhileRunningIsRetriedAndEverythingIsDeliveredInOrder() async throws {
+    @Test(.timeLimit(.minutes(5))) func aDiskThatFillsWhileRunningIsRetriedAndEverythingIsDeliveredInOrder()
+        async throws
+    {
         let mountPoint = try TestDirectory.make(prefix: "bb-tmpfs")
         defer { try? FileManager.default.removeItem(atPath: mountPoint) }
         guard await Self.command("/bin/mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", mountPoint]) else {
@@ -30,33 +32,41 @@ import Testing
         // A persistent subscriber session; the broker is down while the disk fills and recovers.
         let broker = try MosquittoProcess(persistent: true)
         try await broker.start()
-        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/fullfs/#"], persistentID: "fullfs-sub")
+        let subscriber = try TestSubscriber(
+            port: broker.port, patterns: ["beaconbridge/fullfs/#"], persistentID: "fullfs-sub")
         try await subscriber.start()
         broker.stop()
         let database = try GatewayDatabase(settings: OutboxSettings(path: directory + "/outbox.sqlite"))
         let layout = TopicLayout(settings: TopicSettings(), gatewayID: "fullfs")
         var encoder = SequencedEncoder(layout: layout, database: database)
         // Encoded (sequence numbers reserved) while there is space.
-        let before = try await encoder.encode((0..<100).map { EventFactory.region($0 % 20, kind: $0 % 2 == 0 ? .enter : .exit) })
-        let during = try await encoder.encode((100..<400).map { EventFactory.presence($0 % 20, state: $0 % 2 == 0 ? .seen : .away) })
+        let before = try await encoder.encode(
+            (0..<100).map { EventFactory.region($0 % 20, kind: $0 % 2 == 0 ? .enter : .exit) })
+        let during = try await encoder.encode(
+            (100..<400).map { EventFactory.presence($0 % 20, state: $0 % 2 == 0 ? .seen : .away) })
         let after = try await encoder.encode((400..<450).map { EventFactory.region($0 % 20, kind: .enter) })
         let all = before + during + after
 
-        let publisher = try EventPublisher(configuration: .init(mqtt: loopbackSettings(port: broker.port), layout: layout),
-                                           outbox: database)
+        let publisher = try EventPublisher(
+            configuration: .init(mqtt: loopbackSettings(port: broker.port), layout: layout),
+            outbox: database)
         let notices = NoticeLog()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { for await notice in publisher.notices { notices.append(notice) } }
             try await withRunningPublisher(publisher) {
                 publisher.publish(before)
-                try await waitUntil("the first events stored", timeout: 60) { publisher.counters.backlogRows == before.count }
+                try await waitUntil("the first events stored", timeout: 60) {
+                    publisher.counters.backlogRows == before.count
+                }
                 let ballast = directory + "/ballast"
                 let filled = try Self.fill(ballast)
                 print("disk full: ballast \(filled) bytes")
                 for chunk in stride(from: 0, to: during.count, by: 50) {
                     publisher.publish(Array(during[chunk..<min(during.count, chunk + 50)]))
                 }
-                try await waitUntil("the database failed (disk full)", timeout: 60) { publisher.counters.outboxDegraded }
+                try await waitUntil("the database failed (disk full)", timeout: 60) {
+                    publisher.counters.outboxDegraded
+                }
                 try await waitUntil("the whole backlog counted", timeout: 60) {
                     publisher.counters.backlogRows == before.count + during.count
                 }

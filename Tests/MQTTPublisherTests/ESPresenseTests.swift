@@ -1,32 +1,39 @@
-import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher
+import TestSupport
 import Testing
 
 /// ESPresense mode as Home Assistant's `mqtt_room` consumes it: subscribe `espresense/devices/<id>/+`, take
 /// the room from the last topic level, require a string `id` and a numeric `distance`.
 @Suite(.serialized) struct ESPresenseTests {
-    struct RoomReading: Equatable { var id: String; var room: String; var distance: Double }
+    struct RoomReading: Equatable {
+        var id: String
+        var room: String
+        var distance: Double
+    }
 
     /// mqtt_room's message handling: nil when it would reject the message.
     static func mqttRoomReading(topic: String, payload: String) -> RoomReading? {
         guard let json = try? JSONValue(parsing: payload), case let .string(id)? = json["id"],
-              let distance = json["distance"]?.number, let room = topic.split(separator: "/").last else { return nil }
+            let distance = json["distance"]?.number, let room = topic.split(separator: "/").last
+        else { return nil }
         return RoomReading(id: id, room: String(room), distance: distance)
     }
 
     /// A device resolved through its key: id `irk:<name>` (never the key), valid by the schema, and mqtt_room
     /// takes it.
     @Test func resolvedPrivateDeviceKeepsItsNameAsESPresenseID() throws {
-        let snapshot = BeaconSnapshot(beaconID: "irk:alice-phone", format: "irk", identifiers: ["alice-phone"],
-                                      address: BluetoothAddress(string: "4A:1B:2C:A4:90:BB")!, name: nil, rssi: -61,
-                                      smoothedRSSI: -60, distance: 1.4, measuredPower: -62, reportRate: 1, lastSeen: 10,
-                                      fields: [:])
+        let snapshot = BeaconSnapshot(
+            beaconID: "irk:alice-phone", format: "irk", identifiers: ["alice-phone"],
+            address: BluetoothAddress(string: "4A:1B:2C:A4:90:BB")!, name: nil, rssi: -61,
+            smoothedRSSI: -60, distance: 1.4, measuredPower: -62, reportRate: 1, lastSeen: 10,
+            fields: [:])
         let payload = ESPresenseMapping.payload(for: snapshot)
         #expect(payload["id"] == .string("irk:alice-phone"))
         #expect(try JSONSchemaValidator.forKind("espresense").validate(payload).isEmpty)
-        #expect(Self.mqttRoomReading(topic: "espresense/devices/irk:alice-phone/hall", payload: payload.serialized)
+        #expect(
+            Self.mqttRoomReading(topic: "espresense/devices/irk:alice-phone/hall", payload: payload.serialized)
                 == RoomReading(id: "irk:alice-phone", room: "hall", distance: 1.4))
     }
 
@@ -39,8 +46,9 @@ import Testing
         let layout = TopicLayout(settings: topics, gatewayID: "lr")
         let subscriber = try TestSubscriber(port: broker.port, patterns: ["espresense/#"])
         try await subscriber.start()
-        let publisher = try EventPublisher(configuration: .init(mqtt: loopbackSettings(port: broker.port), layout: layout),
-                                           outbox: nil)
+        let publisher = try EventPublisher(
+            configuration: .init(mqtt: loopbackSettings(port: broker.port), layout: layout),
+            outbox: nil)
         var encoder = SequencedEncoder(layout: layout, database: nil)
         let now = EventPublisher.wallClock()
         var eddystone = EventFactory.beacon(2, time: now, distance: 3.456)
@@ -77,10 +85,12 @@ import Testing
             #expect(message.topic == "espresense/devices/\(reading.id)/living_room")
             readings.append(reading)
         }
-        #expect(readings == [
-            RoomReading(id: "iBeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-1-1", room: "living_room", distance: 1.25),
-            RoomReading(id: "eddy:00112233445566778899-aabbccddeeff", room: "living_room", distance: 3.46),
-            RoomReading(id: "known:c0ffee000003", room: "living_room", distance: 7),
-        ])
+        #expect(
+            readings == [
+                RoomReading(
+                    id: "iBeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-1-1", room: "living_room", distance: 1.25),
+                RoomReading(id: "eddy:00112233445566778899-aabbccddeeff", room: "living_room", distance: 3.46),
+                RoomReading(id: "known:c0ffee000003", room: "living_room", distance: 7),
+            ])
     }
 }

@@ -67,12 +67,13 @@ final class TransportBox: Sendable {
         var topics = TopicSettings()
         topics.homeAssistant.enabled = homeAssistant
         let layout = TopicLayout(settings: topics, gatewayID: "fake")
-        return try EventPublisher(configuration: .init(mqtt: loopbackSettings(port: 1), layout: layout), outbox: nil,
-                                  transport: { _, onEvent in
-                                      let fake = FakeTransport(onEvent: onEvent)
-                                      box.transport.withLock { $0 = fake }
-                                      return fake
-                                  })
+        return try EventPublisher(
+            configuration: .init(mqtt: loopbackSettings(port: 1), layout: layout), outbox: nil,
+            transport: { _, onEvent in
+                let fake = FakeTransport(onEvent: onEvent)
+                box.transport.withLock { $0 = fake }
+                return fake
+            })
     }
 
     @Test func inboundMessagesReachMatchingSubscribersAndSubscriptionsAreRenewedOnReconnect() async throws {
@@ -99,8 +100,10 @@ final class TransportBox: Sendable {
     /// `count` QoS 1 region events numbered from 1, one topic each.
     func regionEnvelopes(_ count: Int, idPrefix: String) -> [EventEnvelope] {
         (1...count).map { sequence in
-            EventEnvelope(id: "\(idPrefix)-\(sequence)", gatewayID: "fake", sequence: UInt64(sequence), captureTime: 1, kind: .region,
-                          topic: "beaconbridge/fake/region/r/\(sequence)", qos: 1, retain: false, payload: "{}")
+            EventEnvelope(
+                id: "\(idPrefix)-\(sequence)", gatewayID: "fake", sequence: UInt64(sequence), captureTime: 1,
+                kind: .region,
+                topic: "beaconbridge/fake/region/r/\(sequence)", qos: 1, retain: false, payload: "{}")
         }
     }
 
@@ -128,7 +131,9 @@ final class TransportBox: Sendable {
             try await waitUntil("connected", timeout: 60) { publisher.counters.connected }
             let before = box.fake.state.withLock { $0.published.count }
             publisher.publish(envelopes)
-            try await waitUntil("all sent", timeout: 60) { box.fake.state.withLock { $0.published.count } >= before + 50 }
+            try await waitUntil("all sent", timeout: 60) {
+                box.fake.state.withLock { $0.published.count } >= before + 50
+            }
             try await waitUntil("flushed", timeout: 60) { box.fake.state.withLock { $0.unflushed } == 0 }
             let batches = box.fake.state.withLock { $0.flushedBatches }
             #expect(batches.contains { $0 >= 50 }, "flushed batches: \(batches)")

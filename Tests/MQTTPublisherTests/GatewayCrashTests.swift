@@ -1,8 +1,8 @@
-import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher
 import SQLiteStore
+import TestSupport
 import Testing
 
 /// `kill -9` of a process that publishes while the broker is unreachable, then a fresh publisher on the same
@@ -21,8 +21,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/outbox.sqlite"
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let child = try ChildProcess(executable, ["--testing-library", "swift-testing", "--filter", "crashChildFillsTheOutbox"],
-                                     environment: [GatewayCrashTests.childEnvironment: path])
+        let child = try ChildProcess(
+            executable, ["--testing-library", "swift-testing", "--filter", "crashChildFillsTheOutbox"],
+            environment: [GatewayCrashTests.childEnvironment: path])
         let ready = path + ".ready"
         try await waitUntil("child filled the outbox", timeout: 60) {
             FileManager.default.fileExists(atPath: ready) || !child.isRunning
@@ -74,7 +75,9 @@ import Testing
             group.addTask { await publisher.run() }
             var ids: [String] = []
             for index in 0..<GatewayCrashTests.eventCount {
-                let event = index % 2 == 0 ? EventFactory.region(index % 10, kind: .enter) : EventFactory.presence(index % 10, state: .seen)
+                let event =
+                    index % 2 == 0
+                    ? EventFactory.region(index % 10, kind: .enter) : EventFactory.presence(index % 10, state: .seen)
                 let envelopes = try await encoder.encode([event])
                 ids += envelopes.map(\.id)
                 publisher.publish(envelopes)

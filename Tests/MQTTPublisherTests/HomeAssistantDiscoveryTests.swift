@@ -1,7 +1,7 @@
-import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher
+import TestSupport
 import Testing
 
 /// Discovery configs as a real broker delivers them, checked key by key against the table in docs/mqtt.md,
@@ -19,9 +19,10 @@ import Testing
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count == 2 else { continue }
             let entity = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
-            table[entity] = Set(cells[1].split(separator: ",").map {
-                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`"))
-            })
+            table[entity] = Set(
+                cells[1].split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+                })
         }
         return table
     }
@@ -34,33 +35,41 @@ import Testing
         var topics = TopicSettings()
         topics.homeAssistant.enabled = true
         let layout = TopicLayout(settings: topics, gatewayID: "hall-gw")
-        let beacons = [HomeAssistantDiscovery.Beacon(id: EventFactory.beacon(1, time: 0).beaconID, name: "Keys"),
-                       HomeAssistantDiscovery.Beacon(id: "eddystone-uid:0x00112233445566778899:0xaabbccddeeff", name: "Bag")]
+        let beacons = [
+            HomeAssistantDiscovery.Beacon(id: EventFactory.beacon(1, time: 0).beaconID, name: "Keys"),
+            HomeAssistantDiscovery.Beacon(id: "eddystone-uid:0x00112233445566778899:0xaabbccddeeff", name: "Bag"),
+        ]
         // "front door" selects every beacon, "kitchen" only iBeacons of one UUID: no kitchen entity for the
         // Eddystone beacon, whose state would stay unknown forever.
-        let regions = [HomeAssistantDiscovery.Region(name: "kitchen", match: .iBeacon(uuid: EventFactory.uuid)),
-                       HomeAssistantDiscovery.Region(name: "front door")]
+        let regions = [
+            HomeAssistantDiscovery.Region(name: "kitchen", match: .iBeacon(uuid: EventFactory.uuid)),
+            HomeAssistantDiscovery.Region(name: "front door"),
+        ]
         let pairs = [(0, 0), (1, 0), (1, 1)]  // (region, beacon)
-        let discovery = HomeAssistantDiscovery(layout: layout, gatewayName: "Hall gateway", softwareVersion: "0.1.0",
-                                               sensorExpiry: 65)
+        let discovery = HomeAssistantDiscovery(
+            layout: layout, gatewayName: "Hall gateway", softwareVersion: "0.1.0",
+            sensorExpiry: 65)
         let messages = discovery.messages(beacons: beacons, regions: regions)
         #expect(messages.count == 1 + beacons.count * 4 + pairs.count)
 
         let subscriber = try TestSubscriber(port: broker.port, patterns: ["homeassistant/#"])
         try await subscriber.start()
-        let publisher = try EventPublisher(configuration: .init(mqtt: loopbackSettings(port: broker.port), layout: layout),
-                                           outbox: nil)
+        let publisher = try EventPublisher(
+            configuration: .init(mqtt: loopbackSettings(port: broker.port), layout: layout),
+            outbox: nil)
         let notices = NoticeLog()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { for await notice in publisher.notices { notices.append(notice) } }
             try await withRunningPublisher(publisher) {
                 publisher.setDiscovery(messages)
                 try await waitUntil("discovery configs", timeout: 60) {
-                    subscriber.messages(under: "homeassistant/").filter { $0.topic.hasSuffix("/config") }.count >= messages.count
+                    subscriber.messages(under: "homeassistant/").filter { $0.topic.hasSuffix("/config") }.count
+                        >= messages.count
                 }
                 subscriber.publish(topic: "homeassistant/status", payload: "online")
                 try await waitUntil("republished after homeassistant/status online", timeout: 60) {
-                    subscriber.messages(under: "homeassistant/").filter { $0.topic.hasSuffix("/config") }.count >= 2 * messages.count
+                    subscriber.messages(under: "homeassistant/").filter { $0.topic.hasSuffix("/config") }.count >= 2
+                        * messages.count
                 }
             }
             try await group.waitForAll()
@@ -73,11 +82,16 @@ import Testing
         var uniqueIDs: Set<String> = []
         for message in configs.prefix(messages.count) {
             let json = try #require(message.json)
-            guard case let .object(members) = json else { Issue.record("not an object"); continue }
+            guard case let .object(members) = json else {
+                Issue.record("not an object")
+                continue
+            }
             let levels = message.topic.split(separator: "/").map(String.init)
             #expect(levels.count == 5 && levels[0] == "homeassistant" && levels[2] == "beaconbridge_hall_gw")
-            let component = levels[1], objectID = levels[3]
-            let entity = documented.keys.first { objectID == $0 || objectID.hasSuffix("_" + $0) }
+            let component = levels[1]
+            let objectID = levels[3]
+            let entity =
+                documented.keys.first { objectID == $0 || objectID.hasSuffix("_" + $0) }
                 ?? (objectID.contains("_region_") ? "region_<region>" : "?")
             let expectedKeys = try #require(documented[entity], "no documented keys for \(objectID)")
             #expect(Set(members.map(\.0)) == expectedKeys, "\(message.topic)")
@@ -85,9 +99,14 @@ import Testing
             uniqueIDs.insert(json["unique_id"]?.string ?? "")
 
             // Availability on every entity: the gateway's retained birth / will topic.
-            #expect(json["availability"] == .array([.object([
-                ("topic", .string("beaconbridge/hall-gw/availability")),
-                ("payload_available", .string("online")), ("payload_not_available", .string("offline"))])]))
+            #expect(
+                json["availability"]
+                    == .array([
+                        .object([
+                            ("topic", .string("beaconbridge/hall-gw/availability")),
+                            ("payload_available", .string("online")), ("payload_not_available", .string("offline")),
+                        ])
+                    ]))
             #expect(json["origin"]?["name"] == .string("BeaconBridge"))
             #expect(json["qos"] == .int(1))
             let device = try #require(json["device"])
@@ -136,7 +155,8 @@ import Testing
                 #expect(json["payload_on"] == .string("seen") && json["payload_off"] == .string("away"))
             default:
                 #expect(component == "binary_sensor")
-                let regionIndex = try #require(regions.firstIndex { objectID.hasSuffix("_region_" + TopicLayout.slug($0.name)) })
+                let regionIndex = try #require(
+                    regions.firstIndex { objectID.hasSuffix("_region_" + TopicLayout.slug($0.name)) })
                 let region = regions[regionIndex]
                 #expect(pairs.contains { $0 == (regionIndex, beaconIndex) }, "\(objectID) announced")
                 #expect(json["name"] == .string("Hall gateway " + (regionIndex == 0 ? "Kitchen" : "Front door")))

@@ -1,7 +1,7 @@
-import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher
+import TestSupport
 import Testing
 
 /// Issue 17.9: libmosquitto reads whatever packet length a broker declares (up to 256 MiB) into memory. A
@@ -50,20 +50,29 @@ import Testing
         let directory = try TestDirectory.make(prefix: "bb-hostile")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try Self.peer.write(toFile: directory + "/peer.py", atomically: true, encoding: .utf8)
-        let portFile = directory + "/port", sentFile = directory + "/sent"
+        let portFile = directory + "/port"
+        let sentFile = directory + "/sent"
         let peer = try ChildProcess("/usr/bin/python3", [directory + "/peer.py", portFile, sentFile])
         defer { peer.terminate(SIGKILL) }
-        try await waitUntil("the hostile peer listening", timeout: 60) { FileManager.default.fileExists(atPath: portFile) }
+        try await waitUntil("the hostile peer listening", timeout: 60) {
+            FileManager.default.fileExists(atPath: portFile)
+        }
         let port = try #require(Int(try String(contentsOfFile: portFile, encoding: .utf8)))
 
         let events = EventLog()
-        let client = try MQTTClient(options: MQTTClientOptions(settings: loopbackSettings(port: port), clientID: "victim")) {
+        let client = try MQTTClient(
+            options: MQTTClientOptions(settings: loopbackSettings(port: port), clientID: "victim")
+        ) {
             events.append($0)
         }
         client.start()
         @Sendable func cutOff() -> MQTTError? {
             events.all.lazy.compactMap { event -> MQTTError? in
-                if case let .disconnected(error, _) = event, error.message.contains("larger than") { error } else { nil }
+                if case let .disconnected(error, _) = event, error.message.contains("larger than") {
+                    error
+                } else {
+                    nil
+                }
             }.first
         }
         try await waitUntil("the connection dropped for the oversized packet", timeout: 60) { cutOff() != nil }

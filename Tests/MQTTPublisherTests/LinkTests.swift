@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+
 @testable import MQTTPublisher
 
 @Test func libmosquittoLinks() {

@@ -1,7 +1,7 @@
-import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher
+import TestSupport
 import Testing
 
 /// The same delivery over MQTT 5 (`mqtt.protocol: "5"`), and a refusal reported with MQTT 5's reason text.
@@ -35,7 +35,9 @@ import Testing
         var settings = loopbackSettings(port: broker.port)
         settings.protocolVersion = .v5
         let events = EventLog()
-        let client = try MQTTClient(options: MQTTClientOptions(settings: settings, clientID: "v5-anon")) { events.append($0) }
+        let client = try MQTTClient(options: MQTTClientOptions(settings: settings, clientID: "v5-anon")) {
+            events.append($0)
+        }
         client.start()
         try await waitUntil("two refused attempts", timeout: 60) { events.failures.count >= 2 }
         await client.stop()

@@ -1,7 +1,7 @@
-import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher
+import TestSupport
 import Testing
 
 /// libmosquitto numbers messages from 1 again on every rebuilt handle (each reconnect with a clean session),
@@ -17,7 +17,8 @@ import Testing
         var settings = loopbackSettings(port: broker.port)
         settings.protocolVersion = version
         let events = EventLog()
-        let client = try MQTTClient(options: MQTTClientOptions(settings: settings, clientID: "ids-\(version.rawValue)")) {
+        let client = try MQTTClient(options: MQTTClientOptions(settings: settings, clientID: "ids-\(version.rawValue)"))
+        {
             events.append($0)
         }
         client.start()

@@ -1,8 +1,8 @@
-import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher
 import SQLiteStore
+import TestSupport
 import Testing
 
 @Suite(.serialized) struct NormalFlowTests {
@@ -23,17 +23,22 @@ import Testing
             try await waitUntil("publisher connected", timeout: 60) { publisher.counters.connected }
             var events: [EngineEvent] = []
             for index in 0..<5 {
-                events += [EventFactory.sighting(index), EventFactory.presence(index, state: .seen),
-                           EventFactory.region(index, kind: .enter), EventFactory.region(index, kind: .state),
-                           EventFactory.region(index, kind: .exit), EventFactory.presence(index, state: .away)]
+                events += [
+                    EventFactory.sighting(index), EventFactory.presence(index, state: .seen),
+                    EventFactory.region(index, kind: .enter), EventFactory.region(index, kind: .state),
+                    EventFactory.region(index, kind: .exit), EventFactory.presence(index, state: .away),
+                ]
             }
             var envelopes = try await encoder.encode(events)
-            envelopes.append(try encoder.encoder.encode(GatewayTelemetry(
-                time: EventPublisher.wallClock(), uptime: 12.5, counters: publisher.counters.telemetry)))
+            envelopes.append(
+                try encoder.encoder.encode(
+                    GatewayTelemetry(
+                        time: EventPublisher.wallClock(), uptime: 12.5, counters: publisher.counters.telemetry)))
             publisher.publish(envelopes)
             let expected = envelopes.count
             try await waitUntil("all events delivered", timeout: 60) {
-                subscriber.messages(under: "beaconbridge/gw1/").filter { !$0.topic.hasSuffix("/availability") }.count >= expected
+                subscriber.messages(under: "beaconbridge/gw1/").filter { !$0.topic.hasSuffix("/availability") }.count
+                    >= expected
             }
         }
         try await waitUntil("offline after stop", timeout: 60) {
@@ -63,7 +68,10 @@ import Testing
             default: Issue.record("unexpected kind \(kind)")
             }
             // Sequence numbers increase in publish order and ids are <gateway>-<seq>.
-            guard case let .int(sequence) = json["seq"] else { Issue.record("seq missing"); continue }
+            guard case let .int(sequence) = json["seq"] else {
+                Issue.record("seq missing")
+                continue
+            }
             #expect(sequence > lastSequence)
             #expect(json["id"]?.string == "gw1-\(sequence)")
             lastSequence = sequence

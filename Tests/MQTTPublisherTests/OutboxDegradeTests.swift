@@ -1,8 +1,8 @@
-import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher
 import SQLiteStore
+import TestSupport
 import Testing
 
 /// A full disk (SQLite `max_page_count`) turns the durable outbox into the memory fallback: a clear notice,
@@ -12,7 +12,8 @@ import Testing
         // A persistent subscriber session, then the broker goes down before the publisher starts.
         let broker = try MosquittoProcess(persistent: true)
         try await broker.start()
-        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/fullgw/#"], persistentID: "degrade-sub")
+        let subscriber = try TestSubscriber(
+            port: broker.port, patterns: ["beaconbridge/fullgw/#"], persistentID: "degrade-sub")
         try await subscriber.start()
         broker.stop()
         let directory = try TestDirectory.make(prefix: "bb-degrade")
@@ -23,8 +24,9 @@ import Testing
         let firstEvents = try await encoder.encode((0..<300).map { EventFactory.region($0 % 5, kind: .enter) })
         try await database.execute("PRAGMA max_page_count = \(try await database.pageCount() + 1)")
 
-        let publisher = try EventPublisher(configuration: .init(mqtt: loopbackSettings(port: broker.port), layout: layout),
-                                           outbox: database)
+        let publisher = try EventPublisher(
+            configuration: .init(mqtt: loopbackSettings(port: broker.port), layout: layout),
+            outbox: database)
         let notices = NoticeLog()
         var delivered: [String] = []
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -70,7 +72,8 @@ import Testing
         let layout = TopicLayout(settings: TopicSettings(), gatewayID: "capgw")
         let deadPort = try FreePort.find()  // no broker: everything goes to the outbox
         let publisher = try EventPublisher(
-            configuration: .init(mqtt: loopbackSettings(port: deadPort), layout: layout, outbox: settings), outbox: database)
+            configuration: .init(mqtt: loopbackSettings(port: deadPort), layout: layout, outbox: settings),
+            outbox: database)
         var encoder = SequencedEncoder(layout: layout, database: database)
         let envelopes = try await encoder.encode((0..<30).map { EventFactory.region($0, kind: .enter) })
         let notices = NoticeLog()
@@ -96,8 +99,9 @@ import Testing
     @Test func aStopWithoutADatabaseCountsEveryDiscardedEventAsDropped() async throws {
         let layout = TopicLayout(settings: TopicSettings(), gatewayID: "nodbgw")
         let deadPort = try FreePort.find()  // no broker: everything waits in the memory outbox
-        let publisher = try EventPublisher(configuration: .init(mqtt: loopbackSettings(port: deadPort), layout: layout),
-                                           outbox: nil)
+        let publisher = try EventPublisher(
+            configuration: .init(mqtt: loopbackSettings(port: deadPort), layout: layout),
+            outbox: nil)
         var encoder = SequencedEncoder(layout: layout, database: nil)
         let envelopes = try await encoder.encode((0..<40).map { EventFactory.region($0, kind: .enter) })
         let notices = NoticeLog()

@@ -1,8 +1,8 @@
-import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher
 import SQLiteStore
+import TestSupport
 import Testing
 
 /// Events the broker will not accept are an outcome, not a retry loop (docs/outbox.md, "Refused events"):
@@ -32,9 +32,10 @@ import Testing
 
     /// Presence events (allowed) and region events (denied by the broker's ACL), interleaved.
     static func mixedEvents(_ encoder: inout SequencedEncoder, count: Int) async throws -> [EventEnvelope] {
-        try await encoder.encode((0..<count).map { index in
-            index % 3 == 1 ? EventFactory.region(index, kind: .enter) : EventFactory.presence(index, state: .seen)
-        })
+        try await encoder.encode(
+            (0..<count).map { index in
+                index % 3 == 1 ? EventFactory.region(index, kind: .enter) : EventFactory.presence(index, state: .seen)
+            })
     }
 
     /// A broker whose ACL denies the region topics. Over MQTT 5 mosquitto answers PUBACK 0x87 (not
@@ -44,7 +45,8 @@ import Testing
     /// denied PUBLISH (its quota check counts 0 as exceeded): libmosquitto must not resend the denied
     /// message on every reconnect, or delivery would loop forever (as it did).
     @Test(arguments: [MQTTSettings.ProtocolVersion.v5, .v311])
-    func aTopicTheACLDeniesIsDeadLetteredAndNeverCountedAsDelivered(version: MQTTSettings.ProtocolVersion) async throws {
+    func aTopicTheACLDeniesIsDeadLetteredAndNeverCountedAsDelivered(version: MQTTSettings.ProtocolVersion) async throws
+    {
         let bed = try Bed { directory in
             let acl = directory + "/acl"
             try "topic readwrite #\ntopic deny beaconbridge/\(RefusalTests.gateway)/region/#\n"
@@ -64,9 +66,12 @@ import Testing
         let publisher = try bed.publisher(version)
         try await withRunningPublisher(publisher) {
             publisher.publish(buffered)
-            try await waitUntil("the early events in the outbox", timeout: 60) { publisher.counters.queued >= buffered.count }
+            try await waitUntil("the early events in the outbox", timeout: 60) {
+                publisher.counters.queued >= buffered.count
+            }
             try await bed.broker.start()
-            let subscriber = try TestSubscriber(port: bed.broker.port, patterns: ["beaconbridge/\(RefusalTests.gateway)/#"])
+            let subscriber = try TestSubscriber(
+                port: bed.broker.port, patterns: ["beaconbridge/\(RefusalTests.gateway)/#"])
             try await subscriber.start()
             defer { Task { await subscriber.stop() } }
             try await waitUntil("connected", timeout: 60) { publisher.counters.connected }
@@ -78,7 +83,9 @@ import Testing
             } catch {
                 let c = publisher.counters
                 let seen = Set(subscriber.messages.compactMap { $0.json?["id"]?.string })
-                Issue.record("\(error); \(allowed.filter { seen.contains($0.id) }.count) of \(allowed.count) allowed received; counters: deadLettered \(c.deadLettered), acknowledged \(c.acknowledged), backlog \(c.backlogRows), retried \(c.refusalsRetried), connected \(c.connected), last error \(c.lastError ?? "none")")
+                Issue.record(
+                    "\(error); \(allowed.filter { seen.contains($0.id) }.count) of \(allowed.count) allowed received; counters: deadLettered \(c.deadLettered), acknowledged \(c.acknowledged), backlog \(c.backlogRows), retried \(c.refusalsRetried), connected \(c.connected), last error \(c.lastError ?? "none")"
+                )
                 throw error
             }
             if version == .v5 {
@@ -91,7 +98,9 @@ import Testing
                     let c = publisher.counters
                     let letters = (try? await bed.database.deadLetters(limit: 1000).map(\.envelope.sequence)) ?? []
                     let rows = (try? await bed.database.peek(after: nil, limit: 1000).map(\.sequence)) ?? []
-                    Issue.record("\(error); counters: deadLettered \(c.deadLettered) of \(denied.count), \(c); dead letters \(letters), denied \(denied.map(\.sequence)), outbox rows \(rows); broker log: \(bed.broker.log.suffix(3000))")
+                    Issue.record(
+                        "\(error); counters: deadLettered \(c.deadLettered) of \(denied.count), \(c); dead letters \(letters), denied \(denied.map(\.sequence)), outbox rows \(rows); broker log: \(bed.broker.log.suffix(3000))"
+                    )
                     throw error
                 }
             }
@@ -124,7 +133,8 @@ import Testing
         var encoder = SequencedEncoder(layout: bed.layout, database: bed.database)
         var events = try await encoder.encode((0..<12).map { EventFactory.presence($0, state: .seen) })
         // The fourth carries a 6 kB field: still valid JSON, too large for this broker.
-        events[3].payload = String(events[3].payload.dropLast()) + #","note":""# + String(repeating: "x", count: 6000) + #""}"#
+        events[3].payload =
+            String(events[3].payload.dropLast()) + #","note":""# + String(repeating: "x", count: 6000) + #""}"#
         let poison = events[3]
         let sent = events
         try await bed.broker.start()
@@ -136,7 +146,9 @@ import Testing
         try await withRunningPublisher(publisher) {
             try await waitUntil("connected", timeout: 60) { publisher.counters.connected }
             publisher.publish(sent)
-            try await waitUntil("the oversized event dead-lettered", timeout: 60) { publisher.counters.deadLettered == 1 }
+            try await waitUntil("the oversized event dead-lettered", timeout: 60) {
+                publisher.counters.deadLettered == 1
+            }
             try await waitUntil("every other event delivered", timeout: 60) {
                 Set(subscriber.messages.compactMap { $0.json?["id"]?.string })
                     .isSuperset(of: sent.filter { $0.id != poison.id }.map(\.id))

@@ -1,8 +1,8 @@
-import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher
 import SQLiteStore
+import TestSupport
 import Testing
 
 /// Issue 17.8: every reconnect asks for a full retained region-state snapshot. Under a flapping broker with
@@ -20,7 +20,8 @@ import Testing
         // Room for the real events only: 5 snapshots of 5,000 entries would have evicted them.
         let database = try GatewayDatabase(settings: OutboxSettings(path: directory + "/outbox.sqlite", maxRows: 3000))
         let layout = TopicLayout(settings: TopicSettings(), gatewayID: "flap")
-        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/flap/region/#"], persistentID: "flap-sub")
+        let subscriber = try TestSubscriber(
+            port: broker.port, patterns: ["beaconbridge/flap/region/#"], persistentID: "flap-sub")
         try await subscriber.start()
         let publisher = try EventPublisher(
             configuration: .init(mqtt: loopbackSettings(port: broker.port, inflightWindow: 200), layout: layout),
@@ -35,9 +36,14 @@ import Testing
         for round in 0...rounds {
             snapshotQueue.append(try await encoder.encode((0..<beacons).map { EventFactory.region($0, kind: .state) }))
             if round < rounds {
-                realRounds.append(try await encoder.encode((0..<200).flatMap { index in
-                    [EventFactory.region(index + round * 200, kind: .enter), EventFactory.region(index + round * 200, kind: .exit)]
-                }))
+                realRounds.append(
+                    try await encoder.encode(
+                        (0..<200).flatMap { index in
+                            [
+                                EventFactory.region(index + round * 200, kind: .enter),
+                                EventFactory.region(index + round * 200, kind: .exit),
+                            ]
+                        }))
             }
         }
         let state = FlapState(snapshots: snapshotQueue)
@@ -76,9 +82,10 @@ import Testing
         }
         await subscriber.stop()
         let counters = publisher.counters
-        print("flap: \(state.taken) snapshots of \(beacons), \(real.count) real events, peak outbox "
-              + "\(state.peak) rows, snapshot sent \(counters.snapshotSent), superseded "
-              + "\(counters.snapshotSuperseded), dropped \(counters.dropped), connects \(counters.connects)")
+        print(
+            "flap: \(state.taken) snapshots of \(beacons), \(real.count) real events, peak outbox "
+                + "\(state.peak) rows, snapshot sent \(counters.snapshotSent), superseded "
+                + "\(counters.snapshotSuperseded), dropped \(counters.dropped), connects \(counters.connects)")
         #expect(state.taken >= rounds)
         #expect(counters.droppedTotal == 0, "real events evicted or lost: \(counters.dropped)")
         #expect(state.peak <= real.count)  // only real events were ever stored
@@ -90,20 +97,20 @@ import Testing
 final class FlapState: @unchecked Sendable {
     private let lock = NSLock()
     private var snapshots: [[EventEnvelope]]
-    private var taken_ = 0
-    private var peak_ = 0
+    private var takenCount = 0
+    private var peakBacklog = 0
 
     init(snapshots: [[EventEnvelope]]) { self.snapshots = snapshots }
 
     func nextSnapshot() -> [EventEnvelope]? {
         lock.withLock {
-            guard taken_ < snapshots.count else { return nil }
-            defer { taken_ += 1 }
-            return snapshots[taken_]
+            guard takenCount < snapshots.count else { return nil }
+            defer { takenCount += 1 }
+            return snapshots[takenCount]
         }
     }
 
-    func sample(_ rows: Int) { lock.withLock { peak_ = max(peak_, rows) } }
-    var taken: Int { lock.withLock { taken_ } }
-    var peak: Int { lock.withLock { peak_ } }
+    func sample(_ rows: Int) { lock.withLock { peakBacklog = max(peakBacklog, rows) } }
+    var taken: Int { lock.withLock { takenCount } }
+    var peak: Int { lock.withLock { peakBacklog } }
 }

@@ -1,8 +1,8 @@
-import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher
 import SQLiteStore
+import TestSupport
 import Testing
 
 /// Stopping while events are unacknowledged loses nothing: they (and anything published after the stop
@@ -18,8 +18,9 @@ import Testing
         var published: [EventEnvelope] = []
         do {
             let database = try GatewayDatabase(settings: OutboxSettings(path: path))
-            let publisher = try EventPublisher(configuration: .init(mqtt: loopbackSettings(port: broker.port), layout: layout),
-                                               outbox: database)
+            let publisher = try EventPublisher(
+                configuration: .init(mqtt: loopbackSettings(port: broker.port), layout: layout),
+                outbox: database)
             var encoder = SequencedEncoder(layout: layout, database: database)
             published = try await encoder.encode((0..<50).map { EventFactory.region($0 % 7, kind: .enter) })
             // One QoS 1 envelope (an `away` would add a QoS 0 sighting, which is not kept for redelivery).

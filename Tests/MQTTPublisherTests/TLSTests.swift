@@ -1,8 +1,8 @@
-import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher
 import SQLiteStore
+import TestSupport
 import Testing
 
 /// A broker that requires TLS with a client certificate signed by the test CA, and a password.
@@ -17,10 +17,11 @@ import Testing
     }
 
     func settings(caFile: String? = nil, passwordFile: String? = nil) -> MQTTSettings {
-        var settings = MQTTSettings(host: "127.0.0.1", port: broker.port, username: TestPKI.username,
-                                    passwordFile: passwordFile ?? pki.directory + "/password.txt", keepalive: 10,
-                                    tls: MQTTTLSSettings(caFile: caFile ?? pki.caCert, certFile: pki.clientCert, keyFile: pki.clientKey),
-                                    reconnectMin: 0.1, reconnectMax: 0.3)
+        var settings = MQTTSettings(
+            host: "127.0.0.1", port: broker.port, username: TestPKI.username,
+            passwordFile: passwordFile ?? pki.directory + "/password.txt", keepalive: 10,
+            tls: MQTTTLSSettings(caFile: caFile ?? pki.caCert, certFile: pki.clientCert, keyFile: pki.clientKey),
+            reconnectMin: 0.1, reconnectMax: 0.3)
         settings.clientID = "tls-\(UUID().uuidString.prefix(6))"
         return settings
     }
@@ -30,20 +31,24 @@ import Testing
         #expect(subscriberSettings.validate().isEmpty)
         let password = try MQTTCredentials.password(for: subscriberSettings)
         #expect(password == TestPKI.password)
-        let tlsSubscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/#"], settings: subscriberSettings,
-                                               password: password)
+        let tlsSubscriber = try TestSubscriber(
+            port: broker.port, patterns: ["beaconbridge/#"], settings: subscriberSettings,
+            password: password)
         try await tlsSubscriber.start()
 
         let layout = TopicLayout(settings: TopicSettings(), gatewayID: "tlsgw")
         let publisherSettings = settings()
         let publisher = try EventPublisher(
-            configuration: .init(mqtt: publisherSettings, password: try MQTTCredentials.password(for: publisherSettings),
-                                 layout: layout),
+            configuration: .init(
+                mqtt: publisherSettings, password: try MQTTCredentials.password(for: publisherSettings),
+                layout: layout),
             outbox: nil)
         var encoder = SequencedEncoder(layout: layout, database: nil)
         try await withRunningPublisher(publisher) {
             try await waitUntil("TLS publisher connected", timeout: 60) { publisher.counters.connected }
-            publisher.publish(try await encoder.encode([EventFactory.region(1, kind: .enter), EventFactory.presence(1, state: .seen)]))
+            publisher.publish(
+                try await encoder.encode([EventFactory.region(1, kind: .enter), EventFactory.presence(1, state: .seen)])
+            )
             try await waitUntil("events over TLS", timeout: 60) {
                 tlsSubscriber.messages.filter { $0.json?["kind"] != nil }.count == 2
             }
@@ -58,7 +63,9 @@ import Testing
         let events = EventLog()
         var plain = settings()
         plain.tls = nil
-        let client = try MQTTClient(options: MQTTClientOptions(settings: plain, clientID: "plain", password: TestPKI.password)) {
+        let client = try MQTTClient(
+            options: MQTTClientOptions(settings: plain, clientID: "plain", password: TestPKI.password)
+        ) {
             events.append($0)
         }
         client.start()
@@ -76,7 +83,9 @@ import Testing
         let events = EventLog()
         var wrong = settings()
         wrong.passwordFile = nil
-        let client = try MQTTClient(options: MQTTClientOptions(settings: wrong, clientID: "wrong-pw", password: "not-it")) {
+        let client = try MQTTClient(
+            options: MQTTClientOptions(settings: wrong, clientID: "wrong-pw", password: "not-it")
+        ) {
             events.append($0)
         }
         client.start()
@@ -94,8 +103,11 @@ import Testing
 
     @Test func unknownCertificateAuthorityIsAClearErrorAndIsRetried() async throws {
         let events = EventLog()
-        let client = try MQTTClient(options: MQTTClientOptions(settings: settings(caFile: pki.otherCACert), clientID: "bad-ca",
-                                                               password: TestPKI.password)) { events.append($0) }
+        let client = try MQTTClient(
+            options: MQTTClientOptions(
+                settings: settings(caFile: pki.otherCACert), clientID: "bad-ca",
+                password: TestPKI.password)
+        ) { events.append($0) }
         client.start()
         try await waitUntil("two failed TLS attempts", timeout: 60) { events.failures.count >= 2 }
         await client.stop()

@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import Testing
+
 @testable import SQLiteStore
 
 /// Issue 17, items 5 (at start) and 6: the database file's checks before opening, a damaged file moved aside,
@@ -50,7 +51,7 @@ import Testing
         let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         try garbage.write(to: URL(fileURLWithPath: path))
         try Data("wal bytes".utf8).write(to: URL(fileURLWithPath: path + "-wal"))
-        let unixTime = 1_764_595_800.0 // 2025-12-01T13:30:00Z
+        let unixTime = 1_764_595_800.0  // 2025-12-01T13:30:00Z
         let (database, moved) = try GatewayDatabase.openMovingAsideDamaged(settings: settings(), unixTime: unixTime)
         let aside = try #require(moved)
         #expect(aside.path == path + ".damaged-20251201T133000Z")
@@ -62,11 +63,13 @@ import Testing
 
         // A second damaged file at the same second gets its own name; nothing is overwritten.
         try garbage.write(to: URL(fileURLWithPath: directory.file("other.sqlite")))
-        let (_, first) = try GatewayDatabase.openMovingAsideDamaged(settings: settings("other.sqlite"), unixTime: unixTime)
+        let (_, first) = try GatewayDatabase.openMovingAsideDamaged(
+            settings: settings("other.sqlite"), unixTime: unixTime)
         try garbage.write(to: URL(fileURLWithPath: directory.file("other.sqlite")))
         try? FileManager.default.removeItem(atPath: directory.file("other.sqlite-wal"))
         try? FileManager.default.removeItem(atPath: directory.file("other.sqlite-shm"))
-        let (_, second) = try GatewayDatabase.openMovingAsideDamaged(settings: settings("other.sqlite"), unixTime: unixTime)
+        let (_, second) = try GatewayDatabase.openMovingAsideDamaged(
+            settings: settings("other.sqlite"), unixTime: unixTime)
         #expect(first?.path != second?.path)
         #expect(second?.path.hasSuffix("-2") == true)
     }
@@ -80,7 +83,8 @@ import Testing
         #expect(moved == nil)
         #expect(try await reopened.stats().rows == 1)
         let error = #expect(throws: SQLiteError.self) {
-            try GatewayDatabase.openMovingAsideDamaged(settings: OutboxSettings(path: directory.file("no/such/dir.sqlite")), unixTime: 0)
+            try GatewayDatabase.openMovingAsideDamaged(
+                settings: OutboxSettings(path: directory.file("no/such/dir.sqlite")), unixTime: 0)
         }
         #expect(error?.isCorrupt == false)
     }
@@ -109,7 +113,8 @@ import Testing
         #expect(DatabaseFile.problem(with: directory.file("new.sqlite")) == nil)
         #expect(DatabaseFile.problem(with: plain) == nil)
         // Checking creates nothing.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["fifo", "folder", "plain"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["fifo", "folder", "plain"])
         #expect(DatabaseFile.lacksDatabaseHeader(plain))
         #expect(!DatabaseFile.lacksDatabaseHeader(directory.file("absent.sqlite")))
     }

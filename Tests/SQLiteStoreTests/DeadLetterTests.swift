@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import Testing
+
 @testable import SQLiteStore
 
 /// The `dead_letter` table: refused events moved out of the outbox, kept across a reopen, bounded, requeued.
@@ -16,11 +17,17 @@ import Testing
         do {
             let database = try GatewayDatabase(settings: settings())
             try await database.append(envelopes)
-            try await database.deadLetter([DeadLetter(envelope: envelopes[1], reason: "broker refused: not authorized (0x87)",
-                                                      attempts: 1, time: 1_700_000_100)])
+            try await database.deadLetter([
+                DeadLetter(
+                    envelope: envelopes[1], reason: "broker refused: not authorized (0x87)",
+                    attempts: 1, time: 1_700_000_100)
+            ])
             // A live event that never reached the outbox is stored as well.
-            try await database.deadLetter([DeadLetter(envelope: EnvelopeFactory.make(9), reason: "client refused: too large",
-                                                      attempts: 1, time: 1_700_000_200)])
+            try await database.deadLetter([
+                DeadLetter(
+                    envelope: EnvelopeFactory.make(9), reason: "client refused: too large",
+                    attempts: 1, time: 1_700_000_200)
+            ])
             let stats = try await database.stats()
             #expect(stats.rows == 4)
             #expect(stats.bytes == [0, 2, 3, 4].reduce(0) { $0 + envelopes[$1].payloadSize })
@@ -40,9 +47,10 @@ import Testing
         let database = try GatewayDatabase(settings: settings())
         let envelopes = (1...4).map { EnvelopeFactory.make(UInt64($0)) }
         try await database.append(envelopes)
-        try await database.deadLetter([envelopes[0], envelopes[2]].map {
-            DeadLetter(envelope: $0, reason: "r", attempts: 5, time: 1)
-        })
+        try await database.deadLetter(
+            [envelopes[0], envelopes[2]].map {
+                DeadLetter(envelope: $0, reason: "r", attempts: 5, time: 1)
+            })
         #expect(try await database.requeueDeadLetters() == 2)
         #expect(try await database.peek(after: nil, limit: 10) == envelopes)
         let stats = try await database.stats()

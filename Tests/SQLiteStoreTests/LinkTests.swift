@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SQLiteStore
 
 @Test func sqliteLinks() {

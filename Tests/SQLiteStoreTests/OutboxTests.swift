@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import Testing
+
 @testable import SQLiteStore
 
 @Suite struct OutboxTests {
@@ -38,7 +39,8 @@ import Testing
     @Test func rowCapDropsSightingsFirstThenOldest() async throws {
         let database = try GatewayDatabase(settings: settings(maxRows: 5))
         let kinds: [EventKind] = [.region, .sighting, .presence, .sighting, .region, .region, .presence]
-        try await database.append(kinds.enumerated().map { EnvelopeFactory.make(UInt64($0.offset + 1), kind: $0.element) })
+        try await database.append(
+            kinds.enumerated().map { EnvelopeFactory.make(UInt64($0.offset + 1), kind: $0.element) })
         // 7 rows, cap 5: the two sightings (2, 4) go first.
         #expect(try await database.peek(after: nil, limit: 10).map(\.sequence) == [1, 3, 5, 6, 7])
         try await database.append([EnvelopeFactory.make(8), EnvelopeFactory.make(9)])
@@ -111,18 +113,24 @@ import Testing
         do {
             let database = try GatewayDatabase(settings: settings())
             try database.saveRegionStates([
-                PersistedRegionState(region: "kitchen", beaconID: "b1", state: .inside, since: 10, lastQualifying: 20, updated: 21),
-                PersistedRegionState(region: "hall", beaconID: "b1", state: .outside, since: 5, lastQualifying: 6, updated: 7),
+                PersistedRegionState(
+                    region: "kitchen", beaconID: "b1", state: .inside, since: 10, lastQualifying: 20, updated: 21),
+                PersistedRegionState(
+                    region: "hall", beaconID: "b1", state: .outside, since: 5, lastQualifying: 6, updated: 7),
             ])
             try database.saveRegionStates([
-                PersistedRegionState(region: "kitchen", beaconID: "b1", state: .outside, since: 30, lastQualifying: 31, updated: 32),
+                PersistedRegionState(
+                    region: "kitchen", beaconID: "b1", state: .outside, since: 30, lastQualifying: 31, updated: 32)
             ])
         }
         let reopened = try GatewayDatabase(settings: OutboxSettings(path: path))
-        #expect(try reopened.loadRegionStates() == [
-            PersistedRegionState(region: "hall", beaconID: "b1", state: .outside, since: 5, lastQualifying: 6, updated: 7),
-            PersistedRegionState(region: "kitchen", beaconID: "b1", state: .outside, since: 30, lastQualifying: 31, updated: 32),
-        ])
+        #expect(
+            try reopened.loadRegionStates() == [
+                PersistedRegionState(
+                    region: "hall", beaconID: "b1", state: .outside, since: 5, lastQualifying: 6, updated: 7),
+                PersistedRegionState(
+                    region: "kitchen", beaconID: "b1", state: .outside, since: 30, lastQualifying: 31, updated: 32),
+            ])
         try reopened.deleteRegionStates([(region: "hall", beaconID: "b1")])
         #expect(try reopened.loadRegionStates().map(\.region) == ["kitchen"])
     }

@@ -29,10 +29,13 @@ public enum BuiltBinary {
     /// - Parameters:
     ///   - environment: added to this process's environment, or with `cleanEnvironment` to `PATH` only.
     ///   - directory: the working directory (default: this process's).
-    public static func run(_ arguments: [String], environment: [String: String] = [:], cleanEnvironment: Bool = false,
-                           directory: String? = nil, timeout: Double = 120) async throws -> Result {
-        let process = try DaemonProcess(arguments: arguments, environment: environment,
-                                        cleanEnvironment: cleanEnvironment, directory: directory)
+    public static func run(
+        _ arguments: [String], environment: [String: String] = [:], cleanEnvironment: Bool = false,
+        directory: String? = nil, timeout: Double = 120
+    ) async throws -> Result {
+        let process = try DaemonProcess(
+            arguments: arguments, environment: environment,
+            cleanEnvironment: cleanEnvironment, directory: directory)
         var status = await process.waitForExit(timeout: timeout)
         if status == nil {
             process.signal(SIGKILL)
@@ -50,8 +53,10 @@ public final class DaemonProcess: @unchecked Sendable {
     private let directory: String
 
     /// - Parameter standardInput: an open descriptor to become the binary's standard input (e.g. a socket).
-    public init(arguments: [String], environment: [String: String] = [:], cleanEnvironment: Bool = false,
-                directory workingDirectory: String? = nil, standardInput: Int32? = nil) throws {
+    public init(
+        arguments: [String], environment: [String: String] = [:], cleanEnvironment: Bool = false,
+        directory workingDirectory: String? = nil, standardInput: Int32? = nil
+    ) throws {
         guard FileManager.default.isExecutableFile(atPath: BuiltBinary.path) else {
             throw TestFailure("\(BuiltBinary.path) is missing: run `swift build --build-tests` (or `make test`) first")
         }
@@ -60,10 +65,11 @@ public final class DaemonProcess: @unchecked Sendable {
         // Not under systemd, whatever the test runner's environment says.
         environment["NOTIFY_SOCKET"] = environment["NOTIFY_SOCKET"] ?? ""
         environment["WATCHDOG_USEC"] = environment["WATCHDOG_USEC"] ?? ""
-        child = try ChildProcess(BuiltBinary.path, arguments, environment: environment,
-                                 outputFiles: (directory + "/stdout", directory + "/stderr"),
-                                 directory: workingDirectory, cleanEnvironment: cleanEnvironment,
-                                 standardInput: standardInput)
+        child = try ChildProcess(
+            BuiltBinary.path, arguments, environment: environment,
+            outputFiles: (directory + "/stdout", directory + "/stderr"),
+            directory: workingDirectory, cleanEnvironment: cleanEnvironment,
+            standardInput: standardInput)
     }
 
     public var pid: Int32 { child.pid }

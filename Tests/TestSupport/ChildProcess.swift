@@ -13,9 +13,11 @@ public final class ChildProcess: @unchecked Sendable {
     ///   - directory: working directory of the child.
     ///   - cleanEnvironment: start from `PATH` only instead of this process's environment.
     ///   - standardInput: an open descriptor to become the child's standard input (e.g. a socket).
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], quiet: Bool = true,
-                outputFiles: (stdout: String, stderr: String)? = nil, directory: String? = nil,
-                cleanEnvironment: Bool = false, standardInput: Int32? = nil) throws {
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], quiet: Bool = true,
+        outputFiles: (stdout: String, stderr: String)? = nil, directory: String? = nil,
+        cleanEnvironment: Bool = false, standardInput: Int32? = nil
+    ) throws {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -58,7 +60,10 @@ public final class ChildProcess: @unchecked Sendable {
         lock.withLock {
             if exitStatus != nil { return false }
             var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid { exitStatus = status; return false }
+            if waitpid(pid, &status, WNOHANG) == pid {
+                exitStatus = status
+                return false
+            }
             return true
         }
     }

@@ -66,7 +66,12 @@ public final class MosquittoProcess: @unchecked Sendable {
     public func kill() { signalAndWait(SIGKILL) }
 
     private func signalAndWait(_ signal: Int32) {
-        guard let process = lock.withLock({ () -> ChildProcess? in defer { self.process = nil }; return self.process }) else { return }
+        guard
+            let process = lock.withLock({ () -> ChildProcess? in
+                defer { self.process = nil }
+                return self.process
+            })
+        else { return }
         process.terminate(signal)
     }
 
@@ -126,7 +131,9 @@ public enum FreePort {
         address.sin_port = UInt16(port).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw TestFailure("bind failed") }
         return Int(UInt16(bigEndian: address.sin_port))

@@ -18,21 +18,26 @@ public final class TestSubscriber: @unchecked Sendable {
 
     /// - Parameter persistentID: a client id for a persistent session (clean session off), so messages
     ///   published while this subscriber is away (broker restart) are queued for it.
-    public init(port: Int, patterns: [String], persistentID: String? = nil, settings: MQTTSettings? = nil,
-         password: String? = nil) throws {
+    public init(
+        port: Int, patterns: [String], persistentID: String? = nil, settings: MQTTSettings? = nil,
+        password: String? = nil
+    ) throws {
         self.patterns = patterns
         var mqtt = settings ?? MQTTSettings(host: "127.0.0.1", port: port)
         mqtt.reconnectMin = 0.05
         mqtt.reconnectMax = 0.2
-        let options = MQTTClientOptions(settings: mqtt, clientID: persistentID ?? "sub-\(UUID().uuidString.prefix(8))",
-                                        password: password, cleanSession: persistentID == nil)
+        let options = MQTTClientOptions(
+            settings: mqtt, clientID: persistentID ?? "sub-\(UUID().uuidString.prefix(8))",
+            password: password, cleanSession: persistentID == nil)
         let patterns = self.patterns
         var created: MQTTClient?
         created = try MQTTClient(options: options) { [weak self] event in
             guard let self else { return }
             switch event {
             case let .message(topic, payload):
-                self.lock.withLock { self.received.append(Message(topic: topic, payload: String(decoding: payload, as: UTF8.self))) }
+                self.lock.withLock {
+                    self.received.append(Message(topic: topic, payload: String(decoding: payload, as: UTF8.self)))
+                }
             case .connected:
                 for pattern in patterns { self.lock.withLock { self.client }?.subscribe(pattern, qos: 1) }
                 self.lock.withLock { self.clientEvents.append(event) }

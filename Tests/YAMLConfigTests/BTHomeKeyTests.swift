@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import Testing
+
 @testable import YAMLConfig
 
 /// `formats.bthome_keys`: keys from files and the environment, problems at their line, never the key itself.
@@ -8,7 +9,8 @@ import Testing
     static let key = "231d39c1d7cc1ab1aee224cd096db932"
 
     func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> {
-        ConfigurationLoader.load(yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "h"), checksFiles: false)
+        ConfigurationLoader.load(
+            yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "h"), checksFiles: false)
     }
 
     @Test func keyFromAFileDecryptsTheDevice() throws {
@@ -18,15 +20,22 @@ import Testing
         let file = directory.appendingPathComponent("door.key").path
         try (Self.key + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         let yaml = "formats:\n  bthome_keys:\n    - address: \"54:48:E6:8F:80:A5\"\n      key_file: \(file)\n"
-        guard case let .success(configuration) = load(yaml) else { Issue.record("\(load(yaml))"); return }
+        guard case let .success(configuration) = load(yaml) else {
+            Issue.record("\(load(yaml))")
+            return
+        }
         #expect(configuration.formats.bthomeKeys.first?.key?.bytes.count == 16)
         // The key never shows in descriptions of the configuration.
         #expect(!"\(configuration)".contains(Self.key) && !String(reflecting: configuration).contains("231d39c1"))
         let decoder = try BeaconDecoder(settings: configuration.formats)
-        let data: [UInt8] = [0x12, 0x16, 0xD2, 0xFC, 0x41, 0xA4, 0x72, 0x66, 0xC9, 0x5F, 0x73, 0x00, 0x11, 0x22, 0x33, 0x78, 0x23, 0x72, 0x14]
-        let report = AdvertisingReport(timestamp: 1, eventType: 0x10, isExtended: false,
-                                       address: BluetoothAddress(string: "54:48:E6:8F:80:A5")!, addressType: .publicDevice,
-                                       rssi: -60, txPower: nil, data: data)
+        let data: [UInt8] = [
+            0x12, 0x16, 0xD2, 0xFC, 0x41, 0xA4, 0x72, 0x66, 0xC9, 0x5F, 0x73, 0x00, 0x11, 0x22, 0x33, 0x78, 0x23, 0x72,
+            0x14,
+        ]
+        let report = AdvertisingReport(
+            timestamp: 1, eventType: 0x10, isExtended: false,
+            address: BluetoothAddress(string: "54:48:E6:8F:80:A5")!, addressType: .publicDevice,
+            rssi: -60, txPower: nil, data: data)
         #expect(decoder.decode(report).beacons.first?.fields["temperature_c"] == .double(25.06))
     }
 
@@ -44,10 +53,15 @@ import Testing
                 - address: "54:48:E6:8F:80:A6"
                   key_file: relative/path
             """
-        guard case let .failure(errors) = load(yaml) else { Issue.record("accepted"); return }
+        guard case let .failure(errors) = load(yaml) else {
+            Issue.record("accepted")
+            return
+        }
         let text = errors.lines.joined(separator: "\n")
         #expect(text.contains("formats.bthome_keys[0].address: `not-a-mac` is not a MAC address"))
-        #expect(text.contains("formats.bthome_keys[0].key_env: environment variable BEACONBRIDGE_TEST_UNSET_VARIABLE is not set"))
+        #expect(
+            text.contains(
+                "formats.bthome_keys[0].key_env: environment variable BEACONBRIDGE_TEST_UNSET_VARIABLE is not set"))
         #expect(text.contains("formats.bthome_keys[1].key: a bind key does not belong in the configuration file"))
         #expect(text.contains("formats.bthome_keys[2].key_env: set key_file or key_env, not both"))
         #expect(text.contains("formats.bthome_keys[3].key_file: `relative/path` must be an absolute path"))

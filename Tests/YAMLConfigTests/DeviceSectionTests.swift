@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import Testing
+
 @testable import YAMLConfig
 
 /// The `devices` section through the real loader: keys inline, from a file and from the environment, in every
@@ -9,8 +10,9 @@ import Testing
     static let sampleKey = "ec0234a357c8ad05341010a60a397d9b"
 
     func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> {
-        ConfigurationLoader.load(yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "h"),
-                                 checksFiles: false)
+        ConfigurationLoader.load(
+            yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "h"),
+            checksFiles: false)
     }
 
     func problems(_ yaml: String) -> [String] {
@@ -21,7 +23,8 @@ import Testing
     }
 
     @Test func inlineKeysInEverySpellingReachTheResolver() throws {
-        let c = try load("""
+        let c = try load(
+            """
             devices:
               publish_unresolved: yes
               address_lifetime_s: 20m
@@ -29,7 +32,8 @@ import Testing
                 - {name: phone, irk: \(Self.sampleKey), measured_power: -62, away_timeout_s: 5m}
                 - {name: watch, irk: "irk:9b7d390aa610103405adc857a33402ed"}
                 - {name: tag, irk: "7AI0o1fIrQU0EBCmCjl9mA=="}
-            """).get()
+            """
+        ).get()
         #expect(c.devices.publishUnresolved)
         #expect(c.devices.addressLifetime == 1200)
         #expect(c.devices.known.map(\.name) == ["phone", "watch", "tag"])
@@ -43,7 +47,8 @@ import Testing
     }
 
     @Test func malformedKeysAreReportedAtTheirLineAndColumnWithoutTheKey() {
-        let lines = problems("""
+        let lines = problems(
+            """
             devices:
               known:
                 - name: phone
@@ -52,14 +57,17 @@ import Testing
                   irk: 7AI0o1fIrQU0EBCmCjl9mw=
             """)
         #expect(lines.count == 2)
-        #expect(lines.first?.hasPrefix("t.yaml:4:12: devices.known[0].irk: not an identity resolving key: 31 hex digits") == true)
+        #expect(
+            lines.first?.hasPrefix("t.yaml:4:12: devices.known[0].irk: not an identity resolving key: 31 hex digits")
+                == true)
         #expect(lines.last?.hasPrefix("t.yaml:6:12: devices.known[1].irk: not an identity resolving key") == true)
         #expect(!lines.joined().contains("ec0234a357"))
         #expect(!lines.joined().contains("7AI0o1fIrQU"))
     }
 
     @Test func oneKeySourcePerDeviceAndUniqueNamesAndKeys() {
-        let lines = problems("""
+        let lines = problems(
+            """
             devices:
               known:
                 - {name: phone, irk: \(Self.sampleKey), irk_env: PHONE_KEY}
@@ -87,16 +95,22 @@ import Testing
         setenv(variable, "7AI0o1fIrQU0EBCmCjl9mw==", 1)
         defer { unsetenv(variable) }
 
-        let c = try load("""
+        let c = try load(
+            """
             devices:
               known:
                 - {name: phone, irk_file: \(good)}
                 - {name: tag, irk_env: \(variable)}
-            """).get()
-        #expect(c.devices.known.map { $0.key?.fingerprint } == [c.devices.known[0].key?.fingerprint, c.devices.known[0].key?.fingerprint])
+            """
+        ).get()
+        #expect(
+            c.devices.known.map { $0.key?.fingerprint } == [
+                c.devices.known[0].key?.fingerprint, c.devices.known[0].key?.fingerprint,
+            ])
         #expect(c.devices.known[0].key != nil)
 
-        let lines = problems("""
+        let lines = problems(
+            """
             devices:
               known:
                 - {name: watch, irk_file: \(bad)}
@@ -106,9 +120,16 @@ import Testing
                 - {name: service, irk_file: /run/credentials/beaconbridge.service/phone.irk}
             """)
         #expect(lines.count == 4)
-        #expect(lines.contains { $0.hasPrefix("t.yaml:3:31: devices.known[0].irk_file: `\(bad)`: not an identity resolving key") })
-        #expect(lines.contains { $0.contains("devices.known[1].irk_env: environment variable \(variable)_UNSET is not set") })
-        #expect(lines.contains { $0.contains("devices.known[2].irk_file: `\(directory.path)/missing.irk` does not exist") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("t.yaml:3:31: devices.known[0].irk_file: `\(bad)`: not an identity resolving key")
+            })
+        #expect(
+            lines.contains {
+                $0.contains("devices.known[1].irk_env: environment variable \(variable)_UNSET is not set")
+            })
+        #expect(
+            lines.contains { $0.contains("devices.known[2].irk_file: `\(directory.path)/missing.irk` does not exist") })
         #expect(lines.contains { $0.contains("devices.known[3].irk_file: `keys/phone.irk` must be an absolute path") })
         #expect(!lines.joined().contains("not-a-key-0123"))
     }

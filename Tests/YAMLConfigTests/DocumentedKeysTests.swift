@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import Testing
+
 @testable import YAMLConfig
 
 /// docs/configuration.md and the configuration reader must list the same keys, and the example file must

@@ -1,12 +1,14 @@
 import BeaconCore
 import Testing
+
 @testable import YAMLConfig
 
 /// The `esphome_api` section through the real YAML loader.
 @Suite struct ESPHomeAPISectionTests {
     func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> {
-        ConfigurationLoader.load(yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "Pi_Hall.lan"),
-                                 checksFiles: false)
+        ConfigurationLoader.load(
+            yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "Pi_Hall.lan"),
+            checksFiles: false)
     }
 
     @Test func offByDefaultAndValuesReachTheSettings() throws {
@@ -17,7 +19,8 @@ import Testing
         #expect(defaults.allow.contains { $0.contains([192, 168, 1, 2]) })
         #expect(!defaults.allow.contains { $0.contains([8, 8, 8, 8]) })
 
-        let c = try load("""
+        let c = try load(
+            """
             esphome_api:
               enabled: true
               bind: "::"
@@ -30,7 +33,8 @@ import Testing
               client_queue_bytes: 1MiB
               batch_interval_ms: 50
               replay_wait_for_clients: 2
-            """).get().esphomeAPI
+            """
+        ).get().esphomeAPI
         #expect(c.enabled && c.bind == "::" && c.port == 16053)
         #expect(c.nodeName(hostname: "x") == "hall-proxy")
         #expect(c.macAddress(nodeName: "hall-proxy").description == "02:AA:BB:CC:DD:EE")
@@ -48,16 +52,19 @@ import Testing
     }
 
     @Test func problemsNameLineAndKey() {
-        guard case let .failure(errors) = load("""
-            esphome_api:
-              encryption_key: bWlsbGlvbnM=
-              port: 70000
-              name: Hall_Pi
-              allow: [192.168.1.0/33]
-              encryption_key_file: relative.key
-              password_env: A
-              password_file: /x
-            """) else {
+        guard
+            case let .failure(errors) = load(
+                """
+                esphome_api:
+                  encryption_key: bWlsbGlvbnM=
+                  port: 70000
+                  name: Hall_Pi
+                  allow: [192.168.1.0/33]
+                  encryption_key_file: relative.key
+                  password_env: A
+                  password_file: /x
+                """)
+        else {
             Issue.record("expected problems")
             return
         }

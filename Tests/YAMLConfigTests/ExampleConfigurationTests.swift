@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import Testing
+
 @testable import YAMLConfig
 
 /// The shipped example must stay valid: it is what users copy.
@@ -20,8 +21,12 @@ import Testing
             #expect(configuration.regions.first?.match.identifiers == ["2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", "1"])
             #expect(configuration.regions.first?.enter == .rssi(-70))
             #expect(configuration.formats.layouts.map(\.name) == ["my-sensor"])
-            #expect(configuration.beacons == [KnownBeacon(id: "ibeacon:2f234454-cf6d-4a0f-adf2-f4911ba9ffa6:1:7",
-                                                          name: "Keys")])
+            #expect(
+                configuration.beacons == [
+                    KnownBeacon(
+                        id: "ibeacon:2f234454-cf6d-4a0f-adf2-f4911ba9ffa6:1:7",
+                        name: "Keys")
+                ])
             #expect(configuration.tracking.restoreMaxAge == 900)
             #expect(configuration.outbox.maxBytes == 256 << 20)
             #expect(configuration.mqtt.reconnectMin == 0.5)
@@ -54,7 +59,8 @@ import Testing
             let trimmed = line.drop { $0 == " " }
             let indent = line.prefix { $0 == " " }
             if trimmed.hasPrefix("#"), let colon = trimmed.firstIndex(of: ":"),
-               !trimmed.dropFirst().hasPrefix(" "), trimmed.dropFirst()[..<colon].allSatisfy({ $0 != " " }) {
+                !trimmed.dropFirst().hasPrefix(" "), trimmed.dropFirst()[..<colon].allSatisfy({ $0 != " " })
+            {
                 return String(indent) + String(trimmed.dropFirst())
             }
             return String(line)
@@ -66,8 +72,9 @@ import Testing
         let uncommented = try Self.uncommentedExample()
         #expect(uncommented != text)
         // The example names certificate files that exist only on a configured machine: no file checks here.
-        let result = ConfigurationLoader.load(yaml: uncommented, file: "example-uncommented.yaml",
-                                              environment: ConfigEnvironment(hostname: "h"), checksFiles: false)
+        let result = ConfigurationLoader.load(
+            yaml: uncommented, file: "example-uncommented.yaml",
+            environment: ConfigEnvironment(hostname: "h"), checksFiles: false)
         switch result {
         case .failure(let errors):
             Issue.record("uncommented example has problems:\n\(errors)")

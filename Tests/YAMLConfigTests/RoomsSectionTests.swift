@@ -1,11 +1,13 @@
 import BeaconCore
 import Testing
+
 @testable import YAMLConfig
 
 /// The `rooms` section through the real YAML loader.
 @Suite struct RoomsSectionTests {
     func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> {
-        ConfigurationLoader.load(yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "h"), checksFiles: false)
+        ConfigurationLoader.load(
+            yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "h"), checksFiles: false)
     }
 
     func problems(_ yaml: String) -> [String] {
@@ -22,7 +24,8 @@ import Testing
     }
 
     @Test func valuesReachTheSettings() throws {
-        let configuration = try load("""
+        let configuration = try load(
+            """
             gateway: {id: gw-hall, room: hall}
             rooms:
               enabled: true
@@ -34,11 +37,15 @@ import Testing
               signal: smoothed
               leader_settle_s: 3
               replay_wait_for_gateways: 3
-            """).get()
+            """
+        ).get()
         let rooms = configuration.rooms
         #expect(rooms.enabled)
         #expect(rooms.gateways == ["gw-kitchen": "kitchen", "gw-office": "office"])
-        #expect(rooms.gatewayRooms(own: configuration.gateway) == ["gw-kitchen": "kitchen", "gw-office": "office", "gw-hall": "hall"])
+        #expect(
+            rooms.gatewayRooms(own: configuration.gateway) == [
+                "gw-kitchen": "kitchen", "gw-office": "office", "gw-hall": "hall",
+            ])
         #expect(rooms.arbiter.receiverOffsets == ["gw-kitchen": 3.5, "gw-hall": -2])
         #expect(rooms.arbiter.margin == 7 && rooms.arbiter.dwell == 5 && rooms.arbiter.medianWindow == 60)
         #expect(!rooms.arbiter.useRawRSSI)
@@ -47,7 +54,8 @@ import Testing
     }
 
     @Test func problemsNameTheKeyAndLine() {
-        let lines = problems("""
+        let lines = problems(
+            """
             gateway: {id: gw-hall}
             rooms:
               enabled: true
@@ -56,8 +64,14 @@ import Testing
               dwell_s: -1
               signal: loud
             """)
-        #expect(lines.contains { $0.hasPrefix("t.yaml:4:") && $0.contains("rooms.gateways.gw-kitchen") && $0.contains("not a valid room") })
-        #expect(lines.contains { $0.contains("rooms.receiver_offsets_db.gw-nowhere") && $0.contains("not a gateway of rooms.gateways") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("t.yaml:4:") && $0.contains("rooms.gateways.gw-kitchen") && $0.contains("not a valid room")
+            })
+        #expect(
+            lines.contains {
+                $0.contains("rooms.receiver_offsets_db.gw-nowhere") && $0.contains("not a gateway of rooms.gateways")
+            })
         #expect(lines.contains { $0.hasPrefix("t.yaml:6:") && $0.contains("rooms.dwell_s") })
         #expect(lines.contains { $0.hasPrefix("t.yaml:7:") && $0.contains("rooms.signal") })
         // This gateway has no room: neither in rooms.gateways nor gateway.room.

@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import Testing
+
 @testable import YAMLConfig
 
 /// Random mutations of a valid configuration must never trap, and every issue must carry a place.
@@ -21,15 +22,19 @@ import Testing
               text
         """
 
-    static let fragments: [[UInt8]] = ["&a ", "*a", "<<: ", "!!binary ", "? ", "- ", "[", "]", "{", "}", ": ", "\n",
-                                       "  ", "\t", "'", "\"", "---\n", "...\n", "%YAML 1.1\n", "#", "|", ">", ",",
-                                       "\u{0}", "\u{FEFF}", "\\x", "!<tag:x>", "%TAG ! tag:a:\n"].map { Array($0.utf8) }
+    static let fragments: [[UInt8]] = [
+        "&a ", "*a", "<<: ", "!!binary ", "? ", "- ", "[", "]", "{", "}", ": ", "\n",
+        "  ", "\t", "'", "\"", "---\n", "...\n", "%YAML 1.1\n", "#", "|", ">", ",",
+        "\u{0}", "\u{FEFF}", "\\x", "!<tag:x>", "%TAG ! tag:a:\n",
+    ].map { Array($0.utf8) }
 
     /// A small deterministic generator (xorshift), so failures reproduce.
     struct Generator {
         var state: UInt64
         mutating func next(_ bound: Int) -> Int {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
             return Int(state % UInt64(bound))
         }
     }
@@ -45,7 +50,8 @@ import Testing
     func randomMutationsNeverTrap(seedIndex: Int) throws {
         var rng = Generator(state: 0x9E37_79B9_7F4A_7C15 &+ UInt64(seedIndex))
         let base = seedIndex == 0 ? Array(Self.seed.utf8) : try Self.example()
-        var parsed = 0, rejected = 0
+        var parsed = 0
+        var rejected = 0
         for _ in 0..<(seedIndex == 0 ? 3000 : 1000) {
             var bytes = base
             for _ in 0...rng.next(6) {
@@ -64,8 +70,9 @@ import Testing
             #expect(doc.root != nil || !doc.issues.isEmpty)
             for issue in doc.issues { #expect(issue.file == "fuzz.yaml" && !issue.message.isEmpty) }
             if let root = doc.root {
-                let (_, issues) = GatewayConfiguration.read(root, file: "fuzz.yaml",
-                                                            environment: ConfigEnvironment(hostname: "h"))
+                let (_, issues) = GatewayConfiguration.read(
+                    root, file: "fuzz.yaml",
+                    environment: ConfigEnvironment(hostname: "h"))
                 for issue in issues { #expect(!issue.located.isEmpty) }
             }
         }

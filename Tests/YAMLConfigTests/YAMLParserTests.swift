@@ -1,5 +1,6 @@
 import BeaconCore
 import Testing
+
 @testable import YAMLConfig
 
 @Suite struct YAMLParserTests {
@@ -8,7 +9,8 @@ import Testing
     }
 
     @Test func buildsTreeWithMarks() throws {
-        let doc = parse("""
+        let doc = parse(
+            """
             gateway:
               id: pi-kitchen
               room: "kitchen"
@@ -77,8 +79,10 @@ import Testing
         #expect(doc.issues.first?.message.contains("only one YAML document") == true)
     }
 
-    @Test(arguments: ["!!binary aGVsbG8=", "!!timestamp 2001-12-14", "!foo bar", "!!python/object:os.system x",
-                      "!!set {a, b}", "!!omap [a: 1]"])
+    @Test(arguments: [
+        "!!binary aGVsbG8=", "!!timestamp 2001-12-14", "!foo bar", "!!python/object:os.system x",
+        "!!set {a, b}", "!!omap [a: 1]",
+    ])
     func foreignTagsRejected(value: String) throws {
         let doc = parse("key: \(value)\n")
         #expect(doc.issues.count == 1)
@@ -99,7 +103,8 @@ import Testing
     }
 
     @Test func aliasesExpandAndMergeKeysApply() throws {
-        let doc = parse("""
+        let doc = parse(
+            """
             defaults: &d
               rssi: -70
               exit: 30s

@@ -1,5 +1,6 @@
 import BeaconCore
 import ESPHomeProxy
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,26 +13,35 @@ struct DaemonESPHome {
 
     /// nil when `esphome_api.enabled` is false. A configuration problem (a key that does not decode, a
     /// missing file) or a port that cannot be bound is an error: the daemon does not start without it.
-    static func start(configuration: GatewayConfiguration, environment: [String: String], logger: Logger,
-                      isReplay: Bool) async -> Result<DaemonESPHome?, DaemonESPHomeError> {
+    static func start(
+        configuration: GatewayConfiguration, environment: [String: String], logger: Logger,
+        isReplay: Bool
+    ) async -> Result<DaemonESPHome?, DaemonESPHomeError> {
         let settings = configuration.esphomeAPI
         guard settings.enabled else { return .success(nil) }
         var psk: [UInt8]?
-        if let text = secret(file: settings.encryptionKeyFile, env: settings.encryptionKeyEnv, environment: environment,
-                             key: "encryption_key") {
+        if let text = secret(
+            file: settings.encryptionKeyFile, env: settings.encryptionKeyEnv, environment: environment,
+            key: "encryption_key")
+        {
             switch text {
             case let .failure(error): return .failure(error)
             case let .success(value):
                 guard let key = ESPHomeEncryptionKey.decode(value) else {
-                    return .failure(DaemonESPHomeError(message: "esphome_api.encryption_key_\(settings.encryptionKeyFile == nil ? "env" : "file"): "
-                                                       + "not a 32-byte key in base64 (as ESPHome's `api: encryption: key:`; "
-                                                       + "make one with `head -c 32 /dev/urandom | base64`)"))
+                    return .failure(
+                        DaemonESPHomeError(
+                            message:
+                                "esphome_api.encryption_key_\(settings.encryptionKeyFile == nil ? "env" : "file"): "
+                                + "not a 32-byte key in base64 (as ESPHome's `api: encryption: key:`; "
+                                + "make one with `head -c 32 /dev/urandom | base64`)"))
                 }
                 psk = key
             }
         }
         var password: String?
-        if let text = secret(file: settings.passwordFile, env: settings.passwordEnv, environment: environment, key: "password") {
+        if let text = secret(
+            file: settings.passwordFile, env: settings.passwordEnv, environment: environment, key: "password")
+        {
             switch text {
             case let .failure(error): return .failure(error)
             case let .success(value):
@@ -52,22 +62,28 @@ struct DaemonESPHome {
             DaemonESPHome.log(notice, to: proxyLogger)
         }
         do { try server.start() } catch {
-            return .failure(DaemonESPHomeError(message: "esphome_api: cannot listen on \(settings.bind):\(settings.port): \(error)",
-                                               exitCode: ExitCode.unavailable))
+            return .failure(
+                DaemonESPHomeError(
+                    message: "esphome_api: cannot listen on \(settings.bind):\(settings.port): \(error)",
+                    exitCode: ExitCode.unavailable))
         }
         var announcement: MDNSAnnouncement?
         if settings.mdns {
             let candidate = MDNSAnnouncement()
-            if let problem = candidate.start(name: name, port: server.port,
-                                             txt: MDNSAnnouncement.txtRecords(identity: identity, encrypted: psk != nil)) {
+            if let problem = candidate.start(
+                name: name, port: server.port,
+                txt: MDNSAnnouncement.txtRecords(identity: identity, encrypted: psk != nil))
+            {
                 proxyLogger.info("not announced through mDNS", metadata: ["reason": "\(problem)"])
             } else {
                 announcement = candidate
-                proxyLogger.info("announced through mDNS", metadata: ["service": "_esphomelib._tcp", "name": "\(name)"])
+                proxyLogger.info(
+                    "announced through mDNS", metadata: ["service": "_esphomelib._tcp", "name": "\(name)"])
             }
         }
         if isReplay, settings.replayWaitForClients > 0 {
-            proxyLogger.notice("waiting for clients before replaying", metadata: ["clients": "\(settings.replayWaitForClients)"])
+            proxyLogger.notice(
+                "waiting for clients before replaying", metadata: ["clients": "\(settings.replayWaitForClients)"])
             for _ in 0..<6000 where server.subscribedClients < settings.replayWaitForClients {
                 try? await Task.sleep(for: .milliseconds(10))
             }
@@ -77,7 +93,9 @@ struct DaemonESPHome {
 
     /// Who the proxy says it is (DeviceInfo, the mDNS records): the node name (`esphome_api.name`, else from the
     /// host name), the friendly name, the MAC (`esphome_api.mac`, else derived from the node name), the version.
-    static func identity(configuration: GatewayConfiguration, hostname: String, usesPassword: Bool) -> ESPHomeDeviceIdentity {
+    static func identity(configuration: GatewayConfiguration, hostname: String, usesPassword: Bool)
+        -> ESPHomeDeviceIdentity
+    {
         let settings = configuration.esphomeAPI
         let name = settings.nodeName(hostname: hostname)
         let mac = settings.macAddress(nodeName: name).description
@@ -94,26 +112,33 @@ struct DaemonESPHome {
         announcement?.stop()
         await server.stop()
         let c = server.counters.snapshot
-        logger.child(label: "esphome").notice("stopped", metadata: [
-            "connections": "\(c.connections)", "refused": "\(c.refused)", "protocol_errors": "\(c.protocolErrors)",
-            "advertisements": "\(c.advertisementsReceived)", "sent": "\(c.advertisementsSent)",
-            "dropped": "\(c.advertisementsDropped)", "events_dropped": "\(c.eventsDropped)",
-        ])
+        logger.child(label: "esphome").notice(
+            "stopped",
+            metadata: [
+                "connections": "\(c.connections)", "refused": "\(c.refused)", "protocol_errors": "\(c.protocolErrors)",
+                "advertisements": "\(c.advertisementsReceived)", "sent": "\(c.advertisementsSent)",
+                "dropped": "\(c.advertisementsDropped)", "events_dropped": "\(c.eventsDropped)",
+            ])
     }
 
     /// A secret named by a file or an environment variable; nil when neither is configured.
-    private static func secret(file: String?, env: String?, environment: [String: String],
-                               key: String) -> Result<String, DaemonESPHomeError>? {
+    private static func secret(
+        file: String?, env: String?, environment: [String: String],
+        key: String
+    ) -> Result<String, DaemonESPHomeError>? {
         if let env {
             guard let value = environment[env] else {
-                return .failure(DaemonESPHomeError(message: "esphome_api.\(key)_env: environment variable \(env) is not set"))
+                return .failure(
+                    DaemonESPHomeError(message: "esphome_api.\(key)_env: environment variable \(env) is not set"))
             }
             return .success(value)
         }
         guard let file else { return nil }
         guard let text = LocalFiles.read(file, maxBytes: 4096) else {
-            return .failure(DaemonESPHomeError(message: "esphome_api.\(key)_file: cannot read `\(file)` "
-                                               + "(missing, unreadable or larger than 4096 bytes)"))
+            return .failure(
+                DaemonESPHomeError(
+                    message: "esphome_api.\(key)_file: cannot read `\(file)` "
+                        + "(missing, unreadable or larger than 4096 bytes)"))
         }
         return .success(text)
     }
@@ -127,23 +152,32 @@ struct DaemonESPHome {
     static func log(_ notice: ESPHomeProxyNotice, to logger: Logger) {
         switch notice {
         case let .listening(address, port, encrypted):
-            logger.notice("ESPHome API listening", metadata: ["address": "\(address)", "port": "\(port)",
-                                                              "encryption": "\(encrypted ? "noise" : "none")"])
+            logger.notice(
+                "ESPHome API listening",
+                metadata: [
+                    "address": "\(address)", "port": "\(port)",
+                    "encryption": "\(encrypted ? "noise" : "none")",
+                ])
         case let .clientConnected(peer, clients):
             logger.info("client connected", metadata: ["peer": "\(peer)", "clients": "\(clients)"])
         case let .clientRefused(peer, reason):
             logger.warning("client refused", metadata: ["peer": "\(peer)", "reason": "\(reason)"])
         case let .clientClosed(peer, info, reason):
             if let reason {
-                logger.warning("client closed", metadata: ["peer": "\(peer)", "client": "\(info)", "reason": "\(reason)"])
+                logger.warning(
+                    "client closed", metadata: ["peer": "\(peer)", "client": "\(info)", "reason": "\(reason)"])
             } else {
                 logger.info("client disconnected", metadata: ["peer": "\(peer)", "client": "\(info)"])
             }
         case let .clientSubscribed(peer, info):
             logger.info("client subscribed to advertisements", metadata: ["peer": "\(peer)", "client": "\(info)"])
         case let .clientDropping(peer, dropped):
-            logger.warning("client too slow: advertisements dropped for it", metadata: ["peer": "\(peer)",
-                                                                                      "dropped_total": "\(dropped)"])
+            logger.warning(
+                "client too slow: advertisements dropped for it",
+                metadata: [
+                    "peer": "\(peer)",
+                    "dropped_total": "\(dropped)",
+                ])
         case let .failed(message):
             logger.error("ESPHome API failed", metadata: ["error": "\(message)"])
         }

@@ -33,8 +33,9 @@ extension Daemon {
         let now = HCIClock.monotonic()
         guard now - telemetry.lastPublished >= configuration.telemetry.interval else { return }
         telemetry.lastPublished = now
-        let report = telemetry.report(time: clock, pipeline: pipeline, source: source.statistics,
-                                      publisher: publisher.counters, esphome: esphome?.server.counters.snapshot)
+        let report = telemetry.report(
+            time: clock, pipeline: pipeline, source: source.statistics,
+            publisher: publisher.counters, esphome: esphome?.server.counters.snapshot)
         if encoder.sequences.remaining < 1 { await reserveSequences(atLeast: 1) }
         do {
             let envelope = try encoder.encode(report)
@@ -66,14 +67,16 @@ extension Daemon {
     /// Home Assistant's birth message.
     func publishDiscovery() {
         guard configuration.topics.homeAssistant.enabled else { return }
-        let discovery = HomeAssistantDiscovery(layout: encoder.layout, gatewayName: configuration.gateway.name,
-                                               softwareVersion: CommandLineTool.version,
-                                               sensorExpiry: HomeAssistantDiscovery.sensorExpiry(for: configuration.tracking))
+        let discovery = HomeAssistantDiscovery(
+            layout: encoder.layout, gatewayName: configuration.gateway.name,
+            softwareVersion: CommandLineTool.version,
+            sensorExpiry: HomeAssistantDiscovery.sensorExpiry(for: configuration.tracking))
         let named = configuration.namedBeacons
         let beacons = named.map { HomeAssistantDiscovery.Beacon(id: $0.id, name: $0.name) }
         sensorFields.setBeacons(named)
-        publisher.setDiscovery(discovery.messages(beacons: beacons, regions: configuration.regions.map(HomeAssistantDiscovery.Region.init))
-                               + sensorFields.messages(discovery) + roomDiscovery(discovery, beacons: beacons))
+        publisher.setDiscovery(
+            discovery.messages(beacons: beacons, regions: configuration.regions.map(HomeAssistantDiscovery.Region.init))
+                + sensorFields.messages(discovery) + roomDiscovery(discovery, beacons: beacons))
     }
 
     /// Publishes the discovery configs again when a named beacon's sightings carry a sensor field (reading,
@@ -90,20 +93,25 @@ extension Daemon {
         case .connected:
             logger.notice("connected to the MQTT broker")
         case let .connectionFailed(error, retry):
-            logger.error("cannot connect to the MQTT broker", metadata: ["error": "\(error)", "retry_in_s": "\(retry)"])
+            logger.error(
+                "cannot connect to the MQTT broker", metadata: ["error": "\(error)", "retry_in_s": "\(retry)"])
         case let .disconnected(error, retry):
-            logger.warning("MQTT connection lost; buffering to the outbox", metadata: ["error": "\(error)", "retry_in_s": "\(retry)"])
+            logger.warning(
+                "MQTT connection lost; buffering to the outbox",
+                metadata: ["error": "\(error)", "retry_in_s": "\(retry)"])
         case .snapshotRequested:
             break
         case let .eventsDropped(reason, count):
             logger.warning("events dropped", metadata: ["reason": "\(reason)", "count": "\(count)"])
         case let .deadLettered(count, sequence, topic, reason):
-            logger.error("events refused by the broker moved to the dead-letter table (see `beaconbridge outbox`)",
-                         metadata: ["count": "\(count)", "seq": "\(sequence)", "topic": "\(topic)", "reason": "\(reason)"])
+            logger.error(
+                "events refused by the broker moved to the dead-letter table (see `beaconbridge outbox`)",
+                metadata: ["count": "\(count)", "seq": "\(sequence)", "topic": "\(topic)", "reason": "\(reason)"])
         case let .outboxFailed(message):
             logger.error("outbox database failed; keeping events in memory", metadata: ["error": "\(message)"])
         case let .outboxRecovered(rows):
-            logger.notice("outbox database takes writes again; events kept in memory written back", metadata: ["rows": "\(rows)"])
+            logger.notice(
+                "outbox database takes writes again; events kept in memory written back", metadata: ["rows": "\(rows)"])
         }
     }
 }

@@ -11,8 +11,9 @@ extension Daemon {
         switch ConfigurationLoader.load(path: options.config.path) {
         case let .success(configuration): loaded = configuration
         case let .failure(errors):
-            logger.error("reload refused: the configuration has problems; keeping the running one",
-                         metadata: ["problems": "\(errors.issues.count)"])
+            logger.error(
+                "reload refused: the configuration has problems; keeping the running one",
+                metadata: ["problems": "\(errors.issues.count)"])
             for line in errors.lines { logger.error(line) }
             return
         }
@@ -21,15 +22,19 @@ extension Daemon {
             logger.error("reload refused: \(error)")
             return
         }
-        let events = pipeline.reload(decoder: decoder, includeDevices: loaded.formats.includeDevices,
-                                     regions: loaded.regions, settings: loaded.tracking, now: clock)
+        let events = pipeline.reload(
+            decoder: decoder, includeDevices: loaded.formats.includeDevices,
+            regions: loaded.regions, settings: loaded.tracking, now: clock)
         let unchanged = [
             loaded.mqtt != configuration.mqtt ? "mqtt" : nil, loaded.topics != configuration.topics ? "topics" : nil,
-            loaded.outbox != configuration.outbox ? "outbox" : nil, loaded.scanner != configuration.scanner ? "scanner" : nil,
+            loaded.outbox != configuration.outbox ? "outbox" : nil,
+            loaded.scanner != configuration.scanner ? "scanner" : nil,
             loaded.gateway != configuration.gateway ? "gateway" : nil,
         ].compactMap { $0 }
         if !unchanged.isEmpty {
-            logger.warning("these sections changed but apply only after a restart", metadata: ["sections": "\(unchanged.joined(separator: ","))"])
+            logger.warning(
+                "these sections changed but apply only after a restart",
+                metadata: ["sections": "\(unchanged.joined(separator: ","))"])
         }
         configuration.formats = loaded.formats
         configuration.distance = loaded.distance
@@ -39,10 +44,12 @@ extension Daemon {
         configuration.devices = loaded.devices
         pipeline.reload(devices: loaded.devices)
         configuration.telemetry = loaded.telemetry
-        logger.notice("configuration reloaded", metadata: [
-            "regions": "\(loaded.regions.count)", "layouts": "\(loaded.formats.layouts.count)",
-            "tracked": "\(pipeline.engine.trackedCount)",
-        ])
+        logger.notice(
+            "configuration reloaded",
+            metadata: [
+                "regions": "\(loaded.regions.count)", "layouts": "\(loaded.formats.layouts.count)",
+                "tracked": "\(pipeline.engine.trackedCount)",
+            ])
         await publish(events)
         publishDiscovery()
     }

@@ -23,7 +23,11 @@ final class RoomInbox: Sendable {
         }
         return state.withLock { state in
             if let availability {
-                if availability.online { state.online.insert(availability.gateway) } else { state.online.remove(availability.gateway) }
+                if availability.online {
+                    state.online.insert(availability.gateway)
+                } else {
+                    state.online.remove(availability.gateway)
+                }
             }
             if state.messages.count >= RoomInbox.capacity {
                 state.messages.removeFirst(state.messages.count - RoomInbox.capacity + 1)
@@ -35,7 +39,10 @@ final class RoomInbox: Sendable {
     }
 
     func takeAll() -> [InboundMessage] {
-        state.withLock { state in defer { state.messages.removeAll(keepingCapacity: true) }; return state.messages }
+        state.withLock { state in
+            defer { state.messages.removeAll(keepingCapacity: true) }
+            return state.messages
+        }
     }
 
     var dropped: Int { state.withLock { $0.dropped } }
@@ -58,8 +65,9 @@ struct DaemonRooms {
         guard settings.enabled else { return nil }
         let topics = RoomTopics(prefix: configuration.topics.prefix)
         let arbiter = settings.arbiterSettings(own: configuration.gateway)
-        coordinator = RoomCoordinator(gatewayID: configuration.gateway.id, topics: topics, settings: arbiter,
-                                      leaderSettle: settings.leaderSettle)
+        coordinator = RoomCoordinator(
+            gatewayID: configuration.gateway.id, topics: topics, settings: arbiter,
+            leaderSettle: settings.leaderSettle)
         inbox = RoomInbox(topics: topics)
         gateways = Set(arbiter.gatewayRooms.keys)
     }
@@ -136,8 +144,9 @@ extension Daemon {
         for effect in effects {
             switch effect {
             case let .leadership(isLeader, leader):
-                logger.notice(isLeader ? "leading the room decisions" : "not leading the room decisions",
-                              metadata: ["leader": "\(leader ?? "none")"])
+                logger.notice(
+                    isLeader ? "leading the room decisions" : "not leading the room decisions",
+                    metadata: ["leader": "\(leader ?? "none")"])
                 publishDiscovery()
             case let .publish(events):
                 let needed = UInt64(events.count) * EventEncoder.maxEnvelopesPerRoomEvent
@@ -148,8 +157,12 @@ extension Daemon {
                         telemetry.encodeFailures += 1
                         logger.error("cannot encode room event", metadata: ["error": "\(error)"])
                     }
-                    logger.info("room", metadata: ["beacon": "\(event.beaconID)", "room": "\(event.roomName)",
-                                                   "from": "\(event.from ?? "-")", "decision": "\(event.decision)"])
+                    logger.info(
+                        "room",
+                        metadata: [
+                            "beacon": "\(event.beaconID)", "room": "\(event.roomName)",
+                            "from": "\(event.from ?? "-")", "decision": "\(event.decision)",
+                        ])
                 }
                 telemetry.submitted += envelopes.count
                 publisher.publish(envelopes)
@@ -160,11 +173,13 @@ extension Daemon {
                 var envelopes: [EventEnvelope] = []
                 for state in states {
                     // The `room` state only (the last envelope); enter/exit were events of their time.
-                    do { if let last = try encoder.encode(state, topics: topics).last { envelopes.append(last) } } catch {
+                    do { if let last = try encoder.encode(state, topics: topics).last { envelopes.append(last) } } catch
+                    {
                         telemetry.encodeFailures += 1
                     }
                 }
-                logger.info("room states published again after reconnecting", metadata: ["beacons": "\(envelopes.count)"])
+                logger.info(
+                    "room states published again after reconnecting", metadata: ["beacons": "\(envelopes.count)"])
                 telemetry.submitted += envelopes.count
                 publisher.publishSnapshot(envelopes)
             }
@@ -172,8 +187,11 @@ extension Daemon {
     }
 
     /// The site's room entities, when this gateway leads (appended to its own discovery configs).
-    func roomDiscovery(_ discovery: HomeAssistantDiscovery, beacons: [HomeAssistantDiscovery.Beacon]) -> [ControlMessage] {
+    func roomDiscovery(_ discovery: HomeAssistantDiscovery, beacons: [HomeAssistantDiscovery.Beacon])
+        -> [ControlMessage]
+    {
         guard let rooms, rooms.coordinator.isLeader else { return [] }
-        return discovery.roomMessages(beacons: beacons, topics: rooms.coordinator.topics, gateways: rooms.gateways.sorted())
+        return discovery.roomMessages(
+            beacons: beacons, topics: rooms.coordinator.topics, gateways: rooms.gateways.sorted())
     }
 }

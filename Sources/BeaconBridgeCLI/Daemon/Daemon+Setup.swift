@@ -13,7 +13,8 @@ extension Daemon {
         case let .success(loaded): configuration = loaded
         case let .failure(errors):
             if errors.kind == .fileMissing {
-                Output.stderr("beaconbridge: configuration file \(options.config.path) not found (\(options.config.howToChange))")
+                Output.stderr(
+                    "beaconbridge: configuration file \(options.config.path) not found (\(options.config.howToChange))")
                 return ExitCode.noInput
             }
             if errors.kind == .fileUnreadable {
@@ -27,21 +28,28 @@ extension Daemon {
         // The same start-up checks as `check-config` (outbox path, MQTT client settings, layouts).
         let findings = StartupChecks.run(configuration)
         if !findings.problems.isEmpty {
-            for issue in StartupChecks.locate(findings.problems, in: options.config.path) { Output.stderr(issue.located) }
-            Output.stderr("beaconbridge: \(findings.problems.count) problem(s) in \(options.config.path); nothing started")
+            for issue in StartupChecks.locate(findings.problems, in: options.config.path) {
+                Output.stderr(issue.located)
+            }
+            Output.stderr(
+                "beaconbridge: \(findings.problems.count) problem(s) in \(options.config.path); nothing started")
             return ExitCode.config
         }
         var level = Logger.Level(configuration.logging.level)
         if let text = options.logLevel {
             guard let parsed = LoggingSettings.Level(rawValue: text) else {
-                Output.stderr("beaconbridge: --log-level must be one of \(LoggingSettings.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+                Output.stderr(
+                    "beaconbridge: --log-level must be one of \(LoggingSettings.Level.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
                 return ExitCode.usage
             }
             level = Logger.Level(parsed)
         }
         // Under systemd with stderr on the journal, no `ts=` (journald stamps each line).
-        let logger = Logger(label: "beaconbridge", handler: LogfmtHandler(
-            level: level, includesTimestamp: !LogfmtHandler.writesToJournal(environment: environment)))
+        let logger = Logger(
+            label: "beaconbridge",
+            handler: LogfmtHandler(
+                level: level, includesTimestamp: !LogfmtHandler.writesToJournal(environment: environment)))
         for warning in StartupChecks.locate(findings.warnings, in: options.config.path) {
             logger.warning("configuration: \(StartupChecks.warningLine(warning))")
         }
@@ -77,7 +85,9 @@ extension Daemon {
         var restored: [PersistedRegionState] = []
         if let stateStore {
             do { restored = try stateStore.loadRegionStates() } catch {
-                logger.error("cannot read saved region state; starting with every region unknown", metadata: ["error": "\(error)"])
+                logger.error(
+                    "cannot read saved region state; starting with every region unknown",
+                    metadata: ["error": "\(error)"])
             }
         }
         let deferredRestore = isReplay ? restored : []
@@ -88,33 +98,43 @@ extension Daemon {
             Output.stderr("beaconbridge: \(error)")
             return ExitCode.config
         }
-        let engine = RegionEngine(settings: configuration.tracking, regions: configuration.regions,
-                                  distance: DistanceEstimator(settings: configuration.distance),
-                                  restoring: restored, now: now)
+        let engine = RegionEngine(
+            settings: configuration.tracking, regions: configuration.regions,
+            distance: DistanceEstimator(settings: configuration.distance),
+            restoring: restored, now: now)
         if !restored.isEmpty { logger.info("region state restored", metadata: ["rows": "\(restored.count)"]) }
         var seenKeys: [SeenDeviceKey] = []
         if let database, !configuration.devices.known.isEmpty {
             do { seenKeys = try database.loadSeenDeviceKeys() } catch {
-                logger.error("cannot read the devices seen before; key byte orders are learned again", metadata: ["error": "\(error)"])
+                logger.error(
+                    "cannot read the devices seen before; key byte orders are learned again",
+                    metadata: ["error": "\(error)"])
             }
         }
-        var pipeline = GatewayPipeline(decoder: decoder, engine: engine, includeDevices: configuration.formats.includeDevices,
-                                       devices: configuration.devices,
-                                       learnedOrders: SeenDeviceKey.learnedOrders(seenKeys, for: configuration.devices))
+        var pipeline = GatewayPipeline(
+            decoder: decoder, engine: engine, includeDevices: configuration.formats.includeDevices,
+            devices: configuration.devices,
+            learnedOrders: SeenDeviceKey.learnedOrders(seenKeys, for: configuration.devices))
         if let database, !configuration.formats.bthomeKeys.isEmpty {
             // BTHome replay protection across restarts: a counter not newer than the saved one is a duplicate.
             do { pipeline.restoreEncryptionCounters(try database.loadEncryptionCounters()) } catch {
-                logger.error("cannot read the saved BTHome encryption counters; the next frame of each device is accepted",
-                             metadata: ["error": "\(error)"])
+                logger.error(
+                    "cannot read the saved BTHome encryption counters; the next frame of each device is accepted",
+                    metadata: ["error": "\(error)"])
             }
         }
         if !configuration.devices.known.isEmpty {
-            logger.info("private devices", metadata: ["devices": "\(configuration.devices.known.count)",
-                                                      "with_key": "\(pipeline.privateDevices.count)"])
+            logger.info(
+                "private devices",
+                metadata: [
+                    "devices": "\(configuration.devices.known.count)",
+                    "with_key": "\(pipeline.privateDevices.count)",
+                ])
         }
 
         let password: String?
-        do { password = try MQTTCredentials.password(for: configuration.mqtt, environment: { environment[$0] }) } catch {
+        do { password = try MQTTCredentials.password(for: configuration.mqtt, environment: { environment[$0] }) } catch
+        {
             Output.stderr("beaconbridge: \(error)")
             return ExitCode.config
         }
@@ -122,8 +142,9 @@ extension Daemon {
         let captureClock = CaptureClock()
         let publisher: EventPublisher
         do {
-            var publisherConfiguration = EventPublisher.Configuration(mqtt: configuration.mqtt, password: password, layout: layout,
-                                                                      outbox: configuration.outbox)
+            var publisherConfiguration = EventPublisher.Configuration(
+                mqtt: configuration.mqtt, password: password, layout: layout,
+                outbox: configuration.outbox)
             if isReplay { publisherConfiguration.now = { captureClock.now } }
             publisher = try EventPublisher(configuration: publisherConfiguration, outbox: database)
         } catch {
@@ -132,7 +153,9 @@ extension Daemon {
         }
 
         let esphome: DaemonESPHome?
-        switch await DaemonESPHome.start(configuration: configuration, environment: environment, logger: logger, isReplay: isReplay) {
+        switch await DaemonESPHome.start(
+            configuration: configuration, environment: environment, logger: logger, isReplay: isReplay)
+        {
         case let .success(value): esphome = value
         case let .failure(error):
             Output.stderr("beaconbridge: \(error)")
@@ -143,9 +166,11 @@ extension Daemon {
         let maxGap = options.replayMaxGap ?? configuration.scanner.replayMaxGap
         switch (options.replayPath, configuration.scanner.source) {
         case let (path?, _):
-            source = ReplaySource(path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed, maxIdleGap: maxGap)
+            source = ReplaySource(
+                path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed, maxIdleGap: maxGap)
         case let (nil, .replay(path)):
-            source = ReplaySource(path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed, maxIdleGap: maxGap)
+            source = ReplaySource(
+                path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed, maxIdleGap: maxGap)
         case (nil, .hci) where options.hciFeedDescriptor != nil:
             source = HCIScanner(settings: configuration.scanner, feedDescriptor: options.hciFeedDescriptor ?? 0)
         case (nil, .hci):
@@ -158,12 +183,17 @@ extension Daemon {
             }
             let scannerLogger = logger.child(label: "scanner")
             source = HCIScanner(settings: configuration.scanner, recorder: recorder) { notice in
-                if case .recoveryFailed = notice { scannerLogger.error("\(notice)") } else { scannerLogger.notice("\(notice)") }
+                if case .recoveryFailed = notice {
+                    scannerLogger.error("\(notice)")
+                } else {
+                    scannerLogger.notice("\(notice)")
+                }
             }
         }
-        let daemon = Daemon(options: options, configuration: configuration, logger: logger, database: database,
-                            publisher: publisher, source: source, pipeline: pipeline, captureClock: captureClock,
-                            stateStore: stateStore, deferredRestore: deferredRestore)
+        let daemon = Daemon(
+            options: options, configuration: configuration, logger: logger, database: database,
+            publisher: publisher, source: source, pipeline: pipeline, captureClock: captureClock,
+            stateStore: stateStore, deferredRestore: deferredRestore)
         daemon.esphome = esphome
         return await daemon.run()
     }
@@ -171,13 +201,17 @@ extension Daemon {
     /// Opens a database, moving a damaged file aside (logged loudly: its buffered events are not sent) and
     /// creating a fresh one; nil after printing why when that is impossible (disk full, permissions, a newer
     /// schema): the caller exits 74 rather than run without durable buffering.
-    static func openDatabase(_ settings: OutboxSettings, role: String, now: Double, logger: Logger) -> GatewayDatabase? {
+    static func openDatabase(_ settings: OutboxSettings, role: String, now: Double, logger: Logger) -> GatewayDatabase?
+    {
         do {
             let (database, movedAside) = try GatewayDatabase.openMovingAsideDamaged(settings: settings, unixTime: now)
             if let movedAside {
-                logger.critical("the \(role) database was damaged: moved aside and a new one created; events buffered "
-                                + "in the old file are not sent (it is kept for inspection)",
-                                metadata: ["path": "\(settings.path)", "moved_to": "\(movedAside.path)", "error": "\(movedAside.error)"])
+                logger.critical(
+                    "the \(role) database was damaged: moved aside and a new one created; events buffered "
+                        + "in the old file are not sent (it is kept for inspection)",
+                    metadata: [
+                        "path": "\(settings.path)", "moved_to": "\(movedAside.path)", "error": "\(movedAside.error)",
+                    ])
             }
             return database
         } catch {

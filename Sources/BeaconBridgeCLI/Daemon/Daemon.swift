@@ -4,6 +4,7 @@ import HCIScanner
 import MQTTPublisher
 import SQLiteStore
 import YAMLConfig
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -48,9 +49,11 @@ final class Daemon {
     /// The room arbiter (`rooms.enabled`), nil when off (Daemon+Rooms).
     var rooms: DaemonRooms?
 
-    init(options: DaemonOptions, configuration: GatewayConfiguration, logger: Logger, database: GatewayDatabase?,
-         publisher: EventPublisher, source: any HCIEventSource, pipeline: GatewayPipeline, captureClock: CaptureClock,
-         stateStore: GatewayDatabase?, deferredRestore: [PersistedRegionState]) {
+    init(
+        options: DaemonOptions, configuration: GatewayConfiguration, logger: Logger, database: GatewayDatabase?,
+        publisher: EventPublisher, source: any HCIEventSource, pipeline: GatewayPipeline, captureClock: CaptureClock,
+        stateStore: GatewayDatabase?, deferredRestore: [PersistedRegionState]
+    ) {
         self.stateStore = stateStore
         self.deferredRestore = deferredRestore.isEmpty ? nil : deferredRestore
         self.captureClock = captureClock
@@ -62,7 +65,8 @@ final class Daemon {
         self.source = source
         self.isReplay = options.isReplay(configuration.scanner)
         self.pipeline = pipeline
-        self.encoder = EventEncoder(layout: TopicLayout(settings: configuration.topics, gatewayID: configuration.gateway.id))
+        self.encoder = EventEncoder(
+            layout: TopicLayout(settings: configuration.topics, gatewayID: configuration.gateway.id))
         self.telemetry = DaemonTelemetry(startedAt: HCIClock.monotonic())
         self.mailbox = EventMailbox(capacity: max(1, configuration.scanner.queueCapacity))
         self.rooms = DaemonRooms(configuration: configuration)
@@ -97,8 +101,9 @@ final class Daemon {
             if let watchdog = SystemdWatchdog(environment: ProcessEnvironment.current()) {
                 // Healthy while the loop keeps handling its once-a-second tick.
                 group.addTask { [logger, heartbeat] in
-                    await watchdog.run(isHealthy: { heartbeat.isAlive() },
-                                       onError: { logger.warning("systemd watchdog: \($0)") })
+                    await watchdog.run(
+                        isHealthy: { heartbeat.isAlive() },
+                        onError: { logger.warning("systemd watchdog: \($0)") })
                 }
             }
             if waitsForGateways {
@@ -120,7 +125,8 @@ final class Daemon {
             // A replay that reached its end delivers what it produced before exiting (bounded); a stop by
             // signal leaves undelivered events in the outbox for the next start.
             if isReplay, exitCode == ExitCode.ok || exitCode == ExitCode.dataError, !stoppedBySignal,
-               !(await waitForDelivery(stallTimeout: 10)), exitCode == ExitCode.ok {
+                !(await waitForDelivery(stallTimeout: 10)), exitCode == ExitCode.ok
+            {
                 exitCode = ExitCode.tempFail
             }
             await publisher.stop()
@@ -138,10 +144,14 @@ final class Daemon {
             logger.critical("cannot start the source", metadata: ["error": "\(error)"])
             return ExitCode.forSourceFailure(error)
         }
-        logger.notice(isReplay ? "replaying capture" : "scanning", metadata: [
-            "gateway": "\(configuration.gateway.id)", "source": "\(options.replayPath ?? configuration.scanner.source.configValue)",
-            "broker": "\(configuration.mqtt.host):\(configuration.mqtt.port)", "regions": "\(configuration.regions.count)",
-        ])
+        logger.notice(
+            isReplay ? "replaying capture" : "scanning",
+            metadata: [
+                "gateway": "\(configuration.gateway.id)",
+                "source": "\(options.replayPath ?? configuration.scanner.source.configValue)",
+                "broker": "\(configuration.mqtt.host):\(configuration.mqtt.port)",
+                "regions": "\(configuration.regions.count)",
+            ])
         return nil
     }
 
@@ -232,10 +242,12 @@ final class Daemon {
     private func logDecodeErrorIfDue() {
         if let problem = pipeline.lastDecodeError, clock - lastDecodeErrorLog >= 60 {
             lastDecodeErrorLog = clock
-            logger.warning("malformed HCI event skipped", metadata: [
-                "offset": "\(problem.offset)", "reason": "\(problem.reason)",
-                "malformed_total": "\(pipeline.counters.malformedEvents)",
-            ])
+            logger.warning(
+                "malformed HCI event skipped",
+                metadata: [
+                    "offset": "\(problem.offset)", "reason": "\(problem.reason)",
+                    "malformed_total": "\(pipeline.counters.malformedEvents)",
+                ])
         }
     }
 
@@ -251,23 +263,29 @@ final class Daemon {
         await flushPending()
         var code = ExitCode.ok
         if let failure = source.failure {
-            logger.error(isReplay ? "capture damaged: the events before the damage were replayed, the rest of the file was not"
-                                  : "source ended", metadata: ["error": "\(failure)"])
+            logger.error(
+                isReplay
+                    ? "capture damaged: the events before the damage were replayed, the rest of the file was not"
+                    : "source ended", metadata: ["error": "\(failure)"])
             if !isReplay { return ExitCode.unavailable }
             code = ExitCode.forSourceFailure(failure)
         }
         guard isReplay else { return ExitCode.unavailable }
-        let tail = max(configuration.tracking.awayTimeout,
-                       configuration.tracking.awayTimeoutOverrides.values.max() ?? 0,
-                       configuration.regions.map(\.exitPeriod).max() ?? 0) + 1
+        let tail =
+            max(
+                configuration.tracking.awayTimeout,
+                configuration.tracking.awayTimeoutOverrides.values.max() ?? 0,
+                configuration.regions.map(\.exitPeriod).max() ?? 0) + 1
         clock += tail
         // Only the pipeline's clock runs on: the publisher still judges the age of undelivered sightings
         // against the newest capture time, so finishing the story does not expire them.
         await publish(pipeline.advance(to: clock))
-        logger.notice("capture replayed", metadata: [
-            "hci_events": "\(pipeline.counters.hciEvents)", "reports": "\(pipeline.counters.reports)",
-            "beacons": "\(pipeline.counters.beacons)", "malformed": "\(pipeline.counters.malformedEvents)",
-        ])
+        logger.notice(
+            "capture replayed",
+            metadata: [
+                "hci_events": "\(pipeline.counters.hciEvents)", "reports": "\(pipeline.counters.reports)",
+                "beacons": "\(pipeline.counters.beacons)", "malformed": "\(pipeline.counters.malformedEvents)",
+            ])
         return code
     }
 
@@ -281,7 +299,8 @@ final class Daemon {
         var mark = (acknowledged: -1, backlog: -1, deadLetters: -1)
         while HCIClock.monotonic() - start < 3600 {
             let counters = publisher.counters
-            if counters.live, counters.inflight == 0, counters.backlogRows == 0, counters.settled >= telemetry.submitted {
+            if counters.live, counters.inflight == 0, counters.backlogRows == 0, counters.settled >= telemetry.submitted
+            {
                 return true
             }
             let now = (counters.acknowledged, counters.backlogRows, counters.deadLettered)
@@ -293,9 +312,11 @@ final class Daemon {
             }
             try? await Task.sleep(for: .milliseconds(50))
         }
-        logger.warning("events still undelivered at exit stay in the outbox", metadata: [
-            "backlog": "\(publisher.counters.backlogRows)", "connected": "\(publisher.counters.connected)",
-        ])
+        logger.warning(
+            "events still undelivered at exit stay in the outbox",
+            metadata: [
+                "backlog": "\(publisher.counters.backlogRows)", "connected": "\(publisher.counters.connected)",
+            ])
         return false
     }
 

@@ -25,7 +25,9 @@ struct DaemonOptions: Equatable {
 
     /// Parses `[--config FILE] [--speed X] [--max-gap S] [--log-level L] [--record FILE] [--state-db FILE] [CAPTURE]`; the capture is required
     /// for `replay` and refused for `run`.
-    static func parse(_ arguments: [String], replay: Bool, environment: [String: String]) -> Result<DaemonOptions, UsageError> {
+    static func parse(_ arguments: [String], replay: Bool, environment: [String: String]) -> Result<
+        DaemonOptions, UsageError
+    > {
         var rest = arguments
         let location: ConfigLocation
         switch ConfigLocation.extract(from: &rest, environment: environment) {
@@ -56,7 +58,8 @@ struct DaemonOptions: Equatable {
                 if argument == "--speed" {
                     guard replay else { return .failure(UsageError("--speed is for replay")) }
                     guard let speed = Double(next), speed.isFinite, speed >= 0 else {
-                        return .failure(UsageError("--speed needs a number >= 0 (0: as fast as possible, 1: real time)"))
+                        return .failure(
+                            UsageError("--speed needs a number >= 0 (0: as fast as possible, 1: real time)"))
                     }
                     options.replaySpeed = speed
                 }

@@ -19,8 +19,10 @@ struct DaemonTelemetry {
 
     /// The telemetry event: reports per second since the last one, drops, backlog, adapter restarts, memory;
     /// with the ESPHome proxy on, its clients, refusals, bad-frame closes and queue drops.
-    mutating func report(time: Timestamp, pipeline: GatewayPipeline, source: HCISourceStatistics,
-                         publisher: PublisherCounters, esphome: ESPHomeProxyCounters.Snapshot? = nil) -> GatewayTelemetry {
+    mutating func report(
+        time: Timestamp, pipeline: GatewayPipeline, source: HCISourceStatistics,
+        publisher: PublisherCounters, esphome: ESPHomeProxyCounters.Snapshot? = nil
+    ) -> GatewayTelemetry {
         let now = HCIClock.monotonic()
         let reports = pipeline.counters.reports
         let rate = now > lastReportTime ? Double(reports - lastReports) / (now - lastReportTime) : 0
@@ -54,7 +56,8 @@ struct DaemonTelemetry {
     func summary(pipeline: GatewayPipeline, publisher: PublisherCounters) -> Logger.Metadata {
         [
             "hci_events": "\(pipeline.counters.hciEvents)", "beacons": "\(pipeline.counters.beacons)",
-            "events": "\(submitted)", "published": "\(publisher.published)", "acknowledged": "\(publisher.acknowledged)",
+            "events": "\(submitted)", "published": "\(publisher.published)",
+            "acknowledged": "\(publisher.acknowledged)",
             "outbox_rows": "\(publisher.backlogRows)", "dropped": "\(publisher.droppedTotal)",
             "private_resolved": "\(pipeline.counters.resolvedReports)",
             "private_unresolved": "\(pipeline.counters.unresolvedPrivateReports)",

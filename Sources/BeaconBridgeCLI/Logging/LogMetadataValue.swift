@@ -2,7 +2,8 @@ extension Logger {
     /// A metadata value. Secrets are `.redacted`: the value is dropped when the metadata is built, so it cannot
     /// leak through any handler.
     public enum MetadataValue: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringLiteral,
-                               ExpressibleByStringInterpolation, ExpressibleByIntegerLiteral {
+        ExpressibleByStringInterpolation, ExpressibleByIntegerLiteral
+    {
         case string(String)
         case redacted
 

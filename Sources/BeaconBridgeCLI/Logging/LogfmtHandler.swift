@@ -1,5 +1,6 @@
 import BeaconCore
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,9 +23,10 @@ public struct LogfmtHandler: LogHandler {
     /// The handler `logging:` asks for, on `fileDescriptor` (stderr). When that descriptor is the journal stream
     /// (`writesToJournal`) lines carry no `ts=`: journald stamps them itself.
     public init(settings: LoggingSettings, environment: [String: String], fileDescriptor: Int32 = 2) {
-        self.init(level: Logger.Level(settings.level),
-                  includesTimestamp: !Self.writesToJournal(environment: environment, fileDescriptor: fileDescriptor),
-                  fileDescriptor: fileDescriptor)
+        self.init(
+            level: Logger.Level(settings.level),
+            includesTimestamp: !Self.writesToJournal(environment: environment, fileDescriptor: fileDescriptor),
+            fileDescriptor: fileDescriptor)
     }
 
     /// Whether `fileDescriptor` is the stream systemd connected to the journal: `$JOURNAL_STREAM` holds that
@@ -42,8 +44,9 @@ public struct LogfmtHandler: LogHandler {
 
     public func log(level: Logger.Level, label: String, message: String, metadata extra: Logger.Metadata?) {
         let merged = extra.map { metadata.merging($0) { $1 } } ?? metadata
-        let line = LogfmtFormatter.line(timestamp: includesTimestamp ? Self.timestamp() : nil, level: level,
-                                        label: label, message: message, metadata: merged)
+        let line = LogfmtFormatter.line(
+            timestamp: includesTimestamp ? Self.timestamp() : nil, level: level,
+            label: label, message: message, metadata: merged)
         sink.write(line + "\n")
     }
 
@@ -97,7 +100,10 @@ final class LogSink: Sendable {
                 var offset = 0
                 while offset < buffer.count {
                     let n = Glibc.write(fileDescriptor, base + offset, buffer.count - offset)
-                    if n < 0 { if errno == EINTR { continue }; return }
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return
+                    }
                     offset += n
                 }
             }

@@ -48,8 +48,10 @@ public struct Logger: Sendable {
     /// A copy for a sub-component, with its own label and the same handler settings.
     public func child(label: String) -> Logger { Logger(label: label, handler: handler) }
 
-    public func log(level: Level, _ message: @autoclosure () -> String,
-                    metadata: @autoclosure () -> Metadata? = nil) {
+    public func log(
+        level: Level, _ message: @autoclosure () -> String,
+        metadata: @autoclosure () -> Metadata? = nil
+    ) {
         guard level >= handler.logLevel else { return }
         handler.log(level: level, label: label, message: message(), metadata: metadata())
     }

@@ -44,8 +44,9 @@ public struct SystemdNotifier: Sendable, Equatable {
         var name = Array(socketName.utf8)
         let abstract = name.first == UInt8(ascii: "@")
         guard abstract || name.first == UInt8(ascii: "/") else {
-            throw SystemdNotifyError(call: "NOTIFY_SOCKET", code: EAFNOSUPPORT,
-                                     detail: "`\(socketName)` is neither a path nor an abstract name")
+            throw SystemdNotifyError(
+                call: "NOTIFY_SOCKET", code: EAFNOSUPPORT,
+                detail: "`\(socketName)` is neither a path nor an abstract name")
         }
         if abstract { name[0] = 0 }
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
@@ -88,7 +89,9 @@ public struct SystemdNotifyError: Error, Sendable, Equatable, CustomStringConver
     public var detail: String
 
     public init(call: String, code: Int32, detail: String = "") {
-        self.call = call; self.code = code; self.detail = detail
+        self.call = call
+        self.code = code
+        self.detail = detail
     }
 
     public var description: String {

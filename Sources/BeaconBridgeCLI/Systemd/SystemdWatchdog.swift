@@ -14,7 +14,8 @@ public struct SystemdWatchdog: Sendable, Equatable {
     /// not a positive number, or `$WATCHDOG_PID` set to another process.
     public init?(environment: [String: String], pid: Int32 = getpid()) {
         guard let notifier = SystemdNotifier(environment: environment),
-              let text = environment["WATCHDOG_USEC"], let usec = UInt64(text), usec > 0 else { return nil }
+            let text = environment["WATCHDOG_USEC"], let usec = UInt64(text), usec > 0
+        else { return nil }
         if let owner = environment["WATCHDOG_PID"], !owner.isEmpty, Int32(owner) != pid { return nil }
         self.notifier = notifier
         self.interval = .microseconds(Int64(clamping: usec / 2))
@@ -30,8 +31,10 @@ public struct SystemdWatchdog: Sendable, Equatable {
 
     /// Beats every `interval` until the task is cancelled. Send failures are passed to `onError` (to log)
     /// and do not stop the loop.
-    public func run(isHealthy: @Sendable () async -> Bool,
-                    onError: @Sendable (SystemdNotifyError) -> Void = { _ in }) async {
+    public func run(
+        isHealthy: @Sendable () async -> Bool,
+        onError: @Sendable (SystemdNotifyError) -> Void = { _ in }
+    ) async {
         while !Task.isCancelled {
             do {
                 try beat(isHealthy: await isHealthy())

@@ -47,11 +47,13 @@ public struct BTSnoopReader: Sendable {
             let drops = try cursor.readUInt32BE()
             let timestamp = try cursor.readUInt64BE()
             guard Int(included) <= cursor.remaining else {
-                throw DecodeError(offset: start, reason: "truncated record: \(included) bytes declared, \(cursor.remaining) left")
+                throw DecodeError(
+                    offset: start, reason: "truncated record: \(included) bytes declared, \(cursor.remaining) left")
             }
             let payload = try cursor.readBytes(Int(included), "record payload")
-            return BTSnoopRecord(originalLength: original, flags: flags, drops: drops, timestampMicros: timestamp,
-                                 payload: payload, fileOffset: start)
+            return BTSnoopRecord(
+                originalLength: original, flags: flags, drops: drops, timestampMicros: timestamp,
+                payload: payload, fileOffset: start)
         } catch {
             failed = true
             throw error
@@ -59,9 +61,11 @@ public struct BTSnoopReader: Sendable {
     }
 
     /// Every record of a capture. A truncated tail is returned as `error`, with the records before it kept.
-    public static func readAll(_ bytes: [UInt8]) throws(DecodeError) -> (datalink: BTSnoopDatalink,
-                                                                         records: [BTSnoopRecord],
-                                                                         error: DecodeError?) {
+    public static func readAll(_ bytes: [UInt8]) throws(DecodeError) -> (
+        datalink: BTSnoopDatalink,
+        records: [BTSnoopRecord],
+        error: DecodeError?
+    ) {
         var reader = try BTSnoopReader(bytes: bytes)
         var records: [BTSnoopRecord] = []
         while true {

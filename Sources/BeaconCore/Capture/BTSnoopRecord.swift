@@ -13,8 +13,10 @@ public struct BTSnoopRecord: Sendable, Equatable {
     /// Byte offset of the record header in the file.
     public var fileOffset: Int
 
-    public init(originalLength: UInt32, flags: UInt32, drops: UInt32, timestampMicros: UInt64,
-                payload: [UInt8], fileOffset: Int = 0) {
+    public init(
+        originalLength: UInt32, flags: UInt32, drops: UInt32, timestampMicros: UInt64,
+        payload: [UInt8], fileOffset: Int = 0
+    ) {
         self.originalLength = originalLength
         self.flags = flags
         self.drops = drops

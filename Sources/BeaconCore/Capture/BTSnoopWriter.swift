@@ -22,8 +22,9 @@ public struct BTSnoopWriter: Sendable {
         payload.reserveCapacity(event.count + 1)
         if datalink == .hciUART { payload.append(0x04) }
         payload.append(contentsOf: event)
-        return record(payload: payload, flags: 0x3, drops: drops,
-                      timestampMicros: BTSnoopTime.btsnoopMicros(fromUnixSeconds: timestamp))
+        return record(
+            payload: payload, flags: 0x3, drops: drops,
+            timestampMicros: BTSnoopTime.btsnoopMicros(fromUnixSeconds: timestamp))
     }
 
     /// A record with explicit flags (bit 0 received, bit 1 command/event) and packet bytes as stored.

@@ -47,7 +47,8 @@ public struct BTHomeKey: Sendable, Equatable {
 
 /// Key material that never shows itself: descriptions, debug output and dumps print `<redacted>`.
 public struct SecretBytes: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
-                           CustomReflectable {
+    CustomReflectable
+{
     public let bytes: [UInt8]
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
     public var description: String { "<redacted>" }

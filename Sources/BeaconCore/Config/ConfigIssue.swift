@@ -10,11 +10,17 @@ public struct ConfigIssue: Sendable, Equatable, CustomStringConvertible {
     /// 1-based column of the offending key or value, when known.
     public var column: Int?
 
-    public init(path: String, message: String) { self.path = path; self.message = message }
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
 
     public init(path: String, message: String, file: String?, line: Int?, column: Int?) {
-        self.path = path; self.message = message
-        self.file = file; self.line = line; self.column = column
+        self.path = path
+        self.message = message
+        self.file = file
+        self.line = line
+        self.column = column
     }
 
     public var description: String { "\(path): \(message)" }

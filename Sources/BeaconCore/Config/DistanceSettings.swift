@@ -13,8 +13,10 @@ public struct DistanceSettings: Sendable, Equatable {
     /// `distance.default_measured_power`: measured power for formats not in `measured_power` (default -59).
     public var defaultMeasuredPower: Int
 
-    public init(model: DistanceModel = .ablCurveFit, pathLossExponent: Double = 2.7, receiverOffsetDB: Double = 0,
-                measuredPower: [String: Int] = [:], defaultMeasuredPower: Int = -59) {
+    public init(
+        model: DistanceModel = .ablCurveFit, pathLossExponent: Double = 2.7, receiverOffsetDB: Double = 0,
+        measuredPower: [String: Int] = [:], defaultMeasuredPower: Int = -59
+    ) {
         self.model = model
         self.pathLossExponent = pathLossExponent
         self.receiverOffsetDB = receiverOffsetDB
@@ -28,12 +30,16 @@ public struct DistanceSettings: Sendable, Equatable {
     public func validate() -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
         if !pathLossExponent.isFinite || pathLossExponent < 1 || pathLossExponent > 6 {
-            issues.append(ConfigIssue(path: "distance.path_loss_exponent",
-                                      message: "must be between 1 and 6 (free space 2, indoors 2.5-4), got \(pathLossExponent)"))
+            issues.append(
+                ConfigIssue(
+                    path: "distance.path_loss_exponent",
+                    message: "must be between 1 and 6 (free space 2, indoors 2.5-4), got \(pathLossExponent)"))
         }
         if !receiverOffsetDB.isFinite || abs(receiverOffsetDB) > 40 {
-            issues.append(ConfigIssue(path: "distance.receiver_offset_db",
-                                      message: "must be between -40 and 40 dB, got \(receiverOffsetDB)"))
+            issues.append(
+                ConfigIssue(
+                    path: "distance.receiver_offset_db",
+                    message: "must be between -40 and 40 dB, got \(receiverOffsetDB)"))
         }
         if let problem = Self.powerProblem(defaultMeasuredPower) {
             issues.append(ConfigIssue(path: "distance.default_measured_power", message: problem))

@@ -68,7 +68,8 @@ public struct ESPHomeAPISettings: Sendable, Equatable {
     }
 
     public static func isValidNodeName(_ name: String) -> Bool {
-        (1...63).contains(name.count) && name.allSatisfy { ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }
+        (1...63).contains(name.count)
+            && name.allSatisfy { ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }
             && name.first != "-" && name.last != "-"
     }
 
@@ -79,15 +80,21 @@ public struct ESPHomeAPISettings: Sendable, Equatable {
             issues.append(ConfigIssue(path: "\(path).bind", message: "`\(bind)` is not an IPv4 or IPv6 address"))
         }
         if let name, !ESPHomeAPISettings.isValidNodeName(name) {
-            issues.append(ConfigIssue(path: "\(path).name", message: "`\(name)` is not a node name (1-63 lower-case "
-                                      + "letters, digits or `-`, as ESPHome's)"))
+            issues.append(
+                ConfigIssue(
+                    path: "\(path).name",
+                    message: "`\(name)` is not a node name (1-63 lower-case "
+                        + "letters, digits or `-`, as ESPHome's)"))
         }
         if encryptionKeyFile != nil, encryptionKeyEnv != nil {
-            issues.append(ConfigIssue(path: "\(path).encryption_key_env",
-                                      message: "set encryption_key_file or encryption_key_env, not both"))
+            issues.append(
+                ConfigIssue(
+                    path: "\(path).encryption_key_env",
+                    message: "set encryption_key_file or encryption_key_env, not both"))
         }
         if passwordFile != nil, passwordEnv != nil {
-            issues.append(ConfigIssue(path: "\(path).password_env", message: "set password_file or password_env, not both"))
+            issues.append(
+                ConfigIssue(path: "\(path).password_env", message: "set password_file or password_env, not both"))
         }
         for (key, file) in [("encryption_key_file", encryptionKeyFile), ("password_file", passwordFile)] {
             if let file, !file.hasPrefix("/") {

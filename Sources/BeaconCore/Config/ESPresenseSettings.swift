@@ -8,7 +8,9 @@ public struct ESPresenseSettings: Sendable, Equatable {
     public var prefix: String
 
     public init(enabled: Bool = false, room: String? = nil, prefix: String = "espresense") {
-        self.enabled = enabled; self.room = room; self.prefix = prefix
+        self.enabled = enabled
+        self.room = room
+        self.prefix = prefix
     }
 
     public func validate() -> [ConfigIssue] {
@@ -22,8 +24,10 @@ public struct ESPresenseSettings: Sendable, Equatable {
                     issues.append(ConfigIssue(path: "topics.espresense.room", message: problem))
                 }
             } else {
-                issues.append(ConfigIssue(path: "topics.espresense.room",
-                                          message: "required when topics.espresense.enabled is true"))
+                issues.append(
+                    ConfigIssue(
+                        path: "topics.espresense.room",
+                        message: "required when topics.espresense.enabled is true"))
             }
         }
         return issues

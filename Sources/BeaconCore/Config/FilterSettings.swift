@@ -24,8 +24,10 @@ public struct FilterSettings: Sendable, Equatable, Hashable {
     /// Tukey fence multiplier for median-iqr.
     public var fenceK: Double
 
-    public init(kind: Kind, window: Double? = nil, maxSamples: Int = 64, processNoise: Double = 0.008,
-                measurementNoise: Double = 4, fenceK: Double = 1.5) {
+    public init(
+        kind: Kind, window: Double? = nil, maxSamples: Int = 64, processNoise: Double = 0.008,
+        measurementNoise: Double = 4, fenceK: Double = 1.5
+    ) {
         self.kind = kind
         self.window = window ?? (kind == .medianIQR ? 15 : 20)
         self.maxSamples = maxSamples
@@ -46,7 +48,8 @@ public struct FilterSettings: Sendable, Equatable, Hashable {
         switch kind {
         case .runningAverage, .medianIQR:
             if !(window > 0 && window <= 600) {
-                issues.append(ConfigIssue(path: "\(path).window_s", message: "must be > 0 and <= 600 seconds, got \(window)"))
+                issues.append(
+                    ConfigIssue(path: "\(path).window_s", message: "must be > 0 and <= 600 seconds, got \(window)"))
             }
             if !(3...1024).contains(maxSamples) {
                 issues.append(ConfigIssue(path: "\(path).max_samples", message: "must be 3...1024, got \(maxSamples)"))
@@ -59,7 +62,8 @@ public struct FilterSettings: Sendable, Equatable, Hashable {
                 issues.append(ConfigIssue(path: "\(path).process_noise", message: "must be > 0, got \(processNoise)"))
             }
             if !(measurementNoise > 0 && measurementNoise.isFinite) {
-                issues.append(ConfigIssue(path: "\(path).measurement_noise", message: "must be > 0, got \(measurementNoise)"))
+                issues.append(
+                    ConfigIssue(path: "\(path).measurement_noise", message: "must be > 0, got \(measurementNoise)"))
             }
         }
         return issues

@@ -4,7 +4,10 @@ public struct FormatSettings: Sendable, Equatable {
     public struct Layout: Sendable, Equatable {
         public var name: String
         public var layout: String
-        public init(name: String, layout: String) { self.name = name; self.layout = layout }
+        public init(name: String, layout: String) {
+            self.name = name
+            self.layout = layout
+        }
     }
 
     /// `formats.enabled`: names of the built-in formats to recognise (default: all).
@@ -17,8 +20,10 @@ public struct FormatSettings: Sendable, Equatable {
     /// `formats.bthome_keys`: BTHome v2 bind keys per device (default: none).
     public var bthomeKeys: [BTHomeKey] = []
 
-    public init(enabled: [String] = FormatRegistry.names, layouts: [Layout] = [],
-                includeDevices: Bool = false) {
+    public init(
+        enabled: [String] = FormatRegistry.names, layouts: [Layout] = [],
+        includeDevices: Bool = false
+    ) {
         self.enabled = enabled
         self.layouts = layouts
         self.includeDevices = includeDevices
@@ -32,8 +37,10 @@ public struct FormatSettings: Sendable, Equatable {
         var issues: [ConfigIssue] = []
         let builtinNames = FormatRegistry.names
         for (index, name) in enabled.enumerated() where !builtinNames.contains(name) {
-            issues.append(ConfigIssue(path: "formats.enabled[\(index)]",
-                                      message: "unknown format '\(name)' (known: \(builtinNames.joined(separator: ", ")))"))
+            issues.append(
+                ConfigIssue(
+                    path: "formats.enabled[\(index)]",
+                    message: "unknown format '\(name)' (known: \(builtinNames.joined(separator: ", ")))"))
         }
         var seen: Set<String> = []
         for (index, entry) in layouts.enumerated() {
@@ -58,7 +65,9 @@ public struct FormatSettings: Sendable, Equatable {
     public var sensorKeys: SensorKeys {
         var keys = SensorKeys()
         for entry in bthomeKeys {
-            if let key = entry.key, let address = BluetoothAddress(string: entry.address) { keys.addBTHomeKey(key.bytes, for: address) }
+            if let key = entry.key, let address = BluetoothAddress(string: entry.address) {
+                keys.addBTHomeKey(key.bytes, for: address)
+            }
         }
         return keys
     }
@@ -74,7 +83,10 @@ public struct FormatSettings: Sendable, Equatable {
                     issues.append(ConfigIssue(path: path + ".address", message: "a second key for \(address)"))
                 }
             } else {
-                issues.append(ConfigIssue(path: path + ".address", message: "`\(entry.address)` is not a MAC address (AA:BB:CC:DD:EE:FF)"))
+                issues.append(
+                    ConfigIssue(
+                        path: path + ".address", message: "`\(entry.address)` is not a MAC address (AA:BB:CC:DD:EE:FF)")
+                )
             }
         }
         return issues
@@ -84,7 +96,9 @@ public struct FormatSettings: Sendable, Equatable {
     public static func layoutNameProblem(_ name: String) -> String? {
         guard !name.isEmpty else { return "a layout needs a name" }
         guard name.utf8.count <= 32 else { return "name longer than 32 characters" }
-        let allowed = name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F }
+        let allowed = name.utf8.allSatisfy {
+            ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F
+        }
         return allowed ? nil : "name '\(name)' may only hold lower-case letters, digits, '-' and '_'"
     }
 }

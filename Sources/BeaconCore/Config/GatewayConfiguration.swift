@@ -16,13 +16,15 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var esphomeAPI: ESPHomeAPISettings
     public var rooms: RoomSettings = RoomSettings()
 
-    public init(gateway: GatewaySettings, logging: LoggingSettings = LoggingSettings(),
-                telemetry: TelemetrySettings = TelemetrySettings(), scanner: ScannerSettings = ScannerSettings(),
-                formats: FormatSettings = FormatSettings(), distance: DistanceSettings = DistanceSettings(),
-                tracking: TrackerSettings = TrackerSettings(), regions: [RegionRule] = [], beacons: [KnownBeacon] = [],
-                devices: PrivateDeviceSettings = PrivateDeviceSettings(),
-                mqtt: MQTTSettings = MQTTSettings(), topics: TopicSettings = TopicSettings(),
-                outbox: OutboxSettings = OutboxSettings(), esphomeAPI: ESPHomeAPISettings = ESPHomeAPISettings()) {
+    public init(
+        gateway: GatewaySettings, logging: LoggingSettings = LoggingSettings(),
+        telemetry: TelemetrySettings = TelemetrySettings(), scanner: ScannerSettings = ScannerSettings(),
+        formats: FormatSettings = FormatSettings(), distance: DistanceSettings = DistanceSettings(),
+        tracking: TrackerSettings = TrackerSettings(), regions: [RegionRule] = [], beacons: [KnownBeacon] = [],
+        devices: PrivateDeviceSettings = PrivateDeviceSettings(),
+        mqtt: MQTTSettings = MQTTSettings(), topics: TopicSettings = TopicSettings(),
+        outbox: OutboxSettings = OutboxSettings(), esphomeAPI: ESPHomeAPISettings = ESPHomeAPISettings()
+    ) {
         self.gateway = gateway
         self.logging = logging
         self.telemetry = telemetry
@@ -49,7 +51,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     /// `devices.known` (as `irk:<name>`) that `beacons` does not list itself.
     public var namedBeacons: [KnownBeacon] {
         let listed = Set(beacons.map(\.id))
-        return beacons + devices.known.filter { !$0.name.isEmpty && !listed.contains($0.beaconID) }
+        return beacons
+            + devices.known.filter { !$0.name.isEmpty && !listed.contains($0.beaconID) }
             .map { KnownBeacon(id: $0.beaconID, name: $0.name) }
     }
 }

@@ -7,7 +7,8 @@ public struct HomeAssistantSettings: Sendable, Equatable {
     public var discoveryPrefix: String
 
     public init(enabled: Bool = false, discoveryPrefix: String = "homeassistant") {
-        self.enabled = enabled; self.discoveryPrefix = discoveryPrefix
+        self.enabled = enabled
+        self.discoveryPrefix = discoveryPrefix
     }
 
     public func validate() -> [ConfigIssue] {

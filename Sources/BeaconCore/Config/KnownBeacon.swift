@@ -31,8 +31,11 @@ public struct KnownBeacon: Sendable, Equatable, Hashable {
                 continue
             }
             if beacon.formatName == nil || beacon.id.hasSuffix(":") {
-                issues.append(ConfigIssue(path: "\(at).id", message: "`\(beacon.id)` is not a beacon id (format:identifiers, "
-                                          + "e.g. ibeacon:2f234454-cf6d-4a0f-adf2-f4911ba9ffa6:1:2)"))
+                issues.append(
+                    ConfigIssue(
+                        path: "\(at).id",
+                        message: "`\(beacon.id)` is not a beacon id (format:identifiers, "
+                            + "e.g. ibeacon:2f234454-cf6d-4a0f-adf2-f4911ba9ffa6:1:2)"))
             }
             if beacon.name.isEmpty { issues.append(ConfigIssue(path: "\(at).name", message: "must not be empty")) }
             if let first = seen[beacon.id] {

@@ -31,10 +31,12 @@ public struct MQTTSettings: Sendable, Equatable {
     /// `mqtt.inflight_window`: events sent but not yet acknowledged before new ones go to the outbox.
     public var inflightWindow: Int
 
-    public init(host: String = "localhost", port: Int = 1883, clientID: String? = nil, username: String? = nil,
-                passwordFile: String? = nil, passwordEnv: String? = nil, keepalive: Int = 30,
-                protocolVersion: ProtocolVersion = .v311, tls: MQTTTLSSettings? = nil,
-                reconnectMin: Double = 0.5, reconnectMax: Double = 5, inflightWindow: Int = 1000) {
+    public init(
+        host: String = "localhost", port: Int = 1883, clientID: String? = nil, username: String? = nil,
+        passwordFile: String? = nil, passwordEnv: String? = nil, keepalive: Int = 30,
+        protocolVersion: ProtocolVersion = .v311, tls: MQTTTLSSettings? = nil,
+        reconnectMin: Double = 0.5, reconnectMax: Double = 5, inflightWindow: Int = 1000
+    ) {
         self.host = host
         self.port = port
         self.clientID = clientID
@@ -54,11 +56,18 @@ public struct MQTTSettings: Sendable, Equatable {
         func add(_ key: String, _ message: String) { issues.append(ConfigIssue(path: "mqtt.\(key)", message: message)) }
         if host.isEmpty { add("host", "must not be empty") }
         if !(1...65535).contains(port) { add("port", "must be between 1 and 65535, got \(port)") }
-        if let clientID, clientID.isEmpty || clientID.utf8.count > 65535 { add("client_id", "must be 1-65535 bytes") }
-        else if let clientID, let problem = MQTTString.problem(clientID) { add("client_id", problem) }
+        if let clientID, clientID.isEmpty || clientID.utf8.count > 65535 {
+            add("client_id", "must be 1-65535 bytes")
+        } else if let clientID, let problem = MQTTString.problem(clientID) {
+            add("client_id", problem)
+        }
         if let username, let problem = MQTTString.problem(username) { add("username", problem) }
-        if passwordFile != nil && passwordEnv != nil { add("password_env", "set password_file or password_env, not both") }
-        if (passwordFile != nil || passwordEnv != nil) && username == nil { add("username", "required with a password") }
+        if passwordFile != nil && passwordEnv != nil {
+            add("password_env", "set password_file or password_env, not both")
+        }
+        if (passwordFile != nil || passwordEnv != nil) && username == nil {
+            add("username", "required with a password")
+        }
         if !(5...65535).contains(keepalive) { add("keepalive_s", "must be between 5 and 65535, got \(keepalive)") }
         if !(reconnectMin > 0) { add("reconnect_min_s", "must be greater than 0") }
         if !(reconnectMax >= reconnectMin) { add("reconnect_max_s", "must be at least reconnect_min_s") }

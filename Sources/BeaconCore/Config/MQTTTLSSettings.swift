@@ -13,8 +13,10 @@ public struct MQTTTLSSettings: Sendable, Equatable {
     /// `mqtt.tls.version`: e.g. `tlsv1.3`; nil lets OpenSSL choose (TLS 1.2 or later).
     public var version: String?
 
-    public init(caFile: String? = nil, caDir: String? = nil, certFile: String? = nil, keyFile: String? = nil,
-                verify: Bool = true, verifyHostname: Bool = true, version: String? = nil) {
+    public init(
+        caFile: String? = nil, caDir: String? = nil, certFile: String? = nil, keyFile: String? = nil,
+        verify: Bool = true, verifyHostname: Bool = true, version: String? = nil
+    ) {
         self.caFile = caFile
         self.caDir = caDir
         self.certFile = certFile
@@ -30,8 +32,10 @@ public struct MQTTTLSSettings: Sendable, Equatable {
             issues.append(ConfigIssue(path: "mqtt.tls.ca_file", message: "set ca_file or ca_dir"))
         }
         if (certFile == nil) != (keyFile == nil) {
-            issues.append(ConfigIssue(path: certFile == nil ? "mqtt.tls.cert_file" : "mqtt.tls.key_file",
-                                      message: "cert_file and key_file go together"))
+            issues.append(
+                ConfigIssue(
+                    path: certFile == nil ? "mqtt.tls.cert_file" : "mqtt.tls.key_file",
+                    message: "cert_file and key_file go together"))
         }
         if let version, !["tlsv1.2", "tlsv1.3"].contains(version) {
             issues.append(ConfigIssue(path: "mqtt.tls.version", message: "must be tlsv1.2 or tlsv1.3"))

@@ -18,9 +18,11 @@ public struct OutboxSettings: Sendable, Equatable {
     /// (also survives power loss, slower).
     public var synchronous: String
 
-    public init(path: String = "/var/lib/beaconbridge/outbox.sqlite", maxRows: Int = 1_000_000,
-                maxBytes: Int = 256 * 1024 * 1024, sightingMaxAge: Double = 60, batchSize: Int = 500,
-                memoryMaxRows: Int = 20_000, synchronous: String = "normal") {
+    public init(
+        path: String = "/var/lib/beaconbridge/outbox.sqlite", maxRows: Int = 1_000_000,
+        maxBytes: Int = 256 * 1024 * 1024, sightingMaxAge: Double = 60, batchSize: Int = 500,
+        memoryMaxRows: Int = 20_000, synchronous: String = "normal"
+    ) {
         self.path = path
         self.maxRows = maxRows
         self.maxBytes = maxBytes

@@ -11,8 +11,10 @@ public struct PrivateDeviceSettings: Sendable, Equatable {
     /// `devices.known`: the devices and their keys.
     public var known: [PrivateDevice]
 
-    public init(publishUnresolved: Bool = false, addressLifetime: Double = 1800, unresolvedCache: Int = 10_000,
-                known: [PrivateDevice] = []) {
+    public init(
+        publishUnresolved: Bool = false, addressLifetime: Double = 1800, unresolvedCache: Int = 10_000,
+        known: [PrivateDevice] = []
+    ) {
         self.publishUnresolved = publishUnresolved
         self.addressLifetime = addressLifetime
         self.unresolvedCache = unresolvedCache
@@ -22,8 +24,9 @@ public struct PrivateDeviceSettings: Sendable, Equatable {
     /// The resolver these settings describe, with byte orders learned before (by device name) restored.
     public func resolver(learnedOrders: [String: KeyByteOrder] = [:]) -> PrivateAddressResolver {
         let usable = known.filter { $0.key != nil }
-        return PrivateAddressResolver(keys: usable.compactMap(\.key), orders: usable.map { learnedOrders[$0.name] },
-                                      settings: .init(lifetime: addressLifetime, negativeCapacity: unresolvedCache))
+        return PrivateAddressResolver(
+            keys: usable.compactMap(\.key), orders: usable.map { learnedOrders[$0.name] },
+            settings: .init(lifetime: addressLifetime, negativeCapacity: unresolvedCache))
     }
 
     /// The devices the resolver's key indices refer to (those whose key is loaded), in the same order.
@@ -39,31 +42,39 @@ public struct PrivateDeviceSettings: Sendable, Equatable {
     public func validate(path: String = "devices") -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
         if !(addressLifetime >= 60 && addressLifetime <= 86_400) {
-            issues.append(ConfigIssue(path: "\(path).address_lifetime_s",
-                                      message: "must be 60...86400 seconds, got \(addressLifetime)"))
+            issues.append(
+                ConfigIssue(
+                    path: "\(path).address_lifetime_s",
+                    message: "must be 60...86400 seconds, got \(addressLifetime)"))
         }
         if !(100...1_000_000).contains(unresolvedCache) {
-            issues.append(ConfigIssue(path: "\(path).unresolved_cache", message: "must be 100...1000000, got \(unresolvedCache)"))
+            issues.append(
+                ConfigIssue(path: "\(path).unresolved_cache", message: "must be 100...1000000, got \(unresolvedCache)"))
         }
         var names: [String: Int] = [:]
         var fingerprints: [String: Int] = [:]
         for (index, device) in known.enumerated() {
             let at = "\(path).known[\(index)]"
             if let first = names[device.name] {
-                issues.append(ConfigIssue(path: "\(at).name", message: "duplicate device name (also \(path).known[\(first)])"))
+                issues.append(
+                    ConfigIssue(path: "\(at).name", message: "duplicate device name (also \(path).known[\(first)])"))
             } else if !device.name.isEmpty {
                 names[device.name] = index
             }
             if let key = device.key {
                 if let first = fingerprints[key.fingerprint] {
-                    issues.append(ConfigIssue(path: "\(at).\(device.keySource.key)",
-                                              message: "the same key as \(path).known[\(first)]"))
+                    issues.append(
+                        ConfigIssue(
+                            path: "\(at).\(device.keySource.key)",
+                            message: "the same key as \(path).known[\(first)]"))
                 } else {
                     fingerprints[key.fingerprint] = index
                 }
             }
             if let timeout = device.awayTimeout, !(timeout > 0 && timeout <= 86_400) {
-                issues.append(ConfigIssue(path: "\(at).away_timeout_s", message: "must be > 0 and <= 86400 seconds, got \(timeout)"))
+                issues.append(
+                    ConfigIssue(
+                        path: "\(at).away_timeout_s", message: "must be > 0 and <= 86400 seconds, got \(timeout)"))
             }
         }
         return issues
@@ -102,8 +113,10 @@ public struct PrivateDevice: Sendable, Equatable {
     /// `away_timeout_s`: overrides `tracking.away_timeout_s` for this device (phones go quiet for longer).
     public var awayTimeout: Double?
 
-    public init(name: String, keySource: KeySource = .inline, key: IdentityResolvingKey? = nil,
-                measuredPower: Int? = nil, awayTimeout: Double? = nil) {
+    public init(
+        name: String, keySource: KeySource = .inline, key: IdentityResolvingKey? = nil,
+        measuredPower: Int? = nil, awayTimeout: Double? = nil
+    ) {
         self.name = name
         self.keySource = keySource
         self.key = key

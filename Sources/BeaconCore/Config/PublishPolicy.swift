@@ -19,19 +19,25 @@ public struct PublishPolicy: Sendable, Equatable, Hashable {
     public func validate(path: String) -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
         if !(sightingInterval >= 0 && sightingInterval <= 86_400) {
-            issues.append(ConfigIssue(path: "\(path).sighting_interval_s",
-                                      message: "must be 0...86400 seconds, got \(sightingInterval)"))
+            issues.append(
+                ConfigIssue(
+                    path: "\(path).sighting_interval_s",
+                    message: "must be 0...86400 seconds, got \(sightingInterval)"))
         }
         if !(sightingMinDistance > 0 && sightingMinDistance.isFinite) {
-            issues.append(ConfigIssue(path: "\(path).sighting_min_distance_m",
-                                      message: "must be > 0 metres, got \(sightingMinDistance)"))
+            issues.append(
+                ConfigIssue(
+                    path: "\(path).sighting_min_distance_m",
+                    message: "must be > 0 metres, got \(sightingMinDistance)"))
         }
         return issues
     }
 
     /// Whether a sighting is due now. `lastTime`/`lastDistance` describe the last published sighting.
-    public func isDue(now: Timestamp, distance: Double?, lastTime: Timestamp?, lastDistance: Double?,
-                      regionChanged: Bool) -> Bool {
+    public func isDue(
+        now: Timestamp, distance: Double?, lastTime: Timestamp?, lastDistance: Double?,
+        regionChanged: Bool
+    ) -> Bool {
         if regionChanged { return true }
         guard let lastTime else { return true }
         if now - lastTime >= sightingInterval { return true }

@@ -7,7 +7,8 @@ extension RegionMatch {
     public func canSelect(beaconID: String) -> Bool {
         let parts = beaconID.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return true }
-        let beaconFormat = String(parts[0]), rest = String(parts[1])
+        let beaconFormat = String(parts[0])
+        let rest = String(parts[1])
         if let format, format != "*", format.lowercased() != beaconFormat.lowercased() { return false }
         if let keyAddress = BluetoothAddress(string: rest) {
             // `<format>:<address>` and `mac:<address>`: the address is known, the identifiers are not.
@@ -18,7 +19,8 @@ extension RegionMatch {
         for (index, pattern) in identifiers.enumerated() {
             guard let pattern, pattern != "*" else { continue }
             guard index < beaconIdentifiers.count,
-                  RegionMatch.identifier(beaconIdentifiers[index], equals: pattern) else { return false }
+                RegionMatch.identifier(beaconIdentifiers[index], equals: pattern)
+            else { return false }
         }
         return true
     }

@@ -13,8 +13,10 @@ public struct RegionMatch: Sendable, Equatable, Hashable {
     /// Local-name pattern with `*` matching any run of characters (case-sensitive).
     public var namePattern: String?
 
-    public init(format: String? = nil, identifiers: [String?] = [], address: BluetoothAddress? = nil,
-                namePattern: String? = nil) {
+    public init(
+        format: String? = nil, identifiers: [String?] = [], address: BluetoothAddress? = nil,
+        namePattern: String? = nil
+    ) {
         self.format = format
         self.identifiers = identifiers
         self.address = address
@@ -31,14 +33,17 @@ public struct RegionMatch: Sendable, Equatable, Hashable {
         RegionMatch(format: "eddystone-uid", identifiers: [namespace, instance])
     }
 
-    public func matches(format beaconFormat: String, identifiers beaconIdentifiers: [String],
-                        address beaconAddress: BluetoothAddress, name: String?) -> Bool {
+    public func matches(
+        format beaconFormat: String, identifiers beaconIdentifiers: [String],
+        address beaconAddress: BluetoothAddress, name: String?
+    ) -> Bool {
         if let format, format != "*", format.lowercased() != beaconFormat.lowercased() { return false }
         if let address, address != beaconAddress { return false }
         for (index, pattern) in identifiers.enumerated() {
             guard let pattern, pattern != "*" else { continue }
             guard index < beaconIdentifiers.count,
-                  RegionMatch.identifier(beaconIdentifiers[index], equals: pattern) else { return false }
+                RegionMatch.identifier(beaconIdentifiers[index], equals: pattern)
+            else { return false }
         }
         if let namePattern {
             guard let name, RegionMatch.glob(namePattern, matches: name) else { return false }
@@ -60,15 +65,24 @@ public struct RegionMatch: Sendable, Equatable, Hashable {
 
     /// `*` matches any run of characters (also empty); everything else literally.
     public static func glob(_ pattern: String, matches text: String) -> Bool {
-        let p = Array(pattern.unicodeScalars), t = Array(text.unicodeScalars)
-        var pi = 0, ti = 0, starP = -1, starT = 0
+        let p = Array(pattern.unicodeScalars)
+        let t = Array(text.unicodeScalars)
+        var pi = 0
+        var ti = 0
+        var starP = -1
+        var starT = 0
         while ti < t.count {
             if pi < p.count, p[pi] != "*", p[pi] == t[ti] {
-                pi += 1; ti += 1
+                pi += 1
+                ti += 1
             } else if pi < p.count, p[pi] == "*" {
-                starP = pi; starT = ti; pi += 1
+                starP = pi
+                starT = ti
+                pi += 1
             } else if starP >= 0 {
-                pi = starP + 1; starT += 1; ti = starT
+                pi = starP + 1
+                starT += 1
+                ti = starT
             } else {
                 return false
             }

@@ -7,8 +7,10 @@ extension RegionRule {
             let rulePath = "\(path)[\(index)]"
             issues += rule.validate(path: rulePath)
             if let first = seen[rule.name] {
-                issues.append(ConfigIssue(path: "\(rulePath).name",
-                                          message: "duplicate region name '\(rule.name)' (also \(path)[\(first)])"))
+                issues.append(
+                    ConfigIssue(
+                        path: "\(rulePath).name",
+                        message: "duplicate region name '\(rule.name)' (also \(path)[\(first)])"))
             } else {
                 seen[rule.name] = index
             }
@@ -19,7 +21,9 @@ extension RegionRule {
     /// Problems with this rule; `path` is its key path, e.g. `regions[2]`.
     public func validate(path: String) -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
-        func add(_ key: String, _ message: String) { issues.append(ConfigIssue(path: "\(path).\(key)", message: message)) }
+        func add(_ key: String, _ message: String) {
+            issues.append(ConfigIssue(path: "\(path).\(key)", message: message))
+        }
 
         if name.isEmpty { add("name", "must not be empty") }
         if name.unicodeScalars.contains(where: { "/+#".unicodeScalars.contains($0) || $0.value < 0x20 }) {
@@ -35,11 +39,15 @@ extension RegionRule {
                 add("exit", "an exit condition needs an enter condition")
             case let (.rssi(inLevel)?, .rssi(outLevel)):
                 if !(outLevel < inLevel) {
-                    add("exit.rssi_below", "must be lower than enter.rssi_above (\(inLevel)) for hysteresis, got \(outLevel)")
+                    add(
+                        "exit.rssi_below",
+                        "must be lower than enter.rssi_above (\(inLevel)) for hysteresis, got \(outLevel)")
                 }
             case let (.distance(inMetres)?, .distance(outMetres)):
                 if !(outMetres > inMetres) {
-                    add("exit.distance_above", "must be greater than enter.distance_below (\(inMetres)) for hysteresis, got \(outMetres)")
+                    add(
+                        "exit.distance_above",
+                        "must be greater than enter.distance_below (\(inMetres)) for hysteresis, got \(outMetres)")
                 }
             default:
                 add("exit", "must use the same measure as enter (rssi with rssi, distance with distance)")
@@ -58,7 +66,9 @@ extension RegionRule {
             add("dropout_grace_s", "must be at least exit_period_s (\(exitPeriod)), got \(dropoutGrace)")
         }
         if !(minDwell >= 0 && minDwell <= 3_600) { add("min_dwell_s", "must be 0...3600 seconds, got \(minDwell)") }
-        if !(exitPeriod > 0 && exitPeriod <= 86_400) { add("exit_period_s", "must be > 0 and <= 86400 seconds, got \(exitPeriod)") }
+        if !(exitPeriod > 0 && exitPeriod <= 86_400) {
+            add("exit_period_s", "must be > 0 and <= 86400 seconds, got \(exitPeriod)")
+        }
         if let filter { issues += filter.validate(path: "\(path).filter") }
         return issues
     }
@@ -87,15 +97,25 @@ extension RegionRule {
             let key = "\(path).identifiers[\(index)]"
             switch (format, index) {
             case ("ibeacon", 0), ("altbeacon", 0):
-                if !Self.isUUID(pattern) { issues.append(ConfigIssue(path: key, message: "'\(pattern)' is not a UUID (8-4-4-4-12 hex digits)")) }
+                if !Self.isUUID(pattern) {
+                    issues.append(ConfigIssue(path: key, message: "'\(pattern)' is not a UUID (8-4-4-4-12 hex digits)"))
+                }
             case ("ibeacon", 1), ("ibeacon", 2), ("altbeacon", 1), ("altbeacon", 2):
-                if UInt16(pattern) == nil { issues.append(ConfigIssue(path: key, message: "'\(pattern)' is not 0...65535")) }
+                if UInt16(pattern) == nil {
+                    issues.append(ConfigIssue(path: key, message: "'\(pattern)' is not 0...65535"))
+                }
             case ("eddystone-uid", 0):
-                if !Self.isHex(pattern, bytes: 10) { issues.append(ConfigIssue(path: key, message: "'\(pattern)' is not a 10-byte hex namespace")) }
+                if !Self.isHex(pattern, bytes: 10) {
+                    issues.append(ConfigIssue(path: key, message: "'\(pattern)' is not a 10-byte hex namespace"))
+                }
             case ("eddystone-uid", 1):
-                if !Self.isHex(pattern, bytes: 6) { issues.append(ConfigIssue(path: key, message: "'\(pattern)' is not a 6-byte hex instance")) }
+                if !Self.isHex(pattern, bytes: 6) {
+                    issues.append(ConfigIssue(path: key, message: "'\(pattern)' is not a 6-byte hex instance"))
+                }
             default:
-                if pattern.isEmpty { issues.append(ConfigIssue(path: key, message: "must not be empty (use '*' for any)")) }
+                if pattern.isEmpty {
+                    issues.append(ConfigIssue(path: key, message: "must not be empty (use '*' for any)"))
+                }
             }
         }
         if let pattern = match.namePattern, pattern.isEmpty {
@@ -119,6 +139,7 @@ extension RegionRule {
 
     static func isHex(_ text: String, bytes: Int) -> Bool {
         let digits = text.lowercased().hasPrefix("0x") ? String(text.dropFirst(2)) : text
-        return digits.unicodeScalars.count == bytes * 2 && digits.unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit }
+        return digits.unicodeScalars.count == bytes * 2
+            && digits.unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit }
     }
 }

@@ -30,10 +30,12 @@ public struct RegionRule: Sendable, Equatable {
     /// nil: region decisions use every report's raw RSSI; set: they use this filter's output instead.
     public var filter: FilterSettings?
 
-    public init(name: String, match: RegionMatch, enter: RegionCondition? = nil, exit: RegionCondition? = nil,
-                enterEvidence: Double = 30, minDwell: Double = 1, exitPeriod: Double = 30,
-                filter: FilterSettings? = nil, enterMargin: Double = 3, exitEvidence: Double = 20,
-                dropoutGrace: Double = 60) {
+    public init(
+        name: String, match: RegionMatch, enter: RegionCondition? = nil, exit: RegionCondition? = nil,
+        enterEvidence: Double = 30, minDwell: Double = 1, exitPeriod: Double = 30,
+        filter: FilterSettings? = nil, enterMargin: Double = 3, exitEvidence: Double = 20,
+        dropoutGrace: Double = 60
+    ) {
         self.enterMargin = enterMargin
         self.exitEvidence = exitEvidence
         self.dropoutGrace = dropoutGrace

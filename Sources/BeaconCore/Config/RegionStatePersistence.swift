@@ -10,10 +10,16 @@ public struct PersistedRegionState: Sendable, Equatable, Hashable {
     /// When this row was written (capture-time clock); rows older than the restore age are ignored.
     public var updated: Timestamp
 
-    public init(region: String, beaconID: String, state: RegionState, since: Timestamp,
-                lastQualifying: Timestamp, updated: Timestamp) {
-        self.region = region; self.beaconID = beaconID; self.state = state
-        self.since = since; self.lastQualifying = lastQualifying; self.updated = updated
+    public init(
+        region: String, beaconID: String, state: RegionState, since: Timestamp,
+        lastQualifying: Timestamp, updated: Timestamp
+    ) {
+        self.region = region
+        self.beaconID = beaconID
+        self.state = state
+        self.since = since
+        self.lastQualifying = lastQualifying
+        self.updated = updated
     }
 }
 

@@ -10,7 +10,10 @@ public struct ScannerSettings: Sendable, Equatable {
 
         /// Parses `hci` or `replay:FILE`; nil otherwise.
         public init?(configValue: String) {
-            if configValue == "hci" { self = .hci; return }
+            if configValue == "hci" {
+                self = .hci
+                return
+            }
             let prefix = "replay:"
             guard configValue.hasPrefix(prefix) else { return nil }
             let path = String(configValue.dropFirst(prefix.count))
@@ -70,7 +73,8 @@ public struct ScannerSettings: Sendable, Equatable {
     /// The scan parameters in controller units; nil when interval or window is invalid (see `validate`).
     public var scanParameters: ScanParameters? {
         guard let interval = ScanParameters.units(milliseconds: intervalMilliseconds),
-              let window = ScanParameters.units(milliseconds: windowMilliseconds), window <= interval else {
+            let window = ScanParameters.units(milliseconds: windowMilliseconds), window <= interval
+        else {
             return nil
         }
         return ScanParameters(active: active, intervalUnits: interval, windowUnits: window)

@@ -8,9 +8,11 @@ public struct TopicSettings: Sendable, Equatable {
     public var espresense: ESPresenseSettings
     public var homeAssistant: HomeAssistantSettings
 
-    public init(prefix: String = "beaconbridge", delivery: [EventKind: DeliveryPolicy] = TopicSettings.defaultDelivery,
-                espresense: ESPresenseSettings = ESPresenseSettings(),
-                homeAssistant: HomeAssistantSettings = HomeAssistantSettings()) {
+    public init(
+        prefix: String = "beaconbridge", delivery: [EventKind: DeliveryPolicy] = TopicSettings.defaultDelivery,
+        espresense: ESPresenseSettings = ESPresenseSettings(),
+        homeAssistant: HomeAssistantSettings = HomeAssistantSettings()
+    ) {
         self.prefix = prefix
         self.delivery = delivery
         self.espresense = espresense
@@ -39,8 +41,10 @@ public struct TopicSettings: Sendable, Equatable {
         }
         for kind in EventKind.allCases.sorted(by: { $0.rawValue < $1.rawValue }) {
             if let policy = delivery[kind], policy.qos > 2 {
-                issues.append(ConfigIssue(path: "topics.qos.\(kind.rawValue)",
-                                          message: "QoS must be 0, 1 or 2, got \(policy.qos)"))
+                issues.append(
+                    ConfigIssue(
+                        path: "topics.qos.\(kind.rawValue)",
+                        message: "QoS must be 0, 1 or 2, got \(policy.qos)"))
             }
         }
         issues += espresense.validate()

@@ -16,9 +16,11 @@ public struct TrackerSettings: Sendable, Equatable {
     /// Away timeouts of single beacons by id (from `devices.known[].away_timeout_s`; not a `tracking` key).
     public var awayTimeoutOverrides: [String: Double] = [:]
 
-    public init(maxBeacons: Int = 10_000, awayTimeout: Double = 60, restoreMaxAge: Double = 900,
-                statePersistInterval: Double = 10, filter: FilterSettings = .default,
-                publish: PublishPolicy = .default) {
+    public init(
+        maxBeacons: Int = 10_000, awayTimeout: Double = 60, restoreMaxAge: Double = 900,
+        statePersistInterval: Double = 10, filter: FilterSettings = .default,
+        publish: PublishPolicy = .default
+    ) {
         self.maxBeacons = maxBeacons
         self.awayTimeout = awayTimeout
         self.restoreMaxAge = restoreMaxAge
@@ -35,13 +37,20 @@ public struct TrackerSettings: Sendable, Equatable {
             issues.append(ConfigIssue(path: "\(path).max_beacons", message: "must be 1...10000000, got \(maxBeacons)"))
         }
         if !(awayTimeout > 0 && awayTimeout <= 86_400) {
-            issues.append(ConfigIssue(path: "\(path).away_timeout_s", message: "must be > 0 and <= 86400 seconds, got \(awayTimeout)"))
+            issues.append(
+                ConfigIssue(
+                    path: "\(path).away_timeout_s", message: "must be > 0 and <= 86400 seconds, got \(awayTimeout)"))
         }
         if !(restoreMaxAge >= 0 && restoreMaxAge <= 30 * 86_400) {
-            issues.append(ConfigIssue(path: "\(path).restore_max_age_s", message: "must be 0...2592000 seconds, got \(restoreMaxAge)"))
+            issues.append(
+                ConfigIssue(
+                    path: "\(path).restore_max_age_s", message: "must be 0...2592000 seconds, got \(restoreMaxAge)"))
         }
         if !(statePersistInterval > 0 && statePersistInterval <= 3_600) {
-            issues.append(ConfigIssue(path: "\(path).state_persist_interval_s", message: "must be > 0 and <= 3600 seconds, got \(statePersistInterval)"))
+            issues.append(
+                ConfigIssue(
+                    path: "\(path).state_persist_interval_s",
+                    message: "must be > 0 and <= 3600 seconds, got \(statePersistInterval)"))
         }
         issues += filter.validate(path: "\(path).filter")
         issues += publish.validate(path: "\(path).publish")

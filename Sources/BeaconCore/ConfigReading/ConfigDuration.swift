@@ -26,14 +26,20 @@ public struct ConfigDuration: Sendable, Hashable, Comparable, ConfigScalarValue,
         while i < chars.count {
             var number = ""
             while i < chars.count, chars[i].isNumber || chars[i] == "." {
-                number.append(chars[i]); i += 1
+                number.append(chars[i])
+                i += 1
             }
             guard !number.isEmpty, number.first != ".", let value = Double(number) else { return nil }
             var unit = ""
-            while i < chars.count, chars[i].isLetter { unit.append(chars[i]); i += 1 }
+            while i < chars.count, chars[i].isLetter {
+                unit.append(chars[i])
+                i += 1
+            }
             let scale: Double
             switch unit {
-            case "": scale = 1; guard i == chars.count, !sawUnit else { return nil }
+            case "":
+                scale = 1
+                guard i == chars.count, !sawUnit else { return nil }
             case "ms": scale = 0.001
             case "s": scale = 1
             case "m", "min": scale = 60

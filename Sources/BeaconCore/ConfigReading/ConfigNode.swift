@@ -24,8 +24,10 @@ public struct ConfigNode: Sendable, Equatable {
 
     public static func null(at mark: SourceMark = .unknown) -> ConfigNode { ConfigNode(.null, mark: mark) }
 
-    public static func scalar(_ text: String, style: ConfigScalar.Style = .plain, tag: String? = nil,
-                              at mark: SourceMark = .unknown) -> ConfigNode {
+    public static func scalar(
+        _ text: String, style: ConfigScalar.Style = .plain, tag: String? = nil,
+        at mark: SourceMark = .unknown
+    ) -> ConfigNode {
         ConfigNode(.scalar(ConfigScalar(text, style: style, tag: tag)), mark: mark)
     }
 

@@ -43,12 +43,16 @@ public struct ConfigPath: Sendable, Hashable, CustomStringConvertible {
         var i = 0
         var current = ""
         func flush() {
-            if !current.isEmpty { components.append(.key(current)); current = "" }
+            if !current.isEmpty {
+                components.append(.key(current))
+                current = ""
+            }
         }
         while i < chars.count {
             let c = chars[i]
             if c == "." {
-                flush(); i += 1
+                flush()
+                i += 1
             } else if c == "[" {
                 flush()
                 if i + 1 < chars.count, chars[i + 1] == "\"" {
@@ -56,20 +60,25 @@ public struct ConfigPath: Sendable, Hashable, CustomStringConvertible {
                     i += 2
                     while i < chars.count, chars[i] != "\"" {
                         if chars[i] == "\\", i + 1 < chars.count { i += 1 }
-                        key.append(chars[i]); i += 1
+                        key.append(chars[i])
+                        i += 1
                     }
                     components.append(.key(key))
-                    i += 1 // closing quote
+                    i += 1  // closing quote
                     if i < chars.count, chars[i] == "]" { i += 1 }
                 } else {
                     var digits = ""
                     i += 1
-                    while i < chars.count, chars[i] != "]" { digits.append(chars[i]); i += 1 }
+                    while i < chars.count, chars[i] != "]" {
+                        digits.append(chars[i])
+                        i += 1
+                    }
                     i += 1
                     if let n = Int(digits) { components.append(.index(n)) } else { components.append(.key(digits)) }
                 }
             } else {
-                current.append(c); i += 1
+                current.append(c)
+                i += 1
             }
         }
         flush()
@@ -78,9 +87,10 @@ public struct ConfigPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     static func isSimple(_ key: String) -> Bool {
-        !key.isEmpty && key.unicodeScalars.allSatisfy { s in
-            (s >= "a" && s <= "z") || (s >= "A" && s <= "Z") || (s >= "0" && s <= "9") || s == "_" || s == "-"
-        }
+        !key.isEmpty
+            && key.unicodeScalars.allSatisfy { s in
+                (s >= "a" && s <= "z") || (s >= "A" && s <= "Z") || (s >= "0" && s <= "9") || s == "_" || s == "-"
+            }
     }
 
     static func escaped(_ key: String) -> String {

@@ -3,8 +3,10 @@ extension ConfigReader {
     /// Reads `node` as a mapping at `subpath` with a fresh reader, reports its unknown keys and keeps its
     /// issues. The building block of every nested accessor; use it for nodes you walked to yourself.
     /// `schema` is the sub-reader's `schemaPath` (default: `subpath` with `[]` for indices).
-    public mutating func read<T>(_ node: ConfigNode, at subpath: ConfigPath, schema: String? = nil,
-                                 mark place: SourceMark? = nil, _ body: (inout ConfigReader) -> T) -> T {
+    public mutating func read<T>(
+        _ node: ConfigNode, at subpath: ConfigPath, schema: String? = nil,
+        mark place: SourceMark? = nil, _ body: (inout ConfigReader) -> T
+    ) -> T {
         var sub = ConfigReader(node, file: file, path: subpath, mark: place, schemaPath: schema)
         let value = body(&sub)
         sub.reportUnknownKeys()
@@ -62,8 +64,10 @@ extension ConfigReader {
 
     /// A list of single values, e.g. `formats: [ibeacon, eddystone]`. A lone value counts as a one-element
     /// list. Elements that do not decode are reported and left out.
-    public mutating func list<T: ConfigScalarValue>(_ key: String, of type: T.Type = T.self,
-                                                    default fallback: [T] = []) -> [T] {
+    public mutating func list<T: ConfigScalarValue>(
+        _ key: String, of type: T.Type = T.self,
+        default fallback: [T] = []
+    ) -> [T] {
         guard let node = node(key) else { return fallback }
         let items: [ConfigNode]
         switch node.content {
@@ -77,8 +81,9 @@ extension ConfigReader {
         for (i, item) in items.enumerated() {
             let itemPath = node.items == nil ? path.appending(key) : path.appending(key).appending(index: i)
             guard let scalar = item.scalar else {
-                issue("expected \(T.configTypeDescription), found \(item.kindDescription)", path: itemPath,
-                      at: item.mark)
+                issue(
+                    "expected \(T.configTypeDescription), found \(item.kindDescription)", path: itemPath,
+                    at: item.mark)
                 continue
             }
             do {
@@ -92,8 +97,10 @@ extension ConfigReader {
 
     /// A mapping whose keys the user chooses (names of formats, beacons...) and whose values are mappings;
     /// `body` gets the name and a reader for the value. Document order is kept.
-    public mutating func namedSections<T>(_ key: String,
-                                          _ body: (_ name: String, inout ConfigReader) -> T) -> [(name: String, value: T)] {
+    public mutating func namedSections<T>(
+        _ key: String,
+        _ body: (_ name: String, inout ConfigReader) -> T
+    ) -> [(name: String, value: T)] {
         guard let node = node(key) else {
             learnKeys(of: key, suffix: ".*") { body("*", &$0) }
             return []
@@ -103,8 +110,10 @@ extension ConfigReader {
             return []
         }
         return entries.map { entry in
-            let value = read(entry.value, at: path.appending(key).appending(entry.key), schema: schema(key, ".*"),
-                             mark: entry.value.isNull ? entry.keyMark : entry.value.mark) { r in
+            let value = read(
+                entry.value, at: path.appending(key).appending(entry.key), schema: schema(key, ".*"),
+                mark: entry.value.isNull ? entry.keyMark : entry.value.mark
+            ) { r in
                 body(entry.key, &r)
             }
             return (entry.key, value)
@@ -112,8 +121,10 @@ extension ConfigReader {
     }
 
     /// A mapping whose keys the user chooses and whose values are single values (e.g. `aliases: {name: mac}`).
-    public mutating func namedValues<T: ConfigScalarValue>(_ key: String,
-                                                           of type: T.Type = T.self) -> [(name: String, value: T)] {
+    public mutating func namedValues<T: ConfigScalarValue>(
+        _ key: String,
+        of type: T.Type = T.self
+    ) -> [(name: String, value: T)] {
         guard let node = node(key) else { return [] }
         guard let entries = node.entries else {
             issue("expected a mapping of names, found \(node.kindDescription)", key: key)
@@ -123,8 +134,9 @@ extension ConfigReader {
         for entry in entries {
             let entryPath = path.appending(key).appending(entry.key)
             guard let scalar = entry.value.scalar else {
-                issue("expected \(T.configTypeDescription), found \(entry.value.kindDescription)", path: entryPath,
-                      at: entry.value.isNull ? entry.keyMark : entry.value.mark)
+                issue(
+                    "expected \(T.configTypeDescription), found \(entry.value.kindDescription)", path: entryPath,
+                    at: entry.value.isNull ? entry.keyMark : entry.value.mark)
                 continue
             }
             do {

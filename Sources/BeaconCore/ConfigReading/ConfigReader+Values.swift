@@ -7,8 +7,10 @@ extension ConfigReader {
     }
 
     /// Finds `key`, checks it is a single value and decodes it; records the issue on failure.
-    mutating func lookup<T>(_ key: String, expecting: String,
-                            _ decode: (ConfigScalar) throws(ConfigValueError) -> T) -> Lookup<T> {
+    mutating func lookup<T>(
+        _ key: String, expecting: String,
+        _ decode: (ConfigScalar) throws(ConfigValueError) -> T
+    ) -> Lookup<T> {
         guard let entry = entry(key), !entry.value.isNull else { return .absent }
         guard let scalar = entry.value.scalar else {
             issue("expected \(expecting), found \(entry.value.kindDescription)", key: key)
@@ -44,7 +46,9 @@ extension ConfigReader {
     public mutating func required<T: ConfigScalarValue>(_ key: String, as type: T.Type = T.self) -> T? {
         switch lookup(key, expecting: T.configTypeDescription, T.decodeConfig) {
         case .value(let v, _): return v
-        case .absent: missing(key, expecting: T.configTypeDescription); return nil
+        case .absent:
+            missing(key, expecting: T.configTypeDescription)
+            return nil
         case .invalid: return nil
         }
     }
@@ -60,8 +64,9 @@ extension ConfigReader {
     ) -> T? {
         guard let v = value(key, as: T.self) else { return nil }
         guard range.contains(v) else {
-            issue("must be between \(T.configText(range.lowerBound)) and \(T.configText(range.upperBound)) "
-                  + "(got \(T.configText(v)))", key: key)
+            issue(
+                "must be between \(T.configText(range.lowerBound)) and \(T.configText(range.upperBound)) "
+                    + "(got \(T.configText(v)))", key: key)
             return nil
         }
         return v
@@ -70,7 +75,11 @@ extension ConfigReader {
     public mutating func required<T: ConfigScalarValue & Comparable>(
         _ key: String, as type: T.Type = T.self, in range: ClosedRange<T>
     ) -> T? {
-        guard has(key) else { missing(key, expecting: T.configTypeDescription); declare(key); return nil }
+        guard has(key) else {
+            missing(key, expecting: T.configTypeDescription)
+            declare(key)
+            return nil
+        }
         return value(key, as: T.self, in: range)
     }
 
@@ -92,7 +101,10 @@ extension ConfigReader {
     /// A required string that must not be empty.
     public mutating func requiredString(_ key: String) -> String? {
         guard let s = required(key, as: String.self) else { return nil }
-        if s.isEmpty { issue("must not be empty", key: key); return nil }
+        if s.isEmpty {
+            issue("must not be empty", key: key)
+            return nil
+        }
         return s
     }
 
@@ -166,8 +178,10 @@ extension ConfigReader {
     public mutating func hexBytes(_ key: String, count: ClosedRange<Int>) -> [UInt8]? {
         guard let hex = value(key, as: HexBytes.self) else { return nil }
         guard count.contains(hex.bytes.count) else {
-            let want = count.lowerBound == count.upperBound ? "\(count.lowerBound)"
-                                                            : "\(count.lowerBound) to \(count.upperBound)"
+            let want =
+                count.lowerBound == count.upperBound
+                ? "\(count.lowerBound)"
+                : "\(count.lowerBound) to \(count.upperBound)"
             issue("must be \(want) bytes (got \(hex.bytes.count))", key: key)
             return nil
         }

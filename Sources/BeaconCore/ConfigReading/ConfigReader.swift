@@ -44,28 +44,37 @@ public struct ConfigReader {
 
     /// A reader over `node`, which should be a mapping. A null node reads as an empty mapping; any other
     /// node is reported and read as an empty mapping.
-    public init(_ node: ConfigNode, file: String? = nil, path: ConfigPath = .root, mark: SourceMark? = nil,
-                schemaPath: String? = nil) {
+    public init(
+        _ node: ConfigNode, file: String? = nil, path: ConfigPath = .root, mark: SourceMark? = nil,
+        schemaPath: String? = nil
+    ) {
         self.file = file
         self.path = path
         self.schemaPath = schemaPath ?? ConfigReader.schemaPath(of: path)
         self.mark = mark ?? node.mark
         switch node.content {
         case .mapping(let entries):
-            self.entries = entries; self.isStandIn = false
+            self.entries = entries
+            self.isStandIn = false
         case .null:
-            self.entries = []; self.isStandIn = false
+            self.entries = []
+            self.isStandIn = false
         case .scalar, .sequence:
-            self.entries = []; self.isStandIn = true
-            issues.append(Self.issue(file: file, path: path, at: node.mark,
-                                     "expected a mapping of keys, found \(node.kindDescription)"))
+            self.entries = []
+            self.isStandIn = true
+            issues.append(
+                Self.issue(
+                    file: file, path: path, at: node.mark,
+                    "expected a mapping of keys, found \(node.kindDescription)"))
         }
     }
 
     /// Reads a whole document: runs `body` on the root mapping, checks for unknown keys and returns the value
     /// with every issue, sorted by place.
-    public static func read<T>(_ root: ConfigNode, file: String? = nil,
-                               _ body: (inout ConfigReader) -> T) -> (value: T, issues: [ConfigIssue]) {
+    public static func read<T>(
+        _ root: ConfigNode, file: String? = nil,
+        _ body: (inout ConfigReader) -> T
+    ) -> (value: T, issues: [ConfigIssue]) {
         var reader = ConfigReader(root, file: file)
         let value = body(&reader)
         reader.reportUnknownKeys()
@@ -172,14 +181,17 @@ public struct ConfigReader {
         for entry in entries where !knownKeys.contains(entry.key) && !reportedUnknown.contains(entry.key) {
             reportedUnknown.insert(entry.key)
             let hint = KeySuggestion.hint(for: entry.key, among: candidates)
-            issues.append(Self.issue(file: file, path: path.appending(entry.key), at: entry.keyMark,
-                                     "unknown key `\(entry.key)`\(hint)"))
+            issues.append(
+                Self.issue(
+                    file: file, path: path.appending(entry.key), at: entry.keyMark,
+                    "unknown key `\(entry.key)`\(hint)"))
         }
     }
 
     static func issue(file: String?, path: ConfigPath, at place: SourceMark, _ message: String) -> ConfigIssue {
-        ConfigIssue(path: path.description, message: message, file: file,
-                    line: place.isKnown ? place.line : nil, column: place.isKnown ? place.column : nil)
+        ConfigIssue(
+            path: path.description, message: message, file: file,
+            line: place.isKnown ? place.line : nil, column: place.isKnown ? place.column : nil)
     }
 
     /// For unknown keys without a spelling hint that are known elsewhere in the schema (a `rssi_above`

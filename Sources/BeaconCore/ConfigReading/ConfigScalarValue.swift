@@ -45,11 +45,19 @@ extension Int: ConfigScalarValue {
     public static func decodeConfig(_ scalar: ConfigScalar) throws(ConfigValueError) -> Int {
         var text = Substring(scalar.text.filter { $0 != "_" })
         var negative = false
-        if text.first == "-" || text.first == "+" { negative = text.first == "-"; text = text.dropFirst() }
+        if text.first == "-" || text.first == "+" {
+            negative = text.first == "-"
+            text = text.dropFirst()
+        }
         var radix = 10
-        if text.hasPrefix("0x") || text.hasPrefix("0X") { radix = 16; text = text.dropFirst(2) }
-        let digitsOnly = radix == 16 ? text.allSatisfy { $0.isHexDigit }
-                                     : text.allSatisfy { $0 >= "0" && $0 <= "9" }
+        if text.hasPrefix("0x") || text.hasPrefix("0X") {
+            radix = 16
+            text = text.dropFirst(2)
+        }
+        let digitsOnly =
+            radix == 16
+            ? text.allSatisfy { $0.isHexDigit }
+            : text.allSatisfy { $0 >= "0" && $0 <= "9" }
         guard !text.isEmpty, digitsOnly else {
             throw ConfigValueError("`\(scalar.text)` is not a whole number")
         }

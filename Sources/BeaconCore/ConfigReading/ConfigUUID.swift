@@ -9,8 +9,9 @@ public struct ConfigUUID: Sendable, Hashable, ConfigScalarValue, CustomStringCon
         let groups = text.split(separator: "-", omittingEmptySubsequences: false).map(\.count)
         let shapeOK = groups == [32] || groups == [8, 4, 4, 4, 12]
         guard shapeOK, !text.hasPrefix("0x"), let bytes = HexBytes.parse(text), bytes.count == 16 else {
-            throw ConfigValueError("`\(text)` is not a UUID (32 hex digits, e.g. "
-                                   + "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6)")
+            throw ConfigValueError(
+                "`\(text)` is not a UUID (32 hex digits, e.g. "
+                    + "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6)")
         }
         return ConfigUUID(bytes: bytes)
     }

@@ -3,7 +3,10 @@ public struct SourceMark: Sendable, Hashable, Comparable, CustomStringConvertibl
     public var line: Int
     public var column: Int
 
-    public init(line: Int, column: Int) { self.line = line; self.column = column }
+    public init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
 
     /// For nodes built in code (tests, defaults) that come from no file.
     public static let unknown = SourceMark(line: 0, column: 0)

@@ -34,7 +34,9 @@ extension AES128 {
 
     /// Multiplication in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1.
     static func multiply(_ a: UInt8, _ b: UInt8) -> UInt8 {
-        var a = a, b = b, product: UInt8 = 0
+        var a = a
+        var b = b
+        var product: UInt8 = 0
         while b != 0 {
             if b & 1 != 0 { product ^= a }
             let carry = a & 0x80

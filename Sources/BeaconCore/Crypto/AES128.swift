@@ -22,7 +22,8 @@ public struct AES128: Sendable {
         let sbox = AES128.sbox
         var words = [UInt32](repeating: 0, count: 44)
         for index in 0..<4 {
-            words[index] = UInt32(key[4 * index]) << 24 | UInt32(key[4 * index + 1]) << 16
+            words[index] =
+                UInt32(key[4 * index]) << 24 | UInt32(key[4 * index + 1]) << 16
                 | UInt32(key[4 * index + 2]) << 8 | UInt32(key[4 * index + 3])
         }
         var roundConstant: UInt32 = 0x01
@@ -30,7 +31,8 @@ public struct AES128: Sendable {
             var temp = words[index - 1]
             if index % 4 == 0 {
                 temp = (temp << 8) | (temp >> 24)
-                temp = UInt32(sbox[Int(temp >> 24)]) << 24 | UInt32(sbox[Int((temp >> 16) & 0xFF)]) << 16
+                temp =
+                    UInt32(sbox[Int(temp >> 24)]) << 24 | UInt32(sbox[Int((temp >> 16) & 0xFF)]) << 16
                     | UInt32(sbox[Int((temp >> 8) & 0xFF)]) << 8 | UInt32(sbox[Int(temp & 0xFF)])
                 temp ^= roundConstant << 24
                 roundConstant = AES128.double(roundConstant)
@@ -90,14 +92,20 @@ public struct AES128: Sendable {
         roundKeys.withUnsafeBufferPointer { rk in
             AES128.table.withUnsafeBufferPointer { te in
                 AES128.sbox.withUnsafeBufferPointer { sbox in
-                    var s0 = input.0 ^ rk[0], s1 = input.1 ^ rk[1], s2 = input.2 ^ rk[2], s3 = input.3 ^ rk[3]
+                    var s0 = input.0 ^ rk[0]
+                    var s1 = input.1 ^ rk[1]
+                    var s2 = input.2 ^ rk[2]
+                    var s3 = input.3 ^ rk[3]
                     for round in 1..<10 {
                         let k = 4 * round
                         let t0 = AES128.mix(te, s0, s1, s2, s3) ^ rk[k]
                         let t1 = AES128.mix(te, s1, s2, s3, s0) ^ rk[k + 1]
                         let t2 = AES128.mix(te, s2, s3, s0, s1) ^ rk[k + 2]
                         let t3 = AES128.mix(te, s3, s0, s1, s2) ^ rk[k + 3]
-                        s0 = t0; s1 = t1; s2 = t2; s3 = t3
+                        s0 = t0
+                        s1 = t1
+                        s2 = t2
+                        s3 = t3
                     }
                     return (
                         AES128.last(sbox, s0, s1, s2, s3) ^ rk[40],

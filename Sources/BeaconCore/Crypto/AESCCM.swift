@@ -15,7 +15,9 @@ public struct AESCCM: Sendable {
 
     /// The ciphertext and tag of `plaintext`; nil when the nonce is not 7-13 bytes or the message is too long for
     /// the length field the nonce leaves.
-    public func seal(_ plaintext: [UInt8], nonce: [UInt8], associatedData: [UInt8] = []) -> (ciphertext: [UInt8], tag: [UInt8])? {
+    public func seal(_ plaintext: [UInt8], nonce: [UInt8], associatedData: [UInt8] = []) -> (
+        ciphertext: [UInt8], tag: [UInt8]
+    )? {
         guard let mac = authenticate(plaintext, nonce: nonce, associatedData: associatedData) else { return nil }
         let ciphertext = crypt(plaintext, nonce: nonce)
         return (ciphertext, tagMask(mac, nonce: nonce))
@@ -36,7 +38,8 @@ public struct AESCCM: Sendable {
     func authenticate(_ message: [UInt8], nonce: [UInt8], associatedData: [UInt8]) -> [UInt8]? {
         let lengthSize = 15 - nonce.count
         guard (2...8).contains(lengthSize), lengthSize >= 8 || message.count < 1 << (8 * lengthSize),
-              associatedData.count < 0xFF00 else { return nil }
+            associatedData.count < 0xFF00
+        else { return nil }
         var block = [UInt8](repeating: 0, count: 16)
         block[0] = (associatedData.isEmpty ? 0 : 0x40) | UInt8((tagLength - 2) / 2) << 3 | UInt8(lengthSize - 1)
         for index in 0..<nonce.count { block[1 + index] = nonce[index] }

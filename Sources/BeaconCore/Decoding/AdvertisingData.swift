@@ -25,7 +25,10 @@ public struct AdvertisingData: Sendable, Equatable {
         while offset < bytes.count {
             let length = Int(bytes[offset])
             if length == 0 { break }
-            if offset + 1 + length > bytes.count { overrun = offset; break }
+            if offset + 1 + length > bytes.count {
+                overrun = offset
+                break
+            }
             offset += 1 + length
         }
         parsedEnd = offset
@@ -120,7 +123,8 @@ public struct AdvertisingData: Sendable, Equatable {
         default: return nil
         }
         guard structure.range.count >= size,
-              let uuid = ServiceUUID(littleEndian: bytes, structure.range.lowerBound..<(structure.range.lowerBound + size))
+            let uuid = ServiceUUID(
+                littleEndian: bytes, structure.range.lowerBound..<(structure.range.lowerBound + size))
         else { return nil }
         return ServiceData(uuid: uuid, range: structure.range)
     }
@@ -130,7 +134,8 @@ public struct AdvertisingData: Sendable, Equatable {
         structures.compactMap { structure in
             guard structure.type == Self.manufacturerSpecific, structure.range.count >= 2 else { return nil }
             let start = structure.range.lowerBound
-            return ManufacturerData(companyID: UInt16(bytes[start]) | UInt16(bytes[start + 1]) << 8, range: structure.range)
+            return ManufacturerData(
+                companyID: UInt16(bytes[start]) | UInt16(bytes[start + 1]) << 8, range: structure.range)
         }
     }
 }

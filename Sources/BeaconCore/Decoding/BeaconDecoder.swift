@@ -17,7 +17,9 @@ public struct BeaconDecoder: Sendable {
         case code(@Sendable (borrowing BeaconFormat.FrameInput) -> Beacon?)
 
         @inline(__always)
-        func beacon(in bytes: [UInt8], _ structure: ADStructure, _ address: BluetoothAddress, _ keys: SensorKeys) -> Beacon? {
+        func beacon(in bytes: [UInt8], _ structure: ADStructure, _ address: BluetoothAddress, _ keys: SensorKeys)
+            -> Beacon?
+        {
             switch self {
             case let .layout(reference): reference.layout.beacon(in: bytes, payload: structure.range, address: address)
             case let .code(decode):
@@ -30,8 +32,9 @@ public struct BeaconDecoder: Sendable {
             let first = matchers.first.flatMap { m in m.bytes.first.map { (m.start, $0) } } ?? (0, 0)
             let last = matchers.last.flatMap { m in m.bytes.last.map { (m.start + m.bytes.count - 1, $0) } } ?? first
             let minimum = matchers.map { $0.start + $0.bytes.count }.max() ?? 0
-            return BeaconFormat.QuickCheck(adType: layout.adType, offset1: first.0, byte1: first.1,
-                                           offset2: last.0, byte2: last.1, minimumLength: minimum)
+            return BeaconFormat.QuickCheck(
+                adType: layout.adType, offset1: first.0, byte1: first.1,
+                offset2: last.0, byte2: last.1, minimumLength: minimum)
         }
     }
 
@@ -47,9 +50,12 @@ public struct BeaconDecoder: Sendable {
     ///   - builtins: the built-in formats to recognise (all by default), tried in registry order.
     ///   - layouts: user formats, tried before the built-ins.
     ///   - keys: per-device decryption keys.
-    public init(builtins: [BeaconFormat] = FormatRegistry.builtins, layouts: [BeaconLayout] = [],
-                keys: SensorKeys = SensorKeys()) {
-        self.builtins = FormatRegistry.builtins.filter { builtins.contains($0) }
+    public init(
+        builtins: [BeaconFormat] = FormatRegistry.builtins, layouts: [BeaconLayout] = [],
+        keys: SensorKeys = SensorKeys()
+    ) {
+        self.builtins =
+            FormatRegistry.builtins.filter { builtins.contains($0) }
             + builtins.filter { !FormatRegistry.builtins.contains($0) }
         self.layouts = layouts
         self.keys = keys
@@ -81,7 +87,8 @@ public struct BeaconDecoder: Sendable {
     /// Parses the report's AD structures and recognises its beacons.
     public func decode(_ report: AdvertisingReport) -> DecodedAdvertisement {
         let data = AdvertisingData(report.data)
-        return DecodedAdvertisement(report: report, advertisingData: data, beacons: beacons(in: data, address: report.address))
+        return DecodedAdvertisement(
+            report: report, advertisingData: data, beacons: beacons(in: data, address: report.address))
     }
 
     /// The beacons in parsed advertising data.
@@ -101,26 +108,36 @@ public struct BeaconDecoder: Sendable {
     /// The observations of `report`, whose parsed advertising data is `data`. `addressFrames: false` leaves out the
     /// beacons identified by the sender's address (`Beacon.isExtraFrame`: TLM, URL, sensors), as the pipeline does
     /// for an unresolved private address.
-    public func observations(of report: AdvertisingReport, in data: AdvertisingData, includeDevices: Bool,
-                             addressFrames: Bool = true) -> [Observation] {
+    public func observations(
+        of report: AdvertisingReport, in data: AdvertisingData, includeDevices: Bool,
+        addressFrames: Bool = true
+    ) -> [Observation] {
         var observations: [Observation] = []
         var name: String?
         var nameRead = false
         // Plain locals, so that the closure does not copy the whole report.
-        let timestamp = report.timestamp, address = report.address, addressType = report.addressType
+        let timestamp = report.timestamp
+        let address = report.address
+        let addressType = report.addressType
         let rssi = report.rssi.map { Int($0) }
         var found = false
         forEachBeacon(in: data, address: address) { beacon in
             found = true
             guard addressFrames || !beacon.isExtraFrame else { return }
-            if !nameRead { name = data.localName; nameRead = true }
-            observations.append(Observation(timestamp: timestamp, beaconID: beacon.beaconID, format: beacon.format,
-                                            identifiers: beacon.identifiers, address: address,
-                                            addressType: addressType, rssi: rssi,
-                                            measuredPower: beacon.measuredPower, name: name, fields: beacon.fields))
+            if !nameRead {
+                name = data.localName
+                nameRead = true
+            }
+            observations.append(
+                Observation(
+                    timestamp: timestamp, beaconID: beacon.beaconID, format: beacon.format,
+                    identifiers: beacon.identifiers, address: address,
+                    addressType: addressType, rssi: rssi,
+                    measuredPower: beacon.measuredPower, name: name, fields: beacon.fields))
         }
         if !found, includeDevices {
-            observations.append(DecodedAdvertisement(report: report, advertisingData: data, beacons: []).deviceObservation())
+            observations.append(
+                DecodedAdvertisement(report: report, advertisingData: data, beacons: []).deviceObservation())
         }
         return observations
     }
@@ -131,10 +148,15 @@ public struct BeaconDecoder: Sendable {
         let bytes = data.bytes
         for structure in data.structures {
             let type = structure.type
-            guard type == AdvertisingData.manufacturerSpecific || type == AdvertisingData.serviceData16
-                || type == AdvertisingData.serviceData32 || type == AdvertisingData.serviceData128 else { continue }
+            guard
+                type == AdvertisingData.manufacturerSpecific || type == AdvertisingData.serviceData16
+                    || type == AdvertisingData.serviceData32 || type == AdvertisingData.serviceData128
+            else { continue }
             for index in checks.indices where checks[index].passes(bytes, structure) {
-                if let beacon = formats[index].beacon(in: bytes, structure, address, keys) { body(beacon); break }
+                if let beacon = formats[index].beacon(in: bytes, structure, address, keys) {
+                    body(beacon)
+                    break
+                }
             }
         }
     }

@@ -24,7 +24,8 @@ public struct ByteCursor: Sendable {
     @inline(__always)
     private func require(_ count: Int, _ what: StaticString) throws(DecodeError) {
         guard count >= 0, end - offset >= count else {
-            throw DecodeError(offset: offset, reason: "truncated \(what): need \(count) byte(s), \(max(0, end - offset)) left")
+            throw DecodeError(
+                offset: offset, reason: "truncated \(what): need \(count) byte(s), \(max(0, end - offset)) left")
         }
     }
 

@@ -30,17 +30,40 @@ extension AdvertisingData {
         if !uuids.isEmpty { members.append(("service_uuids", .array(uuids.map { .string($0.description) }))) }
         let services = serviceData
         if !services.isEmpty {
-            members.append(("service_data", .array(services.map { service in
-                .object([("uuid", .string(service.uuid.description)),
-                         ("data", .string(HexText.hex(bytes, (service.range.lowerBound + service.uuid.size)..<service.range.upperBound)))])
-            })))
+            members.append(
+                (
+                    "service_data",
+                    .array(
+                        services.map { service in
+                            .object([
+                                ("uuid", .string(service.uuid.description)),
+                                (
+                                    "data",
+                                    .string(
+                                        HexText.hex(
+                                            bytes,
+                                            (service.range.lowerBound + service.uuid.size)..<service.range.upperBound))
+                                ),
+                            ])
+                        })
+                ))
         }
         let manufacturers = manufacturerData
         if !manufacturers.isEmpty {
-            members.append(("manufacturer_data", .array(manufacturers.map { entry in
-                .object([("company_id", .int(Int64(entry.companyID))),
-                         ("data", .string(HexText.hex(bytes, (entry.range.lowerBound + 2)..<entry.range.upperBound)))])
-            })))
+            members.append(
+                (
+                    "manufacturer_data",
+                    .array(
+                        manufacturers.map { entry in
+                            .object([
+                                ("company_id", .int(Int64(entry.companyID))),
+                                (
+                                    "data",
+                                    .string(HexText.hex(bytes, (entry.range.lowerBound + 2)..<entry.range.upperBound))
+                                ),
+                            ])
+                        })
+                ))
         }
         if let uri {
             var object: [(String, JSONValue)] = [("scheme_code", .int(Int64(uri.schemeCode)))]

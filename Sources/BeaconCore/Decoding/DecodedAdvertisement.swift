@@ -19,18 +19,20 @@ public struct DecodedAdvertisement: Sendable, Equatable {
         let name = advertisingData.localName
         let rssi = report.rssi.map { Int($0) }
         return beacons.map { beacon in
-            Observation(timestamp: report.timestamp, beaconID: beacon.beaconID, format: beacon.format,
-                        identifiers: beacon.identifiers, address: report.address, addressType: report.addressType,
-                        rssi: rssi, measuredPower: beacon.measuredPower, name: name, fields: beacon.fields)
+            Observation(
+                timestamp: report.timestamp, beaconID: beacon.beaconID, format: beacon.format,
+                identifiers: beacon.identifiers, address: report.address, addressType: report.addressType,
+                rssi: rssi, measuredPower: beacon.measuredPower, name: name, fields: beacon.fields)
         }
     }
 
     /// The sighting of the sending device itself (format `device`).
     public func deviceObservation() -> Observation {
-        Observation(timestamp: report.timestamp, beaconID: "mac:" + report.address.description, format: "device",
-                    identifiers: [report.address.description], address: report.address,
-                    addressType: report.addressType, rssi: report.rssi.map { Int($0) },
-                    measuredPower: nil, name: advertisingData.localName, fields: deviceFields)
+        Observation(
+            timestamp: report.timestamp, beaconID: "mac:" + report.address.description, format: "device",
+            identifiers: [report.address.description], address: report.address,
+            addressType: report.addressType, rssi: report.rssi.map { Int($0) },
+            measuredPower: nil, name: advertisingData.localName, fields: deviceFields)
     }
 
     /// `manufacturer_id` (first manufacturer data), `service_uuids` (comma separated), `tx_power_level`.

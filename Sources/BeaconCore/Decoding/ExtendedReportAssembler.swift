@@ -6,8 +6,14 @@
 /// status 0 (complete) or 2 (truncated: the controller said so, or the joined data exceeded
 /// `maxDataLength`). When more than `maxPending` chains are open the oldest is dropped.
 public struct ExtendedReportAssembler: Sendable {
-    private struct Key: Hashable { var address: BluetoothAddress; var sid: UInt8 }
-    private struct Pending { var key: Key; var report: AdvertisingReport }
+    private struct Key: Hashable {
+        var address: BluetoothAddress
+        var sid: UInt8
+    }
+    private struct Pending {
+        var key: Key
+        var report: AdvertisingReport
+    }
 
     public let maxPending: Int
     public let maxDataLength: Int

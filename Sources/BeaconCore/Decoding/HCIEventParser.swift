@@ -26,7 +26,9 @@ public enum HCIEventParser {
 
     /// All advertising reports in one HCI event.
     /// - Parameter h4: whether `bytes` start with the H4 indicator; nil detects it (`hasH4Indicator`).
-    public static func parse(_ bytes: [UInt8], timestamp: Timestamp = 0, h4: Bool? = nil) throws(DecodeError) -> [AdvertisingReport] {
+    public static func parse(_ bytes: [UInt8], timestamp: Timestamp = 0, h4: Bool? = nil) throws(DecodeError)
+        -> [AdvertisingReport]
+    {
         var reports: [AdvertisingReport] = []
         try forEachReport(in: bytes, timestamp: timestamp, h4: h4) { reports.append($0) }
         return reports
@@ -34,8 +36,10 @@ public enum HCIEventParser {
 
     /// Calls `body` for each advertising report in one HCI event, without collecting them. Reports before a
     /// malformed one are delivered before the error is thrown.
-    public static func forEachReport(in bytes: [UInt8], timestamp: Timestamp = 0, h4: Bool? = nil,
-                                     _ body: (AdvertisingReport) -> Void) throws(DecodeError) {
+    public static func forEachReport(
+        in bytes: [UInt8], timestamp: Timestamp = 0, h4: Bool? = nil,
+        _ body: (AdvertisingReport) -> Void
+    ) throws(DecodeError) {
         var cursor = ByteCursor(bytes)
         if h4 ?? hasH4Indicator(bytes) {
             let indicator = try cursor.readUInt8("H4 packet indicator")
@@ -47,12 +51,14 @@ public enum HCIEventParser {
         let lengthOffset = cursor.offset
         let length = Int(try cursor.readUInt8("parameter length"))
         guard cursor.remaining >= length else {
-            throw DecodeError(offset: lengthOffset,
-                              reason: "event declares \(length) parameter bytes, \(cursor.remaining) present")
+            throw DecodeError(
+                offset: lengthOffset,
+                reason: "event declares \(length) parameter bytes, \(cursor.remaining) present")
         }
         guard cursor.remaining == length else {
-            throw DecodeError(offset: cursor.offset + length,
-                              reason: "\(cursor.remaining - length) byte(s) after the declared event end")
+            throw DecodeError(
+                offset: cursor.offset + length,
+                reason: "\(cursor.remaining - length) byte(s) after the declared event end")
         }
         guard code == leMetaEvent, length > 0 else { return }
         switch try cursor.readUInt8("LE meta subevent") {
@@ -62,8 +68,10 @@ public enum HCIEventParser {
         }
     }
 
-    private static func parseLegacy(_ cursor: inout ByteCursor, _ timestamp: Timestamp,
-                                    _ body: (AdvertisingReport) -> Void) throws(DecodeError) {
+    private static func parseLegacy(
+        _ cursor: inout ByteCursor, _ timestamp: Timestamp,
+        _ body: (AdvertisingReport) -> Void
+    ) throws(DecodeError) {
         let count = try cursor.readUInt8("number of reports")
         for _ in 0..<count {
             let typeOffset = cursor.offset
@@ -76,16 +84,20 @@ public enum HCIEventParser {
             let dataLength = Int(try cursor.readUInt8("data length"))
             let data = try cursor.readBytes(dataLength, "advertising data")
             let rssi = try cursor.readInt8("RSSI")
-            body(AdvertisingReport(timestamp: timestamp, eventType: legacyEventTypes[Int(legacyType)],
-                                   isExtended: false, address: address,
-                                   addressType: AddressType(hciValue: addressType),
-                                   rssi: rssi == 127 ? nil : rssi, txPower: nil, data: data))
+            body(
+                AdvertisingReport(
+                    timestamp: timestamp, eventType: legacyEventTypes[Int(legacyType)],
+                    isExtended: false, address: address,
+                    addressType: AddressType(hciValue: addressType),
+                    rssi: rssi == 127 ? nil : rssi, txPower: nil, data: data))
         }
         try expectEnd(cursor)
     }
 
-    private static func parseExtended(_ cursor: inout ByteCursor, _ timestamp: Timestamp,
-                                      _ body: (AdvertisingReport) -> Void) throws(DecodeError) {
+    private static func parseExtended(
+        _ cursor: inout ByteCursor, _ timestamp: Timestamp,
+        _ body: (AdvertisingReport) -> Void
+    ) throws(DecodeError) {
         let count = try cursor.readUInt8("number of reports")
         for _ in 0..<count {
             let eventType = try cursor.readUInt16LE("event type")
@@ -98,10 +110,11 @@ public enum HCIEventParser {
             try cursor.skip(9, "periodic interval and direct address")
             let dataLength = Int(try cursor.readUInt8("data length"))
             let data = try cursor.readBytes(dataLength, "advertising data")
-            var report = AdvertisingReport(timestamp: timestamp, eventType: eventType, isExtended: true,
-                                           address: address, addressType: AddressType(hciValue: addressType),
-                                           rssi: rssi == 127 ? nil : rssi,
-                                           txPower: txPower == 127 ? nil : txPower, data: data)
+            var report = AdvertisingReport(
+                timestamp: timestamp, eventType: eventType, isExtended: true,
+                address: address, addressType: AddressType(hciValue: addressType),
+                rssi: rssi == 127 ? nil : rssi,
+                txPower: txPower == 127 ? nil : txPower, data: data)
             report.advertisingSID = sid
             body(report)
         }

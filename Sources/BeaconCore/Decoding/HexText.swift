@@ -14,7 +14,9 @@ enum HexText {
     }
 
     /// Writes the 17 characters of an address (nothing when they do not fit).
-    static func writeAddress(_ address: BluetoothAddress, to out: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+    static func writeAddress(_ address: BluetoothAddress, to out: UnsafeMutableBufferPointer<UInt8>, at start: Int)
+        -> Int
+    {
         guard start + 17 <= out.count else { return start }
         var position = start
         for index in stride(from: 5, through: 0, by: -1) {
@@ -22,7 +24,10 @@ enum HexText {
             out[position] = upperDigit(byte >> 4)
             out[position + 1] = upperDigit(byte & 0x0F)
             position += 2
-            if index > 0 { out[position] = UInt8(ascii: ":"); position += 1 }
+            if index > 0 {
+                out[position] = UInt8(ascii: ":")
+                position += 1
+            }
         }
         return position
     }
@@ -32,7 +37,11 @@ enum HexText {
         let range = range.clamped(to: 0..<bytes.count)
         return String(unsafeUninitializedCapacity: range.count * 2 + (prefix ? 2 : 0)) { out in
             var position = 0
-            if prefix { out[0] = UInt8(ascii: "0"); out[1] = UInt8(ascii: "x"); position = 2 }
+            if prefix {
+                out[0] = UInt8(ascii: "0")
+                out[1] = UInt8(ascii: "x")
+                position = 2
+            }
             return writeHex(bytes, range, reversed: reversed, to: out, at: position)
         }
     }
@@ -41,12 +50,16 @@ enum HexText {
     static func uuid(_ bytes: [UInt8], _ range: Range<Int>, reversed: Bool = false) -> String {
         let range = range.clamped(to: 0..<bytes.count)
         guard range.count == 16 else { return "" }
-        return String(unsafeUninitializedCapacity: 36) { out in writeUUID(bytes, range, reversed: reversed, to: out, at: 0) }
+        return String(unsafeUninitializedCapacity: 36) { out in
+            writeUUID(bytes, range, reversed: reversed, to: out, at: 0)
+        }
     }
 
     @inline(__always)
-    static func writeHex(_ bytes: [UInt8], _ range: Range<Int>, reversed: Bool,
-                         to out: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+    static func writeHex(
+        _ bytes: [UInt8], _ range: Range<Int>, reversed: Bool,
+        to out: UnsafeMutableBufferPointer<UInt8>, at start: Int
+    ) -> Int {
         var position = start
         let range = range.clamped(to: 0..<bytes.count)
         for step in 0..<range.count where position + 1 < out.count {
@@ -59,13 +72,18 @@ enum HexText {
     }
 
     @inline(__always)
-    static func writeUUID(_ bytes: [UInt8], _ range: Range<Int>, reversed: Bool,
-                          to out: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+    static func writeUUID(
+        _ bytes: [UInt8], _ range: Range<Int>, reversed: Bool,
+        to out: UnsafeMutableBufferPointer<UInt8>, at start: Int
+    ) -> Int {
         var position = start
         let range = range.clamped(to: 0..<bytes.count)
         guard range.count == 16, start + 36 <= out.count else { return start }
         for step in 0..<16 {
-            if step == 4 || step == 6 || step == 8 || step == 10 { out[position] = UInt8(ascii: "-"); position += 1 }
+            if step == 4 || step == 6 || step == 8 || step == 10 {
+                out[position] = UInt8(ascii: "-")
+                position += 1
+            }
             let byte = bytes[reversed ? range.upperBound - 1 - step : range.lowerBound + step]
             out[position] = digit(byte >> 4)
             out[position + 1] = digit(byte & 0x0F)
@@ -80,8 +98,12 @@ enum HexText {
     }
 
     static func decimalLength(_ value: UInt64) -> Int {
-        var length = 1, rest = value
-        while rest >= 10 { rest /= 10; length += 1 }
+        var length = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            length += 1
+        }
         return length
     }
 
@@ -89,7 +111,8 @@ enum HexText {
     static func writeDecimal(_ value: UInt64, to out: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
         let end = start + decimalLength(value)
         guard end <= out.count else { return start }
-        var rest = value, position = end
+        var rest = value
+        var position = end
         repeat {
             position -= 1
             out[position] = 0x30 + UInt8(rest % 10)
@@ -103,7 +126,9 @@ enum HexText {
     static func unsigned(_ bytes: [UInt8], _ range: Range<Int>, littleEndian: Bool = false) -> UInt64 {
         var value: UInt64 = 0
         if littleEndian {
-            for index in range.reversed() where index >= 0 && index < bytes.count { value = value << 8 | UInt64(bytes[index]) }
+            for index in range.reversed() where index >= 0 && index < bytes.count {
+                value = value << 8 | UInt64(bytes[index])
+            }
         } else {
             for index in range where index >= 0 && index < bytes.count { value = value << 8 | UInt64(bytes[index]) }
         }

@@ -2,7 +2,9 @@
 /// dead-letters at once, a transient one is retried a bounded number of times (`RefusalTracker`).
 extension DeliveryMachine {
     /// The broker answered `messageID` with a failure reason code (MQTT 5).
-    mutating func refused(_ messageID: Int32, _ refusal: PublishRefusal, now: Double, into actions: inout [DeliveryAction]) {
+    mutating func refused(
+        _ messageID: Int32, _ refusal: PublishRefusal, now: Double, into actions: inout [DeliveryAction]
+    ) {
         guard let entry = inflight.removeValue(forKey: messageID) else { return }
         if entry.origin == .outbox { outboxInflight -= 1 }
         lastReasonCodeRefusal = now
@@ -34,7 +36,7 @@ extension DeliveryMachine {
     mutating func suspectOldestInflight(now: Double, into actions: inout [DeliveryAction]) {
         guard now - lastReasonCodeRefusal > refusals.suspectWindow else { return }
         guard inflight.values.contains(where: { now - $0.sentAt <= refusals.suspectWindow }),
-              let (messageID, oldest) = inflight.min(by: { $0.value.envelope.sequence < $1.value.envelope.sequence })
+            let (messageID, oldest) = inflight.min(by: { $0.value.envelope.sequence < $1.value.envelope.sequence })
         else { return }
         guard inflight.count == 1 else {
             probing = true
@@ -56,14 +58,21 @@ extension DeliveryMachine {
     }
 
     /// Moves envelopes to the dead-letter table (out of the outbox where they are stored), counts and reports them.
-    mutating func deadLetter(_ envelopes: [EventEnvelope], _ refusal: PublishRefusal, attempts: Int, now: Double,
-                             into actions: inout [DeliveryAction]) {
+    mutating func deadLetter(
+        _ envelopes: [EventEnvelope], _ refusal: PublishRefusal, attempts: Int, now: Double,
+        into actions: inout [DeliveryAction]
+    ) {
         guard let first = envelopes.first else { return }
-        actions.append(.deadLetter(envelopes.map { DeadLetter(envelope: $0, reason: refusal.reason, attempts: attempts, time: now) }))
+        actions.append(
+            .deadLetter(
+                envelopes.map { DeadLetter(envelope: $0, reason: refusal.reason, attempts: attempts, time: now) }))
         counters.deadLettered += envelopes.count
         counters.lastError = "\(first.topic): \(refusal.reason)"
-        actions.append(.notify(.deadLettered(count: envelopes.count, firstSequence: first.sequence, topic: first.topic,
-                                             reason: refusal.reason)))
+        actions.append(
+            .notify(
+                .deadLettered(
+                    count: envelopes.count, firstSequence: first.sequence, topic: first.topic,
+                    reason: refusal.reason)))
     }
 
     /// Makes the next drain start at `sequence` again (a transient refusal).

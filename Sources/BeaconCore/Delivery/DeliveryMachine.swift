@@ -145,7 +145,8 @@ public struct DeliveryMachine: Sendable {
             }
         }
         if stopping && !finished, case .nothing = awaiting,
-           inflight.isEmpty || !connected || now >= stopDeadline {
+            inflight.isEmpty || !connected || now >= stopDeadline
+        {
             finish(into: &actions)
         } else {
             pump(now: now, into: &actions)
@@ -266,8 +267,10 @@ public struct DeliveryMachine: Sendable {
         earlyAcks.removeAll()
     }
 
-    mutating func sendFailed(_ sequence: UInt64, _ refusal: PublishRefusal?, now: Double,
-                             into actions: inout [DeliveryAction]) {
+    mutating func sendFailed(
+        _ sequence: UInt64, _ refusal: PublishRefusal?, now: Double,
+        into actions: inout [DeliveryAction]
+    ) {
         guard case let .send(envelope, origin) = awaiting, envelope.sequence == sequence else { return }
         awaiting = .nothing
         earlyAcks.removeAll()

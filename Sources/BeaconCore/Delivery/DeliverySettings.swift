@@ -18,9 +18,11 @@ public struct DeliverySettings: Sendable, Equatable {
     /// this many acknowledgements (so the next such drop names the event the broker refuses).
     public var probeLength: Int
 
-    public init(window: Int, batchSize: Int, sightingMaxAge: Double, stopGrace: Double = 2,
-                online: [ControlMessage] = [], offline: [ControlMessage] = [], homeAssistantStatus: String? = nil,
-                probeLength: Int = 32) {
+    public init(
+        window: Int, batchSize: Int, sightingMaxAge: Double, stopGrace: Double = 2,
+        online: [ControlMessage] = [], offline: [ControlMessage] = [], homeAssistantStatus: String? = nil,
+        probeLength: Int = 32
+    ) {
         self.window = max(1, window)
         self.batchSize = max(1, batchSize)
         self.sightingMaxAge = sightingMaxAge

@@ -17,7 +17,9 @@ struct SnapshotSlot: Sendable {
         for envelope in envelopes {
             if current.updateValue(envelope.sequence, forKey: envelope.topic) != nil { replaced += 1 }
         }
-        queue = queue[head...].filter { current[$0.topic] == $0.sequence } + envelopes.filter { current[$0.topic] == $0.sequence }
+        queue =
+            queue[head...].filter { current[$0.topic] == $0.sequence }
+            + envelopes.filter { current[$0.topic] == $0.sequence }
         queue.sort { $0.sequence < $1.sequence }
         head = 0
         return replaced
@@ -33,7 +35,10 @@ struct SnapshotSlot: Sendable {
                 superseded += 1
             }
         }
-        if current.isEmpty { queue = []; head = 0 }
+        if current.isEmpty {
+            queue = []
+            head = 0
+        }
         return superseded
     }
 
@@ -44,7 +49,10 @@ struct SnapshotSlot: Sendable {
             head += 1
             if current[entry.topic] == entry.sequence {
                 current.removeValue(forKey: entry.topic)
-                if head == queue.count { queue = []; head = 0 }
+                if head == queue.count {
+                    queue = []
+                    head = 0
+                }
                 return entry
             }
         }
@@ -63,7 +71,11 @@ struct SnapshotSlot: Sendable {
 
     /// Forgets every entry; returns how many.
     mutating func removeAll() -> Int {
-        defer { current = [:]; queue = []; head = 0 }
+        defer {
+            current = [:]
+            queue = []
+            head = 0
+        }
         return current.count
     }
 }

@@ -35,7 +35,9 @@ public struct DistanceEstimator: DistanceEstimating, Sendable, Equatable {
         let mantissa = x.significand  // in [1, 2)
         let y = (mantissa - 1) / (mantissa + 1)
         let y2 = y * y
-        var term = y, sum = 0.0, n = 1.0
+        var term = y
+        var sum = 0.0
+        var n = 1.0
         for _ in 0..<30 {
             sum += term / n
             term *= y2
@@ -52,7 +54,8 @@ public struct DistanceEstimator: DistanceEstimating, Sendable, Equatable {
         let ln2 = 0.693_147_180_559_945_3
         let k = (x / ln2).rounded()
         let r = x - k * ln2
-        var term = 1.0, sum = 1.0
+        var term = 1.0
+        var sum = 1.0
         for n in 1..<25 {
             term *= r / Double(n)
             sum += term

@@ -132,7 +132,9 @@ public enum ESPHomeFrameEncoder {
     }
 
     /// Splits the plaintext of a decrypted message into type and body.
-    public static func parseNoisePlaintext(_ bytes: [UInt8]) throws(ESPHomeProtocolError) -> (type: UInt32, body: ArraySlice<UInt8>) {
+    public static func parseNoisePlaintext(_ bytes: [UInt8]) throws(ESPHomeProtocolError) -> (
+        type: UInt32, body: ArraySlice<UInt8>
+    ) {
         guard bytes.count >= 4 else { throw .malformedFrame("encrypted message shorter than its 4-byte header") }
         let type = UInt32(bytes[0]) << 8 | UInt32(bytes[1])
         let size = Int(bytes[2]) << 8 | Int(bytes[3])

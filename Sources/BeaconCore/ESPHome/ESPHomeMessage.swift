@@ -48,11 +48,15 @@ public enum ESPHomeClientMessage: Equatable, Sendable {
     case unknown(type: UInt32)
 
     /// Decodes a message; a malformed body throws, an unknown type is `.unknown`.
-    public static func decode(type: UInt32, body: ArraySlice<UInt8>) throws(ESPHomeProtocolError) -> ESPHomeClientMessage {
+    public static func decode(type: UInt32, body: ArraySlice<UInt8>) throws(ESPHomeProtocolError)
+        -> ESPHomeClientMessage
+    {
         var reader = ProtobufReader(body)
         switch type {
         case ESPHomeMessageType.helloRequest:
-            var info = "", major: UInt32 = 0, minor: UInt32 = 0
+            var info = ""
+            var major: UInt32 = 0
+            var minor: UInt32 = 0
             while let (field, value) = try reader.next() {
                 switch field {
                 case 1: info = value.text
@@ -85,8 +89,8 @@ public enum ESPHomeClientMessage: Equatable, Sendable {
             case ESPHomeMessageType.deviceInfoRequest: return .deviceInfoRequest
             case ESPHomeMessageType.listEntitiesRequest: return .listEntitiesRequest
             case ESPHomeMessageType.subscribeStatesRequest, ESPHomeMessageType.subscribeLogsRequest,
-                 ESPHomeMessageType.subscribeHomeassistantServicesRequest,
-                 ESPHomeMessageType.subscribeHomeAssistantStatesRequest:
+                ESPHomeMessageType.subscribeHomeassistantServicesRequest,
+                ESPHomeMessageType.subscribeHomeAssistantStatesRequest:
                 return .subscription(type: type)
             case ESPHomeMessageType.getTimeResponse: return .getTimeResponse
             case ESPHomeMessageType.unsubscribeBluetoothLEAdvertisementsRequest: return .unsubscribeAdvertisements
@@ -112,9 +116,11 @@ public struct ESPHomeDeviceIdentity: Sendable, Equatable {
     /// `project_name` "manufacturer.model" (Home Assistant shows the parts) and `project_version`.
     public var projectName = "BeaconBridge.Gateway"
 
-    public init(name: String, friendlyName: String, macAddress: String, bluetoothMACAddress: String,
-                model: String = "BeaconBridge", manufacturer: String = "BeaconBridge", version: String,
-                usesPassword: Bool, suggestedArea: String = "") {
+    public init(
+        name: String, friendlyName: String, macAddress: String, bluetoothMACAddress: String,
+        model: String = "BeaconBridge", manufacturer: String = "BeaconBridge", version: String,
+        usesPassword: Bool, suggestedArea: String = ""
+    ) {
         self.name = name
         self.friendlyName = friendlyName
         self.macAddress = macAddress
@@ -206,7 +212,8 @@ public struct ESPHomeRawAdvertisement: Sendable, Equatable {
     }
 
     public init(report: AdvertisingReport) {
-        self.init(address: report.address.rawValue, rssi: Int32(report.rssi ?? -127),
-                  addressType: UInt32(report.addressType.rawValue), data: report.data)
+        self.init(
+            address: report.address.rawValue, rssi: Int32(report.rssi ?? -127),
+            addressType: UInt32(report.addressType.rawValue), data: report.data)
     }
 }

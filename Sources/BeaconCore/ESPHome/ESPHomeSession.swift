@@ -16,8 +16,10 @@ public struct ESPHomeSession: Sendable {
         /// At most this many advertisements in one `BluetoothLERawAdvertisementsResponse`.
         public var advertisementsPerMessage: Int
 
-        public init(identity: ESPHomeDeviceIdentity, password: String? = nil, psk: [UInt8]? = nil,
-                    maxFrameSize: Int = 16 * 1024, advertisementsPerMessage: Int = 16) {
+        public init(
+            identity: ESPHomeDeviceIdentity, password: String? = nil, psk: [UInt8]? = nil,
+            maxFrameSize: Int = 16 * 1024, advertisementsPerMessage: Int = 16
+        ) {
             self.identity = identity
             self.password = password
             self.psk = psk
@@ -52,8 +54,9 @@ public struct ESPHomeSession: Sendable {
         precondition(configuration.psk == nil || crypto != nil, "encryption needs a crypto provider")
         self.configuration = configuration
         self.crypto = crypto
-        decoder = ESPHomeFrameDecoder(framing: configuration.psk == nil ? .plaintext : .noise,
-                                      maxFrameSize: configuration.maxFrameSize)
+        decoder = ESPHomeFrameDecoder(
+            framing: configuration.psk == nil ? .plaintext : .noise,
+            maxFrameSize: configuration.maxFrameSize)
     }
 
     public var isClosed: Bool { phase == .closed }
@@ -95,7 +98,9 @@ public struct ESPHomeSession: Sendable {
         while start < advertisements.count {
             let end = min(start + max(1, configuration.advertisementsPerMessage), advertisements.count)
             let body = ESPHomeServerMessage.rawAdvertisements(advertisements[start..<end])
-            guard (try? append(type: ESPHomeMessageType.bluetoothLERawAdvertisementsResponse, body: body, to: &out)) != nil
+            guard
+                (try? append(type: ESPHomeMessageType.bluetoothLERawAdvertisementsResponse, body: body, to: &out))
+                    != nil
             else { return out }
             start = end
         }
@@ -162,28 +167,35 @@ public struct ESPHomeSession: Sendable {
         }
     }
 
-    private mutating func reply(_ type: UInt32, _ body: [UInt8], into actions: inout [Action]) throws(ESPHomeProtocolError) {
+    private mutating func reply(_ type: UInt32, _ body: [UInt8], into actions: inout [Action])
+        throws(ESPHomeProtocolError)
+    {
         var out: [UInt8] = []
         try append(type: type, body: body, to: &out)
         actions.append(.send(out))
     }
 
-    private mutating func handle(type: UInt32, body: ArraySlice<UInt8>, into actions: inout [Action]) throws(ESPHomeProtocolError) {
+    private mutating func handle(type: UInt32, body: ArraySlice<UInt8>, into actions: inout [Action])
+        throws(ESPHomeProtocolError)
+    {
         let message = try ESPHomeClientMessage.decode(type: type, body: body)
         let identity = configuration.identity
         switch (phase, message) {
         case (.awaitingHello, let .hello(info, _, _)):
             clientInfo = String(info.prefix(64))
             phase = configuration.password == nil ? .authenticated : .awaitingConnect
-            try reply(ESPHomeMessageType.helloResponse, ESPHomeServerMessage.helloResponse(identity: identity), into: &actions)
+            try reply(
+                ESPHomeMessageType.helloResponse, ESPHomeServerMessage.helloResponse(identity: identity), into: &actions
+            )
         case (.awaitingHello, _):
             throw .outOfOrder("message type \(type) before Hello")
         case (_, .hello):
             throw .outOfOrder("a second Hello")
         case (_, let .connect(password)):
             let valid = configuration.password.map { constantTimeEqual($0, password) } ?? true
-            try reply(ESPHomeMessageType.connectResponse, ESPHomeServerMessage.connectResponse(invalidPassword: !valid),
-                      into: &actions)
+            try reply(
+                ESPHomeMessageType.connectResponse, ESPHomeServerMessage.connectResponse(invalidPassword: !valid),
+                into: &actions)
             if valid {
                 phase = .authenticated
             } else {
@@ -195,8 +207,9 @@ public struct ESPHomeSession: Sendable {
         case (_, .pingResponse), (_, .getTimeResponse), (_, .unknown):
             break
         case (_, .deviceInfoRequest):
-            try reply(ESPHomeMessageType.deviceInfoResponse, ESPHomeServerMessage.deviceInfoResponse(identity: identity),
-                      into: &actions)
+            try reply(
+                ESPHomeMessageType.deviceInfoResponse, ESPHomeServerMessage.deviceInfoResponse(identity: identity),
+                into: &actions)
         case (_, .disconnectRequest):
             try reply(ESPHomeMessageType.disconnectResponse, [], into: &actions)
             actions.append(.close(reason: nil))
@@ -217,13 +230,15 @@ public struct ESPHomeSession: Sendable {
         case (_, .unsubscribeAdvertisements):
             isSubscribed = false
         case (_, .subscribeConnectionsFree):
-            try reply(ESPHomeMessageType.bluetoothConnectionsFreeResponse, ESPHomeServerMessage.connectionsFree(),
-                      into: &actions)
+            try reply(
+                ESPHomeMessageType.bluetoothConnectionsFreeResponse, ESPHomeServerMessage.connectionsFree(),
+                into: &actions)
         }
     }
 
     private func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         var difference = UInt8(x.count == y.count ? 0 : 1)
         for index in 0..<max(x.count, y.count) {
             difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)

@@ -11,7 +11,9 @@ public struct NetworkAddressRange: Sendable, Equatable, CustomStringConvertible 
         let bits = address.count * 8
         var length = bits
         if parts.count == 2 {
-            guard let value = Int(parts[1]), (0...bits).contains(value), parts[1].allSatisfy(\.isNumber) else { return nil }
+            guard let value = Int(parts[1]), (0...bits).contains(value), parts[1].allSatisfy(\.isNumber) else {
+                return nil
+            }
             length = value
         }
         network = NetworkAddressRange.mask(address, length)
@@ -21,7 +23,8 @@ public struct NetworkAddressRange: Sendable, Equatable, CustomStringConvertible 
     public func contains(_ address: [UInt8]) -> Bool {
         var candidate = address
         if candidate.count == 16, network.count == 4, candidate[0..<10].allSatisfy({ $0 == 0 }),
-           candidate[10] == 0xFF, candidate[11] == 0xFF {
+            candidate[10] == 0xFF, candidate[11] == 0xFF
+        {
             candidate = Array(candidate[12...])
         }
         guard candidate.count == network.count else { return false }
@@ -37,8 +40,10 @@ public struct NetworkAddressRange: Sendable, Equatable, CustomStringConvertible 
         if address[0..<10].allSatisfy({ $0 == 0 }), address[10] == 0xFF, address[11] == 0xFF {
             return "::ffff:" + address[12...].map(String.init).joined(separator: ".")
         }
-        return stride(from: 0, to: 16, by: 2).map { String(UInt16(address[$0]) << 8 | UInt16(address[$0 + 1]), radix: 16) }
-            .joined(separator: ":")
+        return stride(from: 0, to: 16, by: 2).map {
+            String(UInt16(address[$0]) << 8 | UInt16(address[$0 + 1]), radix: 16)
+        }
+        .joined(separator: ":")
     }
 
     private static func mask(_ address: [UInt8], _ length: Int) -> [UInt8] {

@@ -33,7 +33,8 @@ public struct NoiseHandshake: Sendable {
     /// the reply (`e, ee` and an empty encrypted payload) with the transport states (receive, send).
     /// A wrong key shows as the payload's tag failing: `.handshake("Handshake MAC failure")`.
     public mutating func respond(to message: [UInt8]) throws(ESPHomeProtocolError)
-        -> (reply: [UInt8], receive: NoiseCipherState, send: NoiseCipherState) {
+        -> (reply: [UInt8], receive: NoiseCipherState, send: NoiseCipherState)
+    {
         guard message.count >= 48 else {
             throw .handshake("handshake message of \(message.count) bytes (expected at least 48)")
         }
@@ -63,7 +64,8 @@ public struct NoiseHandshake: Sendable {
 
     /// Initiator: reads the responder's reply; returns the transport states (send, receive).
     public mutating func finish(reply: [UInt8]) throws(ESPHomeProtocolError)
-        -> (send: NoiseCipherState, receive: NoiseCipherState) {
+        -> (send: NoiseCipherState, receive: NoiseCipherState)
+    {
         guard reply.count >= 48, let ephemeral else { throw .handshake("unexpected handshake reply") }
         let remote = Array(reply[0..<32])
         mixHash(remote)

@@ -6,6 +6,9 @@ public struct ControlMessage: Sendable, Equatable {
     public var qos: UInt8
     public var retain: Bool
     public init(topic: String, payload: String, qos: UInt8, retain: Bool) {
-        self.topic = topic; self.payload = payload; self.qos = qos; self.retain = retain
+        self.topic = topic
+        self.payload = payload
+        self.qos = qos
+        self.retain = retain
     }
 }

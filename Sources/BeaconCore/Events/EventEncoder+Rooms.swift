@@ -10,18 +10,21 @@ extension EventEncoder {
     public mutating func encode(_ event: RoomEvent, topics: RoomTopics) throws(EventEncoderError) -> [EventEnvelope] {
         var out: [EventEnvelope] = []
         if event.hadRoom, let left = event.from, left != event.room {
-            out.append(try envelope(.room, time: event.time, topic: topics.room(left, beaconID: event.beaconID)) {
-                .object($0 + EventEncoder.roomMembers(event, kind: "exit", room: left))
-            })
+            out.append(
+                try envelope(.room, time: event.time, topic: topics.room(left, beaconID: event.beaconID)) {
+                    .object($0 + EventEncoder.roomMembers(event, kind: "exit", room: left))
+                })
         }
         if let entered = event.room, entered != event.from || !event.hadRoom {
-            out.append(try envelope(.room, time: event.time, topic: topics.room(entered, beaconID: event.beaconID)) {
-                .object($0 + EventEncoder.roomMembers(event, kind: "enter", room: entered))
-            })
+            out.append(
+                try envelope(.room, time: event.time, topic: topics.room(entered, beaconID: event.beaconID)) {
+                    .object($0 + EventEncoder.roomMembers(event, kind: "enter", room: entered))
+                })
         }
-        out.append(try envelope(.room, time: event.time, topic: topics.state(beaconID: event.beaconID)) {
-            .object($0 + EventEncoder.roomMembers(event, kind: "room", room: event.roomName))
-        })
+        out.append(
+            try envelope(.room, time: event.time, topic: topics.state(beaconID: event.beaconID)) {
+                .object($0 + EventEncoder.roomMembers(event, kind: "room", room: event.roomName))
+            })
         return out
     }
 

@@ -38,21 +38,29 @@ public struct EventEncoder: Sendable {
     public mutating func encode(_ event: EngineEvent) throws(EventEncoderError) -> [EventEnvelope] {
         switch event {
         case let .sighting(sighting):
-            var out = [try written(.sighting, time: sighting.time, topic: layout.sighting(beaconID: sighting.beacon.beaconID)) {
-                EventPayload.writeSighting(sighting, head: $0, to: &$1)
-            }]
+            var out = [
+                try written(.sighting, time: sighting.time, topic: layout.sighting(beaconID: sighting.beacon.beaconID))
+                {
+                    EventPayload.writeSighting(sighting, head: $0, to: &$1)
+                }
+            ]
             let espresense = layout.settings.espresense
             if espresense.enabled, sighting.beacon.distance != nil,
-               let topic = layout.espresenseDevice(id: ESPresenseMapping.deviceID(for: sighting.beacon)) {
-                out.append(try envelope(.espresense, time: sighting.time, topic: topic) { _ in
-                    ESPresenseMapping.payload(for: sighting.beacon)
-                })
+                let topic = layout.espresenseDevice(id: ESPresenseMapping.deviceID(for: sighting.beacon))
+            {
+                out.append(
+                    try envelope(.espresense, time: sighting.time, topic: topic) { _ in
+                        ESPresenseMapping.payload(for: sighting.beacon)
+                    })
             }
             return out
         case let .presence(presence):
-            var out = [try written(.presence, time: presence.time, topic: layout.presence(beaconID: presence.beacon.beaconID)) {
-                EventPayload.writePresence(presence, head: $0, to: &$1)
-            }]
+            var out = [
+                try written(.presence, time: presence.time, topic: layout.presence(beaconID: presence.beacon.beaconID))
+                {
+                    EventPayload.writePresence(presence, head: $0, to: &$1)
+                }
+            ]
             if presence.state == .away {
                 // The beacon is gone: a last sighting with RSSI and distance null, so whatever shows the
                 // sighting topic's values (Home Assistant's distance and RSSI sensors) stops showing stale ones.
@@ -60,15 +68,19 @@ public struct EventEncoder: Sendable {
                 gone.rssi = nil
                 gone.smoothedRSSI = nil
                 gone.distance = nil
-                out.append(try written(.sighting, time: presence.time, topic: layout.sighting(beaconID: gone.beaconID)) {
-                    EventPayload.writeSighting(SightingEvent(time: presence.time, beacon: gone), head: $0, to: &$1)
-                })
+                out.append(
+                    try written(.sighting, time: presence.time, topic: layout.sighting(beaconID: gone.beaconID)) {
+                        EventPayload.writeSighting(SightingEvent(time: presence.time, beacon: gone), head: $0, to: &$1)
+                    })
             }
             return out
         case let .region(region):
-            return [try written(.region, time: region.time, topic: layout.region(region.region, beaconID: region.beaconID)) {
-                EventPayload.writeRegion(region, head: $0, to: &$1)
-            }]
+            return [
+                try written(.region, time: region.time, topic: layout.region(region.region, beaconID: region.beaconID))
+                {
+                    EventPayload.writeRegion(region, head: $0, to: &$1)
+                }
+            ]
         }
     }
 
@@ -88,19 +100,24 @@ public struct EventEncoder: Sendable {
     }
 
     /// An envelope whose payload is written into the reused buffer (no `JSONValue` tree, no `String` appends).
-    private mutating func written(_ kind: EventKind, time: Timestamp, topic: String,
-                                  payload: (_ head: EventPayload.Head, _ writer: inout JSONWriter) -> Void) throws(EventEncoderError) -> EventEnvelope {
+    private mutating func written(
+        _ kind: EventKind, time: Timestamp, topic: String,
+        payload: (_ head: EventPayload.Head, _ writer: inout JSONWriter) -> Void
+    ) throws(EventEncoderError) -> EventEnvelope {
         guard let sequence = sequences.take() else { throw .sequencesExhausted }
         let id = EventEnvelope.eventID(gatewayID: gatewayID, sequence: sequence)
         writer.reset()
         payload(EventPayload.Head(id: id, gatewayID: gatewayID, sequence: sequence, kind: kind, time: time), &writer)
         let policy = layout.settings.policy(for: kind)
-        return EventEnvelope(id: id, gatewayID: gatewayID, sequence: sequence, captureTime: time, kind: kind,
-                             topic: topic, qos: policy.qos, retain: policy.retain, payload: writer.text)
+        return EventEnvelope(
+            id: id, gatewayID: gatewayID, sequence: sequence, captureTime: time, kind: kind,
+            topic: topic, qos: policy.qos, retain: policy.retain, payload: writer.text)
     }
 
-    mutating func envelope(_ kind: EventKind, time: Timestamp, topic: String,
-                                   payload: (_ head: [(String, JSONValue)]) -> JSONValue) throws(EventEncoderError) -> EventEnvelope {
+    mutating func envelope(
+        _ kind: EventKind, time: Timestamp, topic: String,
+        payload: (_ head: [(String, JSONValue)]) -> JSONValue
+    ) throws(EventEncoderError) -> EventEnvelope {
         guard let sequence = sequences.take() else { throw .sequencesExhausted }
         let id = EventEnvelope.eventID(gatewayID: gatewayID, sequence: sequence)
         let head: [(String, JSONValue)] = [
@@ -108,8 +125,9 @@ public struct EventEncoder: Sendable {
             ("seq", .int(Int64(clamping: sequence))), ("kind", .string(kind.rawValue)), ("time", .double(time)),
         ]
         let policy = layout.settings.policy(for: kind)
-        return EventEnvelope(id: id, gatewayID: gatewayID, sequence: sequence, captureTime: time, kind: kind,
-                             topic: topic, qos: policy.qos, retain: policy.retain, payload: payload(head).serialized)
+        return EventEnvelope(
+            id: id, gatewayID: gatewayID, sequence: sequence, captureTime: time, kind: kind,
+            topic: topic, qos: policy.qos, retain: policy.retain, payload: payload(head).serialized)
     }
 }
 

@@ -22,8 +22,10 @@ public struct EventEnvelope: Sendable, Equatable {
     /// JSON text (UTF-8).
     public var payload: String
 
-    public init(id: String, gatewayID: String, sequence: UInt64, captureTime: Timestamp, kind: EventKind,
-                topic: String, qos: UInt8, retain: Bool, payload: String) {
+    public init(
+        id: String, gatewayID: String, sequence: UInt64, captureTime: Timestamp, kind: EventKind,
+        topic: String, qos: UInt8, retain: Bool, payload: String
+    ) {
         self.id = id
         self.gatewayID = gatewayID
         self.sequence = sequence

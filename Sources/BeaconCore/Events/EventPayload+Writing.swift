@@ -21,17 +21,25 @@ extension EventPayload {
 
         /// The same members as a `JSONValue` head (for the tree-building payload functions).
         public var members: [(String, JSONValue)] {
-            [("schema", .string(EventEnvelope.schemaVersion)), ("id", .string(id)), ("gateway", .string(gatewayID)),
-             ("seq", .int(Int64(clamping: sequence))), ("kind", .string(kind.rawValue)), ("time", .double(time))]
+            [
+                ("schema", .string(EventEnvelope.schemaVersion)), ("id", .string(id)), ("gateway", .string(gatewayID)),
+                ("seq", .int(Int64(clamping: sequence))), ("kind", .string(kind.rawValue)), ("time", .double(time)),
+            ]
         }
 
         func write(to writer: inout JSONWriter) {
-            writer.key("schema"); writer.string(EventEnvelope.schemaVersion)
-            writer.key("id"); writer.string(id)
-            writer.key("gateway"); writer.string(gatewayID)
-            writer.key("seq"); writer.int(Int64(clamping: sequence))
-            writer.key("kind"); writer.string(kind.rawValue)
-            writer.key("time"); writer.double(time)
+            writer.key("schema")
+            writer.string(EventEnvelope.schemaVersion)
+            writer.key("id")
+            writer.string(id)
+            writer.key("gateway")
+            writer.string(gatewayID)
+            writer.key("seq")
+            writer.int(Int64(clamping: sequence))
+            writer.key("kind")
+            writer.string(kind.rawValue)
+            writer.key("time")
+            writer.double(time)
         }
     }
 
@@ -45,7 +53,8 @@ extension EventPayload {
     public static func writePresence(_ event: PresenceEvent, head: Head, to writer: inout JSONWriter) {
         writer.beginObject()
         head.write(to: &writer)
-        writer.key("state"); writer.string(event.state.rawValue)
+        writer.key("state")
+        writer.string(event.state.rawValue)
         writeBeaconMembers(event.beacon, to: &writer)
         writer.endObject()
     }
@@ -53,10 +62,14 @@ extension EventPayload {
     public static func writeRegion(_ event: RegionEvent, head: Head, to writer: inout JSONWriter) {
         writer.beginObject()
         head.write(to: &writer)
-        writer.key("event"); writer.string(event.kind.rawValue)
-        writer.key("region"); writer.string(event.region)
-        writer.key("beacon_id"); writer.string(event.beaconID)
-        writer.key("state"); writer.string(event.state.rawValue)
+        writer.key("event")
+        writer.string(event.kind.rawValue)
+        writer.key("region")
+        writer.string(event.region)
+        writer.key("beacon_id")
+        writer.string(event.beaconID)
+        writer.key("state")
+        writer.string(event.state.rawValue)
         writer.key("since")
         if let since = event.since { writer.double(since) } else { writer.null() }
         writer.key("beacon")
@@ -72,8 +85,10 @@ extension EventPayload {
 
     /// The members of `beaconMembers(_:)`, in its order and with its rounding.
     static func writeBeaconMembers(_ beacon: BeaconSnapshot, to writer: inout JSONWriter) {
-        writer.key("beacon_id"); writer.string(beacon.beaconID)
-        writer.key("format"); writer.string(beacon.format)
+        writer.key("beacon_id")
+        writer.string(beacon.beaconID)
+        writer.key("format")
+        writer.string(beacon.format)
         writer.key("identifiers")
         writer.beginArray()
         for identifier in beacon.identifiers {
@@ -81,7 +96,8 @@ extension EventPayload {
             writer.string(identifier)
         }
         writer.endArray()
-        writer.key("mac"); writer.string(beacon.address.description)
+        writer.key("mac")
+        writer.string(beacon.address.description)
         writer.key("name")
         if let name = beacon.name { writer.string(name) } else { writer.null() }
         writer.key("rssi")
@@ -92,8 +108,10 @@ extension EventPayload {
         if let distance = beacon.distance { writer.double(rounded(distance, places: 2)) } else { writer.null() }
         writer.key("measured_power")
         if let power = beacon.measuredPower { writer.int(Int64(power)) } else { writer.null() }
-        writer.key("report_rate"); writer.double(rounded(beacon.reportRate, places: 2))
-        writer.key("last_seen"); writer.double(beacon.lastSeen)
+        writer.key("report_rate")
+        writer.double(rounded(beacon.reportRate, places: 2))
+        writer.key("last_seen")
+        writer.double(beacon.lastSeen)
         writer.key("fields")
         writer.beginObject()
         if !beacon.fields.isEmpty {

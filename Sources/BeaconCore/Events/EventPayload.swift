@@ -14,23 +14,25 @@ public enum EventPayload {
     /// `region`: the common head, `event` (`enter` / `exit` / `state`), `region`, `beacon_id`, `state`
     /// (`inside` / `outside` / `unknown`), `since`, and `beacon` (the beacon block or null).
     public static func region(_ event: RegionEvent, head: [(String, JSONValue)]) -> JSONValue {
-        .object(head + [
-            ("event", .string(event.kind.rawValue)),
-            ("region", .string(event.region)),
-            ("beacon_id", .string(event.beaconID)),
-            ("state", .string(event.state.rawValue)),
-            ("since", event.since.map { .double($0) } ?? .null),
-            ("beacon", event.beacon.map { .object(beaconMembers($0)) } ?? .null),
-        ])
+        .object(
+            head + [
+                ("event", .string(event.kind.rawValue)),
+                ("region", .string(event.region)),
+                ("beacon_id", .string(event.beaconID)),
+                ("state", .string(event.state.rawValue)),
+                ("since", event.since.map { .double($0) } ?? .null),
+                ("beacon", event.beacon.map { .object(beaconMembers($0)) } ?? .null),
+            ])
     }
 
     /// `telemetry`: the common head, `status`, `uptime_s`, `counters`.
     public static func telemetry(_ telemetry: GatewayTelemetry, head: [(String, JSONValue)]) -> JSONValue {
-        .object(head + [
-            ("status", .string(telemetry.status)),
-            ("uptime_s", .double(rounded(telemetry.uptime, places: 3))),
-            ("counters", .object(telemetry.counters.map { ($0.0, .int($0.1)) })),
-        ])
+        .object(
+            head + [
+                ("status", .string(telemetry.status)),
+                ("uptime_s", .double(rounded(telemetry.uptime, places: 3))),
+                ("counters", .object(telemetry.counters.map { ($0.0, .int($0.1)) })),
+            ])
     }
 
     /// The beacon block shared by sighting, presence and region payloads. Distance is rounded to the

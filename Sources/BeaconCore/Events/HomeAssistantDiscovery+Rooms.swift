@@ -5,34 +5,46 @@ extension HomeAssistantDiscovery {
     /// (`beaconbridge_rooms`), not a gateway, so whichever gateway leads announces the same configs; they are
     /// available while any gateway of `gateways` is online.
     public func roomMessages(beacons: [Beacon], topics: RoomTopics, gateways: [String]) -> [ControlMessage] {
-        let availability: JSONValue = .array(gateways.sorted().map { gateway in
-            .object([
-                ("topic", .string(TopicLayout(settings: layout.settings, gatewayID: gateway).availability)),
-                ("payload_available", .string("online")),
-                ("payload_not_available", .string("offline")),
-            ])
-        })
+        let availability: JSONValue = .array(
+            gateways.sorted().map { gateway in
+                .object([
+                    ("topic", .string(TopicLayout(settings: layout.settings, gatewayID: gateway).availability)),
+                    ("payload_available", .string("online")),
+                    ("payload_not_available", .string("offline")),
+                ])
+            })
         var out: [ControlMessage] = []
         for beacon in beacons {
             let state = topics.state(beaconID: beacon.id)
             let object = TopicLayout.slug(beacon.id)
-            out.append(roomMessage("sensor", object: object + "_room", availability: availability, [
-                ("name", .string("Room")),
-                ("unique_id", .string(HomeAssistantDiscovery.roomsNodeID + "_" + object + "_room")),
-                ("state_topic", .string(state)),
-                ("value_template", .string("{{ value_json.room }}")),
-                ("icon", .string("mdi:floor-plan")),
-                ("json_attributes_topic", .string(state)),
-                ("json_attributes_template", .string("{{ {'since': value_json.since, 'from': value_json.from, 'decision': value_json.decision, 'leader': value_json.gateway} | tojson }}")),
-            ], device: beaconDevice(beacon)))
-            out.append(roomMessage("device_tracker", object: object + "_room_tracker", availability: availability, [
-                ("name", .string("Room tracker")),
-                ("unique_id", .string(HomeAssistantDiscovery.roomsNodeID + "_" + object + "_room_tracker")),
-                ("state_topic", .string(state)),
-                ("value_template", .string("{{ value_json.room }}")),
-                ("payload_not_home", .string(RoomEvent.notHome)),
-                ("source_type", .string("bluetooth_le")),
-            ], device: beaconDevice(beacon)))
+            out.append(
+                roomMessage(
+                    "sensor", object: object + "_room", availability: availability,
+                    [
+                        ("name", .string("Room")),
+                        ("unique_id", .string(HomeAssistantDiscovery.roomsNodeID + "_" + object + "_room")),
+                        ("state_topic", .string(state)),
+                        ("value_template", .string("{{ value_json.room }}")),
+                        ("icon", .string("mdi:floor-plan")),
+                        ("json_attributes_topic", .string(state)),
+                        (
+                            "json_attributes_template",
+                            .string(
+                                "{{ {'since': value_json.since, 'from': value_json.from, 'decision': value_json.decision, 'leader': value_json.gateway} | tojson }}"
+                            )
+                        ),
+                    ], device: beaconDevice(beacon)))
+            out.append(
+                roomMessage(
+                    "device_tracker", object: object + "_room_tracker", availability: availability,
+                    [
+                        ("name", .string("Room tracker")),
+                        ("unique_id", .string(HomeAssistantDiscovery.roomsNodeID + "_" + object + "_room_tracker")),
+                        ("state_topic", .string(state)),
+                        ("value_template", .string("{{ value_json.room }}")),
+                        ("payload_not_home", .string(RoomEvent.notHome)),
+                        ("source_type", .string("bluetooth_le")),
+                    ], device: beaconDevice(beacon)))
         }
         return out
     }
@@ -40,8 +52,10 @@ extension HomeAssistantDiscovery {
     /// The node id of the site's room entities.
     public static let roomsNodeID = "beaconbridge_rooms"
 
-    private func roomMessage(_ component: String, object: String, availability: JSONValue, _ members: [(String, JSONValue)],
-                             device: JSONValue) -> ControlMessage {
+    private func roomMessage(
+        _ component: String, object: String, availability: JSONValue, _ members: [(String, JSONValue)],
+        device: JSONValue
+    ) -> ControlMessage {
         let common: [(String, JSONValue)] = [
             ("availability", availability),
             ("availability_mode", .string("any")),
@@ -49,8 +63,10 @@ extension HomeAssistantDiscovery {
             ("device", device),
             ("origin", .object([("name", .string("BeaconBridge")), ("sw_version", .string(softwareVersion))])),
         ]
-        let topic = layout.settings.homeAssistant.discoveryPrefix + "/" + component + "/" + HomeAssistantDiscovery.roomsNodeID
+        let topic =
+            layout.settings.homeAssistant.discoveryPrefix + "/" + component + "/" + HomeAssistantDiscovery.roomsNodeID
             + "/" + object + "/config"
-        return ControlMessage(topic: topic, payload: JSONValue.object(members + common).serialized, qos: 1, retain: true)
+        return ControlMessage(
+            topic: topic, payload: JSONValue.object(members + common).serialized, qos: 1, retain: true)
     }
 }

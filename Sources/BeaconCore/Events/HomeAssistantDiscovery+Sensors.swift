@@ -10,8 +10,10 @@
 extension HomeAssistantDiscovery {
     /// Event types per event field, for the device triggers.
     static let eventTypes: [String: [String]] = [
-        "button": ["press", "double_press", "triple_press", "long_press", "long_double_press", "long_triple_press",
-                   "hold_press", "hold_release"],
+        "button": [
+            "press", "double_press", "triple_press", "long_press", "long_double_press", "long_triple_press",
+            "hold_press", "hold_release",
+        ],
         "dimmer": ["rotate_left", "rotate_right"],
         "command": ["off", "on", "toggle", "step_up", "step_down"],
     ]
@@ -50,15 +52,18 @@ extension HomeAssistantDiscovery {
             case .event:
                 let base = field.name
                 for type in Self.eventTypes[base] ?? [] {
-                    out.append(sensorMessage("device_automation", object: object + "_" + type, [
-                        ("automation_type", .string("trigger")),
-                        ("topic", .string(topic)),
-                        ("type", .string(type)),
-                        ("subtype", .string(name)),
-                        // Most sightings carry no event: `get` renders nothing for them, without a template warning.
-                        ("value_template", .string("{{ value_json.fields.get('\(name)', '') }}")),
-                        ("payload", .string(type)),
-                    ], beacon: beacon, entity: false))
+                    out.append(
+                        sensorMessage(
+                            "device_automation", object: object + "_" + type,
+                            [
+                                ("automation_type", .string("trigger")),
+                                ("topic", .string(topic)),
+                                ("type", .string(type)),
+                                ("subtype", .string(name)),
+                                // Most sightings carry no event: `get` renders nothing for them, without a template warning.
+                                ("value_template", .string("{{ value_json.fields.get('\(name)', '') }}")),
+                                ("payload", .string(type)),
+                            ], beacon: beacon, entity: false))
                 }
             case .info:
                 continue
@@ -72,24 +77,34 @@ extension HomeAssistantDiscovery {
     static func fieldLabel(_ name: String, field: BeaconFormat.Field) -> String {
         var words = field.name.split(separator: "_").map(String.init)
         if field.unit != nil, words.count > 1 { words.removeLast() }
-        let suffix = name.hasPrefix(field.name) ? name.dropFirst(field.name.count).split(separator: "_").map(String.init) : []
+        let suffix =
+            name.hasPrefix(field.name) ? name.dropFirst(field.name.count).split(separator: "_").map(String.init) : []
         return (words + suffix).joined(separator: " ")
     }
 
-    private func sensorMessage(_ component: String, object: String, _ members: [(String, JSONValue)],
-                               beacon: Beacon, entity: Bool = true) -> ControlMessage {
+    private func sensorMessage(
+        _ component: String, object: String, _ members: [(String, JSONValue)],
+        beacon: Beacon, entity: Bool = true
+    ) -> ControlMessage {
         var all = members
         if entity {
-            all.append(("availability", .array([.object([
-                ("topic", .string(layout.availability)),
-                ("payload_available", .string("online")),
-                ("payload_not_available", .string("offline")),
-            ])])))
+            all.append(
+                (
+                    "availability",
+                    .array([
+                        .object([
+                            ("topic", .string(layout.availability)),
+                            ("payload_available", .string("online")),
+                            ("payload_not_available", .string("offline")),
+                        ])
+                    ])
+                ))
             all.append(("qos", .int(1)))
         }
         all.append(("device", beaconDevice(beacon)))
         all.append(("origin", .object([("name", .string("BeaconBridge")), ("sw_version", .string(softwareVersion))])))
-        return ControlMessage(topic: layout.discoveryConfig(component: component, objectID: object),
-                              payload: JSONValue.object(all).serialized, qos: 1, retain: true)
+        return ControlMessage(
+            topic: layout.discoveryConfig(component: component, objectID: object),
+            payload: JSONValue.object(all).serialized, qos: 1, retain: true)
     }
 }

@@ -14,14 +14,20 @@ public struct HomeAssistantDiscovery: Sendable {
     public struct Beacon: Sendable, Equatable {
         public var id: String
         public var name: String
-        public init(id: String, name: String) { self.id = id; self.name = name }
+        public init(id: String, name: String) {
+            self.id = id
+            self.name = name
+        }
     }
 
     /// One region: its name (the topic level and entity id part) and what it selects.
     public struct Region: Sendable, Equatable {
         public var name: String
         public var match: RegionMatch
-        public init(name: String, match: RegionMatch = RegionMatch()) { self.name = name; self.match = match }
+        public init(name: String, match: RegionMatch = RegionMatch()) {
+            self.name = name
+            self.match = match
+        }
         public init(_ rule: RegionRule) { self.init(name: rule.name, match: rule.match) }
 
         /// The region's name for people: `front_door` -> `Front door`.
@@ -56,10 +62,14 @@ public struct HomeAssistantDiscovery: Sendable {
         var out = [gatewayBacklogSensor()]
         for beacon in beacons {
             out.append(deviceTracker(beacon))
-            out.append(sensor(beacon, quantity: "distance", name: "distance", deviceClass: "distance", unit: "m",
-                              diagnostic: false))
-            out.append(sensor(beacon, quantity: "rssi", name: "RSSI", deviceClass: "signal_strength", unit: "dBm",
-                              diagnostic: true))
+            out.append(
+                sensor(
+                    beacon, quantity: "distance", name: "distance", deviceClass: "distance", unit: "m",
+                    diagnostic: false))
+            out.append(
+                sensor(
+                    beacon, quantity: "rssi", name: "RSSI", deviceClass: "signal_strength", unit: "dBm",
+                    diagnostic: true))
             out.append(presenceSensor(beacon))
             for region in regions where region.match.canSelect(beaconID: beacon.id) {
                 out.append(regionSensor(beacon, region: region))
@@ -77,23 +87,27 @@ public struct HomeAssistantDiscovery: Sendable {
     /// which would freeze at the last presence change next to the live distance sensor).
     func deviceTracker(_ beacon: Beacon) -> ControlMessage {
         let topic = layout.presence(beaconID: beacon.id)
-        return message("device_tracker", object: objectID(beacon, "tracker"), [
-            ("name", .string(gatewayName)),
-            ("unique_id", .string(uniqueID(beacon, "tracker"))),
-            ("state_topic", .string(topic)),
-            ("value_template", .string(HomeAssistantDiscovery.stateTemplate(["seen", "away"]))),
-            ("payload_home", .string("seen")),
-            ("payload_not_home", .string("away")),
-            ("source_type", .string("bluetooth_le")),
-            ("json_attributes_topic", .string(topic)),
-            ("json_attributes_template", .string(HomeAssistantDiscovery.identityAttributesTemplate)),
-        ], device: beaconDevice(beacon))
+        return message(
+            "device_tracker", object: objectID(beacon, "tracker"),
+            [
+                ("name", .string(gatewayName)),
+                ("unique_id", .string(uniqueID(beacon, "tracker"))),
+                ("state_topic", .string(topic)),
+                ("value_template", .string(HomeAssistantDiscovery.stateTemplate(["seen", "away"]))),
+                ("payload_home", .string("seen")),
+                ("payload_not_home", .string("away")),
+                ("source_type", .string("bluetooth_le")),
+                ("json_attributes_topic", .string(topic)),
+                ("json_attributes_template", .string(HomeAssistantDiscovery.identityAttributesTemplate)),
+            ], device: beaconDevice(beacon))
     }
 
     /// Distance and RSSI come from the sighting topic; the gateway publishes a sighting with both null when
     /// the beacon turns away (the sensor shows unknown), and `expire_after` covers a lost message.
-    func sensor(_ beacon: Beacon, quantity: String, name: String, deviceClass: String, unit: String,
-                diagnostic: Bool) -> ControlMessage {
+    func sensor(
+        _ beacon: Beacon, quantity: String, name: String, deviceClass: String, unit: String,
+        diagnostic: Bool
+    ) -> ControlMessage {
         var members: [(String, JSONValue)] = [
             ("name", .string(gatewayName + " " + name)),
             ("unique_id", .string(uniqueID(beacon, quantity))),
@@ -109,42 +123,48 @@ public struct HomeAssistantDiscovery: Sendable {
     }
 
     func presenceSensor(_ beacon: Beacon) -> ControlMessage {
-        message("binary_sensor", object: objectID(beacon, "presence"), [
-            ("name", .string(gatewayName + " presence")),
-            ("unique_id", .string(uniqueID(beacon, "presence"))),
-            ("state_topic", .string(layout.presence(beaconID: beacon.id))),
-            ("value_template", .string(HomeAssistantDiscovery.stateTemplate(["seen", "away"]))),
-            ("payload_on", .string("seen")),
-            ("payload_off", .string("away")),
-            ("device_class", .string("presence")),
-        ], device: beaconDevice(beacon))
+        message(
+            "binary_sensor", object: objectID(beacon, "presence"),
+            [
+                ("name", .string(gatewayName + " presence")),
+                ("unique_id", .string(uniqueID(beacon, "presence"))),
+                ("state_topic", .string(layout.presence(beaconID: beacon.id))),
+                ("value_template", .string(HomeAssistantDiscovery.stateTemplate(["seen", "away"]))),
+                ("payload_on", .string("seen")),
+                ("payload_off", .string("away")),
+                ("device_class", .string("presence")),
+            ], device: beaconDevice(beacon))
     }
 
     /// `inside` on, `outside` off, `unknown` (a region state snapshot before any decision) unknown.
     func regionSensor(_ beacon: Beacon, region: Region) -> ControlMessage {
         let suffix = "region_" + TopicLayout.slug(region.name)
-        return message("binary_sensor", object: objectID(beacon, suffix), [
-            ("name", .string(gatewayName + " " + region.title)),
-            ("unique_id", .string(uniqueID(beacon, suffix))),
-            ("state_topic", .string(layout.region(region.name, beaconID: beacon.id))),
-            ("value_template", .string(HomeAssistantDiscovery.stateTemplate(["inside", "outside"]))),
-            ("payload_on", .string("inside")),
-            ("payload_off", .string("outside")),
-            ("device_class", .string("presence")),
-        ], device: beaconDevice(beacon))
+        return message(
+            "binary_sensor", object: objectID(beacon, suffix),
+            [
+                ("name", .string(gatewayName + " " + region.title)),
+                ("unique_id", .string(uniqueID(beacon, suffix))),
+                ("state_topic", .string(layout.region(region.name, beaconID: beacon.id))),
+                ("value_template", .string(HomeAssistantDiscovery.stateTemplate(["inside", "outside"]))),
+                ("payload_on", .string("inside")),
+                ("payload_off", .string("outside")),
+                ("device_class", .string("presence")),
+            ], device: beaconDevice(beacon))
     }
 
     func gatewayBacklogSensor() -> ControlMessage {
-        message("sensor", object: "outbox_rows", [
-            ("name", .string("Outbox backlog")),
-            ("unique_id", .string(gatewayDeviceID + "_outbox_rows")),
-            ("state_topic", .string(layout.telemetry)),
-            ("value_template", .string("{{ value_json.counters.outbox_rows }}")),
-            ("unit_of_measurement", .string("events")),
-            ("icon", .string("mdi:tray-full")),
-            ("state_class", .string("measurement")),
-            ("entity_category", .string("diagnostic")),
-        ], device: gatewayDevice())
+        message(
+            "sensor", object: "outbox_rows",
+            [
+                ("name", .string("Outbox backlog")),
+                ("unique_id", .string(gatewayDeviceID + "_outbox_rows")),
+                ("state_topic", .string(layout.telemetry)),
+                ("value_template", .string("{{ value_json.counters.outbox_rows }}")),
+                ("unit_of_measurement", .string("events")),
+                ("icon", .string("mdi:tray-full")),
+                ("state_class", .string("measurement")),
+                ("entity_category", .string("diagnostic")),
+            ], device: gatewayDevice())
     }
 
     func gatewayDevice() -> JSONValue {
@@ -174,22 +194,33 @@ public struct HomeAssistantDiscovery: Sendable {
         gatewayDeviceID + "_" + TopicLayout.slug(beacon.id) + "_" + suffix
     }
 
-    private func message(_ component: String, object: String, _ members: [(String, JSONValue)],
-                         device: JSONValue) -> ControlMessage {
+    private func message(
+        _ component: String, object: String, _ members: [(String, JSONValue)],
+        device: JSONValue
+    ) -> ControlMessage {
         let common: [(String, JSONValue)] = [
-            ("availability", .array([.object([
-                ("topic", .string(layout.availability)),
-                ("payload_available", .string("online")),
-                ("payload_not_available", .string("offline")),
-            ])])),
+            (
+                "availability",
+                .array([
+                    .object([
+                        ("topic", .string(layout.availability)),
+                        ("payload_available", .string("online")),
+                        ("payload_not_available", .string("offline")),
+                    ])
+                ])
+            ),
             ("qos", .int(1)),
             ("device", device),
-            ("origin", .object([
-                ("name", .string("BeaconBridge")),
-                ("sw_version", .string(softwareVersion)),
-            ])),
+            (
+                "origin",
+                .object([
+                    ("name", .string("BeaconBridge")),
+                    ("sw_version", .string(softwareVersion)),
+                ])
+            ),
         ]
-        return ControlMessage(topic: layout.discoveryConfig(component: component, objectID: object),
-                              payload: JSONValue.object(members + common).serialized, qos: 1, retain: true)
+        return ControlMessage(
+            topic: layout.discoveryConfig(component: component, objectID: object),
+            payload: JSONValue.object(members + common).serialized, qos: 1, retain: true)
     }
 }

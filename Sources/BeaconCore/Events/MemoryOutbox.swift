@@ -80,7 +80,8 @@ public actor MemoryOutbox: EventOutbox {
     }
 
     private func enforceBounds() {
-        while let reason = OutboxEviction.overflow(rows: rows.count, bytes: bytes, maxRows: maxRows, maxBytes: maxBytes) {
+        while let reason = OutboxEviction.overflow(rows: rows.count, bytes: bytes, maxRows: maxRows, maxBytes: maxBytes)
+        {
             let index = rows.firstIndex(where: { $0.kind.expires }) ?? 0
             bytes -= rows[index].payloadSize
             rows.remove(at: index)
@@ -89,7 +90,8 @@ public actor MemoryOutbox: EventOutbox {
     }
 
     private func firstIndex(above sequence: UInt64) -> Int {
-        var low = 0, high = rows.count
+        var low = 0
+        var high = rows.count
         while low < high {
             let mid = (low + high) / 2
             if rows[mid].sequence <= sequence { low = mid + 1 } else { high = mid }

@@ -18,6 +18,9 @@ public struct OutboxStats: Sendable, Equatable {
     /// Rows in the dead-letter table.
     public var deadLetters: Int
     public init(rows: Int = 0, bytes: Int = 0, dropped: [OutboxDropReason: Int] = [:], deadLetters: Int = 0) {
-        self.rows = rows; self.bytes = bytes; self.dropped = dropped; self.deadLetters = deadLetters
+        self.rows = rows
+        self.bytes = bytes
+        self.dropped = dropped
+        self.deadLetters = deadLetters
     }
 }

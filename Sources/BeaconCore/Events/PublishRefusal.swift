@@ -34,16 +34,18 @@ public struct PublishRefusal: Sendable, Equatable, CustomStringConvertible {
     public static func broker(reasonCode: Int) -> PublishRefusal? {
         guard reasonCode >= 0x80 else { return nil }
         let transient: Set<Int> = [0x91, 0x97]
-        return PublishRefusal(source: .broker, code: reasonCode,
-                              reason: "broker refused: \(reasonName(reasonCode)) (0x\(String(reasonCode, radix: 16)))",
-                              permanent: !transient.contains(reasonCode))
+        return PublishRefusal(
+            source: .broker, code: reasonCode,
+            reason: "broker refused: \(reasonName(reasonCode)) (0x\(String(reasonCode, radix: 16)))",
+            permanent: !transient.contains(reasonCode))
     }
 
     /// The broker closed the connection right after the message was sent, `attempts` times in a row.
     public static func connectionDropped(attempts: Int) -> PublishRefusal {
-        PublishRefusal(source: .connection, code: 0,
-                       reason: "broker closed the connection right after this message, \(attempts) times in a row",
-                       permanent: false)
+        PublishRefusal(
+            source: .connection, code: 0,
+            reason: "broker closed the connection right after this message, \(attempts) times in a row",
+            permanent: false)
     }
 
     /// The names MQTT 5.0 gives the PUBACK/PUBREC failure codes.

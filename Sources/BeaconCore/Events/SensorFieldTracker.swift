@@ -33,7 +33,8 @@ public struct SensorFieldTracker: Sendable, Equatable {
     /// discovery configs must be published again).
     public mutating func note(_ beacon: BeaconSnapshot) -> Bool {
         guard !beacon.fields.isEmpty, names[beacon.beaconID] != nil,
-              let format = FormatRegistry.format(named: beacon.format) else { return false }
+            let format = FormatRegistry.format(named: beacon.format)
+        else { return false }
         var entry = seen[beacon.beaconID] ?? Entry(format: format.name, fields: [])
         if entry.format != format.name { entry = Entry(format: format.name, fields: []) }
         var grew = false
@@ -53,8 +54,9 @@ public struct SensorFieldTracker: Sendable, Equatable {
         for id in seen.keys.sorted() {
             guard let entry = seen[id], let name = names[id], let format = FormatRegistry.format(named: entry.format)
             else { continue }
-            out += discovery.sensorMessages(HomeAssistantDiscovery.Beacon(id: id, name: name), format: format,
-                                            fields: Array(entry.fields))
+            out += discovery.sensorMessages(
+                HomeAssistantDiscovery.Beacon(id: id, name: name), format: format,
+                fields: Array(entry.fields))
         }
         return out
     }

@@ -71,7 +71,8 @@ public struct TopicLayout: Sendable, Equatable {
         var lastWasUnderscore = false
         for scalar in text.unicodeScalars {
             let value = scalar.value
-            let isAlnum = (0x30...0x39).contains(value) || (0x61...0x7A).contains(value) || (0x41...0x5A).contains(value)
+            let isAlnum =
+                (0x30...0x39).contains(value) || (0x61...0x7A).contains(value) || (0x41...0x5A).contains(value)
             if isAlnum {
                 out.unicodeScalars.append(Unicode.Scalar(UInt8(value >= 0x41 && value <= 0x5A ? value + 0x20 : value)))
                 lastWasUnderscore = false

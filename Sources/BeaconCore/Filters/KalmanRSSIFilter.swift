@@ -15,13 +15,16 @@ public struct KalmanRSSIFilter: Sendable, Equatable {
     /// Adds one report; returns the new estimate.
     @discardableResult
     public mutating func add(_ rssi: Double) -> Double {
-        Self.step(&estimate, covariance: &covariance, rssi: rssi, processNoise: processNoise,
-                  measurementNoise: measurementNoise)
+        Self.step(
+            &estimate, covariance: &covariance, rssi: rssi, processNoise: processNoise,
+            measurementNoise: measurementNoise)
     }
 
     /// One predict/update step on a bare state (shared with `RSSIFilter`).
-    static func step(_ estimate: inout Double?, covariance: inout Double, rssi: Double, processNoise: Double,
-                     measurementNoise: Double) -> Double {
+    static func step(
+        _ estimate: inout Double?, covariance: inout Double, rssi: Double, processNoise: Double,
+        measurementNoise: Double
+    ) -> Double {
         guard let previous = estimate else {
             estimate = rssi
             covariance = measurementNoise
@@ -35,5 +38,8 @@ public struct KalmanRSSIFilter: Sendable, Equatable {
         return next
     }
 
-    public mutating func reset() { estimate = nil; covariance = 0 }
+    public mutating func reset() {
+        estimate = nil
+        covariance = 0
+    }
 }

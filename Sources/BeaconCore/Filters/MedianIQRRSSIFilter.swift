@@ -22,10 +22,13 @@ public struct MedianIQRRSSIFilter: Sendable {
     }
 
     static func fencedMean(_ sorted: UnsafeMutableBufferPointer<Int8>, k: Double) -> Double {
-        let q1 = quantile(sorted, 0.25), q3 = quantile(sorted, 0.75)
+        let q1 = quantile(sorted, 0.25)
+        let q3 = quantile(sorted, 0.75)
         let spread = q3 - q1
-        let low = q1 - k * spread, high = q3 + k * spread
-        var sum = 0.0, kept = 0
+        let low = q1 - k * spread
+        let high = q3 + k * spread
+        var sum = 0.0
+        var kept = 0
         for value in sorted where Double(value) >= low && Double(value) <= high {
             sum += Double(value)
             kept += 1

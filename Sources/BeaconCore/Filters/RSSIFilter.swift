@@ -20,13 +20,14 @@ public enum RSSIFilter: Sendable {
         case let .kalman(estimate, covariance):
             var state: Double? = estimate.isNaN ? nil : estimate
             var variance = covariance
-            let value = KalmanRSSIFilter.step(&state, covariance: &variance, rssi: Double(rssi),
-                                              processNoise: settings.processNoise,
-                                              measurementNoise: settings.measurementNoise)
+            let value = KalmanRSSIFilter.step(
+                &state, covariance: &variance, rssi: Double(rssi),
+                processNoise: settings.processNoise,
+                measurementNoise: settings.measurementNoise)
             self = .kalman(estimate: value, covariance: variance)
             return value
         case var .window(ring):
-            self = .kalman(estimate: .nan, covariance: 0) // drop this reference so `ring` is uniquely owned
+            self = .kalman(estimate: .nan, covariance: 0)  // drop this reference so `ring` is uniquely owned
             ring.append(rssi: rssi, at: time)
             ring.removeOlder(than: time - settings.window)
             let value: Double

@@ -21,7 +21,10 @@ public struct RSSISampleRing: Sendable {
     /// Appends a sample; drops the oldest when full. `time` must not go backwards (the tracker clamps).
     public mutating func append(rssi: Int, at time: Timestamp) {
         if storage.isEmpty { storage.reserveCapacity(Int(limit)) }
-        if stored == 0 { base = time; head = 0 }
+        if stored == 0 {
+            base = time
+            head = 0
+        }
         var ticks = Self.ticks(time - base)
         if ticks > Self.maxTicks {
             rebase()
@@ -48,7 +51,10 @@ public struct RSSISampleRing: Sendable {
         }
     }
 
-    public mutating func removeAll() { stored = 0; head = 0 }
+    public mutating func removeAll() {
+        stored = 0
+        head = 0
+    }
 
     /// The RSSI of the `index`-th oldest sample.
     public func rssi(at index: Int) -> Int {
@@ -83,7 +89,8 @@ public struct RSSISampleRing: Sendable {
     /// A counting sort over the values' range: O(samples + range), no comparisons.
     public func withSortedRSSI<R>(_ body: (UnsafeMutableBufferPointer<Int8>) -> R) -> R {
         let count = Int(stored)
-        var low = Int.max, high = Int.min
+        var low = Int.max
+        var high = Int.min
         for index in 0..<count {
             let value = rssi(at: index)
             low = min(low, value)

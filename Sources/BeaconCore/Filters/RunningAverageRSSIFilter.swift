@@ -22,7 +22,8 @@ public struct RunningAverageRSSIFilter: Sendable {
 
     static func trimmedMean(_ sorted: UnsafeMutableBufferPointer<Int8>) -> Double {
         let size = sorted.count
-        var start = 0, end = size - 1
+        var start = 0
+        var end = size - 1
         if size > 2 {
             start = size / 10 + 1
             end = size - size / 10 - 2

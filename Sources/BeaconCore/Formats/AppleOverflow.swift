@@ -19,19 +19,23 @@ enum AppleOverflow {
             for bit in 0..<8 where byte & (0x80 >> UInt8(bit)) != 0 { positions.append(Int64(byteIndex * 8 + bit)) }
         }
         let format = "apple-overflow"
-        return Beacon(format: format, beaconID: Beacon.addressID(format: format, address: address),
-                      identifiers: [], measuredPower: nil,
-                      fields: ["overflow_bits": .ints(positions), "overflow_mask": .string(HexText.hex(bytes, mask))],
-                      isExtraFrame: true)
+        return Beacon(
+            format: format, beaconID: Beacon.addressID(format: format, address: address),
+            identifiers: [], measuredPower: nil,
+            fields: ["overflow_bits": .ints(positions), "overflow_mask": .string(HexText.hex(bytes, mask))],
+            isExtraFrame: true)
     }
 }
 
 extension BeaconFormat {
     static let appleOverflow = BeaconFormat(
         name: "apple-overflow", summary: "Apple overflow area (iOS background service UUIDs)", idShape: .address,
-        fields: [Field("overflow_bits", .info, "set bit positions, 0 = most significant bit of the first byte"),
-                 Field("overflow_mask", .info, "the 16-byte mask, hex")],
+        fields: [
+            Field("overflow_bits", .info, "set bit positions, 0 = most significant bit of the first byte"),
+            Field("overflow_mask", .info, "the 16-byte mask, hex"),
+        ],
         syntheticFrame: "14ff4c00 01 80400000000000000000000000000001",
-        quickCheck: QuickCheck(adType: 0xFF, offset1: 0, byte1: 0x4C, offset2: 2, byte2: AppleOverflow.overflowType, minimumLength: 19),
+        quickCheck: QuickCheck(
+            adType: 0xFF, offset1: 0, byte1: 0x4C, offset2: 2, byte2: AppleOverflow.overflowType, minimumLength: 19),
         decode: { AppleOverflow.beacon(in: $0.bytes, payload: $0.payload, address: $0.address) })
 }

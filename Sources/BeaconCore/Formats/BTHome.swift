@@ -18,7 +18,8 @@ enum BTHome {
 
     static func beacon(_ input: borrowing BeaconFormat.FrameInput) -> Beacon? {
         let bytes = input.bytes
-        let start = input.payload.lowerBound + 2, end = input.payload.upperBound
+        let start = input.payload.lowerBound + 2
+        let end = input.payload.upperBound
         guard start < end else { return nil }
         let info = bytes[start]
         guard info >> 5 == 2 else { return nil }
@@ -47,11 +48,15 @@ enum BTHome {
                 nonce[8] = info
                 for index in 0..<4 { nonce[9 + index] = bytes[counterStart + index] }
                 let ccm = AESCCM(cipher: key, tagLength: 4)
-                guard let plaintext = ccm.open(Array(bytes[offset..<counterStart]), tag: Array(bytes[(end - 4)..<end]),
-                                               nonce: nonce)
+                guard
+                    let plaintext = ccm.open(
+                        Array(bytes[offset..<counterStart]), tag: Array(bytes[(end - 4)..<end]),
+                        nonce: nonce)
                 else { return nil }
                 var counter: UInt32 = 0
-                for index in stride(from: counterStart + 3, through: counterStart, by: -1) { counter = counter << 8 | UInt32(bytes[index]) }
+                for index in stride(from: counterStart + 3, through: counterStart, by: -1) {
+                    counter = counter << 8 | UInt32(bytes[index])
+                }
                 fields["encryption_counter"] = .int(Int64(counter))
                 parseObjects(plaintext, 0..<plaintext.count, into: &fields)
             }
@@ -60,8 +65,9 @@ enum BTHome {
             parseObjects(bytes, offset..<end, into: &fields)
         }
         if info & 0x04 != 0 { fields["trigger_based"] = .bool(true) }
-        return Beacon(format: format, beaconID: Beacon.addressID(format: format, address: address), identifiers: [],
-                      measuredPower: nil, fields: fields, isExtraFrame: true)
+        return Beacon(
+            format: format, beaconID: Beacon.addressID(format: format, address: address), identifiers: [],
+            measuredPower: nil, fields: fields, isExtraFrame: true)
     }
 
     /// One parsed object: its table entry and the range of its value.
@@ -96,9 +102,14 @@ enum BTHome {
         // Names that occur more than once get `_1`, `_2`, ... (device information does not count). A frame holds
         // a handful of objects: a scan over them is cheaper than hashing names.
         for (index, item) in parsed.enumerated() {
-            guard item.object.key != nil else { store(item, bytes, name: item.object.name, into: &fields); continue }
-            var before = 0, total = 0
-            for (other, candidate) in parsed.enumerated() where candidate.object.key != nil && candidate.object.name == item.object.name {
+            guard item.object.key != nil else {
+                store(item, bytes, name: item.object.name, into: &fields)
+                continue
+            }
+            var before = 0
+            var total = 0
+            for (other, candidate) in parsed.enumerated()
+            where candidate.object.key != nil && candidate.object.name == item.object.name {
                 total += 1
                 if other < index { before += 1 }
             }
@@ -115,7 +126,8 @@ enum BTHome {
 
     /// Stores `item` as `name` (its object's name, numbered when repeated); event details get the same number.
     static func store(_ item: Parsed, _ bytes: [UInt8], name: String, into fields: inout [String: FieldValue]) {
-        let object = item.object, range = item.value
+        let object = item.object
+        let range = item.value
         let suffix = name.utf8.count > object.name.utf8.count ? String(name.dropFirst(object.name.count)) : ""
         switch object.kind {
         case .unsigned, .signed:
@@ -154,7 +166,10 @@ enum BTHome {
         case .command:
             if let event = commandEvents[bytes[range.lowerBound]] {
                 fields[name] = .string(event)
-                if range.count > 1 { fields[object.name + "_args" + suffix] = .string(HexText.hex(bytes, (range.lowerBound + 1)..<range.upperBound)) }
+                if range.count > 1 {
+                    fields[object.name + "_args" + suffix] = .string(
+                        HexText.hex(bytes, (range.lowerBound + 1)..<range.upperBound))
+                }
             }
         case .deviceTypeID:
             fields[name] = .int(Int64(unsigned(bytes, range)))
@@ -207,7 +222,8 @@ extension BTHome {
             case .binary: kind = .binary(deviceClass: object.deviceClass)
             case .button, .dimmer, .command: kind = .event
             case .deviceTypeID, .firmware, .text, .raw, .timestamp: kind = .info
-            case .unsigned, .signed: kind = object.name == "packet_id" ? .info : .reading(deviceClass: object.deviceClass)
+            case .unsigned, .signed:
+                kind = object.name == "packet_id" ? .info : .reading(deviceClass: object.deviceClass)
             }
             out.append(.init(object.name, unit: object.unit, kind, "object 0x" + String(object.id, radix: 16)))
         }

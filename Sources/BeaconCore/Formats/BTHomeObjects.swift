@@ -25,18 +25,26 @@ extension BTHome {
     }
 
     // Shorthands for the table below.
-    private static func u(_ id: UInt8, _ length: Int, _ decimals: Int, _ name: String, _ unit: String?, _ key: String,
-                          _ deviceClass: String? = nil) -> Object {
-        Object(id: id, length: length, kind: .unsigned, decimals: decimals, name: name, unit: unit, key: key,
-               deviceClass: deviceClass)
+    private static func u(
+        _ id: UInt8, _ length: Int, _ decimals: Int, _ name: String, _ unit: String?, _ key: String,
+        _ deviceClass: String? = nil
+    ) -> Object {
+        Object(
+            id: id, length: length, kind: .unsigned, decimals: decimals, name: name, unit: unit, key: key,
+            deviceClass: deviceClass)
     }
-    private static func s(_ id: UInt8, _ length: Int, _ decimals: Int, _ name: String, _ unit: String?, _ key: String,
-                          _ deviceClass: String? = nil) -> Object {
-        Object(id: id, length: length, kind: .signed, decimals: decimals, name: name, unit: unit, key: key,
-               deviceClass: deviceClass)
+    private static func s(
+        _ id: UInt8, _ length: Int, _ decimals: Int, _ name: String, _ unit: String?, _ key: String,
+        _ deviceClass: String? = nil
+    ) -> Object {
+        Object(
+            id: id, length: length, kind: .signed, decimals: decimals, name: name, unit: unit, key: key,
+            deviceClass: deviceClass)
     }
     private static func b(_ id: UInt8, _ name: String, _ key: String) -> Object {
-        Object(id: id, length: 1, kind: .binary, name: name, unit: nil, key: key, deviceClass: key == "generic" ? nil : key)
+        Object(
+            id: id, length: 1, kind: .binary, name: name, unit: nil, key: key, deviceClass: key == "generic" ? nil : key
+        )
     }
 
     /// Every object id, ascending.
@@ -119,8 +127,9 @@ extension BTHome {
         u(0x55, 4, 3, "volume_storage_l", "L", "volume_storage", "volume_storage"),
         u(0x56, 2, 0, "conductivity_us_cm", "µS/cm", "conductivity", "conductivity"),
         s(0x57, 1, 0, "temperature_c", "°C", "temperature", "temperature"),
-        Object(id: 0x58, length: 1, kind: .signed, multiplier: 35, decimals: 2, name: "temperature_c", unit: "°C",
-               key: "temperature", deviceClass: "temperature"),
+        Object(
+            id: 0x58, length: 1, kind: .signed, multiplier: 35, decimals: 2, name: "temperature_c", unit: "°C",
+            key: "temperature", deviceClass: "temperature"),
         s(0x59, 1, 0, "count", nil, "count"),
         s(0x5A, 2, 0, "count", nil, "count"),
         s(0x5B, 4, 0, "count", nil, "count"),
@@ -154,5 +163,7 @@ extension BTHome {
     /// Dimmer event names (object 0x3C, then the number of steps).
     static let dimmerEvents: [UInt8: String] = [0x01: "rotate_left", 0x02: "rotate_right"]
     /// Command opcodes (object 0x3B: a length byte whose low 5 bits count the argument bytes, the opcode, arguments).
-    static let commandEvents: [UInt8: String] = [0x00: "off", 0x01: "on", 0x02: "toggle", 0x03: "step_up", 0x04: "step_down"]
+    static let commandEvents: [UInt8: String] = [
+        0x00: "off", 0x01: "on", 0x02: "toggle", 0x03: "step_up", 0x04: "step_down",
+    ]
 }

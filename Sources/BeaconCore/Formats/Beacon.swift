@@ -14,8 +14,10 @@ public struct Beacon: Sendable, Equatable {
     /// is built from the device address.
     public var isExtraFrame: Bool
 
-    public init(format: String, beaconID: String, identifiers: [String], measuredPower: Int?,
-                fields: [String: FieldValue] = [:], isExtraFrame: Bool = false) {
+    public init(
+        format: String, beaconID: String, identifiers: [String], measuredPower: Int?,
+        fields: [String: FieldValue] = [:], isExtraFrame: Bool = false
+    ) {
         self.format = format
         self.beaconID = beaconID
         self.identifiers = identifiers

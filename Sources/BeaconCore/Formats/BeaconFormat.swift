@@ -73,14 +73,16 @@ public struct BeaconFormat: Sendable {
 
         /// Manufacturer data of one company (little endian on the wire), at least `minimumLength` bytes.
         public static func company(_ id: UInt16, minimumLength: Int) -> QuickCheck {
-            QuickCheck(adType: 0xFF, offset1: 0, byte1: UInt8(id & 0xFF), offset2: 1, byte2: UInt8(id >> 8),
-                       minimumLength: minimumLength)
+            QuickCheck(
+                adType: 0xFF, offset1: 0, byte1: UInt8(id & 0xFF), offset2: 1, byte2: UInt8(id >> 8),
+                minimumLength: minimumLength)
         }
 
         /// Service data of one 16-bit UUID (little endian on the wire), at least `minimumLength` bytes.
         public static func service16(_ uuid: UInt16, minimumLength: Int) -> QuickCheck {
-            QuickCheck(adType: 0x16, offset1: 0, byte1: UInt8(uuid & 0xFF), offset2: 1, byte2: UInt8(uuid >> 8),
-                       minimumLength: minimumLength)
+            QuickCheck(
+                adType: 0x16, offset1: 0, byte1: UInt8(uuid & 0xFF), offset2: 1, byte2: UInt8(uuid >> 8),
+                minimumLength: minimumLength)
         }
 
         @inline(__always)
@@ -106,8 +108,10 @@ public struct BeaconFormat: Sendable {
     let recogniser: Recogniser
 
     /// A format defined by a layout in the grammar.
-    init(name: String, summary: String, idShape: IDShape, fields: [Field] = [], syntheticFrame: String,
-         layout: BeaconLayout) {
+    init(
+        name: String, summary: String, idShape: IDShape, fields: [Field] = [], syntheticFrame: String,
+        layout: BeaconLayout
+    ) {
         self.name = name
         self.summary = summary
         self.idShape = idShape
@@ -117,8 +121,10 @@ public struct BeaconFormat: Sendable {
     }
 
     /// A format decoded by code.
-    init(name: String, summary: String, idShape: IDShape, fields: [Field], syntheticFrame: String,
-         quickCheck: QuickCheck, decode: @escaping @Sendable (borrowing FrameInput) -> Beacon?) {
+    init(
+        name: String, summary: String, idShape: IDShape, fields: [Field], syntheticFrame: String,
+        quickCheck: QuickCheck, decode: @escaping @Sendable (borrowing FrameInput) -> Beacon?
+    ) {
         self.name = name
         self.summary = summary
         self.idShape = idShape
@@ -150,7 +156,9 @@ public struct BeaconFormat: Sendable {
     /// The field called `name`; a trailing `_<n>` (the numbering of repeated objects) is ignored.
     public func field(named name: String) -> Field? {
         if let field = fields.first(where: { $0.name == name }) { return field }
-        guard let underscore = name.lastIndex(of: "_"), Int(name[name.index(after: underscore)...]) != nil else { return nil }
+        guard let underscore = name.lastIndex(of: "_"), Int(name[name.index(after: underscore)...]) != nil else {
+            return nil
+        }
         let base = name[..<underscore]
         return fields.first { $0.name == base }
     }

@@ -24,7 +24,11 @@ extension BeaconLayout {
         for field in identifiers {
             guard let range = resolved(field, count: count) else { continue }
             switch rendering(length: range.count) {
-            case .decimal: total += 1 + HexText.decimalLength(HexText.unsigned(bytes, range.shifted(by: base), littleEndian: field.littleEndian))
+            case .decimal:
+                total +=
+                    1
+                    + HexText.decimalLength(
+                        HexText.unsigned(bytes, range.shifted(by: base), littleEndian: field.littleEndian))
             case .uuid: total += 37
             case .hex: total += 1 + 2 * range.count
             }
@@ -46,10 +50,13 @@ extension BeaconLayout {
                 position += 1
                 switch rendering(length: range.count) {
                 case .decimal:
-                    position = HexText.writeDecimal(HexText.unsigned(bytes, range, littleEndian: field.littleEndian),
-                                                    to: out, at: position)
-                case .uuid: position = HexText.writeUUID(bytes, range, reversed: field.littleEndian, to: out, at: position)
-                case .hex: position = HexText.writeHex(bytes, range, reversed: field.littleEndian, to: out, at: position)
+                    position = HexText.writeDecimal(
+                        HexText.unsigned(bytes, range, littleEndian: field.littleEndian),
+                        to: out, at: position)
+                case .uuid:
+                    position = HexText.writeUUID(bytes, range, reversed: field.littleEndian, to: out, at: position)
+                case .hex:
+                    position = HexText.writeHex(bytes, range, reversed: field.littleEndian, to: out, at: position)
                 }
             }
             return position

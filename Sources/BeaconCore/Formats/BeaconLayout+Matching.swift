@@ -40,11 +40,13 @@ extension BeaconLayout {
             fields[name] = dataValue(bytes, range.shifted(by: base), littleEndian: field.littleEndian)
         }
         if let rawPowerFieldName, let rawPower { fields[rawPowerFieldName] = .int(Int64(rawPower)) }
-        let beaconID = isExtraFrame
+        let beaconID =
+            isExtraFrame
             ? Beacon.addressID(format: name, address: address)
             : canonicalID(bytes, base: base, count: count)
-        return Beacon(format: name, beaconID: beaconID, identifiers: rendered, measuredPower: measuredPower,
-                      fields: fields, isExtraFrame: isExtraFrame)
+        return Beacon(
+            format: name, beaconID: beaconID, identifiers: rendered, measuredPower: measuredPower,
+            fields: fields, isExtraFrame: isExtraFrame)
     }
 
     /// The field's byte range relative to the PDU start, nil when it runs past the PDU (a variable-length

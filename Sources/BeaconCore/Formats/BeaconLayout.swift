@@ -80,8 +80,10 @@ public struct BeaconLayout: Sendable, Equatable {
     }
 
     /// A built-in layout with rendering options the grammar does not express.
-    init(builtin name: String, layout: String, hexIdentifiers: Bool = false, dataFieldNames: [String] = [],
-         hexDataFields: Bool = false, rawPowerFieldName: String? = nil) {
+    init(
+        builtin name: String, layout: String, hexIdentifiers: Bool = false, dataFieldNames: [String] = [],
+        hexDataFields: Bool = false, rawPowerFieldName: String? = nil
+    ) {
         do {
             try self.init(name: name, layout: layout)
         } catch {

@@ -38,24 +38,32 @@ enum EddystoneTLM {
         }
         fields["tlm_version"] = .int(Int64(bytes[base + 3]))
         let format = "eddystone-tlm"
-        return Beacon(format: format, beaconID: Beacon.addressID(format: format, address: address),
-                      identifiers: [], measuredPower: nil, fields: fields, isExtraFrame: true)
+        return Beacon(
+            format: format, beaconID: Beacon.addressID(format: format, address: address),
+            identifiers: [], measuredPower: nil, fields: fields, isExtraFrame: true)
     }
 }
 
 extension BeaconFormat {
     static let eddystoneTLM = BeaconFormat(
         name: "eddystone-tlm", summary: "Eddystone-TLM (plain and encrypted telemetry)", idShape: .address,
-        fields: [Field("battery_mv", unit: "mV", .reading(deviceClass: "voltage"), "battery voltage (left out when 0 = not supported)"),
-                 Field("temperature_c", unit: "°C", .reading(deviceClass: "temperature"), "beacon temperature, signed 8.8 (left out when 0x8000)"),
-                 Field("adv_count", .info, "advertising PDUs sent since power-up"),
-                 Field("uptime_s", unit: "s", .info, "time since power-up (0.1 s resolution)"),
-                 Field("encrypted", .info, "true for ETLM (version 1)"),
-                 Field("tlm_version", .info, "0 plain, 1 encrypted"),
-                 Field("etlm", .info, "encrypted telemetry, 12 bytes hex"),
-                 Field("salt", .info, "ETLM salt, hex"),
-                 Field("mic", .info, "ETLM message integrity check, hex")],
+        fields: [
+            Field(
+                "battery_mv", unit: "mV", .reading(deviceClass: "voltage"),
+                "battery voltage (left out when 0 = not supported)"),
+            Field(
+                "temperature_c", unit: "°C", .reading(deviceClass: "temperature"),
+                "beacon temperature, signed 8.8 (left out when 0x8000)"),
+            Field("adv_count", .info, "advertising PDUs sent since power-up"),
+            Field("uptime_s", unit: "s", .info, "time since power-up (0.1 s resolution)"),
+            Field("encrypted", .info, "true for ETLM (version 1)"),
+            Field("tlm_version", .info, "0 plain, 1 encrypted"),
+            Field("etlm", .info, "encrypted telemetry, 12 bytes hex"),
+            Field("salt", .info, "ETLM salt, hex"),
+            Field("mic", .info, "ETLM message integrity check, hex"),
+        ],
         syntheticFrame: "0303aafe 1116aafe 20 00 0bb8 1780 000004d2 00003039",
-        quickCheck: QuickCheck(adType: 0x16, offset1: 0, byte1: 0xAA, offset2: 2, byte2: EddystoneTLM.frameType, minimumLength: 4),
+        quickCheck: QuickCheck(
+            adType: 0x16, offset1: 0, byte1: 0xAA, offset2: 2, byte2: EddystoneTLM.frameType, minimumLength: 4),
         decode: { EddystoneTLM.beacon(in: $0.bytes, payload: $0.payload, address: $0.address) })
 }

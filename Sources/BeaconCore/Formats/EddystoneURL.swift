@@ -3,20 +3,24 @@
 enum EddystoneURL {
     static let frameType: UInt8 = 0x10
     static let schemes = ["http://www.", "https://www.", "http://", "https://"]
-    static let expansions = [".com/", ".org/", ".edu/", ".net/", ".info/", ".biz/", ".gov/",
-                             ".com", ".org", ".edu", ".net", ".info", ".biz", ".gov"]
+    static let expansions = [
+        ".com/", ".org/", ".edu/", ".net/", ".info/", ".biz/", ".gov/",
+        ".com", ".org", ".edu", ".net", ".info", ".biz", ".gov",
+    ]
 
     /// `bytes[payload]` is the service data starting with the UUID (aa fe).
     static func beacon(in bytes: [UInt8], payload: Range<Int>, address: BluetoothAddress) -> Beacon? {
         let base = payload.lowerBound
-        guard payload.count >= 5, payload.count <= 4 + 18, EddystoneTLM.isEddystone(bytes, base), bytes[base + 2] == frameType,
-              let url = expand(bytes, (base + 4)..<payload.upperBound)
+        guard payload.count >= 5, payload.count <= 4 + 18, EddystoneTLM.isEddystone(bytes, base),
+            bytes[base + 2] == frameType,
+            let url = expand(bytes, (base + 4)..<payload.upperBound)
         else { return nil }
         let txPower = Int(Int8(bitPattern: bytes[base + 3]))
         let format = "eddystone-url"
-        return Beacon(format: format, beaconID: Beacon.addressID(format: format, address: address),
-                      identifiers: [url], measuredPower: txPower - 41,
-                      fields: ["url": .string(url), "tx_power_0m": .int(Int64(txPower))], isExtraFrame: true)
+        return Beacon(
+            format: format, beaconID: Beacon.addressID(format: format, address: address),
+            identifiers: [url], measuredPower: txPower - 41,
+            fields: ["url": .string(url), "tx_power_0m": .int(Int64(txPower))], isExtraFrame: true)
     }
 
     /// Scheme byte then encoded characters; nil for an unknown scheme or a reserved byte.
@@ -38,9 +42,12 @@ enum EddystoneURL {
 extension BeaconFormat {
     static let eddystoneURL = BeaconFormat(
         name: "eddystone-url", summary: "Eddystone-URL", idShape: .address,
-        fields: [Field("url", .info, "the expanded URL (also the only identifier)"),
-                 Field("tx_power_0m", unit: "dBm", .info, "transmit power at 0 m as sent (measured power is this - 41)")],
+        fields: [
+            Field("url", .info, "the expanded URL (also the only identifier)"),
+            Field("tx_power_0m", unit: "dBm", .info, "transmit power at 0 m as sent (measured power is this - 41)"),
+        ],
         syntheticFrame: "0303aafe 0d16aafe 10 f0 01 676f6f676c65 00",
-        quickCheck: QuickCheck(adType: 0x16, offset1: 0, byte1: 0xAA, offset2: 2, byte2: EddystoneURL.frameType, minimumLength: 5),
+        quickCheck: QuickCheck(
+            adType: 0x16, offset1: 0, byte1: 0xAA, offset2: 2, byte2: EddystoneURL.frameType, minimumLength: 5),
         decode: { EddystoneURL.beacon(in: $0.bytes, payload: $0.payload, address: $0.address) })
 }

@@ -43,8 +43,9 @@ enum Govee {
         default:
             return nil
         }
-        return Beacon(format: format, beaconID: Beacon.addressID(format: format, address: address), identifiers: [],
-                      measuredPower: nil, fields: fields, isExtraFrame: true)
+        return Beacon(
+            format: format, beaconID: Beacon.addressID(format: format, address: address), identifiers: [],
+            measuredPower: nil, fields: fields, isExtraFrame: true)
     }
 
     static let intelliRocks = Array("INTELLI_ROCKS".utf8)
@@ -65,7 +66,9 @@ extension BeaconFormat {
             Field("temperature_c", unit: "°C", .reading(deviceClass: "temperature"), "temperature"),
             Field("humidity_pct", unit: "%", .reading(deviceClass: "humidity"), "relative humidity"),
             Field("battery_pct", unit: "%", .reading(deviceClass: "battery"), "battery level"),
-            Field("sensor_error", .binary(deviceClass: "problem"), "the device flags its reading as invalid (H5072/H5075)"),
+            Field(
+                "sensor_error", .binary(deviceClass: "problem"), "the device flags its reading as invalid (H5072/H5075)"
+            ),
             Field("model", .info, "H5072/H5075 (6 bytes), H5074 (7 bytes), H5051 (9 bytes)"),
         ],
         syntheticFrame: "020106 09ff88ec 00 03519e 64 00",

@@ -63,23 +63,27 @@ struct LayoutTermParser {
 
     func finish(termCount: Int, lastTerm: String) throws(LayoutError) -> Result {
         guard !matchers.isEmpty else {
-            throw LayoutError(termNumber: termCount, term: lastTerm,
-                              reason: "a layout needs an 'm' or 's' term to recognise its beacons")
+            throw LayoutError(
+                termNumber: termCount, term: lastTerm,
+                reason: "a layout needs an 'm' or 's' term to recognise its beacons")
         }
         if isExtraFrame, let (number, term) = firstIdentifier {
             throw LayoutError(termNumber: number, term: term, reason: "an extra frame ('x') has no identifiers")
         }
         if !isExtraFrame && identifiers.isEmpty {
-            throw LayoutError(termNumber: termCount, term: lastTerm,
-                              reason: "a layout needs at least one 'i' term (or 'x' for an extra frame)")
+            throw LayoutError(
+                termNumber: termCount, term: lastTerm,
+                reason: "a layout needs at least one 'i' term (or 'x' for an extra frame)")
         }
-        return Result(adType: adType, serviceUUID: serviceUUID, identifiers: identifiers, dataFields: dataFields,
-                      power: power, isExtraFrame: isExtraFrame, matchers: matchers)
+        return Result(
+            adType: adType, serviceUUID: serviceUUID, identifiers: identifiers, dataFields: dataFields,
+            power: power, isExtraFrame: isExtraFrame, matchers: matchers)
     }
 
     private static func number(_ text: Substring, _ fail: (String) -> LayoutError) throws(LayoutError) -> Int {
         guard !text.isEmpty, text.utf8.count <= 4, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              let value = Int(text) else {
+            let value = Int(text)
+        else {
             throw fail("'\(text)' is not an offset")
         }
         guard value <= BeaconLayout.maxOffset else {
@@ -89,10 +93,13 @@ struct LayoutTermParser {
     }
 
     /// "a-b" with optional suffix letters out of `suffixes`.
-    private static func range(_ text: String, suffixes: String,
-                              _ fail: (String) -> LayoutError) throws(LayoutError) -> BeaconLayout.ByteField {
+    private static func range(
+        _ text: String, suffixes: String,
+        _ fail: (String) -> LayoutError
+    ) throws(LayoutError) -> BeaconLayout.ByteField {
         var core = Substring(text)
-        var littleEndian = false, variable = false
+        var littleEndian = false
+        var variable = false
         while let last = core.last, last.isLetter {
             guard suffixes.contains(last) else { throw fail("unknown suffix '\(last)'") }
             if last == "l" { littleEndian = true } else { variable = true }
@@ -100,20 +107,23 @@ struct LayoutTermParser {
         }
         let parts = core.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2 else { throw fail("expected a range '<start>-<end>'") }
-        let start = try number(parts[0], fail), end = try number(parts[1], fail)
+        let start = try number(parts[0], fail)
+        let end = try number(parts[1], fail)
         guard start <= end else { throw fail("range ends (\(end)) before it starts (\(start))") }
         return BeaconLayout.ByteField(start: start, end: end, littleEndian: littleEndian, variableLength: variable)
     }
 
     /// "a-b=hex" with exactly (b - a + 1) bytes of hex.
     private static func rangeWithValue(_ text: String, _ fail: (String) -> LayoutError)
-        throws(LayoutError) -> (BeaconLayout.ByteField, [UInt8]) {
+        throws(LayoutError) -> (BeaconLayout.ByteField, [UInt8])
+    {
         let parts = text.split(separator: "=", omittingEmptySubsequences: false)
         guard parts.count == 2 else { throw fail("expected '<start>-<end>=<hex>'") }
         let field = try range(String(parts[0]), suffixes: "", fail)
         let digits = Array(parts[1].utf8)
         guard digits.count == field.length * 2 else {
-            throw fail("the value needs \(field.length * 2) hex digits for \(field.length) byte(s), got \(digits.count)")
+            throw fail(
+                "the value needs \(field.length * 2) hex digits for \(field.length) byte(s), got \(digits.count)")
         }
         var bytes: [UInt8] = []
         for index in stride(from: 0, to: digits.count, by: 2) {
@@ -135,7 +145,8 @@ struct LayoutTermParser {
     }
 
     /// "a-b", "a-b:c" or "-:c".
-    private static func power(_ text: String, _ fail: (String) -> LayoutError) throws(LayoutError) -> BeaconLayout.Power {
+    private static func power(_ text: String, _ fail: (String) -> LayoutError) throws(LayoutError) -> BeaconLayout.Power
+    {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count <= 2 else { throw fail("expected 'p:<start>-<end>[:<correction>]' or 'p:-:<default>'") }
         var dBm: Int?

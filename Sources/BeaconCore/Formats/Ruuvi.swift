@@ -22,7 +22,9 @@ enum Ruuvi {
         switch bytes[base] {
         case 5:
             guard count == 24 else { return nil }
-            let temperature = s16(1), humidity = u16(3), pressure = u16(5)
+            let temperature = s16(1)
+            let humidity = u16(3)
+            let pressure = u16(5)
             if temperature != -32768 { fields["temperature_c"] = .double(Double(temperature) / 200) }
             if humidity != 0xFFFF { fields["humidity_pct"] = .double(Double(humidity) / 400) }
             if pressure != 0xFFFF { fields["pressure_hpa"] = .double(Double(pressure + 50_000) / 100) }
@@ -40,7 +42,9 @@ enum Ruuvi {
             }
         case 3:
             guard count == 14 else { return nil }
-            let humidity = Int(bytes[base + 1]), whole = Int(bytes[base + 2]), hundredths = Int(bytes[base + 3])
+            let humidity = Int(bytes[base + 1])
+            let whole = Int(bytes[base + 2])
+            let hundredths = Int(bytes[base + 3])
             if humidity <= 200 { fields["humidity_pct"] = .double(Double(humidity) / 2) }
             if hundredths < 100 {
                 let magnitude = Double((whole & 0x7F) * 100 + hundredths) / 100
@@ -53,8 +57,9 @@ enum Ruuvi {
             return nil
         }
         fields["data_format"] = .int(Int64(bytes[base]))
-        return Beacon(format: format, beaconID: Beacon.addressID(format: format, address: id), identifiers: [],
-                      measuredPower: nil, fields: fields, isExtraFrame: true)
+        return Beacon(
+            format: format, beaconID: Beacon.addressID(format: format, address: id), identifiers: [],
+            measuredPower: nil, fields: fields, isExtraFrame: true)
     }
 
     /// Acceleration in m/s² per axis and in total (the raw values are mG); none when any axis is not available.
@@ -75,13 +80,16 @@ extension BeaconFormat {
     static let ruuvi = BeaconFormat(
         name: Ruuvi.format, summary: "Ruuvi tags, data formats 5 (RAWv2) and 3 (RAWv1)", idShape: .address,
         fields: [
-            Field("temperature_c", unit: "°C", .reading(deviceClass: "temperature"), "temperature (0.005 °C steps in format 5)"),
+            Field(
+                "temperature_c", unit: "°C", .reading(deviceClass: "temperature"),
+                "temperature (0.005 °C steps in format 5)"),
             Field("humidity_pct", unit: "%", .reading(deviceClass: "humidity"), "relative humidity"),
             Field("pressure_hpa", unit: "hPa", .reading(deviceClass: "pressure"), "air pressure"),
             Field("acceleration_x_ms2", unit: "m/s²", .reading(deviceClass: nil), "acceleration, x axis"),
             Field("acceleration_y_ms2", unit: "m/s²", .reading(deviceClass: nil), "acceleration, y axis"),
             Field("acceleration_z_ms2", unit: "m/s²", .reading(deviceClass: nil), "acceleration, z axis"),
-            Field("acceleration_total_ms2", unit: "m/s²", .reading(deviceClass: nil), "length of the acceleration vector"),
+            Field(
+                "acceleration_total_ms2", unit: "m/s²", .reading(deviceClass: nil), "length of the acceleration vector"),
             Field("battery_mv", unit: "mV", .reading(deviceClass: "voltage"), "battery voltage"),
             Field("tx_power_dbm", unit: "dBm", .info, "transmit power (format 5)"),
             Field("movement_counter", .reading(deviceClass: nil), "movements detected, wraps at 255 (format 5)"),

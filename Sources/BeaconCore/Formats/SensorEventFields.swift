@@ -21,12 +21,15 @@ public enum SensorEventFields {
     /// Whether `name` belongs to an event: the event field itself or one of its companions (`button_2`,
     /// `dimmer_steps`, `command_args`).
     public static func isEventField(_ name: String, _ events: [String]) -> Bool {
-        events.contains { name == $0 || (name.hasPrefix($0) && name.utf8.dropFirst($0.utf8.count).first == UInt8(ascii: "_")) }
+        events.contains {
+            name == $0 || (name.hasPrefix($0) && name.utf8.dropFirst($0.utf8.count).first == UInt8(ascii: "_"))
+        }
     }
 
     /// Whether `observation` carries a new event; a repeat (the same `packet_id` as the previous report of the
     /// beacon, `previous`) has its event fields removed and is not new.
-    public static func admit(_ observation: inout Observation, events: [String], previous: [String: FieldValue]) -> Bool {
+    public static func admit(_ observation: inout Observation, events: [String], previous: [String: FieldValue]) -> Bool
+    {
         guard observation.fields.keys.contains(where: { isEventField($0, events) }) else { return false }
         if let packet = observation.fields["packet_id"], packet == previous["packet_id"] {
             observation.fields = observation.fields.filter { !isEventField($0.key, events) }

@@ -42,8 +42,10 @@ public struct AdvertisingReport: Sendable, Equatable {
     /// Advertising set id of an extended report (0x00-0x0F; 0xFF = none); nil for legacy reports.
     public var advertisingSID: UInt8? = nil
 
-    public init(timestamp: Timestamp, eventType: UInt16, isExtended: Bool, address: BluetoothAddress,
-                addressType: AddressType, rssi: Int8?, txPower: Int8?, data: [UInt8]) {
+    public init(
+        timestamp: Timestamp, eventType: UInt16, isExtended: Bool, address: BluetoothAddress,
+        addressType: AddressType, rssi: Int8?, txPower: Int8?, data: [UInt8]
+    ) {
         self.timestamp = timestamp
         self.eventType = eventType
         self.isExtended = isExtended

@@ -18,9 +18,11 @@ public struct BeaconSnapshot: Sendable, Equatable {
     public var lastSeen: Timestamp
     public var fields: [String: FieldValue]
 
-    public init(beaconID: String, format: String, identifiers: [String], address: BluetoothAddress,
-                name: String?, rssi: Int?, smoothedRSSI: Double?, distance: Double?, measuredPower: Int?,
-                reportRate: Double, lastSeen: Timestamp, fields: [String: FieldValue]) {
+    public init(
+        beaconID: String, format: String, identifiers: [String], address: BluetoothAddress,
+        name: String?, rssi: Int?, smoothedRSSI: Double?, distance: Double?, measuredPower: Int?,
+        reportRate: Double, lastSeen: Timestamp, fields: [String: FieldValue]
+    ) {
         self.beaconID = beaconID
         self.format = format
         self.identifiers = identifiers
@@ -55,7 +57,10 @@ public enum EngineEvent: Sendable, Equatable {
 public struct SightingEvent: Sendable, Equatable {
     public var time: Timestamp
     public var beacon: BeaconSnapshot
-    public init(time: Timestamp, beacon: BeaconSnapshot) { self.time = time; self.beacon = beacon }
+    public init(time: Timestamp, beacon: BeaconSnapshot) {
+        self.time = time
+        self.beacon = beacon
+    }
 }
 
 public struct PresenceEvent: Sendable, Equatable {
@@ -63,7 +68,9 @@ public struct PresenceEvent: Sendable, Equatable {
     public var state: PresenceState
     public var beacon: BeaconSnapshot
     public init(time: Timestamp, state: PresenceState, beacon: BeaconSnapshot) {
-        self.time = time; self.state = state; self.beacon = beacon
+        self.time = time
+        self.state = state
+        self.beacon = beacon
     }
 }
 
@@ -77,9 +84,16 @@ public struct RegionEvent: Sendable, Equatable {
     /// When the beacon entered its current state.
     public var since: Timestamp?
     public var beacon: BeaconSnapshot?
-    public init(kind: Kind, time: Timestamp, region: String, beaconID: String, state: RegionState,
-                since: Timestamp?, beacon: BeaconSnapshot?) {
-        self.kind = kind; self.time = time; self.region = region; self.beaconID = beaconID
-        self.state = state; self.since = since; self.beacon = beacon
+    public init(
+        kind: Kind, time: Timestamp, region: String, beaconID: String, state: RegionState,
+        since: Timestamp?, beacon: BeaconSnapshot?
+    ) {
+        self.kind = kind
+        self.time = time
+        self.region = region
+        self.beaconID = beaconID
+        self.state = state
+        self.since = since
+        self.beacon = beacon
     }
 }

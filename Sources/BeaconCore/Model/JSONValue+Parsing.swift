@@ -23,7 +23,10 @@ struct JSONParser {
     let maxDepth: Int
     var index = 0
 
-    init(bytes: [UInt8], maxDepth: Int) { self.bytes = bytes; self.maxDepth = maxDepth }
+    init(bytes: [UInt8], maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
 
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
         let value = try parseValue(depth: 0)
@@ -34,9 +37,15 @@ struct JSONParser {
 
     func fail(_ message: String, at offset: Int? = nil) -> JSONParseError {
         let offset = min(offset ?? index, bytes.count)
-        var line = 1, column = 1
+        var line = 1
+        var column = 1
         for byte in bytes[0..<offset] {
-            if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
         }
         return JSONParseError(offset: offset, line: line, column: column, message: message)
     }
@@ -53,9 +62,15 @@ struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject(depth: depth)
         case UInt8(ascii: "["): return try parseArray(depth: depth)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         default: return try parseNumber()
         }
     }
@@ -73,7 +88,10 @@ struct JSONParser {
         index += 1
         var members: [(String, JSONValue)] = []
         skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key") }
@@ -87,8 +105,14 @@ struct JSONParser {
             members.append((key, try parseValue(depth: depth + 1)))
             skipSpace()
             guard index < bytes.count else { throw fail("unterminated object") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
             throw fail("expected ',' or '}'")
         }
     }
@@ -97,13 +121,22 @@ struct JSONParser {
         index += 1
         var values: [JSONValue] = []
         skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(values) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(values)
+        }
         while true {
             values.append(try parseValue(depth: depth + 1))
             skipSpace()
             guard index < bytes.count else { throw fail("unterminated array") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(values) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(values)
+            }
             throw fail("expected ',' or ']'")
         }
     }
@@ -119,7 +152,11 @@ struct JSONParser {
                 return String(scalars) + String(decoding: run, as: UTF8.self)
             }
             if byte < 0x20 { throw fail("control character in string") }
-            if byte != UInt8(ascii: "\\") { run.append(byte); index += 1; continue }
+            if byte != UInt8(ascii: "\\") {
+                run.append(byte)
+                index += 1
+                continue
+            }
             scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)
             run.removeAll(keepingCapacity: true)
             index += 1
@@ -138,7 +175,8 @@ struct JSONParser {
             case UInt8(ascii: "u"):
                 var code = try hex4()
                 if (0xD800...0xDBFF).contains(code), index + 1 < bytes.count,
-                   bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                    bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                {
                     index += 2
                     let low = try hex4()
                     guard (0xDC00...0xDFFF).contains(low) else { throw fail("invalid surrogate pair") }
@@ -177,7 +215,9 @@ struct JSONParser {
         let digitsStart = index
         while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
         guard index > digitsStart else { throw fail("unexpected character") }
-        if bytes[digitsStart] == UInt8(ascii: "0"), index - digitsStart > 1 { throw fail("leading zero", at: digitsStart) }
+        if bytes[digitsStart] == UInt8(ascii: "0"), index - digitsStart > 1 {
+            throw fail("leading zero", at: digitsStart)
+        }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             isInteger = false
             index += 1
@@ -188,7 +228,9 @@ struct JSONParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isInteger = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             let exponent = index
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
             guard index > exponent else { throw fail("digits expected in exponent") }

@@ -66,7 +66,10 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     static func writeDouble(_ value: Double, to out: inout String) {
-        guard value.isFinite else { out += "null"; return }
+        guard value.isFinite else {
+            out += "null"
+            return
+        }
         if value == value.rounded(), abs(value) < 1e15 {
             out += String(Int64(value))
         } else {

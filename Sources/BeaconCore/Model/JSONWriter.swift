@@ -114,8 +114,10 @@ public struct JSONWriter: Sendable {
         case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
         case ..<0x20:
             let digits = Array("0123456789abcdef".utf8)
-            bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                      digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+            bytes.append(contentsOf: [
+                0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                digits[Int(byte >> 4)], digits[Int(byte & 0x0F)],
+            ])
         default: bytes.append(byte)
         }
     }

@@ -22,9 +22,11 @@ public struct Observation: Sendable, Equatable {
     /// Data fields and telemetry, e.g. `battery_mv`, `temperature_c`, `url`, `data1`.
     public var fields: [String: FieldValue]
 
-    public init(timestamp: Timestamp, beaconID: String, format: String, identifiers: [String] = [],
-                address: BluetoothAddress, addressType: AddressType = .publicDevice, rssi: Int?,
-                measuredPower: Int? = nil, name: String? = nil, fields: [String: FieldValue] = [:]) {
+    public init(
+        timestamp: Timestamp, beaconID: String, format: String, identifiers: [String] = [],
+        address: BluetoothAddress, addressType: AddressType = .publicDevice, rssi: Int?,
+        measuredPower: Int? = nil, name: String? = nil, fields: [String: FieldValue] = [:]
+    ) {
         self.timestamp = timestamp
         self.beaconID = beaconID
         self.format = format

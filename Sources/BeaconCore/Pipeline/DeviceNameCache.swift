@@ -12,7 +12,9 @@ struct DeviceNameCache: Sendable {
 
     mutating func remember(_ name: String, for address: BluetoothAddress) {
         clock &+= 1
-        if names[address] == nil, names.count >= capacity, let oldest = names.min(by: { $0.value.stamp < $1.value.stamp }) {
+        if names[address] == nil, names.count >= capacity,
+            let oldest = names.min(by: { $0.value.stamp < $1.value.stamp })
+        {
             names.removeValue(forKey: oldest.key)
         }
         names[address] = (name, clock)

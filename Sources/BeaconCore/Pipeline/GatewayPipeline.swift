@@ -23,8 +23,10 @@ public struct GatewayPipeline: Sendable {
     var replayGuard = EncryptedCounterGuard()
 
     /// `learnedOrders`: byte orders of keys seen before (by device name, from the state database).
-    public init(decoder: BeaconDecoder, engine: RegionEngine, includeDevices: Bool, nameCacheCapacity: Int = 2048,
-                devices: PrivateDeviceSettings = PrivateDeviceSettings(), learnedOrders: [String: KeyByteOrder] = [:]) {
+    public init(
+        decoder: BeaconDecoder, engine: RegionEngine, includeDevices: Bool, nameCacheCapacity: Int = 2048,
+        devices: PrivateDeviceSettings = PrivateDeviceSettings(), learnedOrders: [String: KeyByteOrder] = [:]
+    ) {
         self.decoder = decoder
         self.engine = engine
         self.includeDevices = includeDevices
@@ -108,11 +110,14 @@ public struct GatewayPipeline: Sendable {
         var rows: [SeenDeviceKey] = []
         for index in privateDevices.indices {
             guard let order = resolver.orders[index], let seen = resolver.lastSeen[index],
-                  let key = privateDevices[index].key else { continue }
+                let key = privateDevices[index].key
+            else { continue }
             if let saved = savedSeen[index], seen - saved < interval { continue }
             savedSeen[index] = seen
-            rows.append(SeenDeviceKey(name: privateDevices[index].name, fingerprint: key.fingerprint, order: order,
-                                      lastSeen: seen))
+            rows.append(
+                SeenDeviceKey(
+                    name: privateDevices[index].name, fingerprint: key.fingerprint, order: order,
+                    lastSeen: seen))
         }
         return rows
     }
@@ -135,7 +140,9 @@ public struct GatewayPipeline: Sendable {
     /// Restores persisted region state later than at construction (a replay restores at its first event's
     /// capture time); returns the rows taken. See `RegionEngine.restore(_:now:)`.
     @discardableResult
-    public mutating func restore(_ rows: [PersistedRegionState], now: Timestamp) -> Int { engine.restore(rows, now: now) }
+    public mutating func restore(_ rows: [PersistedRegionState], now: Timestamp) -> Int {
+        engine.restore(rows, now: now)
+    }
 
     /// A `presence` event with the current state for every tracked beacon (`RegionEngine.presenceSnapshot`).
     public func presenceSnapshot(at time: Timestamp) -> [EngineEvent] { engine.presenceSnapshot(at: time) }
@@ -145,8 +152,10 @@ public struct GatewayPipeline: Sendable {
 
     /// Applies a reloaded configuration (SIGHUP): new formats and regions, tracker and region state kept for
     /// regions whose names stay.
-    public mutating func reload(decoder: BeaconDecoder, includeDevices: Bool, regions: [RegionRule],
-                                settings: TrackerSettings, now: Timestamp) -> [EngineEvent] {
+    public mutating func reload(
+        decoder: BeaconDecoder, includeDevices: Bool, regions: [RegionRule],
+        settings: TrackerSettings, now: Timestamp
+    ) -> [EngineEvent] {
         self.decoder = decoder
         self.includeDevices = includeDevices
         return engine.reload(regions: regions, settings: settings, now: now)

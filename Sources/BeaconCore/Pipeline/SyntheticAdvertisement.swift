@@ -19,9 +19,11 @@ public enum SyntheticAdvertisement {
             return [0x02, 0x01, 0x06, UInt8(mfg.count + 1), 0xFF] + mfg
         case "eddystone-uid":
             guard ids.count == 2, let namespace = HexBytes.parse(ids[0]), namespace.count == 10,
-                  let instance = HexBytes.parse(ids[1]), instance.count == 6 else { return nil }
+                let instance = HexBytes.parse(ids[1]), instance.count == 6
+            else { return nil }
             // Eddystone UID carries the power at 0 m: about 41 dB above the power at 1 m.
-            let service: [UInt8] = [0xAA, 0xFE, 0x00, UInt8(bitPattern: Int8(clamping: Int(power) + 41))]
+            let service: [UInt8] =
+                [0xAA, 0xFE, 0x00, UInt8(bitPattern: Int8(clamping: Int(power) + 41))]
                 + namespace + instance + [0x00, 0x00]
             return [0x02, 0x01, 0x06, 0x03, 0x03, 0xAA, 0xFE, UInt8(service.count + 1), 0x16] + service
         case BeaconFormat.ruuvi.name, BeaconFormat.govee.name, BeaconFormat.bthome.name:
@@ -35,9 +37,10 @@ public enum SyntheticAdvertisement {
     /// An advertising report carrying the observation's payload, address, RSSI and time.
     public static func report(for observation: Observation) -> AdvertisingReport? {
         guard let data = payload(for: observation) else { return nil }
-        return AdvertisingReport(timestamp: observation.timestamp, eventType: 0x10, isExtended: false,
-                                 address: observation.address, addressType: observation.addressType,
-                                 rssi: observation.rssi.map { Int8(clamping: $0) }, txPower: nil, data: data)
+        return AdvertisingReport(
+            timestamp: observation.timestamp, eventType: 0x10, isExtended: false,
+            address: observation.address, addressType: observation.addressType,
+            rssi: observation.rssi.map { Int8(clamping: $0) }, txPower: nil, data: data)
     }
 
     static func uuidBytes(_ text: String) -> [UInt8]? {

@@ -16,7 +16,8 @@ public struct SyntheticCapture: Sendable {
 
     public mutating func append(_ observation: Observation) {
         guard let report = SyntheticAdvertisement.report(for: observation),
-              let event = AdvertisingReportEncoder.legacyEvent(report) else {
+            let event = AdvertisingReportEncoder.legacyEvent(report)
+        else {
             skipped += 1
             return
         }

@@ -13,8 +13,10 @@ extension BluetoothAddress {
 
     /// A resolvable private address from `prand` (its top two bits are forced to 01) and `key`: what a device
     /// with that key would advertise. For tests, the simulator and the bench.
-    public static func resolvablePrivate(prand: UInt32, key: IdentityResolvingKey,
-                                         order: KeyByteOrder = .asWritten) -> BluetoothAddress {
+    public static func resolvablePrivate(
+        prand: UInt32, key: IdentityResolvingKey,
+        order: KeyByteOrder = .asWritten
+    ) -> BluetoothAddress {
         let marked = (prand & 0x3F_FFFF) | 0x40_0000
         let hash = key.hash(prand: marked, order: order)
         return BluetoothAddress(rawValue: UInt64(marked) << 24 | UInt64(hash))

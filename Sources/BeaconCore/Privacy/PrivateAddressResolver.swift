@@ -95,7 +95,9 @@ public struct PrivateAddressResolver: Sendable {
             let key = keys[index]
             if let order = orders[index] {
                 counters.blocks += 1
-                if key.hash(prand: prand, order: order) == hash { return remember(raw, device: index, order: order, at: time) }
+                if key.hash(prand: prand, order: order) == hash {
+                    return remember(raw, device: index, order: order, at: time)
+                }
                 continue
             }
             for order in KeyByteOrder.allCases {
@@ -127,7 +129,9 @@ public struct PrivateAddressResolver: Sendable {
         counters.resolvedAddresses += 1
         if positive.count >= settings.positiveCapacity {
             expire(at: time)
-            if positive.count >= settings.positiveCapacity, let oldest = positive.min(by: { $0.value.expires < $1.value.expires }) {
+            if positive.count >= settings.positiveCapacity,
+                let oldest = positive.min(by: { $0.value.expires < $1.value.expires })
+            {
                 positive[oldest.key] = nil
             }
         }

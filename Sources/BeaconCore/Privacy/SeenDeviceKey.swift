@@ -16,11 +16,14 @@ public struct SeenDeviceKey: Sendable, Equatable {
     }
 
     /// Learned orders by device name, for those rows whose fingerprint is that of the configured key.
-    public static func learnedOrders(_ rows: [SeenDeviceKey], for settings: PrivateDeviceSettings) -> [String: KeyByteOrder] {
+    public static func learnedOrders(_ rows: [SeenDeviceKey], for settings: PrivateDeviceSettings) -> [String:
+        KeyByteOrder]
+    {
         var out: [String: KeyByteOrder] = [:]
         for device in settings.known {
             guard let key = device.key, let row = rows.first(where: { $0.name == device.name }),
-                  row.fingerprint == key.fingerprint else { continue }
+                row.fingerprint == key.fingerprint
+            else { continue }
             out[device.name] = row.order
         }
         return out

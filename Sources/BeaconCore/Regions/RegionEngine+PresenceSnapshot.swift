@@ -8,7 +8,8 @@ extension RegionEngine {
         var rows: [PresenceEvent] = []
         for slot in tracker.liveSlots where tracker.slots[slot].identityKnown {
             let beacon = tracker.slots[slot]
-            rows.append(PresenceEvent(time: time, state: beacon.present ? .seen : .away, beacon: beacon.snapshot(at: time)))
+            rows.append(
+                PresenceEvent(time: time, state: beacon.present ? .seen : .away, beacon: beacon.snapshot(at: time)))
         }
         rows.sort { $0.beacon.beaconID < $1.beacon.beaconID }
         return rows.map { .presence($0) }

@@ -27,7 +27,8 @@ extension RegionEngine {
                 let oldSlot = Int(membership.filterSlot)
                 membership.filterSlot = -1
                 if let settings = regions[newIndex].filter {
-                    let keep = settings == oldRule.filter && oldSlot >= 0 && oldSlot < tracker.slots[slot].regionFilters.count
+                    let keep =
+                        settings == oldRule.filter && oldSlot >= 0 && oldSlot < tracker.slots[slot].regionFilters.count
                     filters.append(keep ? tracker.slots[slot].regionFilters[oldSlot] : RSSIFilter(settings))
                     membership.filterSlot = Int16(filters.count - 1)
                 }

@@ -21,8 +21,10 @@ public struct RegionEngine: Sendable {
     ///     without a new `enter`; the time since its last saved qualifying sighting counts towards its exit
     ///     period, up to half of it (`restoredExitShare`), and its dropout grace starts again at `now`.
     ///   - now: the capture-time clock at start.
-    public init(settings: TrackerSettings = .default, regions: [RegionRule], distance: any DistanceEstimating,
-                restoring: [PersistedRegionState] = [], now: Timestamp) {
+    public init(
+        settings: TrackerSettings = .default, regions: [RegionRule], distance: any DistanceEstimating,
+        restoring: [PersistedRegionState] = [], now: Timestamp
+    ) {
         evaluator = RegionEvaluator(rules: regions, settings: settings, estimator: distance)
         tracker = BeaconTracker(maxBeacons: settings.maxBeacons)
         restoreRows(restoring, now: now)
@@ -48,7 +50,7 @@ public struct RegionEngine: Sendable {
             $0.since.isFinite && $0.lastQualifying.isFinite && $0.updated.isFinite  // a damaged row is skipped
                 && now - $0.updated <= settings.restoreMaxAge && $0.state != .unknown
         }
-            .sorted { ($0.updated, $0.beaconID, $0.region) < ($1.updated, $1.beaconID, $1.region) }
+        .sorted { ($0.updated, $0.beaconID, $0.region) < ($1.updated, $1.beaconID, $1.region) }
         let filterSettings = settings.filter
         for row in fresh {
             guard let regionIndex = evaluator.regionIndex(named: row.region) else { continue }
@@ -61,15 +63,17 @@ public struct RegionEngine: Sendable {
                 tracker.slots[slot].present = true
                 tracker.slots[slot].lastSeen = row.lastQualifying
             }
-            var membership = RegionMembership(region: Int32(regionIndex), state: row.state, since: row.since,
-                                              lastQualifying: row.state == .inside ? max(row.lastQualifying, now) : row.lastQualifying)
+            var membership = RegionMembership(
+                region: Int32(regionIndex), state: row.state, since: row.since,
+                lastQualifying: row.state == .inside ? max(row.lastQualifying, now) : row.lastQualifying)
             if row.state == .inside {
                 // The downtime since the last saved qualifying sighting counts towards the exit period, up to
                 // half of it: a beacon that left while the gateway was down exits about half an exit period
                 // after the restart (not a whole one), and one still inside has half an exit period of
                 // non-qualifying reports to show it is.
                 let period = evaluator.rules[regionIndex].exitPeriod
-                membership.outTime = Float(min(max(now - row.lastQualifying, 0), period * RegionEngine.restoredExitShare))
+                membership.outTime = Float(
+                    min(max(now - row.lastQualifying, 0), period * RegionEngine.restoredExitShare))
             }
             membership.lastPersisted = row.updated
             if let filter = evaluator.rules[regionIndex].filter {
@@ -95,7 +99,8 @@ public struct RegionEngine: Sendable {
         if observation.rssi == nil { tracker.counters.rssiUnavailable += 1 }
         let filterSettings = settings.filter
         let (slot, _, evicted) = tracker.slot(for: observation.beaconID, at: observation.timestamp) {
-            TrackedBeacon(beaconID: observation.beaconID, filter: RSSIFilter(filterSettings), now: observation.timestamp)
+            TrackedBeacon(
+                beaconID: observation.beaconID, filter: RSSIFilter(filterSettings), now: observation.timestamp)
         }
         if let evicted {
             evaluator.departure(of: evicted, at: observation.timestamp, events: &events, changes: &changes)
@@ -118,8 +123,9 @@ public struct RegionEngine: Sendable {
         var next = Timestamp.infinity
         for slot in tracker.liveSlots {
             if time >= tracker.slots[slot].deadline {
-                evaluator.expire(&tracker.slots[slot], at: max(time, tracker.slots[slot].lastSeen),
-                                 events: &events, changes: &changes)
+                evaluator.expire(
+                    &tracker.slots[slot], at: max(time, tracker.slots[slot].lastSeen),
+                    events: &events, changes: &changes)
             }
             next = min(next, tracker.slots[slot].deadline)
         }
@@ -136,9 +142,11 @@ public struct RegionEngine: Sendable {
         for slot in tracker.liveSlots {
             let beacon = tracker.slots[slot]
             for membership in beacon.memberships where membership.state != .unknown {
-                rows.append(RegionEvent(kind: .state, time: time, region: evaluator.names[Int(membership.region)],
-                                        beaconID: beacon.beaconID, state: membership.state, since: membership.since,
-                                        beacon: beacon.identityKnown ? beacon.snapshot(at: time) : nil))
+                rows.append(
+                    RegionEvent(
+                        kind: .state, time: time, region: evaluator.names[Int(membership.region)],
+                        beaconID: beacon.beaconID, state: membership.state, since: membership.since,
+                        beacon: beacon.identityKnown ? beacon.snapshot(at: time) : nil))
             }
         }
         rows.sort { ($0.region, $0.beaconID) < ($1.region, $1.beaconID) }

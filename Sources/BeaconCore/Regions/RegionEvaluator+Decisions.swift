@@ -3,22 +3,31 @@ extension RegionEvaluator {
     /// when the report carried none. Returns the event it causes: `.enter`, or `.state` when an `unknown` pair
     /// settles `outside` (published, so a consumer still holding an older retained `inside`, e.g. from before
     /// a restart whose state could not be restored, hears that the beacon is out).
-    func step(_ membership: inout RegionMembership, params: RegionParameters, sample: Double?, beaconID: String,
-              format: String, measuredPower: Int?, at time: Timestamp, changes: inout RegionStateChanges) -> RegionEvent.Kind? {
+    func step(
+        _ membership: inout RegionMembership, params: RegionParameters, sample: Double?, beaconID: String,
+        format: String, measuredPower: Int?, at time: Timestamp, changes: inout RegionStateChanges
+    ) -> RegionEvent.Kind? {
         guard let enter = params.enter else {
-            return stepAnySighting(&membership, params: params, beaconID: beaconID, at: time, changes: &changes) ? .enter : nil
+            return stepAnySighting(&membership, params: params, beaconID: beaconID, at: time, changes: &changes)
+                ? .enter : nil
         }
         guard let sample else { return nil }
-        guard updateLevels(&membership, enter: enter, exit: params.exit, format: format,
-                           measuredPower: measuredPower) else { return nil }
+        guard
+            updateLevels(
+                &membership, enter: enter, exit: params.exit, format: format,
+                measuredPower: measuredPower)
+        else { return nil }
         let value = Float(sample)
         // The time this report stands for: since the pair's previous report, at most `maxReportWeight`.
         let gap = membership.lastSample.isFinite ? max(time - membership.lastSample, 0) : 0
         let weight = Float(min(gap, Self.maxReportWeight))
         membership.lastSample = time
         if membership.state == .inside {
-            let below = membership.exitLevel - min(max(value, membership.exitLevel - Self.marginClamp),
-                                                   membership.exitLevel + Self.marginClamp)
+            let below =
+                membership.exitLevel
+                - min(
+                    max(value, membership.exitLevel - Self.marginClamp),
+                    membership.exitLevel + Self.marginClamp)
             membership.otherSum = min(params.exitEvidence, max(0, membership.otherSum + weight * below))
             if membership.otherSum == 0, weight > 0 || below <= 0 {
                 membership.lastQualifying = time
@@ -75,8 +84,10 @@ extension RegionEvaluator {
 
     /// A region without an enter condition: inside once sighted for `minDwell` (reports no more than an exit
     /// period apart), every sighting qualifies.
-    private func stepAnySighting(_ membership: inout RegionMembership, params: RegionParameters, beaconID: String,
-                                 at time: Timestamp, changes: inout RegionStateChanges) -> Bool {
+    private func stepAnySighting(
+        _ membership: inout RegionMembership, params: RegionParameters, beaconID: String,
+        at time: Timestamp, changes: inout RegionStateChanges
+    ) -> Bool {
         if membership.state == .inside {
             membership.lastQualifying = time
             if time - membership.lastPersisted >= settings.statePersistInterval {
@@ -98,8 +109,10 @@ extension RegionEvaluator {
 
     /// Makes sure the membership's RSSI levels match the beacon's measured power; false when the distance model
     /// cannot translate a distance condition for this beacon.
-    private func updateLevels(_ membership: inout RegionMembership, enter: RegionCondition, exit: RegionCondition,
-                              format: String, measuredPower: Int?) -> Bool {
+    private func updateLevels(
+        _ membership: inout RegionMembership, enter: RegionCondition, exit: RegionCondition,
+        format: String, measuredPower: Int?
+    ) -> Bool {
         let key = measuredPower.map { Int16(clamping: $0) } ?? RegionMembership.levelsForNilPower
         if membership.levelPower == key { return !membership.enterLevel.isNaN }
         membership.levelPower = key
@@ -114,18 +127,23 @@ extension RegionEvaluator {
         switch condition {
         case let .rssi(level): return level
         case let .distance(metres):
-            return RegionEvaluator.rssiLevel(forDistance: metres, estimator: estimator, measuredPower: measuredPower,
-                                             format: format)
+            return RegionEvaluator.rssiLevel(
+                forDistance: metres, estimator: estimator, measuredPower: measuredPower,
+                format: format)
         }
     }
 
     /// Inverts the distance model by bisection over -130...20 dBm (the model must decrease with RSSI, which
     /// every path-loss model does). Nil when the model gives no estimate.
-    static func rssiLevel(forDistance metres: Double, estimator: any DistanceEstimating, measuredPower: Int?,
-                          format: String) -> Double? {
-        var low = -130.0, high = 20.0
+    static func rssiLevel(
+        forDistance metres: Double, estimator: any DistanceEstimating, measuredPower: Int?,
+        format: String
+    ) -> Double? {
+        var low = -130.0
+        var high = 20.0
         guard let far = estimator.distance(rssi: low, measuredPower: measuredPower, format: format),
-              let near = estimator.distance(rssi: high, measuredPower: measuredPower, format: format) else { return nil }
+            let near = estimator.distance(rssi: high, measuredPower: measuredPower, format: format)
+        else { return nil }
         if far <= metres { return low }
         if near >= metres { return high }
         for _ in 0..<32 {

@@ -24,8 +24,10 @@ struct RegionEvaluator: Sendable {
     func regionIndex(named name: String) -> Int? { names.firstIndex(of: name) }
 
     /// Applies one observation (at `time`, already clamped to be monotonic for this beacon) to `beacon`.
-    func observe(_ beacon: inout TrackedBeacon, _ observation: Observation, at time: Timestamp,
-                 events: inout [EngineEvent], changes: inout RegionStateChanges) {
+    func observe(
+        _ beacon: inout TrackedBeacon, _ observation: Observation, at time: Timestamp,
+        events: inout [EngineEvent], changes: inout RegionStateChanges
+    ) {
         expire(&beacon, at: time, events: &events, changes: &changes)
 
         // Button / dimmer / command events: a sighting now, and not carried into later ones.
@@ -48,8 +50,9 @@ struct RegionEvaluator: Sendable {
         if let rssi = observation.rssi {
             let smoothed = beacon.filter.add(rssi, at: time, settings: settings.filter)
             beacon.smoothedRSSI = smoothed
-            beacon.distance = estimator.distance(rssi: smoothed, measuredPower: beacon.measuredPower,
-                                                 format: beacon.format)
+            beacon.distance = estimator.distance(
+                rssi: smoothed, measuredPower: beacon.measuredPower,
+                format: beacon.format)
         }
 
         var regionChanged = events.count > firstEventIndex
@@ -61,11 +64,16 @@ struct RegionEvaluator: Sendable {
             if let rssi = observation.rssi, let filter = params.filter, slot >= 0, slot < beacon.regionFilters.count {
                 sample = beacon.regionFilters[slot].add(rssi, at: time, settings: filter)
             }
-            if let kind = step(&beacon.memberships[index], params: params, sample: sample, beaconID: beacon.beaconID,
-                               format: beacon.format, measuredPower: beacon.measuredPower, at: time, changes: &changes) {
+            if let kind = step(
+                &beacon.memberships[index], params: params, sample: sample, beaconID: beacon.beaconID,
+                format: beacon.format, measuredPower: beacon.measuredPower, at: time, changes: &changes)
+            {
                 regionChanged = true
-                events.append(.region(RegionEvent(kind: kind, time: time, region: names[region], beaconID: beacon.beaconID,
-                                                  state: kind == .enter ? .inside : .outside, since: time, beacon: nil)))
+                events.append(
+                    .region(
+                        RegionEvent(
+                            kind: kind, time: time, region: names[region], beaconID: beacon.beaconID,
+                            state: kind == .enter ? .inside : .outside, since: time, beacon: nil)))
             }
         }
         if !beacon.present || regionChanged {
@@ -83,8 +91,11 @@ struct RegionEvaluator: Sendable {
                 }
             }
         }
-        if freshEvent || settings.publish.isDue(now: time, distance: beacon.distance, lastTime: beacon.lastPublished,
-                                                lastDistance: beacon.lastPublishedDistance, regionChanged: regionChanged) {
+        if freshEvent
+            || settings.publish.isDue(
+                now: time, distance: beacon.distance, lastTime: beacon.lastPublished,
+                lastDistance: beacon.lastPublishedDistance, regionChanged: regionChanged)
+        {
             beacon.lastPublished = time
             beacon.lastPublishedDistance = beacon.distance
             events.append(.sighting(SightingEvent(time: time, beacon: beacon.snapshot(at: time))))
@@ -96,8 +107,10 @@ struct RegionEvaluator: Sendable {
     }
 
     /// Fires what is due at `time`: exits whose exit period ran out, then `away` after the away timeout.
-    func expire(_ beacon: inout TrackedBeacon, at time: Timestamp, events: inout [EngineEvent],
-                changes: inout RegionStateChanges) {
+    func expire(
+        _ beacon: inout TrackedBeacon, at time: Timestamp, events: inout [EngineEvent],
+        changes: inout RegionStateChanges
+    ) {
         guard time >= beacon.deadline else { return }
         defer { updateDeadline(&beacon) }
         for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
@@ -114,17 +127,23 @@ struct RegionEvaluator: Sendable {
     /// The beacon's own away timeout when one is configured, else the gateway's.
     @inline(__always)
     func awayTimeout(of beacon: TrackedBeacon) -> Double {
-        settings.awayTimeoutOverrides.isEmpty ? settings.awayTimeout
+        settings.awayTimeoutOverrides.isEmpty
+            ? settings.awayTimeout
             : settings.awayTimeoutOverrides[beacon.beaconID] ?? settings.awayTimeout
     }
 
-    private func exit(_ beacon: inout TrackedBeacon, membership index: Int, at time: Timestamp,
-                      events: inout [EngineEvent], changes: inout RegionStateChanges) {
+    private func exit(
+        _ beacon: inout TrackedBeacon, membership index: Int, at time: Timestamp,
+        events: inout [EngineEvent], changes: inout RegionStateChanges
+    ) {
         let region = Int(beacon.memberships[index].region)
         transition(&beacon.memberships[index], to: .outside, at: time, beaconID: beacon.beaconID, changes: &changes)
-        events.append(.region(RegionEvent(kind: .exit, time: time, region: names[region], beaconID: beacon.beaconID,
-                                          state: .outside, since: time,
-                                          beacon: beacon.identityKnown ? beacon.snapshot(at: time) : nil)))
+        events.append(
+            .region(
+                RegionEvent(
+                    kind: .exit, time: time, region: names[region], beaconID: beacon.beaconID,
+                    state: .outside, since: time,
+                    beacon: beacon.identityKnown ? beacon.snapshot(at: time) : nil)))
     }
 
     /// Sets `beacon.deadline`: the earliest time at which `expire` would fire something for this beacon.
@@ -138,8 +157,10 @@ struct RegionEvaluator: Sendable {
     }
 
     /// Events for a beacon leaving the tracker (eviction): exit from every region it is inside, then away.
-    func departure(of beacon: TrackedBeacon, at time: Timestamp, events: inout [EngineEvent],
-                   changes: inout RegionStateChanges) {
+    func departure(
+        of beacon: TrackedBeacon, at time: Timestamp, events: inout [EngineEvent],
+        changes: inout RegionStateChanges
+    ) {
         var beacon = beacon
         for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
             exit(&beacon, membership: index, at: time, events: &events, changes: &changes)
@@ -151,20 +172,25 @@ struct RegionEvaluator: Sendable {
 
     /// Recomputes which regions match the beacon: keeps the state of regions that still match, adds new ones as
     /// `unknown`, and drops the rest (an `exit` first for those the beacon was inside).
-    func rematch(_ beacon: inout TrackedBeacon, at time: Timestamp, events: inout [EngineEvent],
-                 changes: inout RegionStateChanges) {
+    func rematch(
+        _ beacon: inout TrackedBeacon, at time: Timestamp, events: inout [EngineEvent],
+        changes: inout RegionStateChanges
+    ) {
         var kept: [RegionMembership] = []
         var filters: [RSSIFilter] = []
-        let subject = CompiledRegionMatch.Subject(format: beacon.format, identifiers: beacon.identifiers,
-                                                  address: beacon.address, name: beacon.name)
+        let subject = CompiledRegionMatch.Subject(
+            format: beacon.format, identifiers: beacon.identifiers,
+            address: beacon.address, name: beacon.name)
         for ruleIndex in matches.indices {
             let existing = beacon.memberships.firstIndex { Int($0.region) == ruleIndex }
             if beacon.identityKnown && matches[ruleIndex].matches(subject) {
-                var membership = existing.map { beacon.memberships[$0] }
+                var membership =
+                    existing.map { beacon.memberships[$0] }
                     ?? RegionMembership(region: Int32(ruleIndex), state: .unknown, since: time, lastQualifying: time)
                 if let settings = parameters[ruleIndex].filter {
                     let old = Int(membership.filterSlot)
-                    filters.append(old >= 0 && old < beacon.regionFilters.count ? beacon.regionFilters[old] : RSSIFilter(settings))
+                    filters.append(
+                        old >= 0 && old < beacon.regionFilters.count ? beacon.regionFilters[old] : RSSIFilter(settings))
                     membership.filterSlot = Int16(filters.count - 1)
                 } else {
                     membership.filterSlot = -1
@@ -173,8 +199,11 @@ struct RegionEvaluator: Sendable {
             } else if let existing, beacon.memberships[existing].state == .inside, beacon.identityKnown {
                 var membership = beacon.memberships[existing]
                 transition(&membership, to: .outside, at: time, beaconID: beacon.beaconID, changes: &changes)
-                events.append(.region(RegionEvent(kind: .exit, time: time, region: names[ruleIndex],
-                                                  beaconID: beacon.beaconID, state: .outside, since: time, beacon: nil)))
+                events.append(
+                    .region(
+                        RegionEvent(
+                            kind: .exit, time: time, region: names[ruleIndex],
+                            beaconID: beacon.beaconID, state: .outside, since: time, beacon: nil)))
             }
         }
         // Exact capacity: an entry holds no slack for memberships it will never have.
@@ -184,8 +213,10 @@ struct RegionEvaluator: Sendable {
         beacon.regionFilters = filters
     }
 
-    func transition(_ membership: inout RegionMembership, to state: RegionState, at time: Timestamp,
-                    beaconID: String, changes: inout RegionStateChanges) {
+    func transition(
+        _ membership: inout RegionMembership, to state: RegionState, at time: Timestamp,
+        beaconID: String, changes: inout RegionStateChanges
+    ) {
         membership.state = state
         membership.since = time
         membership.enterSum = 0
@@ -195,11 +226,15 @@ struct RegionEvaluator: Sendable {
         persist(&membership, beaconID: beaconID, at: time, changes: &changes)
     }
 
-    func persist(_ membership: inout RegionMembership, beaconID: String, at time: Timestamp,
-                 changes: inout RegionStateChanges) {
+    func persist(
+        _ membership: inout RegionMembership, beaconID: String, at time: Timestamp,
+        changes: inout RegionStateChanges
+    ) {
         membership.lastPersisted = time
-        changes.record(PersistedRegionState(region: names[Int(membership.region)], beaconID: beaconID,
-                                            state: membership.state, since: membership.since,
-                                            lastQualifying: membership.lastQualifying, updated: time))
+        changes.record(
+            PersistedRegionState(
+                region: names[Int(membership.region)], beaconID: beaconID,
+                state: membership.state, since: membership.since,
+                lastQualifying: membership.lastQualifying, updated: time))
     }
 }

@@ -7,8 +7,10 @@ public struct FloorPlan: Sendable, Equatable {
         public var minX: Double, minY: Double, maxX: Double, maxY: Double
         public init(name: String, minX: Double, minY: Double, maxX: Double, maxY: Double) {
             self.name = name
-            self.minX = min(minX, maxX); self.maxX = max(minX, maxX)
-            self.minY = min(minY, maxY); self.maxY = max(minY, maxY)
+            self.minX = min(minX, maxX)
+            self.maxX = max(minX, maxX)
+            self.minY = min(minY, maxY)
+            self.maxY = max(minY, maxY)
         }
         public func contains(x: Double, y: Double) -> Bool { x >= minX && x < maxX && y >= minY && y < maxY }
     }
@@ -18,7 +20,11 @@ public struct FloorPlan: Sendable, Equatable {
         /// dB lost by a signal that crosses the wall (COST 231 multi-wall: light internal wall 3.4 dB, heavy 6.9 dB).
         public var attenuation: Double
         public init(x1: Double, y1: Double, x2: Double, y2: Double, attenuation: Double) {
-            self.x1 = x1; self.y1 = y1; self.x2 = x2; self.y2 = y2; self.attenuation = attenuation
+            self.x1 = x1
+            self.y1 = y1
+            self.x2 = x2
+            self.y2 = y2
+            self.attenuation = attenuation
         }
     }
 
@@ -30,7 +36,11 @@ public struct FloorPlan: Sendable, Equatable {
         /// the simulated hardware difference the arbiter's per-gateway offset calibrates away.
         public var receiverOffset: Double
         public init(id: String, room: String, x: Double, y: Double, receiverOffset: Double = 0) {
-            self.id = id; self.room = room; self.x = x; self.y = y; self.receiverOffset = receiverOffset
+            self.id = id
+            self.room = room
+            self.x = x
+            self.y = y
+            self.receiverOffset = receiverOffset
         }
     }
 
@@ -39,7 +49,9 @@ public struct FloorPlan: Sendable, Equatable {
     public var gateways: [Gateway]
 
     public init(rooms: [Room], walls: [Wall], gateways: [Gateway]) {
-        self.rooms = rooms; self.walls = walls; self.gateways = gateways
+        self.rooms = rooms
+        self.walls = walls
+        self.gateways = gateways
     }
 
     /// The room holding the point (the first listed when rectangles overlap); nil outside every room.
@@ -57,8 +69,10 @@ public struct FloorPlan: Sendable, Equatable {
     }
 
     /// Whether segment a-b and segment c-d intersect (touching counts; collinear overlaps count).
-    static func segmentsCross(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double,
-                              _ cx: Double, _ cy: Double, _ dx: Double, _ dy: Double) -> Bool {
+    static func segmentsCross(
+        _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double,
+        _ cx: Double, _ cy: Double, _ dx: Double, _ dy: Double
+    ) -> Bool {
         func orientation(_ px: Double, _ py: Double, _ qx: Double, _ qy: Double, _ rx: Double, _ ry: Double) -> Int {
             let value = (qy - py) * (rx - qx) - (qx - px) * (ry - qy)
             return abs(value) < 1e-12 ? 0 : (value > 0 ? 1 : 2)
@@ -66,8 +80,10 @@ public struct FloorPlan: Sendable, Equatable {
         func onSegment(_ px: Double, _ py: Double, _ qx: Double, _ qy: Double, _ rx: Double, _ ry: Double) -> Bool {
             qx <= max(px, rx) && qx >= min(px, rx) && qy <= max(py, ry) && qy >= min(py, ry)
         }
-        let o1 = orientation(ax, ay, bx, by, cx, cy), o2 = orientation(ax, ay, bx, by, dx, dy)
-        let o3 = orientation(cx, cy, dx, dy, ax, ay), o4 = orientation(cx, cy, dx, dy, bx, by)
+        let o1 = orientation(ax, ay, bx, by, cx, cy)
+        let o2 = orientation(ax, ay, bx, by, dx, dy)
+        let o3 = orientation(cx, cy, dx, dy, ax, ay)
+        let o4 = orientation(cx, cy, dx, dy, bx, by)
         if o1 != o2 && o3 != o4 { return true }
         if o1 == 0 && onSegment(ax, ay, cx, cy, bx, by) { return true }
         if o2 == 0 && onSegment(ax, ay, dx, dy, bx, by) { return true }

@@ -35,7 +35,12 @@ public struct RoomArbiter: Sendable {
         }
     }
 
-    struct Level { var fast: Double; var median: Double; var rise: Double; var gateway: String }
+    struct Level {
+        var fast: Double
+        var median: Double
+        var rise: Double
+        var gateway: String
+    }
 
     struct Track: Sendable {
         var evidence: [String: Evidence] = [:]
@@ -70,7 +75,8 @@ public struct RoomArbiter: Sendable {
     @discardableResult
     public mutating func restore(_ rows: [PersistedRoomState], now: Timestamp) -> Int {
         var taken = 0
-        for row in rows where row.since.isFinite && row.updated.isFinite && now - row.updated <= settings.restoreMaxAge {
+        for row in rows where row.since.isFinite && row.updated.isFinite && now - row.updated <= settings.restoreMaxAge
+        {
             guard tracks[row.beaconID]?.room == nil else { continue }
             var track = tracks[row.beaconID] ?? Track()
             track.room = .some(row.room)
@@ -123,7 +129,8 @@ public struct RoomArbiter: Sendable {
             evidence.reportRate = sighting.reportRate
             track.evidence[sighting.gatewayID] = evidence
         } else {
-            var evidence = Evidence(fast: signal, median: signal, lastHeard: sighting.time, reportRate: sighting.reportRate)
+            var evidence = Evidence(
+                fast: signal, median: signal, lastHeard: sighting.time, reportRate: sighting.reportRate)
             evidence.add(signal, at: sighting.time, window: settings.medianWindow)
             track.evidence[sighting.gatewayID] = evidence
         }
@@ -150,9 +157,12 @@ public struct RoomArbiter: Sendable {
             let age = now - evidence.lastHeard
             guard age <= settings.evidenceMaxAge else { continue }
             let penalty = max(0, age - settings.staleAfter) * settings.staleDecay
-            let level = Level(fast: evidence.fast - penalty, median: evidence.median - penalty,
-                              rise: evidence.fast - evidence.median, gateway: gateway)
-            if let best = result[room], best.fast > level.fast || (best.fast == level.fast && best.gateway < gateway) { continue }
+            let level = Level(
+                fast: evidence.fast - penalty, median: evidence.median - penalty,
+                rise: evidence.fast - evidence.median, gateway: gateway)
+            if let best = result[room], best.fast > level.fast || (best.fast == level.fast && best.gateway < gateway) {
+                continue
+            }
             result[room] = level
         }
         return result
@@ -185,8 +195,11 @@ public struct RoomArbiter: Sendable {
             track.fastChallenger = nil
             track.slowChallenger = nil
             dirty.insert(id)
-            return [RoomChange(beaconID: id, time: now, from: nil, to: best.key, hadRoom: hadRoom,
-                               gatewayID: best.value.gateway)]
+            return [
+                RoomChange(
+                    beaconID: id, time: now, from: nil, to: best.key, hadRoom: hadRoom,
+                    gatewayID: best.value.gateway)
+            ]
         }
         if levels[current] != nil { track.updated = now }
         let incumbent = levels[current]
@@ -196,8 +209,12 @@ public struct RoomArbiter: Sendable {
         let elapsed = max(0, min(now - track.lastDecided, 1))
         track.lastDecided = now
         if best.key != current {
-            if track.fastChallenger != best.key { track.fastChallenger = best.key; track.fastHeld = 0 }
-            let ahead = best.value.fast - (incumbent?.fast ?? -.infinity) >= settings.margin && best.value.rise >= settings.rise
+            if track.fastChallenger != best.key {
+                track.fastChallenger = best.key
+                track.fastHeld = 0
+            }
+            let ahead =
+                best.value.fast - (incumbent?.fast ?? -.infinity) >= settings.margin && best.value.rise >= settings.rise
             track.fastHeld = max(0, track.fastHeld + (ahead ? elapsed : -elapsed))
             if ahead, track.fastHeld >= settings.dwell { winner = (best.key, best.value) }
         } else {
@@ -205,10 +222,15 @@ public struct RoomArbiter: Sendable {
             track.fastHeld = 0
         }
         // Slow path: the room with the highest median, ahead of the current room's median and not behind it now.
-        if let slowBest = levels.max(by: { ($0.value.median, $1.key) < ($1.value.median, $0.key) }), slowBest.key != current,
-           slowBest.value.median - (incumbent?.median ?? -.infinity) >= settings.slowMargin,
-           slowBest.value.fast >= (incumbent?.fast ?? -.infinity) {
-            if track.slowChallenger != slowBest.key { track.slowChallenger = slowBest.key; track.slowSince = now }
+        if let slowBest = levels.max(by: { ($0.value.median, $1.key) < ($1.value.median, $0.key) }),
+            slowBest.key != current,
+            slowBest.value.median - (incumbent?.median ?? -.infinity) >= settings.slowMargin,
+            slowBest.value.fast >= (incumbent?.fast ?? -.infinity)
+        {
+            if track.slowChallenger != slowBest.key {
+                track.slowChallenger = slowBest.key
+                track.slowSince = now
+            }
             if winner == nil, now - track.slowSince >= settings.slowDwell { winner = (slowBest.key, slowBest.value) }
         } else {
             track.slowChallenger = nil
@@ -222,7 +244,10 @@ public struct RoomArbiter: Sendable {
         track.fastHeld = 0
         track.slowChallenger = nil
         dirty.insert(id)
-        return [RoomChange(beaconID: id, time: now, from: current, to: winner.room, hadRoom: true, lead: lead,
-                           gatewayID: winner.level.gateway)]
+        return [
+            RoomChange(
+                beaconID: id, time: now, from: current, to: winner.room, hadRoom: true, lead: lead,
+                gatewayID: winner.level.gateway)
+        ]
     }
 }

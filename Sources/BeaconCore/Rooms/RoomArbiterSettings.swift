@@ -35,10 +35,12 @@ public struct RoomArbiterSettings: Sendable, Equatable {
     /// Persisted decisions older than this are not restored (s).
     public var restoreMaxAge: Double
 
-    public init(gatewayRooms: [String: String] = [:], receiverOffsets: [String: Double] = [:], margin: Double = 8,
-                dwell: Double = 4, smoothingTime: Double = 2, staleAfter: Double = 8, staleDecay: Double = 1,
-                evidenceMaxAge: Double = 30, awayTimeout: Double = 60, settleTime: Double = 2,
-                restoreMaxAge: Double = 900) {
+    public init(
+        gatewayRooms: [String: String] = [:], receiverOffsets: [String: Double] = [:], margin: Double = 8,
+        dwell: Double = 4, smoothingTime: Double = 2, staleAfter: Double = 8, staleDecay: Double = 1,
+        evidenceMaxAge: Double = 30, awayTimeout: Double = 60, settleTime: Double = 2,
+        restoreMaxAge: Double = 900
+    ) {
         self.gatewayRooms = gatewayRooms
         self.receiverOffsets = receiverOffsets
         self.margin = margin
@@ -57,8 +59,10 @@ public struct RoomArbiterSettings: Sendable, Equatable {
         var issues: [ConfigIssue] = []
         func check(_ key: String, _ value: Double, _ range: ClosedRange<Double>, _ unit: String) {
             if !(value.isFinite && range.contains(value)) {
-                issues.append(ConfigIssue(path: "\(path).\(key)",
-                                          message: "must be \(range.lowerBound)...\(range.upperBound) \(unit), got \(value)"))
+                issues.append(
+                    ConfigIssue(
+                        path: "\(path).\(key)",
+                        message: "must be \(range.lowerBound)...\(range.upperBound) \(unit), got \(value)"))
             }
         }
         check("margin_db", margin, 0...40, "dB")
@@ -74,8 +78,11 @@ public struct RoomArbiterSettings: Sendable, Equatable {
         check("away_timeout_s", awayTimeout, 1...86_400, "seconds")
         check("settle_s", settleTime, 0...600, "seconds")
         check("restore_max_age_s", restoreMaxAge, 0...2_592_000, "seconds")
-        for (gateway, offset) in receiverOffsets.sorted(by: { $0.key < $1.key }) where !(offset.isFinite && abs(offset) <= 40) {
-            issues.append(ConfigIssue(path: "\(path).receiver_offsets_db.\(gateway)", message: "must be -40...40 dB, got \(offset)"))
+        for (gateway, offset) in receiverOffsets.sorted(by: { $0.key < $1.key })
+        where !(offset.isFinite && abs(offset) <= 40) {
+            issues.append(
+                ConfigIssue(
+                    path: "\(path).receiver_offsets_db.\(gateway)", message: "must be -40...40 dB, got \(offset)"))
         }
         return issues
     }

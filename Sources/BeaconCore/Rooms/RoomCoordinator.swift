@@ -149,7 +149,8 @@ public struct RoomCoordinator: Sendable {
     /// A beacon this gateway has not decided about yet adopts it, so it is not announced again as new.
     private mutating func note(_ state: AnnouncedRoom) {
         if let known = announced[state.beaconID] {
-            guard state.decision > known.decision || (state.decision == known.decision && state.time >= known.time) else { return }
+            guard state.decision > known.decision || (state.decision == known.decision && state.time >= known.time)
+            else { return }
         } else if announced.count >= RoomCoordinator.maxBeacons {
             counters.beaconsRefused += 1
             return
@@ -162,7 +163,11 @@ public struct RoomCoordinator: Sendable {
 
     private mutating func updateLeadership(wall: Double) -> [Effect] {
         let leads: Bool
-        if connected, let since = ownOnlineSince, leader == gatewayID { leads = wall - since >= leaderSettle } else { leads = false }
+        if connected, let since = ownOnlineSince, leader == gatewayID {
+            leads = wall - since >= leaderSettle
+        } else {
+            leads = false
+        }
         guard leads != isLeader else { return [] }
         isLeader = leads
         var effects: [Effect] = [.leadership(isLeader: leads, leader: leader)]
@@ -173,13 +178,15 @@ public struct RoomCoordinator: Sendable {
     /// Becoming leader: adopt what was announced for beacons without a decision here, then announce every
     /// decision that differs from the announced one.
     private mutating func takeOver() -> [Effect] {
-        arbiter.restore(announced.values.sorted { $0.beaconID < $1.beaconID }.map(\.persisted),
-                        now: clock.isFinite ? clock : 0)
+        arbiter.restore(
+            announced.values.sorted { $0.beaconID < $1.beaconID }.map(\.persisted),
+            now: clock.isFinite ? clock : 0)
         var effects: [Effect] = []
         if connections > 1 {
             let again = announced.values.sorted { $0.beaconID < $1.beaconID }.map { state in
-                RoomEvent(beaconID: state.beaconID, time: state.time, room: state.room, from: nil, hadRoom: false,
-                          since: state.since, decision: state.decision)
+                RoomEvent(
+                    beaconID: state.beaconID, time: state.time, room: state.room, from: nil, hadRoom: false,
+                    since: state.since, decision: state.decision)
             }
             if !again.isEmpty { effects.append(.republish(again)) }
         }
@@ -187,8 +194,11 @@ public struct RoomCoordinator: Sendable {
         for state in arbiter.states() {
             let known = announced[state.beaconID]
             if let known, known.room == state.room { continue }
-            events.append(event(beaconID: state.beaconID, room: state.room, time: max(state.updated, clock.isFinite ? clock : state.updated),
-                                since: state.since, gatewayID: nil, lead: nil))
+            events.append(
+                event(
+                    beaconID: state.beaconID, room: state.room,
+                    time: max(state.updated, clock.isFinite ? clock : state.updated),
+                    since: state.since, gatewayID: nil, lead: nil))
         }
         return events.isEmpty ? effects : effects + [.publish(events)]
     }
@@ -197,20 +207,26 @@ public struct RoomCoordinator: Sendable {
         var events: [RoomEvent] = []
         for change in changes {
             if let known = announced[change.beaconID], known.room == change.to { continue }
-            events.append(event(beaconID: change.beaconID, room: change.to, time: change.time, since: change.time,
-                                gatewayID: change.gatewayID, lead: change.lead))
+            events.append(
+                event(
+                    beaconID: change.beaconID, room: change.to, time: change.time, since: change.time,
+                    gatewayID: change.gatewayID, lead: change.lead))
         }
         return events.isEmpty ? [] : [.publish(events)]
     }
 
     /// The next decision for a beacon, numbered after the announced one, and noted as announced.
-    private mutating func event(beaconID: String, room: String?, time: Timestamp, since: Timestamp, gatewayID winner: String?,
-                                lead: Double?) -> RoomEvent {
+    private mutating func event(
+        beaconID: String, room: String?, time: Timestamp, since: Timestamp, gatewayID winner: String?,
+        lead: Double?
+    ) -> RoomEvent {
         let known = announced[beaconID]
-        let event = RoomEvent(beaconID: beaconID, time: time, room: room, from: known?.room, hadRoom: known != nil,
-                              since: since, decision: (known?.decision ?? 0) + 1, gatewayID: winner, lead: lead)
-        announced[beaconID] = AnnouncedRoom(beaconID: beaconID, room: room, since: since, time: time,
-                                            decision: event.decision, leader: gatewayID)
+        let event = RoomEvent(
+            beaconID: beaconID, time: time, room: room, from: known?.room, hadRoom: known != nil,
+            since: since, decision: (known?.decision ?? 0) + 1, gatewayID: winner, lead: lead)
+        announced[beaconID] = AnnouncedRoom(
+            beaconID: beaconID, room: room, since: since, time: time,
+            decision: event.decision, leader: gatewayID)
         counters.published += 1
         return event
     }

@@ -22,7 +22,10 @@ extension RoomArbiter: RoomDeciding {
 ///   least 30 % below the incumbent's, or the incumbent has not been heard for `timeout`; `not_home` after the
 ///   away timeout.
 public struct RoomBaseline: RoomDeciding, Sendable {
-    public enum Kind: String, Sendable, CaseIterable { case nearest, distanceMargin = "distance-margin" }
+    public enum Kind: String, Sendable, CaseIterable {
+        case nearest
+        case distanceMargin = "distance-margin"
+    }
 
     public let kind: Kind
     public var name: String { kind.rawValue }
@@ -41,8 +44,10 @@ public struct RoomBaseline: RoomDeciding, Sendable {
     }
     var tracks: [String: Track] = [:]
 
-    public init(_ kind: Kind, settings: RoomArbiterSettings, pathLossExponent: Double = 2.7,
-                timeout: Double? = nil, marginFraction: Double = 0.3) {
+    public init(
+        _ kind: Kind, settings: RoomArbiterSettings, pathLossExponent: Double = 2.7,
+        timeout: Double? = nil, marginFraction: Double = 0.3
+    ) {
         self.kind = kind
         self.settings = settings
         self.pathLossExponent = pathLossExponent
@@ -60,7 +65,9 @@ public struct RoomBaseline: RoomDeciding, Sendable {
     }
 
     public mutating func process(_ sighting: RoomSighting) -> [RoomChange] {
-        guard let room = settings.gatewayRooms[sighting.gatewayID], let distance = calibratedDistance(sighting) else { return [] }
+        guard let room = settings.gatewayRooms[sighting.gatewayID], let distance = calibratedDistance(sighting) else {
+            return []
+        }
         let now = sighting.time
         var track = tracks[sighting.beaconID] ?? Track()
         defer { tracks[sighting.beaconID] = track }
@@ -72,8 +79,11 @@ public struct RoomBaseline: RoomDeciding, Sendable {
             track.distance = distance
             track.updated = now
             guard current != room else { return [] }
-            return [RoomChange(beaconID: sighting.beaconID, time: now, from: current, to: room, hadRoom: from != nil,
-                               gatewayID: sighting.gatewayID)]
+            return [
+                RoomChange(
+                    beaconID: sighting.beaconID, time: now, from: current, to: room, hadRoom: from != nil,
+                    gatewayID: sighting.gatewayID)
+            ]
         }
         switch kind {
         case .nearest:
@@ -83,10 +93,16 @@ public struct RoomBaseline: RoomDeciding, Sendable {
         case .distanceMargin:
             track.latest[room] = (distance, now)
             guard let current else { return move() }
-            if room == current { track.distance = distance; track.updated = now; return [] }
+            if room == current {
+                track.distance = distance
+                track.updated = now
+                return []
+            }
             guard let incumbent = track.latest[current], now - incumbent.time < timeout else { return move() }
             // The challenger must be the nearest fresh room and 30 % nearer than the incumbent.
-            let nearest = track.latest.filter { now - $0.value.time < timeout }.min { $0.value.distance < $1.value.distance }
+            let nearest = track.latest.filter { now - $0.value.time < timeout }.min {
+                $0.value.distance < $1.value.distance
+            }
             guard nearest?.key == room, distance <= (1 - marginFraction) * incumbent.distance else { return [] }
             return move()
         }
@@ -96,7 +112,8 @@ public struct RoomBaseline: RoomDeciding, Sendable {
         var changes: [RoomChange] = []
         for id in tracks.keys.sorted() {
             guard var track = tracks[id], case let .some(.some(current)) = track.room,
-                  now - track.lastHeard >= settings.awayTimeout else { continue }
+                now - track.lastHeard >= settings.awayTimeout
+            else { continue }
             track.room = .some(nil)
             track.latest = [:]
             track.distance = .infinity

@@ -20,8 +20,10 @@ public struct RoomEvent: Sendable, Equatable {
     /// The winning room's lead over the former room, dB.
     public var lead: Double?
 
-    public init(beaconID: String, time: Timestamp, room: String?, from: String?, hadRoom: Bool, since: Timestamp,
-                decision: UInt64, gatewayID: String? = nil, lead: Double? = nil) {
+    public init(
+        beaconID: String, time: Timestamp, room: String?, from: String?, hadRoom: Bool, since: Timestamp,
+        decision: UInt64, gatewayID: String? = nil, lead: Double? = nil
+    ) {
         self.beaconID = beaconID
         self.time = time
         self.room = room
@@ -61,17 +63,21 @@ public struct AnnouncedRoom: Sendable, Equatable {
     /// Reads a retained or echoed `room` state payload; nil when it is not one (enter/exit, garbage).
     public init?(payload: [UInt8]) {
         guard payload.count <= 65_536, let text = String(validating: payload, as: UTF8.self),
-              let json = try? JSONValue(parsing: text, maxDepth: 8),
-              json["kind"]?.roomText == "room", json["event"]?.roomText == "room",
-              let beacon = json["beacon_id"]?.roomText, !beacon.isEmpty,
-              let room = json["room"]?.roomText, let time = json["time"]?.roomNumber, time.isFinite,
-              let decision = json["decision"]?.roomInteger, decision > 0,
-              let leader = json["gateway"]?.roomText else { return nil }
+            let json = try? JSONValue(parsing: text, maxDepth: 8),
+            json["kind"]?.roomText == "room", json["event"]?.roomText == "room",
+            let beacon = json["beacon_id"]?.roomText, !beacon.isEmpty,
+            let room = json["room"]?.roomText, let time = json["time"]?.roomNumber, time.isFinite,
+            let decision = json["decision"]?.roomInteger, decision > 0,
+            let leader = json["gateway"]?.roomText
+        else { return nil }
         let since = json["since"]?.roomNumber ?? time
-        self.init(beaconID: beacon, room: room == RoomEvent.notHome ? nil : room, since: since.isFinite ? since : time,
-                  time: time, decision: UInt64(decision), leader: leader)
+        self.init(
+            beaconID: beacon, room: room == RoomEvent.notHome ? nil : room, since: since.isFinite ? since : time,
+            time: time, decision: UInt64(decision), leader: leader)
     }
 
     /// As a row the arbiter restores.
-    public var persisted: PersistedRoomState { PersistedRoomState(beaconID: beaconID, room: room, since: since, updated: time) }
+    public var persisted: PersistedRoomState {
+        PersistedRoomState(beaconID: beaconID, room: room, since: since, updated: time)
+    }
 }

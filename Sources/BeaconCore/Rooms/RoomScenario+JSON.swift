@@ -21,7 +21,9 @@ extension RoomScenario {
         guard let duration = try fields.double("duration_s"), duration > 0, duration <= 7 * 86_400 else {
             throw ScenarioError(path: "duration_s", message: "required, > 0 and <= 604800 seconds")
         }
-        let radio = try fields.object("radio").map { fields throws(ScenarioError) in try ScenarioRadio(fields) } ?? ScenarioRadio()
+        let radio =
+            try fields.object("radio").map { fields throws(ScenarioError) in try ScenarioRadio(fields) }
+            ?? ScenarioRadio()
         var tracker = RoomScenario.defaultTracker
         if let block = try fields.object("tracker") {
             var hasPublish = block
@@ -39,12 +41,15 @@ extension RoomScenario {
         }
         let links = people.reduce(0.0) { $0 + $1.rate * duration } * Double(plan.gateways.count)
         guard links <= Scenario.maxAdvertisements else {
-            throw ScenarioError(path: "people", message: "too large: \(Int(links)) gateway-advertisement pairs, at most "
-                                + "\(Int(Scenario.maxAdvertisements))")
+            throw ScenarioError(
+                path: "people",
+                message: "too large: \(Int(links)) gateway-advertisement pairs, at most "
+                    + "\(Int(Scenario.maxAdvertisements))")
         }
         var arbiter = RoomArbiterSettings(awayTimeout: tracker.awayTimeout)
         // Calibrated by default: the arbiter knows each gateway's receiver offset (docs/rooms.md, calibration).
-        arbiter.receiverOffsets = Dictionary(plan.gateways.map { ($0.id, $0.receiverOffset) }, uniquingKeysWith: { a, _ in a })
+        arbiter.receiverOffsets = Dictionary(
+            plan.gateways.map { ($0.id, $0.receiverOffset) }, uniquingKeysWith: { a, _ in a })
         if let block = try fields.object("arbiter") { try arbiter.read(block) }
         let warmup = try fields.double("warmup_s", default: 10)
         let stay = try fields.double("minimum_stay_s", default: 30)
@@ -57,9 +62,10 @@ extension RoomScenario {
         }
         let issues = tracker.validate(path: "tracker") + arbiter.validate(path: "arbiter")
         if let first = issues.first { throw ScenarioError(kind: .invalid, path: first.path, message: first.message) }
-        self.init(name: name, seed: UInt64(seed), startTime: startTime, duration: duration, radio: radio,
-                  tracker: tracker, plan: plan, people: people, arbiter: arbiter, warmup: warmup, minimumStay: stay,
-                  matchGrace: grace)
+        self.init(
+            name: name, seed: UInt64(seed), startTime: startTime, duration: duration, radio: radio,
+            tracker: tracker, plan: plan, people: people, arbiter: arbiter, warmup: warmup, minimumStay: stay,
+            matchGrace: grace)
     }
 }
 
@@ -115,9 +121,11 @@ extension FloorPlan {
                 throw ScenarioError(path: room.keyPath("name"), message: "required, a non-empty room name")
             }
             guard !rooms.contains(where: { $0.name == name }) else {
-                throw ScenarioError(kind: .invalid, path: room.keyPath("name"), message: "room '\(name)' is listed twice")
+                throw ScenarioError(
+                    kind: .invalid, path: room.keyPath("name"), message: "room '\(name)' is listed twice")
             }
-            let x = try pair(room.raw("x"), path: room.keyPath("x")), y = try pair(room.raw("y"), path: room.keyPath("y"))
+            let x = try pair(room.raw("x"), path: room.keyPath("x"))
+            let y = try pair(room.raw("y"), path: room.keyPath("y"))
             try room.finish()
             guard x.0 != x.1, y.0 != y.1 else {
                 throw ScenarioError(kind: .invalid, path: room.path, message: "a room needs a non-zero width and depth")
@@ -144,22 +152,28 @@ extension FloorPlan {
                 throw ScenarioError(path: gateway.keyPath("id"), message: "required, a gateway id")
             }
             guard !gateways.contains(where: { $0.id == id }) else {
-                throw ScenarioError(kind: .invalid, path: gateway.keyPath("id"), message: "gateway '\(id)' is listed twice")
+                throw ScenarioError(
+                    kind: .invalid, path: gateway.keyPath("id"), message: "gateway '\(id)' is listed twice")
             }
-            let x = try gateway.double("x", default: 0), y = try gateway.double("y", default: 0)
+            let x = try gateway.double("x", default: 0)
+            let y = try gateway.double("y", default: 0)
             let offset = try gateway.double("receiver_offset_db", default: 0)
             let room = try gateway.string("room") ?? rooms.first { $0.contains(x: x, y: y) }?.name
             try gateway.finish()
             guard let room, rooms.contains(where: { $0.name == room }) else {
-                throw ScenarioError(kind: .invalid, path: gateway.keyPath("room"),
-                                    message: "must name one of the rooms (or the gateway must stand in one)")
+                throw ScenarioError(
+                    kind: .invalid, path: gateway.keyPath("room"),
+                    message: "must name one of the rooms (or the gateway must stand in one)")
             }
             guard abs(offset) <= 30 else {
-                throw ScenarioError(kind: .invalid, path: gateway.keyPath("receiver_offset_db"), message: "must be -30...30 dB")
+                throw ScenarioError(
+                    kind: .invalid, path: gateway.keyPath("receiver_offset_db"), message: "must be -30...30 dB")
             }
             gateways.append(Gateway(id: id, room: room, x: x, y: y, receiverOffset: offset))
         }
-        guard !gateways.isEmpty else { throw ScenarioError(path: "gateways", message: "required: at least one gateway") }
+        guard !gateways.isEmpty else {
+            throw ScenarioError(path: "gateways", message: "required: at least one gateway")
+        }
         self.init(rooms: rooms, walls: walls, gateways: gateways)
     }
 }

@@ -20,10 +20,12 @@ public struct RoomScenario: Sendable {
     /// A room change made up to this long after a true stay ended still counts as following it.
     public var matchGrace: Double
 
-    public init(name: String = "rooms", seed: UInt64 = 1, startTime: Timestamp = 1_700_000_000, duration: Double,
-                radio: ScenarioRadio = ScenarioRadio(), tracker: TrackerSettings = RoomScenario.defaultTracker,
-                plan: FloorPlan, people: [ScenarioBeacon], arbiter: RoomArbiterSettings? = nil, warmup: Double = 10,
-                minimumStay: Double = 30, matchGrace: Double = 15) {
+    public init(
+        name: String = "rooms", seed: UInt64 = 1, startTime: Timestamp = 1_700_000_000, duration: Double,
+        radio: ScenarioRadio = ScenarioRadio(), tracker: TrackerSettings = RoomScenario.defaultTracker,
+        plan: FloorPlan, people: [ScenarioBeacon], arbiter: RoomArbiterSettings? = nil, warmup: Double = 10,
+        minimumStay: Double = 30, matchGrace: Double = 15
+    ) {
         self.name = name
         self.seed = seed
         self.startTime = startTime
@@ -33,7 +35,8 @@ public struct RoomScenario: Sendable {
         self.plan = plan
         self.people = people
         var settings = arbiter ?? RoomArbiterSettings()
-        settings.gatewayRooms = Dictionary(plan.gateways.map { ($0.id, $0.room) }, uniquingKeysWith: { first, _ in first })
+        settings.gatewayRooms = Dictionary(
+            plan.gateways.map { ($0.id, $0.room) }, uniquingKeysWith: { first, _ in first })
         self.arbiter = settings
         self.warmup = warmup
         self.minimumStay = minimumStay

@@ -16,16 +16,22 @@ public struct RoomScenarioRun {
     public func sightings() -> [RoomSighting] {
         var all: [(RoomSighting, Int)] = []
         for (index, gateway) in scenario.plan.gateways.enumerated() {
-            var engine = RegionEngine(settings: scenario.tracker, regions: [], distance: scenario.distanceModel,
-                                      now: scenario.startTime)
+            var engine = RegionEngine(
+                settings: scenario.tracker, regions: [], distance: scenario.distanceModel,
+                now: scenario.startTime)
             var nextTick = scenario.startTime + 1
             func take(_ events: [EngineEvent]) {
                 for case let .sighting(event) in events {
-                    if let sighting = RoomSighting(gatewayID: gateway.id, event: event) { all.append((sighting, index)) }
+                    if let sighting = RoomSighting(gatewayID: gateway.id, event: event) {
+                        all.append((sighting, index))
+                    }
                 }
             }
             for observation in simulator.observations(gateway: index) {
-                while nextTick <= observation.timestamp { take(engine.advance(to: nextTick)); nextTick += 1 }
+                while nextTick <= observation.timestamp {
+                    take(engine.advance(to: nextTick))
+                    nextTick += 1
+                }
                 take(engine.process(observation))
             }
         }

@@ -8,7 +8,11 @@
 ///   `minimumStay` seconds, the seconds until the rule first shows that room; a stay the rule never shows is
 ///   missed.
 public struct RoomScore {
-    struct Segment { var start: Double; var end: Double; var room: String? }
+    struct Segment {
+        var start: Double
+        var end: Double
+        var room: String?
+    }
 
     let scenario: RoomScenario
     var segments: [String: [Segment]] = [:]
@@ -23,7 +27,9 @@ public struct RoomScore {
             var t = 0.0
             while t <= scenario.duration {
                 let room = simulator.trueRoom(of: person, at: t)
-                if let last = list.last, last.room == room { list[list.count - 1].end = t } else {
+                if let last = list.last, last.room == room {
+                    list[list.count - 1].end = t
+                } else {
                     list.append(Segment(start: t, end: t, room: room))
                 }
                 t += 0.1
@@ -41,7 +47,9 @@ public struct RoomScore {
         let t = time - scenario.startTime
         guard t > scenario.warmup else { return }
         for person in scenario.people {
-            guard let list = segments[person.beaconID], let truth = list.last(where: { $0.start <= t }) else { continue }
+            guard let list = segments[person.beaconID], let truth = list.last(where: { $0.start <= t }) else {
+                continue
+            }
             judged[person.beaconID, default: 0] += interval
             let shown = decided(person.beaconID)
             let right: Bool
@@ -64,7 +72,8 @@ public struct RoomScore {
                 let startTime = scenario.startTime + segment.start
                 let limit = scenario.startTime + segment.end + scenario.matchGrace
                 if let index = made.indices.first(where: {
-                    !used.contains($0) && made[$0].time >= startTime && made[$0].time <= limit && made[$0].to == segment.room
+                    !used.contains($0) && made[$0].time >= startTime && made[$0].time <= limit
+                        && made[$0].to == segment.room
                 }) {
                     used.insert(index)
                 }
@@ -73,16 +82,20 @@ public struct RoomScore {
                 let before = made.last { $0.time < startTime }
                 if before?.to == segment.room && before != nil {
                     rule.latencies.append(0)
-                } else if let first = made.first(where: { $0.time >= startTime && $0.time <= scenario.startTime + segment.end
-                                                          && $0.to == segment.room }) {
+                } else if let first = made.first(where: {
+                    $0.time >= startTime && $0.time <= scenario.startTime + segment.end
+                        && $0.to == segment.room
+                }) {
                     rule.latencies.append(first.time - startTime)
                 } else {
                     rule.missed += 1
                 }
                 rule.trueChanges += 1
             }
-            rule.beacons.append(RoomSummary.Beacon(beaconID: id, judgedSeconds: judged[id] ?? 0,
-                                                   wrongSeconds: wrong[id] ?? 0, falseSwitches: made.count - used.count))
+            rule.beacons.append(
+                RoomSummary.Beacon(
+                    beaconID: id, judgedSeconds: judged[id] ?? 0,
+                    wrongSeconds: wrong[id] ?? 0, falseSwitches: made.count - used.count))
             rule.falseSwitches += made.count - used.count
             rule.switches += made.count
             rule.judgedSeconds += judged[id] ?? 0
@@ -125,7 +138,10 @@ public struct RoomSummary: Sendable, Equatable {
     public var sightings: Int
     public var rules: [Rule] = []
 
-    public init(sightings: Int, rules: [Rule] = []) { self.sightings = sightings; self.rules = rules }
+    public init(sightings: Int, rules: [Rule] = []) {
+        self.sightings = sightings
+        self.rules = rules
+    }
 
     /// Runs merged rule by rule (same rule names in the same order), so shares and percentiles are over all.
     public static func merged(_ runs: [RoomSummary]) -> RoomSummary {

@@ -36,33 +36,50 @@ public struct RoomSettings: Sendable, Equatable {
     public func validate(gateway: GatewaySettings) -> [ConfigIssue] {
         var issues = arbiter.validate(path: "rooms")
         if !(leaderSettle.isFinite && (0...60).contains(leaderSettle)) {
-            issues.append(ConfigIssue(path: "rooms.leader_settle_s", message: "must be 0...60 seconds, got \(leaderSettle)"))
+            issues.append(
+                ConfigIssue(path: "rooms.leader_settle_s", message: "must be 0...60 seconds, got \(leaderSettle)"))
         }
         if !(0...64).contains(replayWaitForGateways) {
-            issues.append(ConfigIssue(path: "rooms.replay_wait_for_gateways", message: "must be 0...64, got \(replayWaitForGateways)"))
+            issues.append(
+                ConfigIssue(
+                    path: "rooms.replay_wait_for_gateways", message: "must be 0...64, got \(replayWaitForGateways)"))
         }
         for (id, room) in gateways.sorted(by: { $0.key < $1.key }) {
             if !GatewaySettings.isValidIdentifier(id) {
-                issues.append(ConfigIssue(path: "rooms.gateways.\(id)",
-                                          message: "`\(id)` is not a valid gateway id (1-64 letters, digits, `_` or `-`)"))
+                issues.append(
+                    ConfigIssue(
+                        path: "rooms.gateways.\(id)",
+                        message: "`\(id)` is not a valid gateway id (1-64 letters, digits, `_` or `-`)"))
             }
             if !GatewaySettings.isValidIdentifier(room) {
-                issues.append(ConfigIssue(path: "rooms.gateways.\(id)",
-                                          message: "`\(room)` is not a valid room (1-64 letters, digits, `_` or `-`; it becomes an MQTT topic level)"))
+                issues.append(
+                    ConfigIssue(
+                        path: "rooms.gateways.\(id)",
+                        message:
+                            "`\(room)` is not a valid room (1-64 letters, digits, `_` or `-`; it becomes an MQTT topic level)"
+                    ))
             }
         }
         for id in arbiter.receiverOffsets.keys.sorted() where gateways[id] == nil && id != gateway.id {
-            issues.append(ConfigIssue(path: "rooms.receiver_offsets_db.\(id)",
-                                      message: "`\(id)` is not a gateway of rooms.gateways"))
+            issues.append(
+                ConfigIssue(
+                    path: "rooms.receiver_offsets_db.\(id)",
+                    message: "`\(id)` is not a gateway of rooms.gateways"))
         }
         guard enabled else { return issues }
         if gatewayRooms(own: gateway)[gateway.id] == nil {
-            issues.append(ConfigIssue(path: "rooms.gateways",
-                                      message: "this gateway (`\(gateway.id)`) has no room: list it here or set gateway.room"))
+            issues.append(
+                ConfigIssue(
+                    path: "rooms.gateways",
+                    message: "this gateway (`\(gateway.id)`) has no room: list it here or set gateway.room"))
         }
         if gateway.id == RoomTopics.level {
-            issues.append(ConfigIssue(path: "gateway.id",
-                                      message: "`\(RoomTopics.level)` is the topic level of the room events: choose another gateway id with rooms.enabled"))
+            issues.append(
+                ConfigIssue(
+                    path: "gateway.id",
+                    message:
+                        "`\(RoomTopics.level)` is the topic level of the room events: choose another gateway id with rooms.enabled"
+                ))
         }
         return issues
     }

@@ -13,8 +13,10 @@ public struct RoomSighting: Sendable, Equatable {
     public var distance: Double?
     public var reportRate: Double
 
-    public init(gatewayID: String, beaconID: String, time: Timestamp, rssi: Double, rawRSSI: Double? = nil,
-                distance: Double? = nil, reportRate: Double = 0) {
+    public init(
+        gatewayID: String, beaconID: String, time: Timestamp, rssi: Double, rawRSSI: Double? = nil,
+        distance: Double? = nil, reportRate: Double = 0
+    ) {
         self.gatewayID = gatewayID
         self.beaconID = beaconID
         self.time = time
@@ -26,9 +28,13 @@ public struct RoomSighting: Sendable, Equatable {
 
     /// The sighting a gateway's engine emitted; nil when it carries no RSSI at all.
     public init?(gatewayID: String, event: SightingEvent) {
-        guard let rssi = event.beacon.smoothedRSSI ?? event.beacon.rssi.map(Double.init), rssi.isFinite else { return nil }
-        self.init(gatewayID: gatewayID, beaconID: event.beacon.beaconID, time: event.time, rssi: rssi,
-                  rawRSSI: event.beacon.rssi.map(Double.init), distance: event.beacon.distance, reportRate: event.beacon.reportRate)
+        guard let rssi = event.beacon.smoothedRSSI ?? event.beacon.rssi.map(Double.init), rssi.isFinite else {
+            return nil
+        }
+        self.init(
+            gatewayID: gatewayID, beaconID: event.beacon.beaconID, time: event.time, rssi: rssi,
+            rawRSSI: event.beacon.rssi.map(Double.init), distance: event.beacon.distance,
+            reportRate: event.beacon.reportRate)
     }
 }
 
@@ -47,8 +53,10 @@ public struct RoomChange: Sendable, Equatable {
     /// The gateway whose evidence won.
     public var gatewayID: String?
 
-    public init(beaconID: String, time: Timestamp, from: String?, to: String?, hadRoom: Bool, lead: Double? = nil,
-                gatewayID: String? = nil) {
+    public init(
+        beaconID: String, time: Timestamp, from: String?, to: String?, hadRoom: Bool, lead: Double? = nil,
+        gatewayID: String? = nil
+    ) {
         self.beaconID = beaconID
         self.time = time
         self.from = from
@@ -71,6 +79,9 @@ public struct PersistedRoomState: Sendable, Equatable {
     public var updated: Timestamp
 
     public init(beaconID: String, room: String?, since: Timestamp, updated: Timestamp) {
-        self.beaconID = beaconID; self.room = room; self.since = since; self.updated = updated
+        self.beaconID = beaconID
+        self.room = room
+        self.since = since
+        self.updated = updated
     }
 }

@@ -4,7 +4,11 @@ public struct RoomStay: Sendable, Equatable {
     public var start: Double
     public var end: Double
     public var room: String?
-    public init(start: Double, end: Double, room: String?) { self.start = start; self.end = end; self.room = room }
+    public init(start: Double, end: Double, room: String?) {
+        self.start = start
+        self.end = end
+        self.room = room
+    }
 }
 
 extension RoomSimulator {
@@ -15,7 +19,9 @@ extension RoomSimulator {
         while Double(tick) * step <= scenario.duration {
             let t = Double(tick) * step
             let room = trueRoom(of: person, at: t)
-            if let last = stays.last, last.room == room { stays[stays.count - 1].end = t } else {
+            if let last = stays.last, last.room == room {
+                stays[stays.count - 1].end = t
+            } else {
                 stays.append(RoomStay(start: t, end: t, room: room))
             }
             tick += 1

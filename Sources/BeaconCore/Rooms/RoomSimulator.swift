@@ -60,7 +60,8 @@ public struct RoomSimulator: Sendable {
         let params = radio.realistic
         let model = scenario.distanceModel
         var random = SimulationRandom(seed: scenario.seed, stream: index * 64 + gatewayIndex + 1)
-        let offsets = radio.channelOffsets.isEmpty
+        let offsets =
+            radio.channelOffsets.isEmpty
             ? (0..<3).map { _ in params.channelOffsetSigma * random.gaussian() }
             : radio.channelOffsets
         // Scanners do not rotate channels in step: each starts its dwell cycle at its own phase.
@@ -77,9 +78,11 @@ public struct RoomSimulator: Sendable {
         for t in schedule {
             let position = person.position(at: t)
             if let previous {
-                let dx = position.x - previous.x, dy = position.y - previous.y
+                let dx = position.x - previous.x
+                let dy = position.y - previous.y
                 let moved = (dx * dx + dy * dy).squareRoot()
-                let decay = (t - previous.t) / max(params.shadowingTime, 1e-9)
+                let decay =
+                    (t - previous.t) / max(params.shadowingTime, 1e-9)
                     + (params.shadowingDistance > 0 ? moved / params.shadowingDistance : .infinity)
                 let rho = SimulationMath.exp(-decay)
                 shadowing = rho * shadowing + max(0, 1 - rho * rho).squareRoot() * sigma * random.gaussian()
@@ -89,27 +92,36 @@ public struct RoomSimulator: Sendable {
             let fading = params.fadingSigma * random.gaussian()
             let lost = loss.lost(random: &random)
             let heardDraw = random.uniform()
-            while blockIndex < blocks.count, blocks[blockIndex].start + blocks[blockIndex].length <= t { blockIndex += 1 }
+            while blockIndex < blocks.count, blocks[blockIndex].start + blocks[blockIndex].length <= t {
+                blockIndex += 1
+            }
             let blocked = blockIndex < blocks.count && blocks[blockIndex].start <= t ? blocks[blockIndex].depth : 0
-            let dx = position.x - gateway.x, dy = position.y - gateway.y
+            let dx = position.x - gateway.x
+            let dy = position.y - gateway.y
             let distance = max((dx * dx + dy * dy).squareRoot(), 0.1)
             let walls = scenario.plan.wallLoss(fromX: gateway.x, y: gateway.y, toX: position.x, y: position.y)
             let channel = radio.channel(at: t + phase, count: offsets.count)
-            let signal = model.meanRSSI(atDistance: distance, measuredPower: person.measuredPower) - person.attenuation
+            let signal =
+                model.meanRSSI(atDistance: distance, measuredPower: person.measuredPower) - person.attenuation
                 - walls + shadowing + offsets[channel] + fading - blocked
-            let received = 1 / (1 + SimulationMath.exp(-(signal - radio.noiseFloor) / max(params.sensitivityWidth, 1e-9)))
+            let received =
+                1 / (1 + SimulationMath.exp(-(signal - radio.noiseFloor) / max(params.sensitivityWidth, 1e-9)))
             guard !lost, heardDraw < received else { continue }
             let rssi = (signal + gateway.receiverOffset).rounded()
-            result.append(Observation(timestamp: scenario.startTime + t, beaconID: person.beaconID, format: person.format,
-                                      identifiers: person.identifiers, address: person.address,
-                                      addressType: .publicDevice, rssi: Int(min(max(rssi, -126), 20)),
-                                      measuredPower: person.measuredPower, name: person.name))
+            result.append(
+                Observation(
+                    timestamp: scenario.startTime + t, beaconID: person.beaconID, format: person.format,
+                    identifiers: person.identifiers, address: person.address,
+                    addressType: .publicDevice, rssi: Int(min(max(rssi, -126), 20)),
+                    measuredPower: person.measuredPower, name: person.name))
         }
         return result
     }
 
-    private func blockingEpisodes(_ spec: RealisticRadio.Blocking,
-                                  random: inout SimulationRandom) -> [(start: Double, length: Double, depth: Double)] {
+    private func blockingEpisodes(
+        _ spec: RealisticRadio.Blocking,
+        random: inout SimulationRandom
+    ) -> [(start: Double, length: Double, depth: Double)] {
         guard spec.meanInterval > 0 else { return [] }
         var result: [(start: Double, length: Double, depth: Double)] = []
         var t = random.exponential(mean: spec.meanInterval)

@@ -15,8 +15,12 @@ public struct RoomTopics: Sendable, Equatable {
     public var sightingFilter: String { prefix + "/+/sighting/#" }
     public var stateFilter: String { prefix + "/" + RoomTopics.level + "/+" }
 
-    public func state(beaconID: String) -> String { prefix + "/" + RoomTopics.level + "/" + TopicLayout.level(beaconID) }
-    public func room(_ room: String, beaconID: String) -> String { state(beaconID: beaconID) + "/" + TopicLayout.level(room) }
+    public func state(beaconID: String) -> String {
+        prefix + "/" + RoomTopics.level + "/" + TopicLayout.level(beaconID)
+    }
+    public func room(_ room: String, beaconID: String) -> String {
+        state(beaconID: beaconID) + "/" + TopicLayout.level(room)
+    }
 
     /// What an inbound topic is: the levels after the prefix.
     public enum Parsed: Sendable, Equatable {
@@ -27,7 +31,8 @@ public struct RoomTopics: Sendable, Equatable {
 
     public func parse(_ topic: String) -> Parsed? {
         guard topic.hasPrefix(prefix + "/") else { return nil }
-        let levels = topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let levels = topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false).map(
+            String.init)
         switch levels.count {
         case 2 where levels[0] == RoomTopics.level: return .state(beaconLevel: levels[1])
         case 2 where levels[1] == "availability": return .availability(gateway: levels[0])

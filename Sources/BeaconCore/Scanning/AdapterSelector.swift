@@ -9,10 +9,14 @@ public enum AdapterSelector: Sendable, Equatable, CustomStringConvertible {
     /// Parses `hci0`, `0` or `AA:BB:CC:DD:EE:FF`; nil otherwise.
     public init?(configValue: String) {
         let text = configValue
-        if let address = BluetoothAddress(string: text) { self = .address(address); return }
+        if let address = BluetoothAddress(string: text) {
+            self = .address(address)
+            return
+        }
         let digits = text.hasPrefix("hci") ? String(text.dropFirst(3)) : text
         guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-              let index = Int(digits), index < 0xFFFF else { return nil }
+            let index = Int(digits), index < 0xFFFF
+        else { return nil }
         self = .index(index)
     }
 

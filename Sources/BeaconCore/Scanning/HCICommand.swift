@@ -76,8 +76,9 @@ extension HCICommand {
     /// LE Set Extended Scan Enable (0x2042): enable, filter duplicates, duration (0 = until disabled),
     /// period (0 = continuous).
     public static func leSetExtendedScanEnable(_ enable: Bool, filterDuplicates: Bool = false) -> HCICommand {
-        HCICommand(ogf: 0x08, ocf: 0x0042,
-                   parameters: [enable ? 0x01 : 0x00, filterDuplicates ? 0x01 : 0x00, 0x00, 0x00, 0x00, 0x00])
+        HCICommand(
+            ogf: 0x08, ocf: 0x0042,
+            parameters: [enable ? 0x01 : 0x00, filterDuplicates ? 0x01 : 0x00, 0x00, 0x00, 0x00, 0x00])
     }
 
     private static func littleEndian(_ value: UInt16) -> [UInt8] {

@@ -32,8 +32,10 @@ public struct HCISourceStatistics: Sendable, Equatable {
     public var adapterPowerCycles: UInt64
     public var adapterReopens: UInt64
 
-    public init(delivered: UInt64 = 0, dropped: UInt64 = 0, scanRestarts: UInt64 = 0, adapterPowerCycles: UInt64 = 0,
-                adapterReopens: UInt64 = 0) {
+    public init(
+        delivered: UInt64 = 0, dropped: UInt64 = 0, scanRestarts: UInt64 = 0, adapterPowerCycles: UInt64 = 0,
+        adapterReopens: UInt64 = 0
+    ) {
         self.delivered = delivered
         self.dropped = dropped
         self.scanRestarts = scanRestarts

@@ -11,8 +11,10 @@ public struct ScanParameters: Sendable, Equatable {
     /// 0 accept all advertising packets.
     public var filterPolicy: UInt8
 
-    public init(active: Bool, intervalUnits: UInt16, windowUnits: UInt16, ownAddressType: UInt8 = 0,
-                filterPolicy: UInt8 = 0) {
+    public init(
+        active: Bool, intervalUnits: UInt16, windowUnits: UInt16, ownAddressType: UInt8 = 0,
+        filterPolicy: UInt8 = 0
+    ) {
         self.active = active
         self.intervalUnits = intervalUnits
         self.windowUnits = windowUnits

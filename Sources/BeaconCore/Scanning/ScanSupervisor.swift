@@ -17,8 +17,10 @@ public struct ScanSupervisor: Sendable {
         /// Cap of the stall timeout's growth while recoveries bring no report.
         public var maximumStallFactor: Double
 
-        public init(stallTimeout: Double, initialBackoff: Double = 1, maximumBackoff: Double = 60,
-                    maximumStallFactor: Double = 32) {
+        public init(
+            stallTimeout: Double, initialBackoff: Double = 1, maximumBackoff: Double = 60,
+            maximumStallFactor: Double = 32
+        ) {
             self.stallTimeout = stallTimeout
             self.initialBackoff = initialBackoff
             self.maximumBackoff = maximumBackoff
@@ -119,7 +121,8 @@ public struct ScanSupervisor: Sendable {
             guard policy.stallTimeout > 0, now - since >= currentStallTimeout else { return nil }
             let reason = Reason.stalled(seconds: now - since)
             // A stall right after a recovery that brought no report escalates.
-            let action: Action = quietRecoveries == 0
+            let action: Action =
+                quietRecoveries == 0
                 ? .restartScan(reason: reason)
                 : .powerCycle(reason: reason, attempt: quietRecoveries)
             state = .recovering(action)
@@ -152,11 +155,13 @@ public struct ScanSupervisor: Sendable {
         let reason = Reason.recoveryFailed(error)
         switch failed {
         case .restartScan:
-            let next: Action = adapterGone ? .reopen(reason: reason, attempt: 1) : .powerCycle(reason: reason, attempt: 1)
+            let next: Action =
+                adapterGone ? .reopen(reason: reason, attempt: 1) : .powerCycle(reason: reason, attempt: 1)
             state = .recovering(next)
             return next
         case let .powerCycle(_, attempt), let .reopen(_, attempt):
-            let next: Action = adapterGone
+            let next: Action =
+                adapterGone
                 ? .reopen(reason: reason, attempt: attempt + 1)
                 : .powerCycle(reason: reason, attempt: attempt + 1)
             state = .backingOff(next: next, notBefore: now + backoff(afterAttempt: attempt))

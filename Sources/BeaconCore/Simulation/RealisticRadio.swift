@@ -25,8 +25,10 @@ public struct RealisticRadio: Sendable, Equatable {
         public var minDepth: Double
         public var maxDepth: Double
 
-        public init(meanInterval: Double = 600, minLength: Double = 10, maxLength: Double = 30,
-                    minDepth: Double = 8, maxDepth: Double = 15) {
+        public init(
+            meanInterval: Double = 600, minLength: Double = 10, maxLength: Double = 30,
+            minDepth: Double = 8, maxDepth: Double = 15
+        ) {
             self.meanInterval = meanInterval
             self.minLength = minLength
             self.maxLength = maxLength
@@ -46,10 +48,12 @@ public struct RealisticRadio: Sendable, Equatable {
     public var sensitivityWidth: Double
     public var advDelayMax: Double
 
-    public init(shadowingSigma: Double = 4, shadowingTime: Double = 5, shadowingDistance: Double = 1.5,
-                fadingSigma: Double = 3, channelOffsetSigma: Double = 3, blocking: Blocking = Blocking(),
-                lossBurst: Double = 1, lossBurstShare: Double = 0.1, sensitivityWidth: Double = 2,
-                advDelayMax: Double = 0.01) {
+    public init(
+        shadowingSigma: Double = 4, shadowingTime: Double = 5, shadowingDistance: Double = 1.5,
+        fadingSigma: Double = 3, channelOffsetSigma: Double = 3, blocking: Blocking = Blocking(),
+        lossBurst: Double = 1, lossBurstShare: Double = 0.1, sensitivityWidth: Double = 2,
+        advDelayMax: Double = 0.01
+    ) {
         self.shadowingSigma = shadowingSigma
         self.shadowingTime = shadowingTime
         self.shadowingDistance = shadowingDistance

@@ -22,8 +22,12 @@ extension Scenario {
         guard advance > 0, advance <= 60 else {
             throw ScenarioError(path: "advance_interval_s", message: "must be > 0 and <= 60 seconds")
         }
-        let radio = try fields.object("radio").map { fields throws(ScenarioError) in try ScenarioRadio(fields) } ?? ScenarioRadio()
-        let settings = try fields.object("tracker").map { fields throws(ScenarioError) in try TrackerSettings(scenario: fields) } ?? .default
+        let radio =
+            try fields.object("radio").map { fields throws(ScenarioError) in try ScenarioRadio(fields) }
+            ?? ScenarioRadio()
+        let settings =
+            try fields.object("tracker").map { fields throws(ScenarioError) in try TrackerSettings(scenario: fields) }
+            ?? .default
         var regions: [RegionRule] = []
         for (index, value) in (try fields.array("regions") ?? []).enumerated() {
             regions.append(try RegionRule(scenario: try ScenarioFields(value, path: "regions[\(index)]")))
@@ -37,8 +41,10 @@ extension Scenario {
         }
         let advertisements = beacons.reduce(0.0) { $0 + $1.rate * duration }
         guard advertisements <= Scenario.maxAdvertisements else {
-            throw ScenarioError(path: "beacons", message: "too large: \(Int(advertisements)) advertisements in total "
-                                + "(rate_hz × duration_s summed over beacons), at most \(Int(Scenario.maxAdvertisements))")
+            throw ScenarioError(
+                path: "beacons",
+                message: "too large: \(Int(advertisements)) advertisements in total "
+                    + "(rate_hz × duration_s summed over beacons), at most \(Int(Scenario.maxAdvertisements))")
         }
         var restarts: [Double] = []
         for (index, value) in (try fields.array("restarts_s") ?? []).enumerated() {
@@ -60,12 +66,16 @@ extension Scenario {
 
         let issues = settings.validate(path: "tracker") + RegionRule.validate(regions)
         if let first = issues.first {
-            let more = issues.count > 1 ? " (and \(issues.count - 1) more: " + issues.dropFirst().map(\.description).joined(separator: "; ") + ")" : ""
+            let more =
+                issues.count > 1
+                ? " (and \(issues.count - 1) more: " + issues.dropFirst().map(\.description).joined(separator: "; ")
+                    + ")" : ""
             throw ScenarioError(kind: .invalid, path: first.path, message: first.message + more)
         }
-        self.init(name: name, seed: UInt64(seed), startTime: startTime, duration: duration,
-                  advanceInterval: advance, radio: radio, settings: settings, regions: regions, beacons: beacons,
-                  restarts: restarts.sorted(), restartDowntime: downtime)
+        self.init(
+            name: name, seed: UInt64(seed), startTime: startTime, duration: duration,
+            advanceInterval: advance, radio: radio, settings: settings, regions: regions, beacons: beacons,
+            restarts: restarts.sorted(), restartDowntime: downtime)
     }
 }
 
@@ -75,7 +85,8 @@ extension ScenarioRadio {
         self.init()
         if let name = try fields.string("model") {
             guard let parsed = Model(rawValue: name) else {
-                throw ScenarioError(path: fields.keyPath("model"), message: "must be 'realistic' or 'independent', got '\(name)'")
+                throw ScenarioError(
+                    path: fields.keyPath("model"), message: "must be 'realistic' or 'independent', got '\(name)'")
             }
             model = parsed
         }
@@ -88,7 +99,8 @@ extension ScenarioRadio {
             case let .int(number) where abs(number) <= 30: channelOffsets.append(Double(number))
             case let .double(number) where abs(number) <= 30: channelOffsets.append(number)
             default:
-                throw ScenarioError(path: fields.keyPath("channel_offsets_db[\(index)]"), message: "must be a number -30...30 dB")
+                throw ScenarioError(
+                    path: fields.keyPath("channel_offsets_db[\(index)]"), message: "must be a number -30...30 dB")
             }
         }
         channelDwell = try fields.double("channel_dwell_s", default: channelDwell)
@@ -96,11 +108,14 @@ extension ScenarioRadio {
         realistic = try RealisticRadio(&fields)
         try fields.finish()
         if model == .independent, let key = realisticKeys.first {
-            throw ScenarioError(path: fields.keyPath(key), message: "belongs to the realistic model; this radio is 'independent'")
+            throw ScenarioError(
+                path: fields.keyPath(key), message: "belongs to the realistic model; this radio is 'independent'")
         }
         if model == .realistic, fields.has("sigma_db") {
-            throw ScenarioError(path: fields.keyPath("sigma_db"), message: "belongs to the independent model; the realistic "
-                                + "model's terms are shadowing_sigma_db and fading_sigma_db (or set \"model\": \"independent\")")
+            throw ScenarioError(
+                path: fields.keyPath("sigma_db"),
+                message: "belongs to the independent model; the realistic "
+                    + "model's terms are shadowing_sigma_db and fading_sigma_db (or set \"model\": \"independent\")")
         }
         guard channelDwell > 0, channelDwell <= 3_600 else {
             throw ScenarioError(path: fields.keyPath("channel_dwell_s"), message: "must be > 0 and <= 3600 seconds")
@@ -108,7 +123,9 @@ extension ScenarioRadio {
         guard pathLossExponent >= 1, pathLossExponent <= 6 else {
             throw ScenarioError(path: fields.keyPath("path_loss_exponent"), message: "must be 1...6")
         }
-        guard sigma >= 0, sigma <= 20 else { throw ScenarioError(path: fields.keyPath("sigma_db"), message: "must be 0...20 dB") }
+        guard sigma >= 0, sigma <= 20 else {
+            throw ScenarioError(path: fields.keyPath("sigma_db"), message: "must be 0...20 dB")
+        }
         guard noiseFloor >= -127, noiseFloor <= 0 else {
             throw ScenarioError(path: fields.keyPath("noise_floor_dbm"), message: "must be -127...0 dBm")
         }
@@ -120,19 +137,24 @@ extension ScenarioRadio {
 
 extension RealisticRadio {
     /// The `radio` keys only the realistic model reads.
-    static let keys = ["shadowing_sigma_db", "shadowing_time_s", "shadowing_distance_m", "fading_sigma_db",
-                       "channel_offset_sigma_db", "loss_burst_s", "loss_burst_share", "sensitivity_width_db",
-                       "adv_delay_max_s", "body_blocking"]
+    static let keys = [
+        "shadowing_sigma_db", "shadowing_time_s", "shadowing_distance_m", "fading_sigma_db",
+        "channel_offset_sigma_db", "loss_burst_s", "loss_burst_share", "sensitivity_width_db",
+        "adv_delay_max_s", "body_blocking",
+    ]
 
     /// Reads the realistic model's keys from the `radio` object (docs/scenarios.md) and checks their ranges.
     init(_ fields: inout ScenarioFields) throws(ScenarioError) {
         self.init()
-        func read(_ key: String, _ value: inout Double, _ range: ClosedRange<Double>, _ unit: String,
-                  in fields: inout ScenarioFields) throws(ScenarioError) {
+        func read(
+            _ key: String, _ value: inout Double, _ range: ClosedRange<Double>, _ unit: String,
+            in fields: inout ScenarioFields
+        ) throws(ScenarioError) {
             value = try fields.double(key, default: value)
             guard range.contains(value) else {
-                throw ScenarioError(path: fields.keyPath(key),
-                                    message: "must be \(range.lowerBound)...\(range.upperBound) \(unit), got \(value)")
+                throw ScenarioError(
+                    path: fields.keyPath(key),
+                    message: "must be \(range.lowerBound)...\(range.upperBound) \(unit), got \(value)")
             }
         }
         try read("shadowing_sigma_db", &shadowingSigma, 0...20, "dB", in: &fields)

@@ -18,10 +18,12 @@ public struct Scenario: Sendable {
     /// Seconds the gateway is down at each restart (reports in that time are not heard).
     public var restartDowntime: Double
 
-    public init(name: String = "scenario", seed: UInt64 = 1, startTime: Timestamp = 1_700_000_000,
-                duration: Double, advanceInterval: Double = 0.25, radio: ScenarioRadio = ScenarioRadio(),
-                settings: TrackerSettings = .default, regions: [RegionRule], beacons: [ScenarioBeacon],
-                restarts: [Double] = [], restartDowntime: Double = 0) {
+    public init(
+        name: String = "scenario", seed: UInt64 = 1, startTime: Timestamp = 1_700_000_000,
+        duration: Double, advanceInterval: Double = 0.25, radio: ScenarioRadio = ScenarioRadio(),
+        settings: TrackerSettings = .default, regions: [RegionRule], beacons: [ScenarioBeacon],
+        restarts: [Double] = [], restartDowntime: Double = 0
+    ) {
         self.name = name
         self.seed = seed
         self.startTime = startTime
@@ -62,9 +64,11 @@ public struct ScenarioRadio: Sendable, Equatable {
     /// The realistic model's parameters (unused by the independent model).
     public var realistic: RealisticRadio
 
-    public init(model: Model = .realistic, pathLossExponent: Double = 2.7, sigma: Double = 6,
-                noiseFloor: Double = -100, defaultMeasuredPower: Int = -59, channelOffsets: [Double] = [],
-                channelDwell: Double = 10, realistic: RealisticRadio = RealisticRadio()) {
+    public init(
+        model: Model = .realistic, pathLossExponent: Double = 2.7, sigma: Double = 6,
+        noiseFloor: Double = -100, defaultMeasuredPower: Int = -59, channelOffsets: [Double] = [],
+        channelDwell: Double = 10, realistic: RealisticRadio = RealisticRadio()
+    ) {
         self.model = model
         self.realistic = realistic
         self.pathLossExponent = pathLossExponent

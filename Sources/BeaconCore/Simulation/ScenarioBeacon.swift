@@ -4,14 +4,21 @@ public struct Waypoint: Sendable, Equatable {
     public var time: Double
     public var x: Double
     public var y: Double
-    public init(time: Double, x: Double, y: Double = 0) { self.time = time; self.x = x; self.y = y }
+    public init(time: Double, x: Double, y: Double = 0) {
+        self.time = time
+        self.x = x
+        self.y = y
+    }
 }
 
 /// A period in which a beacon is not heard at all.
 public struct Dropout: Sendable, Equatable {
     public var start: Double
     public var duration: Double
-    public init(start: Double, duration: Double) { self.start = start; self.duration = duration }
+    public init(start: Double, duration: Double) {
+        self.start = start
+        self.duration = duration
+    }
     public func contains(_ time: Double) -> Bool { time >= start && time < start + duration }
 }
 
@@ -36,11 +43,13 @@ public struct ScenarioBeacon: Sendable {
     /// Random dropouts: mean seconds between their starts, and their length range.
     public var randomDropouts: (meanInterval: Double, minLength: Double, maxLength: Double)?
 
-    public init(beaconID: String, format: String = "ibeacon", identifiers: [String] = [],
-                address: BluetoothAddress = BluetoothAddress(rawValue: 0x0C_0000_0001), name: String? = nil,
-                measuredPower: Int? = -59, rate: Double = 10, loss: Double = 0.3, sigma: Double? = nil,
-                attenuation: Double = 0, path: [Waypoint], dropouts: [Dropout] = [],
-                randomDropouts: (meanInterval: Double, minLength: Double, maxLength: Double)? = nil) {
+    public init(
+        beaconID: String, format: String = "ibeacon", identifiers: [String] = [],
+        address: BluetoothAddress = BluetoothAddress(rawValue: 0x0C_0000_0001), name: String? = nil,
+        measuredPower: Int? = -59, rate: Double = 10, loss: Double = 0.3, sigma: Double? = nil,
+        attenuation: Double = 0, path: [Waypoint], dropouts: [Dropout] = [],
+        randomDropouts: (meanInterval: Double, minLength: Double, maxLength: Double)? = nil
+    ) {
         self.beaconID = beaconID
         self.format = format
         self.identifiers = identifiers
@@ -65,9 +74,11 @@ public struct ScenarioBeacon: Sendable {
     /// Position (metres, gateway at the origin) at scenario time `time`.
     public func position(at time: Double) -> (x: Double, y: Double) {
         guard let first = path.first else { return (1, 0) }
-        var x = first.x, y = first.y
+        var x = first.x
+        var y = first.y
         if let last = path.last, time >= last.time {
-            x = last.x; y = last.y
+            x = last.x
+            y = last.y
         } else if time > first.time {
             for (a, b) in zip(path, path.dropFirst()) where time >= a.time && time < b.time {
                 let span = b.time - a.time

@@ -11,7 +11,9 @@ public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible
     public var message: String
 
     public init(kind: Kind = .malformed, path: String, message: String) {
-        self.kind = kind; self.path = path; self.message = message
+        self.kind = kind
+        self.path = path
+        self.message = message
     }
 
     public var description: String { path.isEmpty ? message : "\(path): \(message)" }

@@ -43,7 +43,9 @@ struct ScenarioFields {
 
     mutating func string(_ key: String) throws(ScenarioError) -> String? {
         guard let value = raw(key) else { return nil }
-        guard case let .string(text) = value else { throw ScenarioError(path: keyPath(key), message: "expected a string") }
+        guard case let .string(text) = value else {
+            throw ScenarioError(path: keyPath(key), message: "expected a string")
+        }
         return text
     }
 
@@ -64,7 +66,9 @@ struct ScenarioFields {
 
     mutating func array(_ key: String) throws(ScenarioError) -> [JSONValue]? {
         guard let value = raw(key) else { return nil }
-        guard case let .array(values) = value else { throw ScenarioError(path: keyPath(key), message: "expected an array") }
+        guard case let .array(values) = value else {
+            throw ScenarioError(path: keyPath(key), message: "expected an array")
+        }
         return values
     }
 

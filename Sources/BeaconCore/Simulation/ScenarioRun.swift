@@ -14,8 +14,10 @@ public struct ScenarioRun {
     }
 
     /// Runs the scenario; `onEvent` sees every event in order. Returns the accuracy summary.
-    public func run(store: InMemoryRegionStateStore = InMemoryRegionStateStore(),
-                    onEvent: (EngineEvent) -> Void = { _ in }) -> SimulationSummary {
+    public func run(
+        store: InMemoryRegionStateStore = InMemoryRegionStateStore(),
+        onEvent: (EngineEvent) -> Void = { _ in }
+    ) -> SimulationSummary {
         let start = scenario.startTime
         let model = scenario.distanceModel
         var engine = RegionEngine(settings: scenario.settings, regions: scenario.regions, distance: model, now: start)
@@ -36,7 +38,8 @@ public struct ScenarioRun {
         let end = start + scenario.duration
         while true {
             let tickTime = start + Double(tick) * scenario.advanceInterval
-            let observationTime = nextObservation < observations.count ? observations[nextObservation].timestamp : .infinity
+            let observationTime =
+                nextObservation < observations.count ? observations[nextObservation].timestamp : .infinity
             let time = min(tickTime, observationTime)
             if time > end { break }
             if let restart = restarts.first, restart <= time {
@@ -49,8 +52,9 @@ public struct ScenarioRun {
                 }
                 while start + Double(tick) * scenario.advanceInterval < back { tick += 1 }
                 let rows = (try? store.loadRegionStates()) ?? []
-                engine = RegionEngine(settings: scenario.settings, regions: scenario.regions, distance: model,
-                                      restoring: rows, now: back)
+                engine = RegionEngine(
+                    settings: scenario.settings, regions: scenario.regions, distance: model,
+                    restoring: rows, now: back)
                 recorder.restarted(at: restart)
                 continue
             }

@@ -9,9 +9,11 @@ extension TrackerSettings {
         statePersistInterval = try fields.double("state_persist_interval_s", default: statePersistInterval)
         if let filterFields = try fields.object("filter") { filter = try FilterSettings(scenario: filterFields) }
         if var publishFields = try fields.object("publish") {
-            publish.sightingInterval = try publishFields.double("sighting_interval_s", default: publish.sightingInterval)
-            publish.sightingMinDistance = try publishFields.double("sighting_min_distance_m",
-                                                                    default: publish.sightingMinDistance)
+            publish.sightingInterval = try publishFields.double(
+                "sighting_interval_s", default: publish.sightingInterval)
+            publish.sightingMinDistance = try publishFields.double(
+                "sighting_min_distance_m",
+                default: publish.sightingMinDistance)
             try publishFields.finish()
         }
         try fields.finish()
@@ -23,8 +25,9 @@ extension FilterSettings {
         var fields = fields
         let kindName = try fields.string("kind") ?? FilterSettings.default.kind.rawValue
         guard let kind = Kind(rawValue: kindName) else {
-            throw ScenarioError(path: fields.keyPath("kind"),
-                                message: "unknown filter '\(kindName)' (running-average, kalman or median-iqr)")
+            throw ScenarioError(
+                path: fields.keyPath("kind"),
+                message: "unknown filter '\(kindName)' (running-average, kalman or median-iqr)")
         }
         self.init(kind: kind)
         window = try fields.double("window_s", default: window)
@@ -40,7 +43,9 @@ extension RegionRule {
     /// One entry of `regions`: the same keys as the YAML configuration.
     init(scenario fields: ScenarioFields) throws(ScenarioError) {
         var fields = fields
-        guard let name = try fields.string("name") else { throw ScenarioError(path: fields.keyPath("name"), message: "required") }
+        guard let name = try fields.string("name") else {
+            throw ScenarioError(path: fields.keyPath("name"), message: "required")
+        }
         guard let matchFields = try fields.object("match") else {
             throw ScenarioError(path: fields.keyPath("match"), message: "required (use {} to match every beacon)")
         }
@@ -64,9 +69,12 @@ extension RegionRule {
         try fields.finish()
     }
 
-    private static func condition(_ fields: inout ScenarioFields, rssiKey: String,
-                                  distanceKey: String) throws(ScenarioError) -> RegionCondition {
-        let rssi = try fields.double(rssiKey), distance = try fields.double(distanceKey)
+    private static func condition(
+        _ fields: inout ScenarioFields, rssiKey: String,
+        distanceKey: String
+    ) throws(ScenarioError) -> RegionCondition {
+        let rssi = try fields.double(rssiKey)
+        let distance = try fields.double(distanceKey)
         try fields.finish()
         switch (rssi, distance) {
         case let (level?, nil): return .rssi(level)
@@ -92,16 +100,21 @@ extension RegionMatch {
         let positional: [[String]] = [["uuid", "major", "minor"], ["namespace", "instance"]]
         for keys in positional where keys.contains(where: { fields.has($0) }) {
             guard identifiers.isEmpty else {
-                throw ScenarioError(path: fields.keyPath(keys[0]), message: "use either identifiers or \(keys.joined(separator: "/"))")
+                throw ScenarioError(
+                    path: fields.keyPath(keys[0]), message: "use either identifiers or \(keys.joined(separator: "/"))")
             }
             for key in keys { identifiers.append(try fields.identifier(key)) }
         }
         if let uuid = identifiers.first ?? nil, fields.has("uuid"), !RegionRule.isUUID(uuid) {
-            throw ScenarioError(kind: .invalid, path: fields.keyPath("uuid"), message: "'\(uuid)' is not a UUID (8-4-4-4-12 hex digits)")
+            throw ScenarioError(
+                kind: .invalid, path: fields.keyPath("uuid"), message: "'\(uuid)' is not a UUID (8-4-4-4-12 hex digits)"
+            )
         }
         if let text = try fields.string("address") {
             guard let parsed = BluetoothAddress(string: text) else {
-                throw ScenarioError(kind: .invalid, path: fields.keyPath("address"), message: "'\(text)' is not an address like AA:BB:CC:DD:EE:FF")
+                throw ScenarioError(
+                    kind: .invalid, path: fields.keyPath("address"),
+                    message: "'\(text)' is not an address like AA:BB:CC:DD:EE:FF")
             }
             address = parsed
         }

@@ -1,12 +1,15 @@
 extension ScenarioSimulator {
     /// One beacon's reports through the realistic radio (`RealisticRadio` documents the terms). Every random term
     /// is drawn at every advertisement, heard or not, so the shadowing's correlation runs through losses.
-    func observationsRealistic(of beacon: ScenarioBeacon, dropouts: [Dropout],
-                               random: inout SimulationRandom) -> [Observation] {
+    func observationsRealistic(
+        of beacon: ScenarioBeacon, dropouts: [Dropout],
+        random: inout SimulationRandom
+    ) -> [Observation] {
         let radio = scenario.radio
         let params = radio.realistic
         let model = scenario.distanceModel
-        let offsets = radio.channelOffsets.isEmpty
+        let offsets =
+            radio.channelOffsets.isEmpty
             ? (0..<3).map { _ in params.channelOffsetSigma * random.gaussian() }
             : radio.channelOffsets
         let blocks = blockingEpisodes(params.blocking, random: &random)
@@ -23,9 +26,11 @@ extension ScenarioSimulator {
         while t < scenario.duration {
             let position = beacon.position(at: t)
             if let previous {
-                let dx = position.x - previous.x, dy = position.y - previous.y
+                let dx = position.x - previous.x
+                let dy = position.y - previous.y
                 let moved = (dx * dx + dy * dy).squareRoot()
-                let decay = (t - previous.t) / max(params.shadowingTime, 1e-9)
+                let decay =
+                    (t - previous.t) / max(params.shadowingTime, 1e-9)
                     + (params.shadowingDistance > 0 ? moved / params.shadowingDistance : .infinity)
                 let rho = SimulationMath.exp(-decay)
                 shadowing = rho * shadowing + (max(0, 1 - rho * rho)).squareRoot() * shadowingSigma * random.gaussian()
@@ -35,10 +40,13 @@ extension ScenarioSimulator {
             let fading = params.fadingSigma * random.gaussian()
             let lost = loss.lost(random: &random)
             let heardDraw = random.uniform()
-            while blockIndex < blocks.count, blocks[blockIndex].start + blocks[blockIndex].length <= t { blockIndex += 1 }
+            while blockIndex < blocks.count, blocks[blockIndex].start + blocks[blockIndex].length <= t {
+                blockIndex += 1
+            }
             let blocked = blockIndex < blocks.count && blocks[blockIndex].start <= t ? blocks[blockIndex].depth : 0
             let distance = max((position.x * position.x + position.y * position.y).squareRoot(), 0.1)
-            let rssi = model.meanRSSI(atDistance: distance, measuredPower: beacon.measuredPower) - beacon.attenuation
+            let rssi =
+                model.meanRSSI(atDistance: distance, measuredPower: beacon.measuredPower) - beacon.attenuation
                 + shadowing + offsets[radio.channel(at: t, count: offsets.count)] + fading - blocked
             let received = 1 / (1 + SimulationMath.exp(-(rssi - radio.noiseFloor) / max(params.sensitivityWidth, 1e-9)))
             let now = t
@@ -49,8 +57,10 @@ extension ScenarioSimulator {
         return result
     }
 
-    private func blockingEpisodes(_ spec: RealisticRadio.Blocking,
-                                  random: inout SimulationRandom) -> [(start: Double, length: Double, depth: Double)] {
+    private func blockingEpisodes(
+        _ spec: RealisticRadio.Blocking,
+        random: inout SimulationRandom
+    ) -> [(start: Double, length: Double, depth: Double)] {
         guard spec.meanInterval > 0 else { return [] }
         var result: [(start: Double, length: Double, depth: Double)] = []
         var t = random.exponential(mean: spec.meanInterval)

@@ -46,9 +46,10 @@ public struct ScenarioSimulator: Sendable {
     }
 
     func observation(of beacon: ScenarioBeacon, at t: Double, rssi: Double) -> Observation {
-        Observation(timestamp: scenario.startTime + t, beaconID: beacon.beaconID, format: beacon.format,
-                    identifiers: beacon.identifiers, address: beacon.address, addressType: .publicDevice,
-                    rssi: Int(min(max(rssi, -126), 20)), measuredPower: beacon.measuredPower, name: beacon.name)
+        Observation(
+            timestamp: scenario.startTime + t, beaconID: beacon.beaconID, format: beacon.format,
+            identifiers: beacon.identifiers, address: beacon.address, addressType: .publicDevice,
+            rssi: Int(min(max(rssi, -126), 20)), measuredPower: beacon.measuredPower, name: beacon.name)
     }
 
     private func randomDropouts(of beacon: ScenarioBeacon, random: inout SimulationRandom) -> [Dropout] {
@@ -76,23 +77,31 @@ public struct ScenarioSimulator: Sendable {
             guard let enter = rule.enter else { continue }
             let exit = rule.effectiveExit ?? enter.defaultExit
             for beacon in scenario.beacons
-            where rule.match.matches(format: beacon.format, identifiers: beacon.identifiers, address: beacon.address,
-                                     name: beacon.name) {
+            where rule.match.matches(
+                format: beacon.format, identifiers: beacon.identifiers, address: beacon.address,
+                name: beacon.name)
+            {
                 guard let enterLevel = level(enter, model: model, beacon: beacon),
-                      let exitLevel = level(exit, model: model, beacon: beacon) else { continue }
+                    let exitLevel = level(exit, model: model, beacon: beacon)
+                else { continue }
                 var inside = false
                 var t = 0.0
                 while t <= scenario.duration {
-                    let mean = model.meanRSSI(atDistance: beacon.distance(at: t), measuredPower: beacon.measuredPower)
+                    let mean =
+                        model.meanRSSI(atDistance: beacon.distance(at: t), measuredPower: beacon.measuredPower)
                         - beacon.attenuation
                     if !inside, mean > enterLevel {
                         inside = true
-                        result.append(TruthTransition(region: rule.name, beaconID: beacon.beaconID,
-                                                      time: scenario.startTime + t, kind: .enter))
+                        result.append(
+                            TruthTransition(
+                                region: rule.name, beaconID: beacon.beaconID,
+                                time: scenario.startTime + t, kind: .enter))
                     } else if inside, mean < exitLevel {
                         inside = false
-                        result.append(TruthTransition(region: rule.name, beaconID: beacon.beaconID,
-                                                      time: scenario.startTime + t, kind: .exit))
+                        result.append(
+                            TruthTransition(
+                                region: rule.name, beaconID: beacon.beaconID,
+                                time: scenario.startTime + t, kind: .exit))
                     }
                     t += 0.05
                 }
@@ -105,8 +114,9 @@ public struct ScenarioSimulator: Sendable {
         switch condition {
         case let .rssi(level): return level
         case let .distance(metres):
-            return RegionEvaluator.rssiLevel(forDistance: metres, estimator: model, measuredPower: beacon.measuredPower,
-                                             format: beacon.format)
+            return RegionEvaluator.rssiLevel(
+                forDistance: metres, estimator: model, measuredPower: beacon.measuredPower,
+                format: beacon.format)
         }
     }
 }

@@ -10,9 +10,15 @@ enum SimulationMath {
         guard x.isFinite else { return x }
         var m = x.significand
         var e = Double(x.exponent)
-        if m > 1.414_213_562_373_095 { m /= 2; e += 1 }
-        let z = (m - 1) / (m + 1), z2 = z * z
-        var term = z, sum = 0.0, k = 1.0
+        if m > 1.414_213_562_373_095 {
+            m /= 2
+            e += 1
+        }
+        let z = (m - 1) / (m + 1)
+        let z2 = z * z
+        var term = z
+        var sum = 0.0
+        var k = 1.0
         while abs(term) > 1e-18 * abs(sum) + 1e-300 {
             sum += term / k
             term *= z2

@@ -13,7 +13,10 @@ public struct SimulationRandom: RandomNumberGenerator, Sendable {
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             return z ^ (z >> 31)
         }
-        s0 = splitMix(); s1 = splitMix(); s2 = splitMix(); s3 = splitMix()
+        s0 = splitMix()
+        s1 = splitMix()
+        s2 = splitMix()
+        s3 = splitMix()
     }
 
     /// An independent stream for `index` (e.g. one per beacon), so adding a beacon does not change the others.
@@ -24,7 +27,10 @@ public struct SimulationRandom: RandomNumberGenerator, Sendable {
     public mutating func next() -> UInt64 {
         let result = rotate(s1 &* 5, 7) &* 9
         let t = s1 << 17
-        s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3
+        s2 ^= s0
+        s3 ^= s1
+        s1 ^= s2
+        s0 ^= s3
         s2 ^= t
         s3 = rotate(s3, 45)
         return result
@@ -40,9 +46,13 @@ public struct SimulationRandom: RandomNumberGenerator, Sendable {
 
     /// Standard normal (Marsaglia's polar method).
     public mutating func gaussian() -> Double {
-        if let spare = spareGaussian { spareGaussian = nil; return spare }
+        if let spare = spareGaussian {
+            spareGaussian = nil
+            return spare
+        }
         while true {
-            let u = uniform(-1, 1), v = uniform(-1, 1)
+            let u = uniform(-1, 1)
+            let v = uniform(-1, 1)
             let s = u * u + v * v
             guard s > 0, s < 1 else { continue }
             let factor = (-2 * SimulationMath.ln(s) / s).squareRoot()

@@ -28,7 +28,8 @@ struct SimulationRecorder {
     init(scenario: Scenario, truth: [TruthTransition]) {
         self.scenario = scenario
         for transition in truth {
-            truthByPair[PairKey(region: transition.region, beaconID: transition.beaconID), default: []].append(transition)
+            truthByPair[PairKey(region: transition.region, beaconID: transition.beaconID), default: []].append(
+                transition)
         }
         let model = scenario.distanceModel
         for beacon in scenario.beacons { rates[beacon.beaconID] = beacon.rate }
@@ -37,26 +38,33 @@ struct SimulationRecorder {
             exitPeriods[rule.name] = rule.exitPeriod
             let exit = rule.effectiveExit ?? enter.defaultExit
             for beacon in scenario.beacons
-            where rule.match.matches(format: beacon.format, identifiers: beacon.identifiers, address: beacon.address,
-                                     name: beacon.name) {
+            where rule.match.matches(
+                format: beacon.format, identifiers: beacon.identifiers, address: beacon.address,
+                name: beacon.name)
+            {
                 let key = PairKey(region: rule.name, beaconID: beacon.beaconID)
                 if truthByPair[key] == nil { truthByPair[key] = [] }
                 guard let enterLevel = Self.level(enter, model: model, beacon: beacon),
-                      let exitLevel = Self.level(exit, model: model, beacon: beacon) else { continue }
+                    let exitLevel = Self.level(exit, model: model, beacon: beacon)
+                else { continue }
                 let detectors = BaselineDetector.Kind.allCases.map {
-                    BaselineDetector(kind: $0, enterLevel: enterLevel, exitLevel: exitLevel, exitTimeout: rule.exitPeriod)
+                    BaselineDetector(
+                        kind: $0, enterLevel: enterLevel, exitLevel: exitLevel, exitTimeout: rule.exitPeriod)
                 }
                 baselines[beacon.beaconID, default: []].append((key, detectors))
             }
         }
     }
 
-    private static func level(_ condition: RegionCondition, model: SimulationDistance, beacon: ScenarioBeacon) -> Double? {
+    private static func level(_ condition: RegionCondition, model: SimulationDistance, beacon: ScenarioBeacon)
+        -> Double?
+    {
         switch condition {
         case let .rssi(level): return level
         case let .distance(metres):
-            return RegionEvaluator.rssiLevel(forDistance: metres, estimator: model, measuredPower: beacon.measuredPower,
-                                             format: beacon.format)
+            return RegionEvaluator.rssiLevel(
+                forDistance: metres, estimator: model, measuredPower: beacon.measuredPower,
+                format: beacon.format)
         }
     }
 
@@ -67,7 +75,8 @@ struct SimulationRecorder {
         for index in pairs.indices {
             for kind in pairs[index].detectors.indices {
                 for transition in pairs[index].detectors[kind].observe(rssi: rssi, at: observation.timestamp) {
-                    baselineLogs[kind].transitions[pairs[index].key, default: []].append((observation.timestamp, transition))
+                    baselineLogs[kind].transitions[pairs[index].key, default: []].append(
+                        (observation.timestamp, transition))
                 }
             }
         }
@@ -158,7 +167,9 @@ struct SimulationRecorder {
     /// before the true one).
     private func score(_ log: DetectorLog) -> [SimulationSummary.Pair] {
         var result: [SimulationSummary.Pair] = []
-        for (key, truth) in truthByPair.sorted(by: { ($0.key.region, $0.key.beaconID) < ($1.key.region, $1.key.beaconID) }) {
+        for (key, truth) in truthByPair.sorted(by: {
+            ($0.key.region, $0.key.beaconID) < ($1.key.region, $1.key.beaconID)
+        }) {
             var pair = SimulationSummary.Pair(region: key.region, beaconID: key.beaconID)
             pair.rate = rates[key.beaconID] ?? 0
             pair.judgedSeconds = log.judged[key] ?? 0
@@ -167,20 +178,27 @@ struct SimulationRecorder {
             var matched = Array(repeating: false, count: engine.count)
             var floor = -Double.infinity
             for transition in truth {
-                if let index = engine.indices.first(where: { !matched[$0] && engine[$0].kind == transition.kind
-                                                            && engine[$0].time >= max(floor, transition.time - 10) }) {
+                if let index = engine.indices.first(where: {
+                    !matched[$0] && engine[$0].kind == transition.kind
+                        && engine[$0].time >= max(floor, transition.time - 10)
+                }) {
                     matched[index] = true
                     let latency = engine[index].time - transition.time
-                    if transition.kind == .enter { pair.enterLatencies.append(latency) } else { pair.exitLatencies.append(latency) }
+                    if transition.kind == .enter {
+                        pair.enterLatencies.append(latency)
+                    } else {
+                        pair.exitLatencies.append(latency)
+                    }
                     floor = engine[index].time
                 } else {
                     pair.missed += 1
                 }
             }
             pair.falseTransitions = matched.filter { !$0 }.count
-            pair.falseExitsDuringStays = engine.indices.filter {
-                !matched[$0] && engine[$0].kind == .exit && trulyInside(key, at: engine[$0].time)
-            }.count
+            pair.falseExitsDuringStays =
+                engine.indices.filter {
+                    !matched[$0] && engine[$0].kind == .exit && trulyInside(key, at: engine[$0].time)
+                }.count
             result.append(pair)
         }
         return result

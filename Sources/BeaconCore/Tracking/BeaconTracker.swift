@@ -26,8 +26,10 @@ struct BeaconTracker: Sendable {
 
     /// The slot of `beaconID`, created when missing, and marks it seen at `time`. When the tracker is full the
     /// least recently seen beacon is removed first and returned as `evicted`.
-    mutating func slot(for beaconID: String, at time: Timestamp,
-                       make: () -> TrackedBeacon) -> (slot: Int, created: Bool, evicted: TrackedBeacon?) {
+    mutating func slot(
+        for beaconID: String, at time: Timestamp,
+        make: () -> TrackedBeacon
+    ) -> (slot: Int, created: Bool, evicted: TrackedBeacon?) {
         if let existing = index[beaconID] {
             let slot = Int(existing)
             if !(time - slots[slot].touched < Self.touchGranularity) {
@@ -107,7 +109,8 @@ struct BeaconTracker: Sendable {
     }
 
     private mutating func unlink(_ slot: Int) {
-        let newer = slots[slot].newer, older = slots[slot].older
+        let newer = slots[slot].newer
+        let older = slots[slot].older
         if newer >= 0 { slots[Int(newer)].older = older } else { newest = older }
         if older >= 0 { slots[Int(older)].newer = newer } else { oldest = newer }
         slots[slot].newer = -1

@@ -23,7 +23,8 @@ struct ReportRateMeter: Sendable {
         guard time - bucketStart >= Self.bucket else { return }
         if time - bucketStart >= 2 * Self.bucket || !bucketStart.isFinite {
             previous = 0
-            bucketStart = bucketStart.isFinite ? time - (time - bucketStart).truncatingRemainder(dividingBy: Self.bucket) : time
+            bucketStart =
+                bucketStart.isFinite ? time - (time - bucketStart).truncatingRemainder(dividingBy: Self.bucket) : time
         } else {
             previous = current
             bucketStart += Self.bucket

@@ -71,9 +71,10 @@ struct TrackedBeacon: Sendable {
     }
 
     func snapshot(at time: Timestamp) -> BeaconSnapshot {
-        BeaconSnapshot(beaconID: beaconID, format: format, identifiers: identifiers, address: address, name: name,
-                       rssi: rssi, smoothedRSSI: smoothedRSSI, distance: distance, measuredPower: measuredPower,
-                       reportRate: rate.rate(at: time), lastSeen: lastSeen, fields: fields)
+        BeaconSnapshot(
+            beaconID: beaconID, format: format, identifiers: identifiers, address: address, name: name,
+            rssi: rssi, smoothedRSSI: smoothedRSSI, distance: distance, measuredPower: measuredPower,
+            reportRate: rate.rate(at: time), lastSeen: lastSeen, fields: fields)
     }
 
     /// Takes identity parts from an observation; returns true when something that region matching looks at
@@ -88,8 +89,14 @@ struct TrackedBeacon: Sendable {
         }
         // Format and identifiers are part of the canonical beacon id, so they cannot differ for the same id; the
         // address can (phones rotate theirs) and the name can arrive later (scan response).
-        if address != observation.address { address = observation.address; changed = true }
-        if let newName = observation.name, newName != name { name = newName; changed = true }
+        if address != observation.address {
+            address = observation.address
+            changed = true
+        }
+        if let newName = observation.name, newName != name {
+            name = newName
+            changed = true
+        }
         if let power = observation.measuredPower { measuredPower = power }
         if !observation.fields.isEmpty {
             if fields.isEmpty {

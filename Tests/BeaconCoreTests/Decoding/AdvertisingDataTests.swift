@@ -1,12 +1,15 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct AdvertisingDataTests {
     @Test func parsesEveryCommonStructure() {
-        let data = AdvertisingData(DecodingFixtures.hex("""
-            020106 0aff4c001005 0b1c7e2a8f 06094b69740000 03084b69 0303aafe 05036ffd9ffe 050478563412
-            11071bc5d5a50200 a6870de511940100 f0a9 020ac4 0516aafe0102 0720efbeadde0a0b
-            """))
+        let data = AdvertisingData(
+            DecodingFixtures.hex(
+                """
+                020106 0aff4c001005 0b1c7e2a8f 06094b69740000 03084b69 0303aafe 05036ffd9ffe 050478563412
+                11071bc5d5a50200 a6870de511940100 f0a9 020ac4 0516aafe0102 0720efbeadde0a0b
+                """))
         #expect(data.overrunOffset == nil)
         #expect(data.parsedEnd == data.bytes.count)
         #expect(data.flags == 0x06)
@@ -14,7 +17,10 @@ import Testing
         #expect(data.completeLocalName == "Kit")  // trailing NULs dropped
         #expect(data.shortenedLocalName == "Ki")
         #expect(data.localName == "Kit")
-        #expect(data.serviceUUIDs.map(\.description) == ["feaa", "fd6f", "fe9f", "12345678", "a9f00001-9411-e50d-87a6-0002a5d5c51b"])
+        #expect(
+            data.serviceUUIDs.map(\.description) == [
+                "feaa", "fd6f", "fe9f", "12345678", "a9f00001-9411-e50d-87a6-0002a5d5c51b",
+            ])
         #expect(data.serviceData.map(\.uuid.description) == ["feaa", "deadbeef"])
         #expect(data.manufacturerData.map(\.companyID) == [0x004C])
     }

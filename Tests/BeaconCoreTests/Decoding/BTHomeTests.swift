@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 /// BTHome v2: objects, events, device information, encryption (the bthome-ble published encryption vectors),
@@ -13,9 +14,11 @@ import Testing
     }
 
     func beacons(_ body: String, keys: SensorKeys = SensorKeys(), address: BluetoothAddress = sender) -> [Beacon] {
-        BeaconDecoder(keys: keys).decode(AdvertisingReport(
-            timestamp: 1, eventType: 0x10, isExtended: false, address: address, addressType: .publicDevice,
-            rssi: -60, txPower: nil, data: Self.serviceData(body))).beacons
+        BeaconDecoder(keys: keys).decode(
+            AdvertisingReport(
+                timestamp: 1, eventType: 0x10, isExtended: false, address: address, addressType: .publicDevice,
+                rssi: -60, txPower: nil, data: Self.serviceData(body))
+        ).beacons
     }
 
     var keys: SensorKeys {
@@ -28,16 +31,21 @@ import Testing
         let beacon = try #require(beacons("40 00 01 01 5d 02 c409 03 bf13 04 138a01 05 138a14 0c 020c").first)
         #expect(beacon.format == "bthome")
         #expect(beacon.beaconID == "bthome:54:48:E6:8F:80:A5")
-        #expect(beacon.fields == [
-            "packet_id": .int(1), "battery_pct": .int(93), "temperature_c": .double(25), "humidity_pct": .double(50.55),
-            "pressure_hpa": .double(1008.83), "illuminance_lx": .double(13460.67), "voltage_v": .double(3.074),
-        ])
+        #expect(
+            beacon.fields == [
+                "packet_id": .int(1), "battery_pct": .int(93), "temperature_c": .double(25),
+                "humidity_pct": .double(50.55),
+                "pressure_hpa": .double(1008.83), "illuminance_lx": .double(13460.67), "voltage_v": .double(3.074),
+            ])
     }
 
     @Test func signedValuesAndSpecialScales() throws {
         // 0x45 temperature s16 x0.1 (-10.5), 0x57 s8 x1 (-5), 0x58 s8 x0.35 rounded to 0.1 (-3 x 0.35 = -1.05 -> -1.0).
         let beacon = try #require(beacons("40 45 97ff 57 fb 58 fd").first)
-        #expect(beacon.fields == ["temperature_c_1": .double(-10.5), "temperature_c_2": .int(-5), "temperature_c_3": .double(-1.0)])
+        #expect(
+            beacon.fields == [
+                "temperature_c_1": .double(-10.5), "temperature_c_2": .int(-5), "temperature_c_3": .double(-1.0),
+            ])
         // 0x3f rotation s16 x0.1, 0x62 speed s32 x0.000001
         let other = try #require(beacons("40 3f 0cfe 62 c0bdf0ff").first)
         #expect(other.fields == ["rotation_deg": .double(-50.0), "speed_ms": .double(-1.0)])
@@ -45,11 +53,12 @@ import Testing
 
     @Test func binarySensorsEventsTextAndRaw() throws {
         let beacon = try #require(beacons("44 11 01 1a 00 21 01 2d 01 3a 04 3c 0103 53 05 68656c6c6f 54 02 c0de").first)
-        #expect(beacon.fields == [
-            "opening": .bool(true), "door": .bool(false), "motion": .bool(true), "window": .bool(true),
-            "button": .string("long_press"), "dimmer": .string("rotate_left"), "dimmer_steps": .int(3),
-            "text": .string("hello"), "raw": .string("c0de"), "trigger_based": .bool(true),
-        ])
+        #expect(
+            beacon.fields == [
+                "opening": .bool(true), "door": .bool(false), "motion": .bool(true), "window": .bool(true),
+                "button": .string("long_press"), "dimmer": .string("rotate_left"), "dimmer_steps": .int(3),
+                "text": .string("hello"), "raw": .string("c0de"), "trigger_based": .bool(true),
+            ])
         // Several buttons: numbered in order; a button without event (0) is counted but not reported.
         let buttons = try #require(beacons("40 3a 00 3a 01 3a 80").first)
         #expect(buttons.fields == ["button_2": .string("press"), "button_3": .string("hold_press")])
@@ -97,8 +106,11 @@ import Testing
 
     @Test func encryptedWithTheRightKey() throws {
         let beacon = try #require(beacons(Self.encryptedExample, keys: keys).first)
-        #expect(beacon.fields == ["encrypted": .bool(true), "encryption_counter": .int(0x3322_1100),
-                                  "temperature_c": .double(25.06), "humidity_pct": .double(50.55)])
+        #expect(
+            beacon.fields == [
+                "encrypted": .bool(true), "encryption_counter": .int(0x3322_1100),
+                "temperature_c": .double(25.06), "humidity_pct": .double(50.55),
+            ])
     }
 
     @Test func encryptedWithoutAKeyOrWithTheWrongKey() throws {
@@ -126,12 +138,15 @@ import Testing
             return Self.serviceData("41") + sealed.ciphertext + counterBytes + sealed.tag
         }
         func fixLength(_ bytes: [UInt8]) -> [UInt8] { [UInt8(bytes.count - 1)] + bytes.dropFirst() }
-        var pipeline = GatewayPipeline(decoder: BeaconDecoder(keys: keys), engine: RegionEngine(regions: [], distance: DistanceEstimator(settings: DistanceSettings()), now: 0),
-                                       includeDevices: false)
+        var pipeline = GatewayPipeline(
+            decoder: BeaconDecoder(keys: keys),
+            engine: RegionEngine(regions: [], distance: DistanceEstimator(settings: DistanceSettings()), now: 0),
+            includeDevices: false)
         var events: [EngineEvent] = []
         for (time, counter) in [(1.0, UInt32(200)), (2.0, 150), (3.0, 200), (4.0, 201)] {
-            let report = AdvertisingReport(timestamp: Timestamp(time), eventType: 0x10, isExtended: false, address: Self.sender,
-                                           addressType: .publicDevice, rssi: -60, txPower: nil, data: fixLength(try frame(counter: counter)))
+            let report = AdvertisingReport(
+                timestamp: Timestamp(time), eventType: 0x10, isExtended: false, address: Self.sender,
+                addressType: .publicDevice, rssi: -60, txPower: nil, data: fixLength(try frame(counter: counter)))
             pipeline.ingest(report, into: &events)
         }
         #expect(pipeline.counters.replayedFrames == 2)
@@ -143,12 +158,15 @@ import Testing
     /// of the last stays a duplicate, also right after a restart.
     @Test func aCounterRestartBelow100IsAcceptedButNotANearbyReplay() {
         func observation(_ counter: Int64) -> Observation {
-            Observation(timestamp: 1, beaconID: "bthome:54:48:E6:8F:80:A5", format: "bthome", address: Self.sender,
-                        rssi: -60, fields: ["encrypted": .bool(true), "encryption_counter": .int(counter)])
+            Observation(
+                timestamp: 1, beaconID: "bthome:54:48:E6:8F:80:A5", format: "bthome", address: Self.sender,
+                rssi: -60, fields: ["encrypted": .bool(true), "encryption_counter": .int(counter)])
         }
         var counterGuard = EncryptedCounterGuard()
-        let steps: [(Int64, Bool)] = [(5000, true), (4999, false), (5000, false), (99, true), (99, false), (98, false),
-                                      (100, true), (0, true), (12, true), (11, false), (150, true), (149, false)]
+        let steps: [(Int64, Bool)] = [
+            (5000, true), (4999, false), (5000, false), (99, true), (99, false), (98, false),
+            (100, true), (0, true), (12, true), (11, false), (150, true), (149, false),
+        ]
         for (counter, admitted) in steps {
             let result = counterGuard.admit(observation(counter))
             #expect(result == admitted, "counter \(counter)")
@@ -158,7 +176,8 @@ import Testing
         // Restored from the database after a gateway restart, the device's counter restart is accepted too.
         var restored = EncryptedCounterGuard()
         restored.restore(["bthome:54:48:E6:8F:80:A5": 70_000])
-        let first = restored.admit(observation(3)), again = restored.admit(observation(3))
+        let first = restored.admit(observation(3))
+        let again = restored.admit(observation(3))
         #expect(first)
         #expect(!again)
     }

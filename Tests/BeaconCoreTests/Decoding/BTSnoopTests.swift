@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct BTSnoopTests {
@@ -47,7 +48,9 @@ import Testing
         let writer = BTSnoopWriter(datalink: datalink)
         let event: [UInt8] = [0x3E, 0x03, 0x02, 0x00, 0x01]
         let time = 1_700_000_123.456789
-        let file = writer.header() + writer.eventRecord(event, timestamp: time) + writer.eventRecord(event, timestamp: time + 1)
+        let file =
+            writer.header() + writer.eventRecord(event, timestamp: time)
+            + writer.eventRecord(event, timestamp: time + 1)
         let capture = try BTSnoopReader.readAll(file)
         #expect(capture.datalink == datalink)
         #expect(capture.error == nil)
@@ -56,7 +59,10 @@ import Testing
         #expect(record.flags == 3)
         #expect(record.hciEvent(datalink: datalink).map(Array.init) == event)
         #expect(abs(record.unixTime - time) < 0.000_001)
-        #expect(Array(file[0..<16]) == Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, datalink == .hciUART ? 0xEA : 0xE9])
+        #expect(
+            Array(file[0..<16]) == Array("btsnoop".utf8) + [
+                0, 0, 0, 0, 1, 0, 0, 0x03, datalink == .hciUART ? 0xEA : 0xE9,
+            ])
     }
 
     @Test func timestampConversion() {

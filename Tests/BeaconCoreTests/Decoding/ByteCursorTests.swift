@@ -1,10 +1,13 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct ByteCursorTests {
     @Test func readsIntegersInBothByteOrders() throws {
-        var cursor = ByteCursor([0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D,
-                                 0x0E, 0x0F, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0xFF])
+        var cursor = ByteCursor([
+            0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D,
+            0x0E, 0x0F, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0xFF,
+        ])
         #expect(try cursor.readUInt8() == 0x01)
         #expect(try cursor.readUInt16LE() == 0x0302)
         #expect(try cursor.readUInt16BE() == 0x0405)
@@ -47,7 +50,8 @@ import Testing
         for raw: UInt64 in [0, 0x0102_03AB_CDEF, 0xFFFF_FFFF_FFFF, 0xA4C1_38BF_6FAB] {
             let address = BluetoothAddress(rawValue: raw)
             #expect(HexText.address(address) == address.description)
-            #expect(Beacon.addressID(format: "eddystone-tlm", address: address) == "eddystone-tlm:" + address.description)
+            #expect(
+                Beacon.addressID(format: "eddystone-tlm", address: address) == "eddystone-tlm:" + address.description)
         }
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 /// The real Android capture (Tests/Fixtures/README.md): every advertising report event decodes, the rest is
@@ -74,14 +75,17 @@ import Testing
             reports += try HCIEventParser.parse(Array(event), timestamp: record.unixTime, h4: false)
         }
         for (_, hex) in TestFrames.allAdvertisingPayloads {
-            reports.append(AdvertisingReport(timestamp: 3, eventType: 0x10, isExtended: false, address: TestFrames.address,
-                                             addressType: .publicDevice, rssi: -40, txPower: nil, data: DecodingFixtures.hex(hex)))
+            reports.append(
+                AdvertisingReport(
+                    timestamp: 3, eventType: 0x10, isExtended: false, address: TestFrames.address,
+                    addressType: .publicDevice, rssi: -40, txPower: nil, data: DecodingFixtures.hex(hex)))
         }
         #expect(reports.count == 412 + TestFrames.allAdvertisingPayloads.count)
         let decoder = BeaconDecoder()
         for report in reports {
             for includeDevices in [false, true] {
-                #expect(decoder.observations(of: report, includeDevices: includeDevices)
+                #expect(
+                    decoder.observations(of: report, includeDevices: includeDevices)
                         == decoder.decode(report).observations(includeDevices: includeDevices))
             }
         }

@@ -1,11 +1,13 @@
 import Testing
+
 @testable import BeaconCore
 
 /// The decoder mistakes found by checking against peers' published test vectors (issue 14).
 @Suite struct DecoderFixesTests {
     func report(_ hex: String, eventType: UInt16 = 0x10) -> AdvertisingReport {
-        AdvertisingReport(timestamp: 5, eventType: eventType, isExtended: false, address: TestFrames.address,
-                          addressType: .randomDevice, rssi: -60, txPower: nil, data: DecodingFixtures.hex(hex))
+        AdvertisingReport(
+            timestamp: 5, eventType: eventType, isExtended: false, address: TestFrames.address,
+            addressType: .randomDevice, rssi: -60, txPower: nil, data: DecodingFixtures.hex(hex))
     }
 
     @Test func eddystoneKeepsTheTransmittedPowerAtZeroMetres() throws {
@@ -60,8 +62,12 @@ import Testing
         #expect(uri.schemeCode == 0x16)
         #expect(uri.scheme == "http:")
         #expect(uri.uri == "http://example.com")
-        #expect(data.json["uri"] == .object([("scheme_code", .int(0x16)), ("scheme", .string("http:")),
-                                             ("text", .string("//example.com")), ("uri", .string("http://example.com"))]))
+        #expect(
+            data.json["uri"]
+                == .object([
+                    ("scheme_code", .int(0x16)), ("scheme", .string("http:")),
+                    ("text", .string("//example.com")), ("uri", .string("http://example.com")),
+                ]))
         // 0x01: no scheme prefix, the text is the whole URI.
         #expect(AdvertisingData(DecodingFixtures.hex("0424 01 6162")).uri?.uri == "ab")
         // A two-byte UTF-8 code point (U+0080) this build has no name for: code and text only.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct DistanceTests {
@@ -25,11 +26,15 @@ import Testing
         #expect(close(estimator.distance(rssi: -59, measuredPower: -59, format: "ibeacon"), 0.42093 + 0.54992))
         // r = 75/59; 0.42093 * r^6.9476 + 0.54992.
         let r = 75.0 / 59.0
-        #expect(close(estimator.distance(rssi: -75, measuredPower: -59, format: "ibeacon"),
-                      0.42093 * DistanceEstimator.power(r, 6.9476) + 0.54992))
+        #expect(
+            close(
+                estimator.distance(rssi: -75, measuredPower: -59, format: "ibeacon"),
+                0.42093 * DistanceEstimator.power(r, 6.9476) + 0.54992))
         // Stronger than the measured power: r^10.
-        #expect(close(estimator.distance(rssi: -50, measuredPower: -59, format: "ibeacon"),
-                      DistanceEstimator.power(50.0 / 59.0, 10)))
+        #expect(
+            close(
+                estimator.distance(rssi: -50, measuredPower: -59, format: "ibeacon"),
+                DistanceEstimator.power(50.0 / 59.0, 10)))
     }
 
     @Test func curve2013() {
@@ -38,13 +43,17 @@ import Testing
     }
 
     @Test func pathLossWithReceiverOffsetAndFormatDefaults() {
-        let settings = DistanceSettings(model: .pathLoss, pathLossExponent: 2, receiverOffsetDB: -5,
-                                        measuredPower: ["eddystone-tlm": -70])
+        let settings = DistanceSettings(
+            model: .pathLoss, pathLossExponent: 2, receiverOffsetDB: -5,
+            measuredPower: ["eddystone-tlm": -70])
         let estimator = DistanceEstimator(settings: settings)
         // -74 + (-5) = -79 against -59 with n = 2: 10^(20/20) = 10 m.
         #expect(close(estimator.distance(rssi: -74, measuredPower: -59, format: "ibeacon"), 10))
         // Format default -70 applies without a transmitted power: 10^((-70 + 80) / 20).
-        #expect(close(estimator.distance(rssi: -75, measuredPower: nil, format: "eddystone-tlm"), DistanceEstimator.power(10, 0.5)))
+        #expect(
+            close(
+                estimator.distance(rssi: -75, measuredPower: nil, format: "eddystone-tlm"),
+                DistanceEstimator.power(10, 0.5)))
         // Other formats use the global default -59.
         #expect(close(estimator.distance(rssi: -54, measuredPower: nil, format: "device"), 1))
     }
@@ -58,10 +67,14 @@ import Testing
 
     @Test func settingsValidation() {
         #expect(DistanceSettings().validate().isEmpty)
-        let bad = DistanceSettings(pathLossExponent: 0, receiverOffsetDB: 99, measuredPower: ["ibeacon": 10],
-                                   defaultMeasuredPower: -200)
-        #expect(bad.validate().map(\.path) == ["distance.path_loss_exponent", "distance.receiver_offset_db",
-                                               "distance.default_measured_power", "distance.measured_power.ibeacon"])
+        let bad = DistanceSettings(
+            pathLossExponent: 0, receiverOffsetDB: 99, measuredPower: ["ibeacon": 10],
+            defaultMeasuredPower: -200)
+        #expect(
+            bad.validate().map(\.path) == [
+                "distance.path_loss_exponent", "distance.receiver_offset_db",
+                "distance.default_measured_power", "distance.measured_power.ibeacon",
+            ])
         #expect(DistanceModel(rawValue: "path_loss") == .pathLoss)
     }
 }

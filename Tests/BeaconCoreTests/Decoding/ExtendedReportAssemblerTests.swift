@@ -1,11 +1,15 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct ExtendedReportAssemblerTests {
-    func fragment(_ data: [UInt8], status: UInt16, sid: UInt8 = 1, address: BluetoothAddress = TestFrames.address,
-                  time: Timestamp = 0) -> AdvertisingReport {
-        var report = AdvertisingReport(timestamp: time, eventType: status << 5, isExtended: true, address: address,
-                                       addressType: .publicDevice, rssi: -60, txPower: nil, data: data)
+    func fragment(
+        _ data: [UInt8], status: UInt16, sid: UInt8 = 1, address: BluetoothAddress = TestFrames.address,
+        time: Timestamp = 0
+    ) -> AdvertisingReport {
+        var report = AdvertisingReport(
+            timestamp: time, eventType: status << 5, isExtended: true, address: address,
+            addressType: .publicDevice, rssi: -60, txPower: nil, data: data)
         report.advertisingSID = sid
         return report
     }

@@ -1,12 +1,15 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct FormatTests {
     let decoder = BeaconDecoder()
 
     func decode(_ hex: String, rssi: Int8? = -60) -> DecodedAdvertisement {
-        decoder.decode(AdvertisingReport(timestamp: 5, eventType: 0x10, isExtended: false, address: TestFrames.address,
-                                         addressType: .randomDevice, rssi: rssi, txPower: nil, data: DecodingFixtures.hex(hex)))
+        decoder.decode(
+            AdvertisingReport(
+                timestamp: 5, eventType: 0x10, isExtended: false, address: TestFrames.address,
+                addressType: .randomDevice, rssi: rssi, txPower: nil, data: DecodingFixtures.hex(hex)))
     }
 
     func only(_ hex: String) throws -> Beacon {
@@ -69,10 +72,11 @@ import Testing
         let beacon = try only(TestFrames.eddystoneTLM)
         #expect(beacon.format == "eddystone-tlm")
         #expect(beacon.beaconID == "eddystone-tlm:C0:FF:EE:00:11:22")
-        #expect(beacon.fields == [
-            "battery_mv": .int(3000), "temperature_c": .double(23.5), "adv_count": .int(1234),
-            "uptime_s": .double(1234.5), "encrypted": .bool(false), "tlm_version": .int(0),
-        ])
+        #expect(
+            beacon.fields == [
+                "battery_mv": .int(3000), "temperature_c": .double(23.5), "adv_count": .int(1234),
+                "uptime_s": .double(1234.5), "encrypted": .bool(false), "tlm_version": .int(0),
+            ])
         #expect(beacon.isExtraFrame)
     }
 
@@ -88,10 +92,11 @@ import Testing
 
     @Test func eddystoneTLMEncrypted() throws {
         let beacon = try only(TestFrames.eddystoneETLM)
-        #expect(beacon.fields == [
-            "encrypted": .bool(true), "tlm_version": .int(1), "etlm": .string("a1a2a3a4a5a6a7a8a9aaabac"),
-            "salt": .string("5a17"), "mic": .string("c0de"),
-        ])
+        #expect(
+            beacon.fields == [
+                "encrypted": .bool(true), "tlm_version": .int(1), "etlm": .string("a1a2a3a4a5a6a7a8a9aaabac"),
+                "salt": .string("5a17"), "mic": .string("c0de"),
+            ])
         #expect(decode("0616aafe2002ffff").beacons.isEmpty)  // unknown TLM version
     }
 
@@ -166,9 +171,10 @@ import Testing
 
     @Test func disabledBuiltinsAreNotRecognised() {
         let only = BeaconDecoder(builtins: [.eddystoneUID])
-        let report = AdvertisingReport(timestamp: 0, eventType: 0x10, isExtended: false, address: TestFrames.address,
-                                       addressType: .publicDevice, rssi: nil, txPower: nil,
-                                       data: DecodingFixtures.hex(TestFrames.iBeacon))
+        let report = AdvertisingReport(
+            timestamp: 0, eventType: 0x10, isExtended: false, address: TestFrames.address,
+            addressType: .publicDevice, rssi: nil, txPower: nil,
+            data: DecodingFixtures.hex(TestFrames.iBeacon))
         #expect(only.decode(report).beacons.isEmpty)
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct HCIEventParserTests {
@@ -60,7 +61,8 @@ import Testing
     }
 
     @Test func extendedReportFieldsAndRSSIUnavailable() throws {
-        let event = TestFrames.extendedEvent(eventType: 0x0023, sid: 1, txPower: 0xF4, rssi: 0x7F, data: [0x02, 0x01, 0x06])
+        let event = TestFrames.extendedEvent(
+            eventType: 0x0023, sid: 1, txPower: 0xF4, rssi: 0x7F, data: [0x02, 0x01, 0x06])
         let report = try #require(try HCIEventParser.parse(event).first)
         #expect(report.txPower == -12)
         #expect(report.rssi == nil)
@@ -85,7 +87,9 @@ import Testing
     @Test func nonAdvertisingEventsYieldNothing() throws {
         // Command Complete (0x0E), LE Connection Complete (meta 0x01), HCI event with no parameters.
         #expect(try HCIEventParser.parse(DecodingFixtures.hex("0e0401 0c2000")) == [])
-        #expect(try HCIEventParser.parse(DecodingFixtures.hex("3e13 01 00 0000 00 00 112233445566 2800 0000 f401 00")) == [])
+        #expect(
+            try HCIEventParser.parse(DecodingFixtures.hex("3e13 01 00 0000 00 00 112233445566 2800 0000 f401 00")) == []
+        )
         #expect(try HCIEventParser.parse(DecodingFixtures.hex("0400")) == [])  // Connection Request without params
         #expect(try HCIEventParser.parse(DecodingFixtures.hex("04 0e0401 0c2000")) == [])
     }
@@ -104,14 +108,17 @@ import Testing
         let padded = TestFrames.legacyEvent([]) + [0x00]
         var fixed = padded
         fixed[1] += 1
-        #expect(throws: DecodeError(offset: 14, reason: "1 byte(s) after the last report")) { try HCIEventParser.parse(fixed) }
+        #expect(throws: DecodeError(offset: 14, reason: "1 byte(s) after the last report")) {
+            try HCIEventParser.parse(fixed)
+        }
         #expect(throws: DecodeError.self) { try HCIEventParser.parse([]) }
     }
 
     /// Truncating valid events at every length never traps: each prefix is either a clean error or (for a
     /// prefix that happens to be a complete event) a report list.
     @Test func everyPrefixOfValidEventsIsHandled() {
-        let events = [TestFrames.legacyTwoReports, TestFrames.extendedReport]
+        let events =
+            [TestFrames.legacyTwoReports, TestFrames.extendedReport]
             + TestFrames.allAdvertisingPayloads.map { TestFrames.legacyEvent(DecodingFixtures.hex($0.1)) }
         let decoder = BeaconDecoder()
         var errors = 0
@@ -135,9 +142,10 @@ import Testing
         for (_, hex) in TestFrames.allAdvertisingPayloads {
             let bytes = DecodingFixtures.hex(hex)
             for length in 0...bytes.count {
-                let report = AdvertisingReport(timestamp: 0, eventType: 0x10, isExtended: false,
-                                               address: TestFrames.address, addressType: .publicDevice,
-                                               rssi: -50, txPower: nil, data: Array(bytes[0..<length]))
+                let report = AdvertisingReport(
+                    timestamp: 0, eventType: 0x10, isExtended: false,
+                    address: TestFrames.address, addressType: .publicDevice,
+                    rssi: -50, txPower: nil, data: Array(bytes[0..<length]))
                 let decoded = decoder.decode(report)
                 #expect(decoded.advertisingData.parsedEnd <= length)
                 _ = decoded.observations(includeDevices: true)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct LayoutTests {
@@ -113,11 +114,13 @@ import Testing
     @Test func userLayoutRunsAfterBuiltins() throws {
         let custom = try BeaconLayout(name: "acme", layout: "m:0-1=9900,m:2-2=01,i:3-4,i:5-10,p:11-11")
         let decoder = BeaconDecoder(layouts: [custom])
-        let report = AdvertisingReport(timestamp: 0, eventType: 0x10, isExtended: false, address: TestFrames.address,
-                                       addressType: .publicDevice, rssi: -70, txPower: nil,
-                                       data: DecodingFixtures.hex("0dff9900 01 0102 aabbccddeeff c8") + DecodingFixtures.hex(TestFrames.iBeacon))
+        let report = AdvertisingReport(
+            timestamp: 0, eventType: 0x10, isExtended: false, address: TestFrames.address,
+            addressType: .publicDevice, rssi: -70, txPower: nil,
+            data: DecodingFixtures.hex("0dff9900 01 0102 aabbccddeeff c8") + DecodingFixtures.hex(TestFrames.iBeacon))
         let beacons = decoder.decode(report).beacons
-        #expect(beacons.map(\.beaconID) == ["acme:258:aabbccddeeff", "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2"])
+        #expect(
+            beacons.map(\.beaconID) == ["acme:258:aabbccddeeff", "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2"])
     }
 }
 

@@ -1,5 +1,7 @@
 import Testing
+
 @testable import BeaconCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,31 +46,43 @@ import Glibc
         }
         switch beacon.format {
         case "ruuvi":
-            let keys = ["temperature_c": ("temperature", "°C"), "humidity_pct": ("humidity", "%"),
-                        "pressure_hpa": ("pressure", "hPa"), "battery_mv": ("voltage", "mV"),
-                        "movement_counter": ("movement_counter", nil),
-                        "acceleration_x_ms2": ("acceleration_x", "m/s²"), "acceleration_y_ms2": ("acceleration_y", "m/s²"),
-                        "acceleration_z_ms2": ("acceleration_z", "m/s²"), "acceleration_total_ms2": ("acceleration_total", "m/s²")]
+            let keys = [
+                "temperature_c": ("temperature", "°C"), "humidity_pct": ("humidity", "%"),
+                "pressure_hpa": ("pressure", "hPa"), "battery_mv": ("voltage", "mV"),
+                "movement_counter": ("movement_counter", nil),
+                "acceleration_x_ms2": ("acceleration_x", "m/s²"), "acceleration_y_ms2": ("acceleration_y", "m/s²"),
+                "acceleration_z_ms2": ("acceleration_z", "m/s²"),
+                "acceleration_total_ms2": ("acceleration_total", "m/s²"),
+            ]
             for (field, value) in beacon.fields {
                 guard let (key, unit) = keys[field], let number = number(value) else { continue }
                 out["sensor:" + key] = .number(number, unit: unit)
             }
         case "govee":
-            let keys = ["temperature_c": ("temperature", "°C"), "humidity_pct": ("humidity", "%"), "battery_pct": ("battery", "%")]
+            let keys = [
+                "temperature_c": ("temperature", "°C"), "humidity_pct": ("humidity", "%"),
+                "battery_pct": ("battery", "%"),
+            ]
             for (field, value) in beacon.fields {
-                if let (key, unit) = keys[field], let number = number(value) { out["sensor:" + key] = .number(number, unit: unit) }
+                if let (key, unit) = keys[field], let number = number(value) {
+                    out["sensor:" + key] = .number(number, unit: unit)
+                }
                 if field == "sensor_error", case let .bool(flag) = value { out["binary:sensor_error"] = .flag(flag) }
                 if field == "model", case let .string(model) = value { out["model"] = .text(model, unit: nil) }
             }
         case "bthome":
             for (field, value) in beacon.fields {
-                var base = Substring(field), suffix = ""
+                var base = Substring(field)
+                var suffix = ""
                 if let underscore = field.lastIndex(of: "_"), Int(field[field.index(after: underscore)...]) != nil,
-                   !BTHome.objects.contains(where: { $0.name == field }) {
+                    !BTHome.objects.contains(where: { $0.name == field })
+                {
                     base = field[..<underscore]
                     suffix = String(field[underscore...])
                 }
-                guard let object = BTHome.objects.first(where: { $0.name == base }), let key = object.key else { continue }
+                guard let object = BTHome.objects.first(where: { $0.name == base }), let key = object.key else {
+                    continue
+                }
                 let unit = object.unit == "hPa" ? "mbar" : object.unit  // bthome-ble names hPa "mbar"
                 switch (object.kind, value) {
                 case let (.binary, .bool(flag)): out["binary:" + key + suffix] = .flag(flag)
@@ -146,12 +160,16 @@ import Glibc
         }
     }
 
-    @Test(.enabled(if: vectorsPath != nil, "BEACONBRIDGE_REFERENCE_VECTORS not set (scripts/reference-check.sh sets it)"))
+    @Test(
+        .enabled(if: vectorsPath != nil, "BEACONBRIDGE_REFERENCE_VECTORS not set (scripts/reference-check.sh sets it)"))
     func sameReadingsUnitsAndRejectionsAsTheReferenceDecoders() throws {
         let path = try #require(Self.vectorsPath)
         let bytes = try #require(DecodingFixtures.readFile(path), "cannot read \(path)")
         let document = try JSONValue(parsing: String(decoding: bytes, as: UTF8.self))
-        guard case let .array(vectors)? = document["vectors"] else { Issue.record("no vectors in \(path)"); return }
+        guard case let .array(vectors)? = document["vectors"] else {
+            Issue.record("no vectors in \(path)")
+            return
+        }
         #expect(vectors.count > 3000)
 
         var guards: [String: EncryptedCounterGuard] = [:]
@@ -159,33 +177,39 @@ import Glibc
         var compared: [String: (accepted: Int, rejected: Int)] = [:]
         for vector in vectors {
             guard case let .string(format)? = vector["format"], case let .string(hex)? = vector["ad"],
-                  case let .string(addressText)? = vector["address"], let expect = vector["expect"] else {
+                case let .string(addressText)? = vector["address"], let expect = vector["expect"]
+            else {
                 Issue.record("malformed vector \(vector)")
                 continue
             }
             let source: String = if case let .string(text)? = vector["source"] { text } else { "?" }
             // Some published frames were captured on macOS, whose addresses are UUIDs: any address does for them.
-            let address = BluetoothAddress(string: addressText) ?? BluetoothAddress(rawValue: 0xC0FFEE001122)
+            let address = BluetoothAddress(string: addressText) ?? BluetoothAddress(rawValue: 0xC0FF_EE00_1122)
             let data = DecodingFixtures.hex(hex)
             var keys = SensorKeys()
             if case let .string(keyHex)? = vector["key"] {
                 let key = DecodingFixtures.hex(keyHex)
                 keys.addBTHomeKey(key, for: address)
                 // A frame that carries its MAC is looked up by that MAC.
-                for structure in AdvertisingData(data).structures where structure.type == 0x16 && structure.range.count >= 9 {
+                for structure in AdvertisingData(data).structures
+                where structure.type == 0x16 && structure.range.count >= 9 {
                     let start = structure.range.lowerBound
                     if data[start] == 0xD2, data[start + 1] == 0xFC, data[start + 2] & 0x02 != 0 {
                         var mac: UInt64 = 0
-                        for index in stride(from: start + 8, through: start + 3, by: -1) { mac = mac << 8 | UInt64(data[index]) }
+                        for index in stride(from: start + 8, through: start + 3, by: -1) {
+                            mac = mac << 8 | UInt64(data[index])
+                        }
                         keys.addBTHomeKey(key, for: BluetoothAddress(rawValue: mac))
                     }
                 }
             }
-            let report = AdvertisingReport(timestamp: 1, eventType: 0x13, isExtended: false, address: address,
-                                           addressType: .publicDevice, rssi: -60, txPower: nil, data: data)
+            let report = AdvertisingReport(
+                timestamp: 1, eventType: 0x13, isExtended: false, address: address,
+                addressType: .publicDevice, rssi: -60, txPower: nil, data: data)
             let decoded = BeaconDecoder(keys: keys).decode(report)
             var ours: [String: Reading] = [:]
-            for (beacon, observation) in zip(decoded.beacons, decoded.observations(includeDevices: false)) where beacon.format == format {
+            for (beacon, observation) in zip(decoded.beacons, decoded.observations(includeDevices: false))
+            where beacon.format == format {
                 if case let .string(sequence)? = vector["sequence"] {
                     var counterGuard = guards[sequence] ?? EncryptedCounterGuard()
                     let admitted = counterGuard.admit(observation)
@@ -197,7 +221,9 @@ import Glibc
             var theirs = Self.expected(expect)
             // Documented difference: the Ruuvi protocol marks movement counter 255 "not available"; ruuvitag-ble
             // reports it as 255.
-            if format == "ruuvi", theirs["sensor:movement_counter"] == .number(255, unit: nil), ours["sensor:movement_counter"] == nil {
+            if format == "ruuvi", theirs["sensor:movement_counter"] == .number(255, unit: nil),
+                ours["sensor:movement_counter"] == nil
+            {
                 theirs["sensor:movement_counter"] = nil
             }
             // The model is compared where the reference names it without the device name's help (generated frames).
@@ -221,9 +247,12 @@ import Glibc
             if theirs.isEmpty { tally.rejected += 1 } else { tally.accepted += 1 }
             compared[format] = tally
         }
-        print("reference cross-check: " + compared.sorted { $0.key < $1.key }
-            .map { "\($0.key) \($0.value.accepted) decoded + \($0.value.rejected) rejected" }.joined(separator: ", ")
-            + ", \(mismatches.count) mismatching")
+        print(
+            "reference cross-check: "
+                + compared.sorted { $0.key < $1.key }
+                .map { "\($0.key) \($0.value.accepted) decoded + \($0.value.rejected) rejected" }.joined(
+                    separator: ", ")
+                + ", \(mismatches.count) mismatching")
         #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
         #expect(compared.keys.sorted() == ["bthome", "govee", "ruuvi"])
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 /// Ruuvi and Govee frames: the Ruuvi protocol documents' vectors, the reference decoder's published frames, and
@@ -7,15 +8,18 @@ import Testing
     static let address = BluetoothAddress(string: "C0:FF:EE:00:11:22")!
 
     func beacons(_ hex: String, keys: SensorKeys = SensorKeys()) -> [Beacon] {
-        BeaconDecoder(keys: keys).decode(AdvertisingReport(
-            timestamp: 1, eventType: 0x13, isExtended: false, address: Self.address, addressType: .publicDevice,
-            rssi: -60, txPower: nil, data: DecodingFixtures.hex(hex))).beacons
+        BeaconDecoder(keys: keys).decode(
+            AdvertisingReport(
+                timestamp: 1, eventType: 0x13, isExtended: false, address: Self.address, addressType: .publicDevice,
+                rssi: -60, txPower: nil, data: DecodingFixtures.hex(hex))
+        ).beacons
     }
 
     /// Manufacturer data AD structure of `company` (little endian) with `body` after the company code.
     static func manufacturer(_ company: UInt16, _ body: String) -> String {
         let bytes = DecodingFixtures.hex(body)
-        return HexText.hex([UInt8(bytes.count + 3), 0xFF, UInt8(company & 0xFF), UInt8(company >> 8)] + bytes, 0..<(bytes.count + 4))
+        return HexText.hex(
+            [UInt8(bytes.count + 3), 0xFF, UInt8(company & 0xFF), UInt8(company >> 8)] + bytes, 0..<(bytes.count + 4))
     }
 
     @Test func ruuviFormat5ValidVector() throws {
@@ -41,11 +45,13 @@ import Testing
 
     @Test func ruuviFormat5NotAvailableSentinels() throws {
         // dataformat_05.md, "invalid values": every field at its "not available" value.
-        let beacon = try #require(beacons(Self.manufacturer(0x0499, "058000FFFFFFFF800080008000FFFFFFFFFFFFFFFFFFFFFF")).first)
+        let beacon = try #require(
+            beacons(Self.manufacturer(0x0499, "058000FFFFFFFF800080008000FFFFFFFFFFFFFFFFFFFFFF")).first)
         #expect(beacon.fields == ["data_format": .int(5)])
         #expect(beacon.beaconID == "ruuvi:C0:FF:EE:00:11:22")  // no MAC in the frame: the sender's address
         // Minimum values (dataformat_05.md): -163.835 °C, 0 %, 500 hPa, -32767 mG, 1600 mV, -40 dBm.
-        let minimum = try #require(beacons(Self.manufacturer(0x0499, "058001000000008001800180010000000000CBB8334C884F")).first)
+        let minimum = try #require(
+            beacons(Self.manufacturer(0x0499, "058001000000008001800180010000000000CBB8334C884F")).first)
         #expect(minimum.fields["temperature_c"] == .double(-163.835))
         #expect(minimum.fields["humidity_pct"] == .double(0))
         #expect(minimum.fields["pressure_hpa"] == .double(500))
@@ -64,8 +70,10 @@ import Testing
         #expect(subzero.fields["temperature_c"] == .double(-1.69))
     }
 
-    @Test(arguments: ["05", "0512FC5394C37C0004FFFC040CAC364200CDCBB8334C88", "0512FC5394C37C0004FFFC040CAC364200CDCBB8334C884F00",
-                      "03b20c1fca20007a002603d008", "06170c5668c79e007000c90501d9ff", "e1"])
+    @Test(arguments: [
+        "05", "0512FC5394C37C0004FFFC040CAC364200CDCBB8334C88", "0512FC5394C37C0004FFFC040CAC364200CDCBB8334C884F00",
+        "03b20c1fca20007a002603d008", "06170c5668c79e007000c90501d9ff", "e1",
+    ])
     func ruuviRejectsOtherLengthsAndFormats(body: String) {
         #expect(beacons(Self.manufacturer(0x0499, body)).isEmpty)
     }
@@ -76,8 +84,11 @@ import Testing
         let beacon = try #require(found.first)
         #expect(found.count == 1)
         #expect(beacon.beaconID == "govee:C0:FF:EE:00:11:22")
-        #expect(beacon.fields == ["temperature_c": .double(18.4), "humidity_pct": .double(34.3),
-                                  "battery_pct": .int(66), "model": .string("H5072/H5075")])
+        #expect(
+            beacon.fields == [
+                "temperature_c": .double(18.4), "humidity_pct": .double(34.3),
+                "battery_pct": .int(66), "model": .string("H5072/H5075"),
+            ])
     }
 
     @Test func goveeNegativeTemperatureAndError() throws {
@@ -88,7 +99,8 @@ import Testing
         #expect(cold.fields["battery_pct"] == .int(100))
         // Error bit in the battery byte: no reading, the error flagged.
         let broken = try #require(beacons(Self.manufacturer(0xEC88, "0080c47fe400")).first)
-        #expect(broken.fields == ["sensor_error": .bool(true), "battery_pct": .int(100), "model": .string("H5072/H5075")])
+        #expect(
+            broken.fields == ["sensor_error": .bool(true), "battery_pct": .int(100), "model": .string("H5072/H5075")])
         // Out of range (120.0 °C): no reading either.
         let hot = try #require(beacons(Self.manufacturer(0xEC88, "00124f806400")).first)
         #expect(hot.fields["temperature_c"] == nil && hot.fields["sensor_error"] == .bool(true))
@@ -96,12 +108,16 @@ import Testing
 
     @Test func goveeH5074InAScanResponse() throws {
         // H5074 scan response: temperature 0x0a06 = 25.66 °C, humidity 0x1572 = 54.90 %, battery 100 %.
-        let report = AdvertisingReport(timestamp: 1, eventType: 0x1B, isExtended: false, address: Self.address,
-                                       addressType: .publicDevice, rssi: -70, txPower: nil,
-                                       data: DecodingFixtures.hex(Self.manufacturer(0xEC88, "00060a72156402")))
+        let report = AdvertisingReport(
+            timestamp: 1, eventType: 0x1B, isExtended: false, address: Self.address,
+            addressType: .publicDevice, rssi: -70, txPower: nil,
+            data: DecodingFixtures.hex(Self.manufacturer(0xEC88, "00060a72156402")))
         let beacon = try #require(BeaconDecoder().decode(report).beacons.first)
-        #expect(beacon.fields == ["temperature_c": .double(25.66), "humidity_pct": .double(54.9),
-                                  "battery_pct": .int(100), "model": .string("H5074")])
+        #expect(
+            beacon.fields == [
+                "temperature_c": .double(25.66), "humidity_pct": .double(54.9),
+                "battery_pct": .int(100), "model": .string("H5074"),
+            ])
         let negative = try #require(beacons(Self.manufacturer(0xEC88, "0018fc72156402")).first)
         #expect(negative.fields["temperature_c"] == .double(-10))
     }

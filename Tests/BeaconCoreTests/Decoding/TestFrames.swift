@@ -49,8 +49,10 @@ enum TestFrames {
         extendedEvent(eventType: 0x0000, sid: 3, txPower: 0x7F, rssi: 0xBA, data: DecodingFixtures.hex(eddystoneUID))
     }
 
-    static func extendedEvent(eventType: UInt16, sid: UInt8, txPower: UInt8, rssi: UInt8, data: [UInt8],
-                              address: BluetoothAddress = address) -> [UInt8] {
+    static func extendedEvent(
+        eventType: UInt16, sid: UInt8, txPower: UInt8, rssi: UInt8, data: [UInt8],
+        address: BluetoothAddress = address
+    ) -> [UInt8] {
         var params: [UInt8] = [0x0D, 0x01]
         params += [UInt8(eventType & 0xFF), UInt8(eventType >> 8), 0x01] + address.littleEndianBytes
         params += [0x01, 0x02, sid, txPower, rssi, 0x00, 0x00, 0x00] + [UInt8](repeating: 0, count: 6)
@@ -60,7 +62,8 @@ enum TestFrames {
 
     /// A legacy event (without H4) carrying one ADV_IND report with `data`.
     static func legacyEvent(_ data: [UInt8], rssi: UInt8 = 0xC0, address: BluetoothAddress = address) -> [UInt8] {
-        let params: [UInt8] = [0x02, 0x01, 0x00, 0x01] + address.littleEndianBytes + [UInt8(data.count)] + data + [rssi]
+        let params: [UInt8] =
+            [0x02, 0x01, 0x00, 0x01] + address.littleEndianBytes + [UInt8(data.count)] + data + [rssi]
         return [0x3E, UInt8(params.count)] + params
     }
 

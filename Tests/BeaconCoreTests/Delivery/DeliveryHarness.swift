@@ -27,16 +27,20 @@ struct DeliveryHarness {
     var finished = false
 
     init(window: Int = 4, batchSize: Int = 3, homeAssistant: Bool = false) {
-        machine = DeliveryMachine(settings: DeliverySettings(
-            window: window, batchSize: batchSize, sightingMaxAge: 60,
-            online: [ControlMessage(topic: "gw/status", payload: "online", qos: 1, retain: true)],
-            offline: [ControlMessage(topic: "gw/status", payload: "offline", qos: 1, retain: true)],
-            homeAssistantStatus: homeAssistant ? "homeassistant/status" : nil))
+        machine = DeliveryMachine(
+            settings: DeliverySettings(
+                window: window, batchSize: batchSize, sightingMaxAge: 60,
+                online: [ControlMessage(topic: "gw/status", payload: "online", qos: 1, retain: true)],
+                offline: [ControlMessage(topic: "gw/status", payload: "offline", qos: 1, retain: true)],
+                homeAssistantStatus: homeAssistant ? "homeassistant/status" : nil))
     }
 
-    static func envelope(_ sequence: UInt64, topic: String? = nil, qos: UInt8 = 1, kind: EventKind = .region) -> EventEnvelope {
-        EventEnvelope(id: "g-\(sequence)", gatewayID: "g", sequence: sequence, captureTime: 1000, kind: kind,
-                      topic: topic ?? "t/\(sequence)", qos: qos, retain: false, payload: "{\"seq\":\(sequence)}")
+    static func envelope(_ sequence: UInt64, topic: String? = nil, qos: UInt8 = 1, kind: EventKind = .region)
+        -> EventEnvelope
+    {
+        EventEnvelope(
+            id: "g-\(sequence)", gatewayID: "g", sequence: sequence, captureTime: 1000, kind: kind,
+            topic: topic ?? "t/\(sequence)", qos: qos, retain: false, payload: "{\"seq\":\(sequence)}")
     }
 
     static func envelopes(_ range: ClosedRange<UInt64>) -> [EventEnvelope] { range.map { envelope($0) } }
@@ -69,8 +73,10 @@ struct DeliveryHarness {
         switch action {
         case let .send(envelope):
             if refusedByClient.contains(envelope.sequence) {
-                return .sendFailed(sequence: envelope.sequence,
-                                   refusal: PublishRefusal(source: .client, code: 25, reason: "client refused: too large", permanent: true))
+                return .sendFailed(
+                    sequence: envelope.sequence,
+                    refusal: PublishRefusal(
+                        source: .client, code: 25, reason: "client refused: too large", permanent: true))
             }
             guard transportUp else { return .sendFailed(sequence: envelope.sequence, refusal: nil) }
             let id = nextMessageID

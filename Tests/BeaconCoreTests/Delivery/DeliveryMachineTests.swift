@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 /// Every transition of the delivery state machine, on a fake transport and outbox (no broker, no clock).
@@ -295,7 +296,11 @@ import Testing
         h.feed(.publish([H.envelope(1, topic: "r/a")]))  // a real event, stored
         // Three reconnect snapshots of the same three topics while the broker flaps: one is left.
         for base in [UInt64(10), 20, 30] {
-            h.feed(.snapshot([H.envelope(base, topic: "r/a"), H.envelope(base + 1, topic: "r/b"), H.envelope(base + 2, topic: "r/c")]))
+            h.feed(
+                .snapshot([
+                    H.envelope(base, topic: "r/a"), H.envelope(base + 1, topic: "r/b"),
+                    H.envelope(base + 2, topic: "r/c"),
+                ]))
         }
         #expect(h.machine.pendingSnapshotCount == 3)
         #expect(h.appendTransactions == [[1]])  // snapshot entries never reach the outbox

@@ -1,21 +1,26 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct EventEncoderTests {
     static let beacon = BeaconSnapshot(
         beaconID: "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:7", format: "ibeacon",
-        identifiers: ["e2c56db5-dffb-48d2-b060-d0f5a71096e0", "1", "7"], address: BluetoothAddress(string: "C0:FF:EE:00:00:07")!,
+        identifiers: ["e2c56db5-dffb-48d2-b060-d0f5a71096e0", "1", "7"],
+        address: BluetoothAddress(string: "C0:FF:EE:00:00:07")!,
         name: "keys", rssi: -67, smoothedRSSI: -66.04, distance: 2.3456, measuredPower: -59, reportRate: 1.234,
         lastSeen: 1_700_000_000.5, fields: ["temperature_c": .double(21.5), "battery_mv": .int(2950)])
 
     func encoder(_ settings: TopicSettings = TopicSettings()) -> EventEncoder {
-        EventEncoder(layout: TopicLayout(settings: settings, gatewayID: "gw1"), sequences: SequenceBlock(first: 41, end: 50))
+        EventEncoder(
+            layout: TopicLayout(settings: settings, gatewayID: "gw1"), sequences: SequenceBlock(first: 41, end: 50))
     }
 
     @Test func regionEventPayloadIsTheDocumentedJSON() throws {
         var encoder = encoder()
-        let event = EngineEvent.region(RegionEvent(kind: .enter, time: 1_700_000_001.25, region: "kitchen",
-                                                   beaconID: Self.beacon.beaconID, state: .inside, since: 1_700_000_000, beacon: nil))
+        let event = EngineEvent.region(
+            RegionEvent(
+                kind: .enter, time: 1_700_000_001.25, region: "kitchen",
+                beaconID: Self.beacon.beaconID, state: .inside, since: 1_700_000_000, beacon: nil))
         let envelopes = try encoder.encode(event)
         #expect(envelopes.count == 1)
         let envelope = envelopes[0]
@@ -25,7 +30,10 @@ import Testing
         #expect(envelope.topic == "beaconbridge/gw1/region/kitchen/ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:7")
         #expect(envelope.qos == 1 && envelope.retain)
         #expect(envelope.captureTime == 1_700_000_001.25)
-        #expect(envelope.payload == #"{"schema":"1","id":"gw1-41","gateway":"gw1","seq":41,"kind":"region","time":1700000001.25,"event":"enter","region":"kitchen","beacon_id":"ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:7","state":"inside","since":1700000000,"beacon":null}"#)
+        #expect(
+            envelope.payload
+                == #"{"schema":"1","id":"gw1-41","gateway":"gw1","seq":41,"kind":"region","time":1700000001.25,"event":"enter","region":"kitchen","beacon_id":"ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:7","state":"inside","since":1700000000,"beacon":null}"#
+        )
     }
 
     @Test func sightingCarriesTheRoundedBeaconBlock() throws {
@@ -74,8 +82,9 @@ import Testing
     }
 
     @Test func exhaustedSequencesAreReportedNotReused() throws {
-        var encoder = EventEncoder(layout: TopicLayout(settings: TopicSettings(), gatewayID: "g"),
-                                   sequences: SequenceBlock(first: 1, end: 2))
+        var encoder = EventEncoder(
+            layout: TopicLayout(settings: TopicSettings(), gatewayID: "g"),
+            sequences: SequenceBlock(first: 1, end: 2))
         #expect(encoder.needsSequences)
         _ = try encoder.encode(.presence(PresenceEvent(time: 1, state: .seen, beacon: Self.beacon)))
         #expect(throws: EventEncoderError.sequencesExhausted) {
@@ -85,6 +94,7 @@ import Testing
         encoder.refill(SequenceBlock(first: 100, end: 200))
         #expect(encoder.sequencesToReserve(forEvents: 50) == 0)
         #expect(encoder.sequencesToReserve(forEvents: 600) == 1200)
-        #expect(try encoder.encode(.presence(PresenceEvent(time: 1, state: .seen, beacon: Self.beacon)))[0].sequence == 100)
+        #expect(
+            try encoder.encode(.presence(PresenceEvent(time: 1, state: .seen, beacon: Self.beacon)))[0].sequence == 100)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 /// The parts of Home Assistant discovery decided in the core: which region pairs are announced, names for two
@@ -15,19 +16,26 @@ import Testing
         (RegionMatch.iBeacon(uuid: "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6"), keys, false),
         (RegionMatch(format: "*", identifiers: [nil, "01"]), keys, true),
         (RegionMatch.eddystone(namespace: "0x00112233445566778899"), keys, false),
-        (RegionMatch.eddystone(namespace: "0x00112233445566778899"), "eddystone-uid:00112233445566778899:aabbccddeeff", true),
+        (
+            RegionMatch.eddystone(namespace: "0x00112233445566778899"),
+            "eddystone-uid:00112233445566778899:aabbccddeeff", true
+        ),
         (RegionMatch(namePattern: "Keys*"), keys, true),
         (RegionMatch(address: BluetoothAddress(string: "C0:FF:EE:00:00:07")), keys, true),
         (RegionMatch(address: BluetoothAddress(string: "C0:FF:EE:00:00:07")), "mac:C0:FF:EE:00:00:07", true),
         (RegionMatch(address: BluetoothAddress(string: "C0:FF:EE:00:00:07")), "mac:C0:FF:EE:00:00:08", false),
         (RegionMatch(format: "mac"), "eddystone-tlm:C0:FF:EE:00:00:08", false),
     ])
-    func regionPairsAreAnnouncedOnlyWhereTheMatchCanSelectTheBeacon(match: RegionMatch, beaconID: String, expected: Bool) {
+    func regionPairsAreAnnouncedOnlyWhereTheMatchCanSelectTheBeacon(
+        match: RegionMatch, beaconID: String, expected: Bool
+    ) {
         #expect(match.canSelect(beaconID: beaconID) == expected)
     }
 
-    @Test(arguments: [("front_door", "Front door"), ("kitchen", "Kitchen"), ("Office", "Office"),
-                      ("living-room 2", "Living room 2"), ("_x__y_", "X y")])
+    @Test(arguments: [
+        ("front_door", "Front door"), ("kitchen", "Kitchen"), ("Office", "Office"),
+        ("living-room 2", "Living room 2"), ("_x__y_", "X y"),
+    ])
     func regionTitles(name: String, title: String) {
         #expect(HomeAssistantDiscovery.Region(name: name).title == title)
     }
@@ -36,8 +44,9 @@ import Testing
         var settings = TopicSettings()
         settings.homeAssistant.enabled = true
         func configs(_ gateway: String, _ name: String) throws -> [String: JSONValue] {
-            let discovery = HomeAssistantDiscovery(layout: TopicLayout(settings: settings, gatewayID: gateway),
-                                                   gatewayName: name, softwareVersion: "1", sensorExpiry: 65)
+            let discovery = HomeAssistantDiscovery(
+                layout: TopicLayout(settings: settings, gatewayID: gateway),
+                gatewayName: name, softwareVersion: "1", sensorExpiry: 65)
             let messages = discovery.messages(beacons: [.init(id: Self.keys, name: "Keys")], regions: [])
             var out: [String: JSONValue] = [:]
             for message in messages.dropFirst() {
@@ -46,7 +55,8 @@ import Testing
             }
             return out
         }
-        let kitchen = try configs("pi-kitchen", "Kitchen gateway"), hall = try configs("pi-hall", "Hall gateway")
+        let kitchen = try configs("pi-kitchen", "Kitchen gateway")
+        let hall = try configs("pi-hall", "Hall gateway")
         #expect(Set(kitchen.keys) == ["tracker", "distance", "rssi", "presence"])
         for (suffix, config) in kitchen {
             let other = try #require(hall[suffix])
@@ -69,8 +79,9 @@ import Testing
     }
 
     @Test func awayIsFollowedByASightingWithoutRSSIOrDistance() throws {
-        var encoder = EventEncoder(layout: TopicLayout(settings: TopicSettings(), gatewayID: "gw1"),
-                                   sequences: SequenceBlock(first: 1, end: 10))
+        var encoder = EventEncoder(
+            layout: TopicLayout(settings: TopicSettings(), gatewayID: "gw1"),
+            sequences: SequenceBlock(first: 1, end: 10))
         let beacon = EventEncoderTests.beacon
         let seen = try encoder.encode(.presence(PresenceEvent(time: 10, state: .seen, beacon: beacon)))
         #expect(seen.map(\.kind) == [.presence])

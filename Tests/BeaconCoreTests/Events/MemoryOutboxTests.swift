@@ -1,10 +1,12 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct MemoryOutboxTests {
     func envelope(_ sequence: UInt64, _ kind: EventKind = .region, time: Double = 100) -> EventEnvelope {
-        EventEnvelope(id: "g-\(sequence)", gatewayID: "g", sequence: sequence, captureTime: time, kind: kind,
-                      topic: "t", qos: 1, retain: false, payload: "0123456789")
+        EventEnvelope(
+            id: "g-\(sequence)", gatewayID: "g", sequence: sequence, captureTime: time, kind: kind,
+            topic: "t", qos: 1, retain: false, payload: "0123456789")
     }
 
     @Test func keepsSequenceOrderAndEvictsSightingsFirst() async {
@@ -19,7 +21,9 @@ import Testing
 
     @Test func expiresAndDeletes() async {
         let outbox = MemoryOutbox(maxRows: 10, maxBytes: 1000)
-        await outbox.append([envelope(1, .sighting, time: 10), envelope(2, .presence, time: 10), envelope(3, .sighting, time: 50)])
+        await outbox.append([
+            envelope(1, .sighting, time: 10), envelope(2, .presence, time: 10), envelope(3, .sighting, time: 50),
+        ])
         await outbox.expire(before: 20)
         await outbox.delete([3])
         let stats = await outbox.stats()

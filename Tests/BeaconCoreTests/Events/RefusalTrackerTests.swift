@@ -42,7 +42,8 @@ import Testing
         for attempt in 1...4 {
             #expect(tracker.connectionDropped(oldest: 42, secondsSinceSent: 0.01) == .retry(attempts: attempt))
         }
-        #expect(tracker.connectionDropped(oldest: 42, secondsSinceSent: 0.01)
+        #expect(
+            tracker.connectionDropped(oldest: 42, secondsSinceSent: 0.01)
                 == .deadLetter(.connectionDropped(attempts: 5), attempts: 5))
     }
 
@@ -70,8 +71,9 @@ import Testing
     @Test func theMemoryOutboxMovesDeadLettersAsideAndRequeuesThem() async throws {
         let outbox = MemoryOutbox(maxRows: 100)
         let envelopes = (1...4).map { sequence in
-            EventEnvelope(id: "gw-\(sequence)", gatewayID: "gw", sequence: UInt64(sequence), captureTime: 1, kind: .region,
-                          topic: "t/\(sequence)", qos: 1, retain: false, payload: "{}")
+            EventEnvelope(
+                id: "gw-\(sequence)", gatewayID: "gw", sequence: UInt64(sequence), captureTime: 1, kind: .region,
+                topic: "t/\(sequence)", qos: 1, retain: false, payload: "{}")
         }
         await outbox.append(envelopes)
         await outbox.deadLetter([DeadLetter(envelope: envelopes[1], reason: "broker refused", attempts: 1, time: 5)])

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 /// Discovery configs for sensor readings: only the fields a device sent, with the registry's device class and unit.
@@ -6,21 +7,24 @@ import Testing
     var discovery: HomeAssistantDiscovery {
         var settings = TopicSettings()
         settings.homeAssistant.enabled = true
-        return HomeAssistantDiscovery(layout: TopicLayout(settings: settings, gatewayID: "GW"), gatewayName: "GW",
-                                      softwareVersion: "1")
+        return HomeAssistantDiscovery(
+            layout: TopicLayout(settings: settings, gatewayID: "GW"), gatewayName: "GW",
+            softwareVersion: "1")
     }
 
     func payload(_ message: ControlMessage) throws -> JSONValue { try JSONValue(parsing: message.payload) }
 
     @Test func readingsGetDeviceClassUnitAndStateClass() throws {
         let beacon = HomeAssistantDiscovery.Beacon(id: "govee:A4:C1:38:BF:6F:AB", name: "Kitchen")
-        let messages = discovery.sensorMessages(beacon, format: .govee,
-                                                fields: ["temperature_c", "humidity_pct", "battery_pct", "model"])
-        #expect(messages.map(\.topic) == [
-            "homeassistant/sensor/beaconbridge_gw/govee_a4_c1_38_bf_6f_ab_battery_pct/config",
-            "homeassistant/sensor/beaconbridge_gw/govee_a4_c1_38_bf_6f_ab_humidity_pct/config",
-            "homeassistant/sensor/beaconbridge_gw/govee_a4_c1_38_bf_6f_ab_temperature_c/config",
-        ])
+        let messages = discovery.sensorMessages(
+            beacon, format: .govee,
+            fields: ["temperature_c", "humidity_pct", "battery_pct", "model"])
+        #expect(
+            messages.map(\.topic) == [
+                "homeassistant/sensor/beaconbridge_gw/govee_a4_c1_38_bf_6f_ab_battery_pct/config",
+                "homeassistant/sensor/beaconbridge_gw/govee_a4_c1_38_bf_6f_ab_humidity_pct/config",
+                "homeassistant/sensor/beaconbridge_gw/govee_a4_c1_38_bf_6f_ab_temperature_c/config",
+            ])
         let temperature = try payload(messages[2])
         #expect(temperature["device_class"] == .string("temperature"))
         #expect(temperature["unit_of_measurement"] == .string("°C"))
@@ -32,8 +36,9 @@ import Testing
 
     @Test func binarySensorsAndButtonTriggers() throws {
         let beacon = HomeAssistantDiscovery.Beacon(id: "bthome:54:48:E6:8F:80:A5", name: "Door")
-        let messages = discovery.sensorMessages(beacon, format: .bthome,
-                                                fields: ["door", "motion", "window", "button_2", "energy_kwh", "packet_id"])
+        let messages = discovery.sensorMessages(
+            beacon, format: .bthome,
+            fields: ["door", "motion", "window", "button_2", "energy_kwh", "packet_id"])
         let components = messages.map { $0.topic.split(separator: "/")[1] }
         #expect(components.filter { $0 == "binary_sensor" }.count == 3)
         #expect(components.filter { $0 == "device_automation" }.count == 8)  // the button's eight event types
@@ -55,9 +60,10 @@ import Testing
     }
 
     func snapshot(_ id: String, format: String, _ fields: [String: FieldValue]) -> BeaconSnapshot {
-        BeaconSnapshot(beaconID: id, format: format, identifiers: [], address: BluetoothAddress(rawValue: 1), name: nil,
-                       rssi: -60, smoothedRSSI: -60, distance: 1, measuredPower: nil, reportRate: 1, lastSeen: 0,
-                       fields: fields)
+        BeaconSnapshot(
+            beaconID: id, format: format, identifiers: [], address: BluetoothAddress(rawValue: 1), name: nil,
+            rssi: -60, smoothedRSSI: -60, distance: 1, measuredPower: nil, reportRate: 1, lastSeen: 0,
+            fields: fields)
     }
 
     @Test func trackerAnnouncesOnlyNamedBeaconsAndOnlyNewEntityFields() throws {
@@ -70,15 +76,22 @@ import Testing
         grew = tracker.note(snapshot(govee, format: "govee", ["model": .string("H5075")]))
         #expect(!grew)
         #expect(tracker.messages(discovery).isEmpty)
-        grew = tracker.note(snapshot(govee, format: "govee", ["temperature_c": .double(20), "humidity_pct": .double(50),
-                                                               "model": .string("H5075")]))
+        grew = tracker.note(
+            snapshot(
+                govee, format: "govee",
+                [
+                    "temperature_c": .double(20), "humidity_pct": .double(50),
+                    "model": .string("H5075"),
+                ]))
         #expect(grew)
         // The same fields again: nothing new to announce.
-        grew = tracker.note(snapshot(govee, format: "govee", ["temperature_c": .double(21), "humidity_pct": .double(51)]))
+        grew = tracker.note(
+            snapshot(govee, format: "govee", ["temperature_c": .double(21), "humidity_pct": .double(51)]))
         #expect(!grew)
-        #expect(tracker.messages(discovery).map { $0.topic.split(separator: "/")[3] } == [
-            "govee_a4_c1_38_bf_6f_ab_humidity_pct", "govee_a4_c1_38_bf_6f_ab_temperature_c",
-        ])
+        #expect(
+            tracker.messages(discovery).map { $0.topic.split(separator: "/")[3] } == [
+                "govee_a4_c1_38_bf_6f_ab_humidity_pct", "govee_a4_c1_38_bf_6f_ab_temperature_c",
+            ])
         // A new reading grows the set; its config follows.
         grew = tracker.note(snapshot(govee, format: "govee", ["battery_pct": .int(80)]))
         #expect(grew)
@@ -104,11 +117,23 @@ import Testing
     }
 
     @Test func entityNamesDropTheUnitWordAndKeepTheRepeatNumber() throws {
-        let ruuvi = BeaconFormat.ruuvi, bthome = BeaconFormat.bthome
-        #expect(HomeAssistantDiscovery.fieldLabel("temperature_c", field: try #require(ruuvi.field(named: "temperature_c"))) == "temperature")
-        #expect(HomeAssistantDiscovery.fieldLabel("acceleration_x_ms2", field: try #require(ruuvi.field(named: "acceleration_x_ms2"))) == "acceleration x")
-        #expect(HomeAssistantDiscovery.fieldLabel("movement_counter", field: try #require(ruuvi.field(named: "movement_counter"))) == "movement counter")
-        #expect(HomeAssistantDiscovery.fieldLabel("button_2", field: try #require(bthome.field(named: "button_2"))) == "button 2")
-        #expect(HomeAssistantDiscovery.fieldLabel("temperature_c_2", field: try #require(bthome.field(named: "temperature_c_2"))) == "temperature 2")
+        let ruuvi = BeaconFormat.ruuvi
+        let bthome = BeaconFormat.bthome
+        #expect(
+            HomeAssistantDiscovery.fieldLabel("temperature_c", field: try #require(ruuvi.field(named: "temperature_c")))
+                == "temperature")
+        #expect(
+            HomeAssistantDiscovery.fieldLabel(
+                "acceleration_x_ms2", field: try #require(ruuvi.field(named: "acceleration_x_ms2"))) == "acceleration x"
+        )
+        #expect(
+            HomeAssistantDiscovery.fieldLabel(
+                "movement_counter", field: try #require(ruuvi.field(named: "movement_counter"))) == "movement counter")
+        #expect(
+            HomeAssistantDiscovery.fieldLabel("button_2", field: try #require(bthome.field(named: "button_2")))
+                == "button 2")
+        #expect(
+            HomeAssistantDiscovery.fieldLabel(
+                "temperature_c_2", field: try #require(bthome.field(named: "temperature_c_2"))) == "temperature 2")
     }
 }

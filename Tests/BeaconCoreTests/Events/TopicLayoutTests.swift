@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct TopicLayoutTests {
@@ -7,8 +8,9 @@ import Testing
         #expect(TopicLayout.level("") == "_")
         let layout = TopicLayout(settings: TopicSettings(prefix: "home/ble"), gatewayID: "gw/1")
         #expect(layout.availability == "home/ble/gw_1/availability")
-        #expect(layout.region("living room", beaconID: "eddystone-url:https://x.y/z") ==
-                "home/ble/gw_1/region/living room/eddystone-url:https:__x.y_z")
+        #expect(
+            layout.region("living room", beaconID: "eddystone-url:https://x.y/z")
+                == "home/ble/gw_1/region/living room/eddystone-url:https:__x.y_z")
     }
 
     @Test func slugsAreHomeAssistantSafe() {
@@ -21,23 +23,29 @@ import Testing
         settings.delivery[.region] = DeliveryPolicy(qos: 3, retain: false)
         settings.espresense = ESPresenseSettings(enabled: true, room: nil)
         settings.homeAssistant.discoveryPrefix = ""
-        #expect(settings.validate().map(\.path) == [
-            "topics.prefix", "topics.qos.region", "topics.espresense.room", "topics.home_assistant.discovery_prefix",
-        ])
+        #expect(
+            settings.validate().map(\.path) == [
+                "topics.prefix", "topics.qos.region", "topics.espresense.room",
+                "topics.home_assistant.discovery_prefix",
+            ])
         #expect(TopicSettings().validate().isEmpty)
     }
 
     @Test func mqttAndOutboxSettingsValidate() {
         #expect(MQTTSettings().validate().isEmpty)
         #expect(OutboxSettings().validate().isEmpty)
-        let mqtt = MQTTSettings(host: "", port: 0, passwordFile: "/p", passwordEnv: "P", keepalive: 1,
-                                tls: MQTTTLSSettings(certFile: "c"), reconnectMin: 2, reconnectMax: 1, inflightWindow: 0)
-        #expect(mqtt.validate().map(\.path) == [
-            "mqtt.host", "mqtt.port", "mqtt.password_env", "mqtt.username", "mqtt.keepalive_s", "mqtt.reconnect_max_s",
-            "mqtt.inflight_window", "mqtt.tls.ca_file", "mqtt.tls.key_file",
-        ])
-        let outbox = OutboxSettings(path: "", maxRows: 0, maxBytes: 10, sightingMaxAge: -1, batchSize: 0,
-                                    memoryMaxRows: 0, synchronous: "off")
+        let mqtt = MQTTSettings(
+            host: "", port: 0, passwordFile: "/p", passwordEnv: "P", keepalive: 1,
+            tls: MQTTTLSSettings(certFile: "c"), reconnectMin: 2, reconnectMax: 1, inflightWindow: 0)
+        #expect(
+            mqtt.validate().map(\.path) == [
+                "mqtt.host", "mqtt.port", "mqtt.password_env", "mqtt.username", "mqtt.keepalive_s",
+                "mqtt.reconnect_max_s",
+                "mqtt.inflight_window", "mqtt.tls.ca_file", "mqtt.tls.key_file",
+            ])
+        let outbox = OutboxSettings(
+            path: "", maxRows: 0, maxBytes: 10, sightingMaxAge: -1, batchSize: 0,
+            memoryMaxRows: 0, synchronous: "off")
         #expect(outbox.validate().count == 7)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 /// `ah()` and the resolver with the Core specification's sample data (Vol 3 Part H, Appendix D.7:
@@ -29,16 +30,19 @@ import Testing
     func resolvesInEitherByteOrderAndRemembersWhich(_ text: String, _ expected: KeyByteOrder) throws {
         let key = try #require(IdentityResolvingKey(text: text))
         var resolver = PrivateAddressResolver(keys: [key])
-        #expect(resolver.resolve(Self.sampleAddress, type: .randomDevice, at: 0) == .resolved(device: 0, order: expected))
+        #expect(
+            resolver.resolve(Self.sampleAddress, type: .randomDevice, at: 0) == .resolved(device: 0, order: expected))
         #expect(resolver.orders == [expected])
         let learned = resolver.takeLearnedOrders()
         #expect(learned.map(\.device) == [0] && learned.map(\.order) == [expected])
         #expect(resolver.takeLearnedOrders().isEmpty)
     }
 
-    @Test(arguments: ["", "ec0234a357c8ad05341010a60a397d9", "ec0234a357c8ad05341010a60a397d9b00",
-                      "zc0234a357c8ad05341010a60a397d9b", "7AI0o1fIrQU0EBCmCjl9", "7AI0o1fIrQU0EBCmCjl9mw=",
-                      "7AI0o1fIrQU0EBCmCjl9mw=A", "AAAAAAAAAAAAAAAAAAAAAAAAAAAA"])
+    @Test(arguments: [
+        "", "ec0234a357c8ad05341010a60a397d9", "ec0234a357c8ad05341010a60a397d9b00",
+        "zc0234a357c8ad05341010a60a397d9b", "7AI0o1fIrQU0EBCmCjl9", "7AI0o1fIrQU0EBCmCjl9mw=",
+        "7AI0o1fIrQU0EBCmCjl9mw=A", "AAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    ])
     func rejectsMalformedKeys(_ text: String) {
         #expect(IdentityResolvingKey(text: text) == nil)
         #expect(IdentityResolvingKey.problem(with: text) != nil)
@@ -55,10 +59,10 @@ import Testing
 
     @Test(arguments: [
         ("70:81:94:0D:FB:AA", AddressType.publicDevice),  // a public address is never a candidate
-        ("F0:81:94:0D:FB:AA", .randomDevice),             // 11: static random
-        ("30:81:94:0D:FB:AA", .randomDevice),             // 00: non-resolvable private
-        ("B0:81:94:0D:FB:AA", .randomDevice),             // 10: reserved
-        ("70:81:94:0D:FB:AA", .randomIdentity),           // already resolved by the controller
+        ("F0:81:94:0D:FB:AA", .randomDevice),  // 11: static random
+        ("30:81:94:0D:FB:AA", .randomDevice),  // 00: non-resolvable private
+        ("B0:81:94:0D:FB:AA", .randomDevice),  // 10: reserved
+        ("70:81:94:0D:FB:AA", .randomIdentity),  // already resolved by the controller
     ])
     func onlyRandomAddressesWithTopBits01AreCandidates(_ text: String, _ type: AddressType) throws {
         let key = try #require(IdentityResolvingKey(text: Self.sampleKey))
@@ -69,7 +73,8 @@ import Testing
 
     @Test func eachNewAddressCostsOnePassAndCachesAnswerTheRest() throws {
         let keys = try (0..<5).map { index in
-            try #require(IdentityResolvingKey(bytes: (0..<16).map { UInt8(truncatingIfNeeded: $0 * 7 + index * 31 + 1) }))
+            try #require(
+                IdentityResolvingKey(bytes: (0..<16).map { UInt8(truncatingIfNeeded: $0 * 7 + index * 31 + 1) }))
         }
         var resolver = PrivateAddressResolver(keys: keys)
         let mine = BluetoothAddress.resolvablePrivate(prand: 0x12_3456, key: keys[3])
@@ -95,13 +100,15 @@ import Testing
         let key = try #require(IdentityResolvingKey(text: Self.sampleKey))
         var resolver = PrivateAddressResolver(keys: [key], settings: .init(lifetime: 60))
         _ = resolver.resolve(Self.sampleAddress, type: .randomDevice, at: 0)
-        _ = resolver.resolve(Self.sampleAddress, type: .randomDevice, at: 50)   // refreshed: expires at 110
+        _ = resolver.resolve(Self.sampleAddress, type: .randomDevice, at: 50)  // refreshed: expires at 110
         #expect(resolver.counters.blocks == 1, "matched as written on the first block, then cached")
         resolver.expire(at: 100)
         #expect(resolver.cachedResolved == 1)
         resolver.expire(at: 111)
         #expect(resolver.cachedResolved == 0)
-        #expect(resolver.resolve(Self.sampleAddress, type: .randomDevice, at: 200) == .resolved(device: 0, order: .asWritten))
+        #expect(
+            resolver.resolve(Self.sampleAddress, type: .randomDevice, at: 200)
+                == .resolved(device: 0, order: .asWritten))
         #expect(resolver.counters.blocks == 2, "resolved again, one block")
     }
 
@@ -127,7 +134,9 @@ import Testing
         var resolver = PrivateAddressResolver(keys: [key], settings: .init(positiveCapacity: 10))
         for index in 0..<40 {
             let address = BluetoothAddress.resolvablePrivate(prand: UInt32(index), key: key)
-            #expect(resolver.resolve(address, type: .randomDevice, at: Double(index)) == .resolved(device: 0, order: .asWritten))
+            #expect(
+                resolver.resolve(address, type: .randomDevice, at: Double(index))
+                    == .resolved(device: 0, order: .asWritten))
         }
         #expect(resolver.cachedResolved == 10)
     }
@@ -135,7 +144,8 @@ import Testing
     @Test func restoredOrdersSkipTheOtherOrder() throws {
         let key = try #require(IdentityResolvingKey(text: Self.sampleKeyReversed))
         var resolver = PrivateAddressResolver(keys: [key], orders: [.reversed])
-        #expect(resolver.resolve(Self.sampleAddress, type: .randomDevice, at: 0) == .resolved(device: 0, order: .reversed))
+        #expect(
+            resolver.resolve(Self.sampleAddress, type: .randomDevice, at: 0) == .resolved(device: 0, order: .reversed))
         #expect(resolver.counters.blocks == 1)
         #expect(resolver.takeLearnedOrders().isEmpty, "restored, not learned")
     }

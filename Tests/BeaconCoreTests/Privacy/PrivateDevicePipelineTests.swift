@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 /// Resolved devices through the whole pure pipeline: one beacon `irk:<name>` across address rotations, with
@@ -10,24 +11,31 @@ import Testing
     /// Flags and Apple manufacturer data as an iPhone sends (no beacon format).
     static let phoneData: [UInt8] = [0x02, 0x01, 0x1A, 0x07, 0xFF, 0x4C, 0x00, 0x10, 0x02, 0x0B, 0x00]
 
-    func report(_ address: BluetoothAddress, at time: Timestamp, rssi: Int8 = -55,
-                type: AddressType = .randomDevice, data: [UInt8] = phoneData) -> AdvertisingReport {
-        AdvertisingReport(timestamp: time, eventType: 0x13, isExtended: false, address: address, addressType: type,
-                          rssi: rssi, txPower: nil, data: data)
+    func report(
+        _ address: BluetoothAddress, at time: Timestamp, rssi: Int8 = -55,
+        type: AddressType = .randomDevice, data: [UInt8] = phoneData
+    ) -> AdvertisingReport {
+        AdvertisingReport(
+            timestamp: time, eventType: 0x13, isExtended: false, address: address, addressType: type,
+            rssi: rssi, txPower: nil, data: data)
     }
 
-    func pipeline(devices: PrivateDeviceSettings, includeDevices: Bool = true, regions: [RegionRule] = [],
-                  awayTimeouts: [String: Double] = [:]) -> GatewayPipeline {
+    func pipeline(
+        devices: PrivateDeviceSettings, includeDevices: Bool = true, regions: [RegionRule] = [],
+        awayTimeouts: [String: Double] = [:]
+    ) -> GatewayPipeline {
         var settings = TrackerSettings(awayTimeout: 30)
         settings.awayTimeoutOverrides = awayTimeouts
-        return GatewayPipeline(decoder: BeaconDecoder(),
-                               engine: RegionEngine(settings: settings, regions: regions,
-                                                    distance: DistanceEstimator(settings: DistanceSettings()), now: 0),
-                               includeDevices: includeDevices, devices: devices)
+        return GatewayPipeline(
+            decoder: BeaconDecoder(),
+            engine: RegionEngine(
+                settings: settings, regions: regions,
+                distance: DistanceEstimator(settings: DistanceSettings()), now: 0),
+            includeDevices: includeDevices, devices: devices)
     }
 
     static let devices = PrivateDeviceSettings(known: [
-        PrivateDevice(name: "alice-phone", key: key, measuredPower: -70, awayTimeout: 300),
+        PrivateDevice(name: "alice-phone", key: key, measuredPower: -70, awayTimeout: 300)
     ])
 
     func ids(_ events: [EngineEvent]) -> [String] {
@@ -41,8 +49,9 @@ import Testing
     }
 
     @Test func aRotatingDeviceIsOneBeaconWithPresenceAndRegions() throws {
-        let region = RegionRule(name: "hall", match: RegionMatch(format: "irk", identifiers: ["alice-phone"]),
-                                enter: .rssi(-80), enterEvidence: 1, minDwell: 0, exitPeriod: 20)
+        let region = RegionRule(
+            name: "hall", match: RegionMatch(format: "irk", identifiers: ["alice-phone"]),
+            enter: .rssi(-80), enterEvidence: 1, minDwell: 0, exitPeriod: 20)
         var pipeline = pipeline(devices: Self.devices, regions: [region], awayTimeouts: ["irk:alice-phone": 300])
         var events: [EngineEvent] = []
         var addresses: [BluetoothAddress] = []
@@ -73,7 +82,10 @@ import Testing
         #expect(ids(events) == ["away irk:alice-phone"])
 
         let rows = pipeline.takeSeenDeviceKeys()
-        #expect(rows == [SeenDeviceKey(name: "alice-phone", fingerprint: Self.key.fingerprint, order: .asWritten, lastSeen: 39)])
+        #expect(
+            rows == [
+                SeenDeviceKey(name: "alice-phone", fingerprint: Self.key.fingerprint, order: .asWritten, lastSeen: 39)
+            ])
         #expect(pipeline.takeSeenDeviceKeys().isEmpty)
     }
 
@@ -97,9 +109,10 @@ import Testing
         var pipeline = pipeline(devices: Self.devices, includeDevices: true)
         var events: [EngineEvent] = []
         let stranger = BluetoothAddress.resolvablePrivate(prand: 0x3333, key: Self.strangerKey)
-        let iBeacon = Observation(timestamp: 0, beaconID: "", format: "ibeacon",
-                                  identifiers: ["e2c56db5-dffb-48d2-b060-d0f5a71096e0", "1", "2"],
-                                  address: stranger, rssi: -60, measuredPower: -59)
+        let iBeacon = Observation(
+            timestamp: 0, beaconID: "", format: "ibeacon",
+            identifiers: ["e2c56db5-dffb-48d2-b060-d0f5a71096e0", "1", "2"],
+            address: stranger, rssi: -60, measuredPower: -59)
         let data = try #require(SyntheticAdvertisement.payload(for: iBeacon))
         pipeline.ingest(report(stranger, at: 1, data: data), into: &events)
         #expect(ids(events).contains("seen ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2"))
@@ -122,8 +135,11 @@ import Testing
         var events: [EngineEvent] = []
         pipeline.ingest(report(BluetoothAddress(string: "70:81:94:0D:FB:AA")!, at: 1), into: &events)
         #expect(pipeline.resolver.orders == [.reversed])
-        pipeline.reload(devices: PrivateDeviceSettings(known: [PrivateDevice(name: "new", key: Self.strangerKey),
-                                                               PrivateDevice(name: "tag", key: reversed)]))
+        pipeline.reload(
+            devices: PrivateDeviceSettings(known: [
+                PrivateDevice(name: "new", key: Self.strangerKey),
+                PrivateDevice(name: "tag", key: reversed),
+            ]))
         #expect(pipeline.resolver.orders == [nil, .reversed])
         #expect(pipeline.privateDevices.map(\.name) == ["new", "tag"])
     }

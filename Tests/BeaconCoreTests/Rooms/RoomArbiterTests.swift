@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 /// The room arbiter's rules on hand-made sighting streams (docs/rooms.md).
@@ -8,14 +9,20 @@ import Testing
 
     /// Feeds both gateways once a second from `from` to `to` (scenario seconds) with the levels `levels(t)` gives,
     /// ticking every second; returns the changes.
-    static func feed(_ arbiter: inout RoomArbiter, from: Int, to: Int,
-                     levels: (Int) -> (a: Double?, b: Double?)) -> [RoomChange] {
+    static func feed(
+        _ arbiter: inout RoomArbiter, from: Int, to: Int,
+        levels: (Int) -> (a: Double?, b: Double?)
+    ) -> [RoomChange] {
         var changes: [RoomChange] = []
         for second in from..<to {
             let time = t0 + Double(second)
             let (a, b) = levels(second)
-            if let a { changes += arbiter.process(RoomSighting(gatewayID: "gw-a", beaconID: "tag", time: time, rssi: a)) }
-            if let b { changes += arbiter.process(RoomSighting(gatewayID: "gw-b", beaconID: "tag", time: time + 0.5, rssi: b)) }
+            if let a {
+                changes += arbiter.process(RoomSighting(gatewayID: "gw-a", beaconID: "tag", time: time, rssi: a))
+            }
+            if let b {
+                changes += arbiter.process(RoomSighting(gatewayID: "gw-b", beaconID: "tag", time: time + 0.5, rssi: b))
+            }
             changes += arbiter.advance(to: time + 0.9)
         }
         return changes
@@ -77,8 +84,12 @@ import Testing
         let changes = Self.feed(&arbiter, from: 0, to: 60) { _ in (-60, -75) }
         #expect(changes.isEmpty)
         // Too old a row is not restored.
-        let stale = RoomArbiter(settings: Self.settings, restoring: [PersistedRoomState(
-            beaconID: "tag", room: "a", since: Self.t0 - 5_000, updated: Self.t0 - 1_000)], now: Self.t0)
+        let stale = RoomArbiter(
+            settings: Self.settings,
+            restoring: [
+                PersistedRoomState(
+                    beaconID: "tag", room: "a", since: Self.t0 - 5_000, updated: Self.t0 - 1_000)
+            ], now: Self.t0)
         #expect(stale.room(of: "tag") == nil)
     }
 

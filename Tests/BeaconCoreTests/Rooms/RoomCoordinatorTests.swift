@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 /// The in-gateway arbiter's leader election, silent decisions, takeover and inbound parsing, on messages shaped
@@ -17,21 +18,29 @@ import Testing
     }
 
     /// A sighting exactly as gateway `gateway` publishes it.
-    static func sighting(_ gateway: String, rssi: Int, at time: Timestamp, beacon: String = "tag") throws -> InboundMessage {
-        var encoder = EventEncoder(layout: TopicLayout(settings: TopicSettings(), gatewayID: gateway),
-                                   sequences: SequenceBlock(first: 1, end: 100))
-        let snapshot = BeaconSnapshot(beaconID: beacon, format: "ibeacon", identifiers: [], address: BluetoothAddress(rawValue: 1),
-                                      name: nil, rssi: rssi, smoothedRSSI: Double(rssi), distance: 2, measuredPower: -59,
-                                      reportRate: 1, lastSeen: time, fields: [:])
+    static func sighting(_ gateway: String, rssi: Int, at time: Timestamp, beacon: String = "tag") throws
+        -> InboundMessage
+    {
+        var encoder = EventEncoder(
+            layout: TopicLayout(settings: TopicSettings(), gatewayID: gateway),
+            sequences: SequenceBlock(first: 1, end: 100))
+        let snapshot = BeaconSnapshot(
+            beaconID: beacon, format: "ibeacon", identifiers: [], address: BluetoothAddress(rawValue: 1),
+            name: nil, rssi: rssi, smoothedRSSI: Double(rssi), distance: 2, measuredPower: -59,
+            reportRate: 1, lastSeen: time, fields: [:])
         let envelope = try #require(try encoder.encode(.sighting(SightingEvent(time: time, beacon: snapshot))).first)
         return InboundMessage(topic: envelope.topic, payload: Array(envelope.payload.utf8))
     }
 
     /// A retained room state exactly as leader `leader` publishes it.
-    static func state(_ leader: String, beacon: String = "tag", room: String?, decision: UInt64, at time: Timestamp) throws -> InboundMessage {
-        var encoder = EventEncoder(layout: TopicLayout(settings: TopicSettings(), gatewayID: leader),
-                                   sequences: SequenceBlock(first: 1, end: 100))
-        let event = RoomEvent(beaconID: beacon, time: time, room: room, from: nil, hadRoom: false, since: time, decision: decision)
+    static func state(_ leader: String, beacon: String = "tag", room: String?, decision: UInt64, at time: Timestamp)
+        throws -> InboundMessage
+    {
+        var encoder = EventEncoder(
+            layout: TopicLayout(settings: TopicSettings(), gatewayID: leader),
+            sequences: SequenceBlock(first: 1, end: 100))
+        let event = RoomEvent(
+            beaconID: beacon, time: time, room: room, from: nil, hadRoom: false, since: time, decision: decision)
         let envelope = try #require(try encoder.encode(event, topics: topics).last)
         return InboundMessage(topic: envelope.topic, payload: Array(envelope.payload.utf8))
     }
@@ -58,9 +67,11 @@ import Testing
         #expect(!b.isLeader && b.leader == "gw-b")
         #expect(b.advance(to: Self.t0, wall: 2) == [.leadership(isLeader: true, leader: "gw-b")])
         // A lower gateway comes online: it leads from then on.
-        #expect(b.receive(Self.availability("gw-a", "online"), wall: 3) == [.leadership(isLeader: false, leader: "gw-a")])
+        #expect(
+            b.receive(Self.availability("gw-a", "online"), wall: 3) == [.leadership(isLeader: false, leader: "gw-a")])
         // Its last will: back to gw-b.
-        #expect(b.receive(Self.availability("gw-a", "offline"), wall: 4) == [.leadership(isLeader: true, leader: "gw-b")])
+        #expect(
+            b.receive(Self.availability("gw-a", "offline"), wall: 4) == [.leadership(isLeader: true, leader: "gw-b")])
         // A gateway that is not part of the site does not count.
         _ = b.receive(Self.availability("gw-0", "online"), wall: 5)
         #expect(b.isLeader)
@@ -117,7 +128,8 @@ import Testing
         for second in 1...60 {
             let time = Self.t0 + Double(second)
             walk += c.receive(try Self.sighting("gw-a", rssi: second < 10 ? -60 : -85, at: time), wall: 6)
-            walk += c.ownSighting(RoomSighting(gatewayID: "gw-c", beaconID: "tag", time: time + 0.5, rssi: second < 10 ? -80 : -55))
+            walk += c.ownSighting(
+                RoomSighting(gatewayID: "gw-c", beaconID: "tag", time: time + 0.5, rssi: second < 10 ? -80 : -55))
             walk += c.advance(to: time + 0.9, wall: 6)
         }
         let events = Self.published(walk)
@@ -152,10 +164,20 @@ import Testing
         let garbage: [InboundMessage] = [
             InboundMessage(topic: "beaconbridge/gw-a/sighting/tag", payload: Array("not json".utf8)),
             InboundMessage(topic: "beaconbridge/gw-a/sighting/tag", payload: [0xFF, 0xFE, 0x00]),
-            InboundMessage(topic: "beaconbridge/gw-a/sighting/tag", payload: Array(#"{"kind":"sighting","beacon_id":"tag","time":1e400,"rssi":-50}"#.utf8)),
-            InboundMessage(topic: "beaconbridge/gw-a/sighting/tag", payload: Array(#"{"kind":"sighting","beacon_id":"tag","time":5,"rssi":null,"rssi_smoothed":null}"#.utf8)),
-            InboundMessage(topic: "beaconbridge/gw-a/sighting/tag", payload: Array(String(repeating: "[", count: 10_000).utf8)),
-            InboundMessage(topic: "beaconbridge/rooms/tag", payload: Array(#"{"kind":"room","event":"room","beacon_id":"tag","room":"a","time":5,"decision":-1,"gateway":"x"}"#.utf8)),
+            InboundMessage(
+                topic: "beaconbridge/gw-a/sighting/tag",
+                payload: Array(#"{"kind":"sighting","beacon_id":"tag","time":1e400,"rssi":-50}"#.utf8)),
+            InboundMessage(
+                topic: "beaconbridge/gw-a/sighting/tag",
+                payload: Array(#"{"kind":"sighting","beacon_id":"tag","time":5,"rssi":null,"rssi_smoothed":null}"#.utf8)
+            ),
+            InboundMessage(
+                topic: "beaconbridge/gw-a/sighting/tag", payload: Array(String(repeating: "[", count: 10_000).utf8)),
+            InboundMessage(
+                topic: "beaconbridge/rooms/tag",
+                payload: Array(
+                    #"{"kind":"room","event":"room","beacon_id":"tag","room":"a","time":5,"decision":-1,"gateway":"x"}"#
+                        .utf8)),
             InboundMessage(topic: "beaconbridge/rooms/tag", payload: Array(repeating: 0x20, count: 100_000)),
         ]
         for message in garbage { #expect(b.receive(message, wall: 0).isEmpty) }
@@ -187,7 +209,9 @@ import Testing
         _ = a.receive(Self.availability("gw-a", "online"), wall: 20)
         let back = a.advance(to: Self.t0 + 1, wall: 23)
         #expect(back.first == .leadership(isLeader: true, leader: "gw-a"))
-        let again = back.flatMap { effect -> [RoomEvent] in if case let .republish(events) = effect { events } else { [] } }
+        let again = back.flatMap { effect -> [RoomEvent] in
+            if case let .republish(events) = effect { events } else { [] }
+        }
         #expect(again.map(\.room) == ["a"] && again.map(\.decision) == [3])
         // Nothing new was decided: no new decision numbers.
         #expect(Self.published(back).isEmpty)

@@ -1,17 +1,23 @@
 import Testing
+
 @testable import BeaconCore
 
 /// The multi-gateway simulation: floor plan geometry, scenario files, and the rules compared on one stream.
 @Suite struct RoomSimulationTests {
     @Test func wallsAttenuateLinesThatCrossThemAndDoorwaysDoNot() {
-        let plan = FloorPlan(rooms: [FloorPlan.Room(name: "a", minX: 0, minY: 0, maxX: 5, maxY: 4),
-                                     FloorPlan.Room(name: "b", minX: 5, minY: 0, maxX: 10, maxY: 4)],
-                             walls: [FloorPlan.Wall(x1: 5, y1: 0, x2: 5, y2: 1.5, attenuation: 6.9),
-                                     FloorPlan.Wall(x1: 5, y1: 2.5, x2: 5, y2: 4, attenuation: 6.9)],
-                             gateways: [])
+        let plan = FloorPlan(
+            rooms: [
+                FloorPlan.Room(name: "a", minX: 0, minY: 0, maxX: 5, maxY: 4),
+                FloorPlan.Room(name: "b", minX: 5, minY: 0, maxX: 10, maxY: 4),
+            ],
+            walls: [
+                FloorPlan.Wall(x1: 5, y1: 0, x2: 5, y2: 1.5, attenuation: 6.9),
+                FloorPlan.Wall(x1: 5, y1: 2.5, x2: 5, y2: 4, attenuation: 6.9),
+            ],
+            gateways: [])
         #expect(plan.wallLoss(fromX: 1, y: 1, toX: 9, y: 1) == 6.9)
-        #expect(plan.wallLoss(fromX: 1, y: 2, toX: 9, y: 2) == 0)       // through the doorway
-        #expect(plan.wallLoss(fromX: 1, y: 1, toX: 4, y: 3) == 0)       // same room
+        #expect(plan.wallLoss(fromX: 1, y: 2, toX: 9, y: 2) == 0)  // through the doorway
+        #expect(plan.wallLoss(fromX: 1, y: 1, toX: 4, y: 3) == 0)  // same room
         #expect(plan.room(x: 4.9, y: 2) == "a")
         #expect(plan.room(x: 5.1, y: 2) == "b")
         #expect(plan.room(x: 11, y: 2) == nil)
@@ -38,10 +44,22 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"kind": "rooms", "duration_s": 60, "rooms": [{"name": "a", "x": [0, 1], "y": [0, 1]}], "gateways": [{"id": "g", "room": "z"}], "people": [{"path": [{"t": 0}]}]}"#, "gateways[0].room"),
-        (#"{"kind": "rooms", "duration_s": 60, "rooms": [{"name": "a", "x": [0, 1], "y": [0, 1]}], "gateways": [{"id": "g", "x": 0.5, "y": 0.5}], "people": [{"path": [{"t": 0}]}], "arbiter": {"margin_db": -3}}"#, "arbiter.margin_db"),
-        (#"{"kind": "rooms", "duration_s": 60, "rooms": [{"name": "a", "x": [0, 1], "y": [0]}], "gateways": [], "people": []}"#, "rooms[0].y"),
-        (#"{"kind": "rooms", "duration_s": 60, "rooms": [{"name": "a", "x": [0, 1], "y": [0, 1]}], "gateways": [{"id": "g", "x": 0.5, "y": 0.5}], "people": [{"path": [{"t": 0}]}], "walls": [{"from": [0, 0], "to": [1, 1], "thickness": 2}]}"#, "walls[0].thickness"),
+        (
+            #"{"kind": "rooms", "duration_s": 60, "rooms": [{"name": "a", "x": [0, 1], "y": [0, 1]}], "gateways": [{"id": "g", "room": "z"}], "people": [{"path": [{"t": 0}]}]}"#,
+            "gateways[0].room"
+        ),
+        (
+            #"{"kind": "rooms", "duration_s": 60, "rooms": [{"name": "a", "x": [0, 1], "y": [0, 1]}], "gateways": [{"id": "g", "x": 0.5, "y": 0.5}], "people": [{"path": [{"t": 0}]}], "arbiter": {"margin_db": -3}}"#,
+            "arbiter.margin_db"
+        ),
+        (
+            #"{"kind": "rooms", "duration_s": 60, "rooms": [{"name": "a", "x": [0, 1], "y": [0]}], "gateways": [], "people": []}"#,
+            "rooms[0].y"
+        ),
+        (
+            #"{"kind": "rooms", "duration_s": 60, "rooms": [{"name": "a", "x": [0, 1], "y": [0, 1]}], "gateways": [{"id": "g", "x": 0.5, "y": 0.5}], "people": [{"path": [{"t": 0}]}], "walls": [{"from": [0, 0], "to": [1, 1], "thickness": 2}]}"#,
+            "walls[0].thickness"
+        ),
     ])
     func problemsNameTheirKeyPath(text: String, path: String) {
         #expect(throws: ScenarioError.self) { try RoomScenario(json: text) }
@@ -58,14 +76,16 @@ import Testing
         let nearB = simulator.observations(gateway: 1).filter { $0.beaconID == "still" }.compactMap(\.rssi)
         #expect(!nearA.isEmpty && !nearB.isEmpty)
         // "still" stands 1.4 m from gw-a (which reads 3 dB hot) and 7 m plus a wall from gw-b.
-        let meanA = Double(nearA.reduce(0, +)) / Double(nearA.count), meanB = Double(nearB.reduce(0, +)) / Double(nearB.count)
+        let meanA = Double(nearA.reduce(0, +)) / Double(nearA.count)
+        let meanB = Double(nearB.reduce(0, +)) / Double(nearB.count)
         #expect(meanA - meanB > 15)
     }
 
     @Test func theArbiterFollowsTheTruthAndFlapsLessThanTheNearestRule() throws {
         let summary = RoomScenarioRun(try RoomScenario(json: Self.twoRooms)).run()
         let rules = Dictionary(uniqueKeysWithValues: summary.rules.map { ($0.name, $0) })
-        let arbiter = try #require(rules["beaconbridge"]), nearest = try #require(rules["nearest"])
+        let arbiter = try #require(rules["beaconbridge"])
+        let nearest = try #require(rules["nearest"])
         #expect(try #require(rules["distance-margin"]).judgedSeconds == arbiter.judgedSeconds)
         #expect(arbiter.trueChanges == 2)
         #expect(arbiter.missed == 0)
@@ -75,8 +95,14 @@ import Testing
     }
 
     @Test func summariesMergeRuleByRule() {
-        var a = RoomSummary.Rule(name: "x"); a.judgedSeconds = 100; a.wrongSeconds = 10; a.latencies = [1]
-        var b = RoomSummary.Rule(name: "x"); b.judgedSeconds = 300; b.wrongSeconds = 10; b.latencies = [3, 5]
+        var a = RoomSummary.Rule(name: "x")
+        a.judgedSeconds = 100
+        a.wrongSeconds = 10
+        a.latencies = [1]
+        var b = RoomSummary.Rule(name: "x")
+        b.judgedSeconds = 300
+        b.wrongSeconds = 10
+        b.latencies = [3, 5]
         let merged = RoomSummary.merged([RoomSummary(sightings: 1, rules: [a]), RoomSummary(sightings: 2, rules: [b])])
         #expect(merged.sightings == 3)
         #expect(merged.rules.count == 1)

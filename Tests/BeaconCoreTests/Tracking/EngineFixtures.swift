@@ -8,23 +8,30 @@ enum EngineFixtures {
 
     static func id(_ minor: Int) -> String { "ibeacon:\(uuid):1:\(minor)" }
 
-    static func report(_ minor: Int, at seconds: Double, rssi: Int?, name: String? = nil,
-                       fields: [String: FieldValue] = [:]) -> Observation {
-        Observation(timestamp: t0 + seconds, beaconID: id(minor), format: "ibeacon", identifiers: [uuid, "1", String(minor)],
-                    address: BluetoothAddress(rawValue: 0xAA_0000_0000 | UInt64(minor)), rssi: rssi, measuredPower: -59,
-                    name: name, fields: fields)
+    static func report(
+        _ minor: Int, at seconds: Double, rssi: Int?, name: String? = nil,
+        fields: [String: FieldValue] = [:]
+    ) -> Observation {
+        Observation(
+            timestamp: t0 + seconds, beaconID: id(minor), format: "ibeacon", identifiers: [uuid, "1", String(minor)],
+            address: BluetoothAddress(rawValue: 0xAA_0000_0000 | UInt64(minor)), rssi: rssi, measuredPower: -59,
+            name: name, fields: fields)
     }
 
     static let hall = RegionRule(name: "hall", match: .iBeacon(uuid: uuid), enter: .rssi(-70))
 
-    static func engine(regions: [RegionRule] = [hall], settings: TrackerSettings = .default,
-                       restoring: [PersistedRegionState] = [], now: Double = 0) -> RegionEngine {
+    static func engine(
+        regions: [RegionRule] = [hall], settings: TrackerSettings = .default,
+        restoring: [PersistedRegionState] = [], now: Double = 0
+    ) -> RegionEngine {
         RegionEngine(settings: settings, regions: regions, distance: distance, restoring: restoring, now: t0 + now)
     }
 
     /// Feeds reports every `step` seconds from `from` to `to` (exclusive) at a constant RSSI; returns all events.
-    static func feed(_ engine: inout RegionEngine, minor: Int = 1, from: Double, to: Double, step: Double = 0.1,
-                     rssi: Int?) -> [EngineEvent] {
+    static func feed(
+        _ engine: inout RegionEngine, minor: Int = 1, from: Double, to: Double, step: Double = 0.1,
+        rssi: Int?
+    ) -> [EngineEvent] {
         var events: [EngineEvent] = []
         var t = from
         while t < to {

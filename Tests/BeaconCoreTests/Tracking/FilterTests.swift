@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct FilterTests {
@@ -72,7 +73,8 @@ import Testing
         var fenced = MedianIQRRSSIFilter()
         var random = SimulationRandom(seed: 3)
         for index in 0..<500 {
-            let rssi = -70 + Int(random.next() % 21) - 10, time = Double(index) * 0.3
+            let rssi = -70 + Int(random.next() % 21) - 10
+            let time = Double(index) * 0.3
             let expected: Double
             switch settings.kind {
             case .kalman: expected = kalman.add(Double(rssi))

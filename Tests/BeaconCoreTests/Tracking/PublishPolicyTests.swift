@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct PublishPolicyTests {
@@ -18,7 +19,8 @@ import Testing
         var engine = F.engine(regions: [])
         let sightings = F.sightings(F.feed(&engine, from: 0, to: 60, rssi: -70))
         #expect(sightings.count == 12)
-        #expect(sightings.map(\.time).enumerated().allSatisfy { abs($0.element - (F.t0 + Double($0.offset) * 5)) < 0.11 })
+        #expect(
+            sightings.map(\.time).enumerated().allSatisfy { abs($0.element - (F.t0 + Double($0.offset) * 5)) < 0.11 })
     }
 
     @Test func aMovingBeaconPublishesEarlierAndARegionChangeAlways() {

@@ -1,18 +1,23 @@
-@testable import BeaconCore
 import Testing
+
+@testable import BeaconCore
 
 /// The realistic radio's terms, each checked alone (the others off) on a still or moving beacon.
 @Suite struct RealisticRadioTests {
     static func quiet(_ change: (inout RealisticRadio) -> Void) -> ScenarioRadio {
-        var realistic = RealisticRadio(shadowingSigma: 0, fadingSigma: 0, channelOffsetSigma: 0,
-                                       blocking: .init(meanInterval: 0), lossBurst: 0, lossBurstShare: 0,
-                                       sensitivityWidth: 0.01, advDelayMax: 0)
+        var realistic = RealisticRadio(
+            shadowingSigma: 0, fadingSigma: 0, channelOffsetSigma: 0,
+            blocking: .init(meanInterval: 0), lossBurst: 0, lossBurstShare: 0,
+            sensitivityWidth: 0.01, advDelayMax: 0)
         change(&realistic)
         return ScenarioRadio(model: .realistic, noiseFloor: -127, realistic: realistic)
     }
 
-    static func reports(_ radio: ScenarioRadio, beacon: ScenarioBeacon, duration: Double, seed: UInt64 = 3) -> [Observation] {
-        ScenarioSimulator(Scenario(seed: seed, duration: duration, radio: radio, regions: [], beacons: [beacon])).observations()
+    static func reports(_ radio: ScenarioRadio, beacon: ScenarioBeacon, duration: Double, seed: UInt64 = 3)
+        -> [Observation]
+    {
+        ScenarioSimulator(Scenario(seed: seed, duration: duration, radio: radio, regions: [], beacons: [beacon]))
+            .observations()
     }
 
     /// Sample autocorrelation of the RSSI at a lag of `lag` reports.
@@ -25,7 +30,10 @@ import Testing
     }
 
     @Test func shadowingIsCorrelatedInTime() {
-        let radio = Self.quiet { $0.shadowingSigma = 4; $0.shadowingTime = 5 }
+        let radio = Self.quiet {
+            $0.shadowingSigma = 4
+            $0.shadowingTime = 5
+        }
         let beacon = ScenarioBeacon(beaconID: "b", rate: 1, loss: 0, path: [Waypoint(time: 0, x: 2)])
         let values = Self.reports(radio, beacon: beacon, duration: 20_000).map { Double($0.rssi!) }
         let mean = values.reduce(0, +) / Double(values.count)
@@ -40,11 +48,16 @@ import Testing
     @Test func shadowingDecorrelatesWithDistanceMoved() {
         // Very slow in time (1 h), 1.5 m in distance; the beacon walks a circle of 5 m radius (constant mean)
         // at about 1.5 m/s, so reports 1 s apart are about 1.5 m apart: correlation about exp(-1) = 0.37.
-        let radio = Self.quiet { $0.shadowingSigma = 4; $0.shadowingTime = 3_600; $0.shadowingDistance = 1.5 }
+        let radio = Self.quiet {
+            $0.shadowingSigma = 4
+            $0.shadowingTime = 3_600
+            $0.shadowingDistance = 1.5
+        }
         var path: [Waypoint] = []
         for step in 0...2_000 {
             let angle = Double(step) * 0.3
-            path.append(Waypoint(time: Double(step), x: 5 * cosine(angle), y: 5 * cosine(angle - 1.570_796_326_794_896_6)))
+            path.append(
+                Waypoint(time: Double(step), x: 5 * cosine(angle), y: 5 * cosine(angle - 1.570_796_326_794_896_6)))
         }
         let beacon = ScenarioBeacon(beaconID: "b", rate: 1, loss: 0, path: path)
         let values = Self.reports(radio, beacon: beacon, duration: 2_000).map { Double($0.rssi!) }
@@ -53,7 +66,10 @@ import Testing
     }
 
     @Test func channelOffsetsHoldForADwellAndFadingIsIndependent() {
-        let radio = Self.quiet { $0.channelOffsetSigma = 3; $0.fadingSigma = 2 }
+        let radio = Self.quiet {
+            $0.channelOffsetSigma = 3
+            $0.fadingSigma = 2
+        }
         var withDwell = radio
         withDwell.channelDwell = 10
         let beacon = ScenarioBeacon(beaconID: "b", rate: 10, loss: 0, path: [Waypoint(time: 0, x: 1)])
@@ -74,7 +90,10 @@ import Testing
     }
 
     @Test func lossComesInBurstsWithTheConfiguredMean() {
-        let radio = Self.quiet { $0.lossBurst = 1; $0.lossBurstShare = 0.1 }
+        let radio = Self.quiet {
+            $0.lossBurst = 1
+            $0.lossBurstShare = 0.1
+        }
         let beacon = ScenarioBeacon(beaconID: "b", rate: 10, loss: 0.3, path: [Waypoint(time: 0, x: 1)])
         let reports = Self.reports(radio, beacon: beacon, duration: 5_000)
         let heard = Double(reports.count) / 50_000
@@ -87,7 +106,9 @@ import Testing
     }
 
     @Test func bodyBlockingTakesDepthForTensOfSeconds() {
-        let radio = Self.quiet { $0.blocking = .init(meanInterval: 120, minLength: 10, maxLength: 30, minDepth: 8, maxDepth: 15) }
+        let radio = Self.quiet {
+            $0.blocking = .init(meanInterval: 120, minLength: 10, maxLength: 30, minDepth: 8, maxDepth: 15)
+        }
         let beacon = ScenarioBeacon(beaconID: "b", rate: 10, loss: 0, path: [Waypoint(time: 0, x: 1)])
         let reports = Self.reports(radio, beacon: beacon, duration: 3_600)
         let dips = reports.filter { $0.rssi! < -59 }.map { -59 - $0.rssi! }
@@ -98,7 +119,10 @@ import Testing
     }
 
     @Test func sensitivityCurveAndAdvertisingDelay() {
-        let radio = Self.quiet { $0.sensitivityWidth = 2; $0.advDelayMax = 0.01 }
+        let radio = Self.quiet {
+            $0.sensitivityWidth = 2
+            $0.advDelayMax = 0.01
+        }
         var floor = radio
         floor.noiseFloor = -59
         let beacon = ScenarioBeacon(beaconID: "b", rate: 10, loss: 0, path: [Waypoint(time: 0, x: 1)])
@@ -112,24 +136,29 @@ import Testing
 
     @Test func scenarioFilesSetEveryParameter() throws {
         let text = #"""
-        {"duration_s": 60, "radio": {"model": "realistic", "shadowing_sigma_db": 5, "shadowing_time_s": 3,
-          "shadowing_distance_m": 2, "fading_sigma_db": 2.5, "channel_offset_sigma_db": 4, "channel_dwell_s": 6,
-          "loss_burst_s": 0.5, "loss_burst_share": 0.05, "sensitivity_width_db": 3, "adv_delay_max_s": 0.005,
-          "body_blocking": {"mean_interval_s": 100, "min_s": 5, "max_s": 20, "min_db": 6, "max_db": 12}},
-         "beacons": [{"attenuation_db": 10, "path": [{"t": 0, "x": 5}]}]}
-        """#
+            {"duration_s": 60, "radio": {"model": "realistic", "shadowing_sigma_db": 5, "shadowing_time_s": 3,
+              "shadowing_distance_m": 2, "fading_sigma_db": 2.5, "channel_offset_sigma_db": 4, "channel_dwell_s": 6,
+              "loss_burst_s": 0.5, "loss_burst_share": 0.05, "sensitivity_width_db": 3, "adv_delay_max_s": 0.005,
+              "body_blocking": {"mean_interval_s": 100, "min_s": 5, "max_s": 20, "min_db": 6, "max_db": 12}},
+             "beacons": [{"attenuation_db": 10, "path": [{"t": 0, "x": 5}]}]}
+            """#
         let scenario = try Scenario(json: text)
-        #expect(scenario.radio.realistic == RealisticRadio(
-            shadowingSigma: 5, shadowingTime: 3, shadowingDistance: 2, fadingSigma: 2.5, channelOffsetSigma: 4,
-            blocking: .init(meanInterval: 100, minLength: 5, maxLength: 20, minDepth: 6, maxDepth: 12),
-            lossBurst: 0.5, lossBurstShare: 0.05, sensitivityWidth: 3, advDelayMax: 0.005))
+        #expect(
+            scenario.radio.realistic
+                == RealisticRadio(
+                    shadowingSigma: 5, shadowingTime: 3, shadowingDistance: 2, fadingSigma: 2.5, channelOffsetSigma: 4,
+                    blocking: .init(meanInterval: 100, minLength: 5, maxLength: 20, minDepth: 6, maxDepth: 12),
+                    lossBurst: 0.5, lossBurstShare: 0.05, sensitivityWidth: 3, advDelayMax: 0.005))
         #expect(scenario.radio.channelDwell == 6)
         #expect(scenario.beacons[0].attenuation == 10)
         #expect(try Scenario(json: #"{"duration_s": 1, "beacons": [{"path": [{"t": 0}]}]}"#).radio.model == .realistic)
-        for (bad, path) in [(#""model": "fancy""#, "radio.model"), (#""fading_sigma_db": -1"#, "radio.fading_sigma_db"),
-                            (#""body_blocking": {"min_s": 9, "max_s": 3}"#, "radio.body_blocking")] {
+        for (bad, path) in [
+            (#""model": "fancy""#, "radio.model"), (#""fading_sigma_db": -1"#, "radio.fading_sigma_db"),
+            (#""body_blocking": {"min_s": 9, "max_s": 3}"#, "radio.body_blocking"),
+        ] {
             do {
-                _ = try Scenario(json: #"{"duration_s": 1, "radio": {"# + bad + #"}, "beacons": [{"path": [{"t": 0}]}]}"#)
+                _ = try Scenario(
+                    json: #"{"duration_s": 1, "radio": {"# + bad + #"}, "beacons": [{"path": [{"t": 0}]}]}"#)
                 Issue.record("accepted \(bad)")
             } catch {
                 #expect(error.path == path, "\(error)")
@@ -143,7 +172,8 @@ private func cosine(_ x: Double) -> Double {
     let twoPi = 6.283_185_307_179_586
     var r = x - (x / twoPi).rounded(.down) * twoPi
     if r > twoPi / 2 { r -= twoPi }
-    var term = 1.0, sum = 1.0
+    var term = 1.0
+    var sum = 1.0
     for n in 1...20 {
         term *= -r * r / Double((2 * n - 1) * (2 * n))
         sum += term

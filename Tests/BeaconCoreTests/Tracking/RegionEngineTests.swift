@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct RegionEngineTests {
@@ -51,14 +52,18 @@ import Testing
         var times: [Double] = []
         for step in [1.0, 0.1] {
             var engine = F.engine()
-            let enter = F.regionEvents(F.feed(&engine, from: 0, to: 20, step: step, rssi: -60)).first { $0.kind == .enter }
+            let enter = F.regionEvents(F.feed(&engine, from: 0, to: 20, step: step, rssi: -60)).first {
+                $0.kind == .enter
+            }
             times.append((enter?.time ?? .infinity) - F.t0)
         }
         #expect(abs(times[0] - times[1]) <= 1.0, "\(times)")
     }
 
     @Test func theMinimumDwellHoldsBackAnOverwhelmingSignal() {
-        var engine = F.engine(regions: [RegionRule(name: "hall", match: .iBeacon(uuid: F.uuid), enter: .rssi(-70), minDwell: 6)])
+        var engine = F.engine(regions: [
+            RegionRule(name: "hall", match: .iBeacon(uuid: F.uuid), enter: .rssi(-70), minDwell: 6)
+        ])
         let events = F.feed(&engine, from: 0, to: 7, rssi: -20)
         let enter = F.regionEvents(events).first { $0.kind == .enter }
         #expect(abs((enter?.time ?? 0) - (F.t0 + 6)) < 0.01)
@@ -80,7 +85,8 @@ import Testing
         let desk = RegionRule(name: "desk", match: .iBeacon(uuid: F.uuid), enter: .distance(2))
         var engine = F.engine(regions: [desk])
         // 2 m ≈ −67.1 dBm and the derived exit 3 m ≈ −71.9 dBm (n = 2.7, −59 @ 1 m).
-        let level = RegionEvaluator.rssiLevel(forDistance: 2, estimator: F.distance, measuredPower: -59, format: "ibeacon")!
+        let level = RegionEvaluator.rssiLevel(
+            forDistance: 2, estimator: F.distance, measuredPower: -59, format: "ibeacon")!
         #expect(abs(level - -67.128) < 0.01)
         _ = F.feed(&engine, from: 0, to: 10, rssi: -75)
         #expect(engine.state(of: F.id(1), in: "desk") == .outside)
@@ -126,9 +132,10 @@ import Testing
         _ = engine.process(F.report(2, at: 6, rssi: -75))
         let snapshot = F.regionEvents(engine.stateSnapshot(at: F.t0 + 6))
         // Beacon 2 is still unknown in both its regions: left out, so no retained state is replaced by `unknown`.
-        #expect(snapshot.map { "\($0.kind) \($0.region) \($0.beaconID.suffix(1)) \($0.state)" } == [
-            "state hall 1 inside", "state hall 3 outside",
-        ])
+        #expect(
+            snapshot.map { "\($0.kind) \($0.region) \($0.beaconID.suffix(1)) \($0.state)" } == [
+                "state hall 1 inside", "state hall 3 outside",
+            ])
         #expect(snapshot.allSatisfy { $0.time == F.t0 + 6 && $0.beacon != nil })
     }
 
@@ -191,12 +198,15 @@ import Testing
 
     @Test func staleOrUnknownRegionRowsAreNotRestored() {
         let rows = [
-            PersistedRegionState(region: "hall", beaconID: F.id(1), state: .inside, since: F.t0, lastQualifying: F.t0,
-                                 updated: F.t0),
-            PersistedRegionState(region: "gone", beaconID: F.id(2), state: .inside, since: F.t0 + 500,
-                                 lastQualifying: F.t0 + 500, updated: F.t0 + 500),
-            PersistedRegionState(region: "hall", beaconID: F.id(3), state: .inside, since: .nan,
-                                 lastQualifying: F.t0 + 890, updated: F.t0 + 890),
+            PersistedRegionState(
+                region: "hall", beaconID: F.id(1), state: .inside, since: F.t0, lastQualifying: F.t0,
+                updated: F.t0),
+            PersistedRegionState(
+                region: "gone", beaconID: F.id(2), state: .inside, since: F.t0 + 500,
+                lastQualifying: F.t0 + 500, updated: F.t0 + 500),
+            PersistedRegionState(
+                region: "hall", beaconID: F.id(3), state: .inside, since: .nan,
+                lastQualifying: F.t0 + 890, updated: F.t0 + 890),
         ]
         var engine = F.engine(restoring: rows, now: 901)
         #expect(engine.trackedCount == 0)
@@ -211,7 +221,8 @@ import Testing
         var tightened = F.hall
         tightened.exitPeriod = 10
         let added = RegionRule(name: "new", match: .iBeacon(uuid: F.uuid, major: 1), enter: .rssi(-55))
-        let events = engine.reload(regions: [added, tightened], settings: TrackerSettings(filter: .medianIQR), now: F.t0 + 6)
+        let events = engine.reload(
+            regions: [added, tightened], settings: TrackerSettings(filter: .medianIQR), now: F.t0 + 6)
         #expect(events.isEmpty)
         #expect(engine.state(of: F.id(1), in: "hall") == .inside)
         #expect(engine.state(of: F.id(1), in: "new") == .unknown)
@@ -238,7 +249,10 @@ import Testing
     @Test func overdueTimeoutsFireOnTheNextReportWhenAdvanceWasNotCalled() {
         var engine = F.engine()
         var t = 0.0
-        while t < 6 { _ = engine.process(F.report(1, at: t, rssi: -50)); t += 0.1 }
+        while t < 6 {
+            _ = engine.process(F.report(1, at: t, rssi: -50))
+            t += 0.1
+        }
         #expect(engine.state(of: F.id(1), in: "hall") == .inside)
         // 70 s of silence (longer than the dropout grace) and nobody called advance: the next report first
         // settles what was due.
@@ -269,7 +283,8 @@ import Testing
 
     @Test func storeUpsertsAndDeletes() throws {
         let store = InMemoryRegionStateStore()
-        let row = PersistedRegionState(region: "a", beaconID: "b", state: .inside, since: 1, lastQualifying: 2, updated: 3)
+        let row = PersistedRegionState(
+            region: "a", beaconID: "b", state: .inside, since: 1, lastQualifying: 2, updated: 3)
         try store.saveRegionStates([row, row])
         var changed = row
         changed.state = .outside

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct RegionMatchTests {
@@ -6,8 +7,10 @@ import Testing
     static let address = BluetoothAddress(string: "AA:BB:CC:DD:EE:01")!
 
     /// Matches with the public rule and with the engine's compiled form, which must agree.
-    func matches(_ match: RegionMatch, format: String = "ibeacon", ids: [String], name: String? = nil,
-                 address: BluetoothAddress = RegionMatchTests.address) -> Bool {
+    func matches(
+        _ match: RegionMatch, format: String = "ibeacon", ids: [String], name: String? = nil,
+        address: BluetoothAddress = RegionMatchTests.address
+    ) -> Bool {
         let result = match.matches(format: format, identifiers: ids, address: address, name: name)
         let subject = CompiledRegionMatch.Subject(format: format, identifiers: ids, address: address, name: name)
         #expect(CompiledRegionMatch(match).matches(subject) == result, "compiled match disagrees for \(match)")
@@ -36,8 +39,10 @@ import Testing
         let ids = ["0xedd1ebeac04e5defa017", "0x0123456789ab"]
         #expect(matches(.eddystone(namespace: "EDD1EBEAC04E5DEFA017"), format: "eddystone-uid", ids: ids))
         #expect(matches(.eddystone(instance: "0123456789AB"), format: "eddystone-uid", ids: ids))
-        #expect(matches(.eddystone(namespace: "0xedd1ebeac04e5defa017", instance: "0x0123456789ab"),
-                        format: "eddystone-uid", ids: ids))
+        #expect(
+            matches(
+                .eddystone(namespace: "0xedd1ebeac04e5defa017", instance: "0x0123456789ab"),
+                format: "eddystone-uid", ids: ids))
         #expect(!matches(.eddystone(instance: "0x0123456789ac"), format: "eddystone-uid", ids: ids))
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 /// The must-show behaviours, over simulated scenarios with the default settings (geometry in
@@ -12,10 +13,14 @@ import Testing
     func stillBeaconOneMetreFromTheBoundaryFlapsAtMostOnceInAnHour(seed: UInt64) {
         var beacons: [ScenarioBeacon] = []
         for (index, radio) in Self.radioCases.enumerated() {
-            beacons.append(ScenarioFixtures.still(10 + index, at: 2, rate: radio.rate, loss: radio.loss,
-                                                  randomDropouts: ScenarioFixtures.occasionalDropouts))
-            beacons.append(ScenarioFixtures.still(20 + index, at: 4, rate: radio.rate, loss: radio.loss,
-                                                  randomDropouts: ScenarioFixtures.occasionalDropouts))
+            beacons.append(
+                ScenarioFixtures.still(
+                    10 + index, at: 2, rate: radio.rate, loss: radio.loss,
+                    randomDropouts: ScenarioFixtures.occasionalDropouts))
+            beacons.append(
+                ScenarioFixtures.still(
+                    20 + index, at: 4, rate: radio.rate, loss: radio.loss,
+                    randomDropouts: ScenarioFixtures.occasionalDropouts))
         }
         let run = ScenarioRun(ScenarioFixtures.scenario(seed: seed, duration: 3_600, beacons: beacons))
         let summary = run.run()
@@ -36,8 +41,9 @@ import Testing
     /// crosses the 3 m boundary at t = 24.17 s. 10 reports/s before loss (a 100 ms advertiser).
     static func walkIn(seed: UInt64, sigma: Double, loss: Double) -> Scenario {
         let path = [Waypoint(time: 0, x: 8), Waypoint(time: 20, x: 8), Waypoint(time: 20 + 7 / 1.2, x: 1)]
-        return ScenarioFixtures.scenario(seed: seed, duration: 60,
-                                         beacons: [ScenarioFixtures.beacon(1, path: path, loss: loss, sigma: sigma)])
+        return ScenarioFixtures.scenario(
+            seed: seed, duration: 60,
+            beacons: [ScenarioFixtures.beacon(1, path: path, loss: loss, sigma: sigma)])
     }
 
     /// 7-8 received reports/s: p95 within 9 s up to 8 dB of shadowing (evidence per second: 30 dB·s at most
@@ -76,8 +82,9 @@ import Testing
         var latencies: [Double] = []
         for seed in UInt64(1)...200 {
             let path = [Waypoint(time: 0, x: 1), Waypoint(time: 60, x: 1), Waypoint(time: 60 + 14 / 1.2, x: 15)]
-            let scenario = ScenarioFixtures.scenario(seed: seed, duration: 150,
-                                                     beacons: [ScenarioFixtures.beacon(1, path: path, sigma: sigma)])
+            let scenario = ScenarioFixtures.scenario(
+                seed: seed, duration: 150,
+                beacons: [ScenarioFixtures.beacon(1, path: path, sigma: sigma)])
             let summary = ScenarioRun(scenario).run()
             #expect(summary.exitLatencies.count == 1, "seed \(seed)")
             latencies += summary.exitLatencies
@@ -85,7 +92,8 @@ import Testing
         }
         let p50 = try #require(SimulationSummary.percentile(latencies, 0.5))
         let p95 = try #require(SimulationSummary.percentile(latencies, 0.95))
-        let worst = try #require(latencies.max()), best = try #require(latencies.min())
+        let worst = try #require(latencies.max())
+        let best = try #require(latencies.min())
         print("exit latency sigma \(sigma) dB: p50 \(p50) s, p95 \(p95) s, min \(best) s, max \(worst) s")
         #expect(p95 <= 32)
         // The last qualifying report comes a few seconds before the crossing once the debt starts to build.
@@ -113,8 +121,10 @@ import Testing
     /// A 20 s dropout with the default 30 s exit period: no exit, no away. The beacon is 1 m inside (2 m).
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8])
     func noFalseExitAcrossATwentySecondDropout(seed: UInt64) {
-        let beacons = [ScenarioFixtures.still(1, at: 2, dropouts: [Dropout(start: 120, duration: 20)]),
-                       ScenarioFixtures.still(2, at: 2, rate: 2, loss: 0.5, dropouts: [Dropout(start: 200, duration: 20)])]
+        let beacons = [
+            ScenarioFixtures.still(1, at: 2, dropouts: [Dropout(start: 120, duration: 20)]),
+            ScenarioFixtures.still(2, at: 2, rate: 2, loss: 0.5, dropouts: [Dropout(start: 200, duration: 20)]),
+        ]
         let summary = ScenarioRun(ScenarioFixtures.scenario(seed: seed, duration: 400, beacons: beacons)).run()
         #expect(summary.events.enter == 2)
         #expect(summary.events.exit == 0)
@@ -126,16 +136,18 @@ import Testing
     /// no region or presence events at all after the first enter/seen (sightings, position updates, go on).
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func noEventsAcrossARestartMidStay(seed: UInt64) {
-        var scenario = ScenarioFixtures.scenario(seed: seed, duration: 600,
-                                                 beacons: [ScenarioFixtures.still(1, at: 2), ScenarioFixtures.still(2, at: 1, rate: 1)],
-                                                 restarts: [300])
+        var scenario = ScenarioFixtures.scenario(
+            seed: seed, duration: 600,
+            beacons: [ScenarioFixtures.still(1, at: 2), ScenarioFixtures.still(2, at: 1, rate: 1)],
+            restarts: [300])
         scenario.restartDowntime = 10
         let store = InMemoryRegionStateStore()
         var stateEvents: [(Timestamp, String)] = []
         let summary = ScenarioRun(scenario).run(store: store) { event in
             switch event {
             case let .region(region): stateEvents.append((region.time, "\(region.kind) \(region.beaconID)"))
-            case let .presence(presence): stateEvents.append((presence.time, "\(presence.state) \(presence.beacon.beaconID)"))
+            case let .presence(presence):
+                stateEvents.append((presence.time, "\(presence.state) \(presence.beacon.beaconID)"))
             case .sighting: break
             }
         }

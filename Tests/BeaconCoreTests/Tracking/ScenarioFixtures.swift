@@ -12,24 +12,33 @@ enum ScenarioFixtures {
     /// Occasional multi-second dropouts: every 5 minutes on average, 2-8 s long.
     static let occasionalDropouts = (meanInterval: 300.0, minLength: 2.0, maxLength: 8.0)
 
-    static func beacon(_ index: Int, path: [Waypoint], rate: Double = 10, loss: Double = 0.3, sigma: Double = 8,
-                       dropouts: [Dropout] = [],
-                       randomDropouts: (meanInterval: Double, minLength: Double, maxLength: Double)? = nil) -> ScenarioBeacon {
-        ScenarioBeacon(beaconID: "ibeacon:\(uuid):1:\(index)", format: "ibeacon", identifiers: [uuid, "1", String(index)],
-                       address: BluetoothAddress(rawValue: 0xC0_0000_0000 | UInt64(index)), measuredPower: -59,
-                       rate: rate, loss: loss, sigma: sigma, path: path, dropouts: dropouts, randomDropouts: randomDropouts)
+    static func beacon(
+        _ index: Int, path: [Waypoint], rate: Double = 10, loss: Double = 0.3, sigma: Double = 8,
+        dropouts: [Dropout] = [],
+        randomDropouts: (meanInterval: Double, minLength: Double, maxLength: Double)? = nil
+    ) -> ScenarioBeacon {
+        ScenarioBeacon(
+            beaconID: "ibeacon:\(uuid):1:\(index)", format: "ibeacon", identifiers: [uuid, "1", String(index)],
+            address: BluetoothAddress(rawValue: 0xC0_0000_0000 | UInt64(index)), measuredPower: -59,
+            rate: rate, loss: loss, sigma: sigma, path: path, dropouts: dropouts, randomDropouts: randomDropouts)
     }
 
-    static func still(_ index: Int, at metres: Double, rate: Double = 10, loss: Double = 0.3, sigma: Double = 8,
-                      dropouts: [Dropout] = [],
-                      randomDropouts: (meanInterval: Double, minLength: Double, maxLength: Double)? = nil) -> ScenarioBeacon {
-        beacon(index, path: [Waypoint(time: 0, x: metres)], rate: rate, loss: loss, sigma: sigma, dropouts: dropouts,
-               randomDropouts: randomDropouts)
+    static func still(
+        _ index: Int, at metres: Double, rate: Double = 10, loss: Double = 0.3, sigma: Double = 8,
+        dropouts: [Dropout] = [],
+        randomDropouts: (meanInterval: Double, minLength: Double, maxLength: Double)? = nil
+    ) -> ScenarioBeacon {
+        beacon(
+            index, path: [Waypoint(time: 0, x: metres)], rate: rate, loss: loss, sigma: sigma, dropouts: dropouts,
+            randomDropouts: randomDropouts)
     }
 
-    static func scenario(seed: UInt64, duration: Double, beacons: [ScenarioBeacon], regions: [RegionRule] = [room],
-                         restarts: [Double] = [], radio: ScenarioRadio = ScenarioRadio(model: .independent)) -> Scenario {
-        Scenario(name: "test", seed: seed, duration: duration, radio: radio, regions: regions, beacons: beacons,
-                 restarts: restarts)
+    static func scenario(
+        seed: UInt64, duration: Double, beacons: [ScenarioBeacon], regions: [RegionRule] = [room],
+        restarts: [Double] = [], radio: ScenarioRadio = ScenarioRadio(model: .independent)
+    ) -> Scenario {
+        Scenario(
+            name: "test", seed: seed, duration: duration, radio: radio, regions: regions, beacons: beacons,
+            restarts: restarts)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 /// Button presses (BTHome events) reach the sighting topic once each: a sighting for the report that carries a new
@@ -7,8 +8,9 @@ import Testing
     static let address = BluetoothAddress(rawValue: 0x54_48E6_8F80_A5)
 
     func report(at seconds: Double, _ fields: [String: FieldValue]) -> Observation {
-        Observation(timestamp: EngineFixtures.t0 + seconds, beaconID: "bthome:54:48:E6:8F:80:A5", format: "bthome",
-                    identifiers: [], address: Self.address, rssi: -60, measuredPower: nil, fields: fields)
+        Observation(
+            timestamp: EngineFixtures.t0 + seconds, beaconID: "bthome:54:48:E6:8F:80:A5", format: "bthome",
+            identifiers: [], address: Self.address, rssi: -60, measuredPower: nil, fields: fields)
     }
 
     @Test func eachPressIsOneSightingAndIsNotCarriedForward() {
@@ -17,7 +19,8 @@ import Testing
         let reports: [(Double, [String: FieldValue])] = [
             (0.0, ["packet_id": .int(1), "battery_pct": .int(90)]),
             (1.0, ["packet_id": .int(2), "battery_pct": .int(90), "button": .string("press")]),
-            (1.1, ["packet_id": .int(2), "battery_pct": .int(90), "button": .string("press")]),  // the same advertisement again
+            // the same advertisement again:
+            (1.1, ["packet_id": .int(2), "battery_pct": .int(90), "button": .string("press")]),
             (1.2, ["packet_id": .int(2), "battery_pct": .int(90), "button": .string("press")]),
             (2.0, ["packet_id": .int(3), "battery_pct": .int(90), "button": .string("double_press")]),
             (7.0, ["packet_id": .int(4), "battery_pct": .int(89)]),
@@ -29,7 +32,8 @@ import Testing
         let times = sightings.map { $0.time - EngineFixtures.t0 }
         // 0 s (first), 1 s and 2 s (new events, inside the 5 s interval), 7 s and 13 s (interval).
         #expect(times == [0, 1, 2, 7, 13], "\(times)")
-        #expect(sightings.map { $0.beacon.fields["button"] } == [nil, .string("press"), .string("double_press"), nil, nil])
+        #expect(
+            sightings.map { $0.beacon.fields["button"] } == [nil, .string("press"), .string("double_press"), nil, nil])
         // The readings stay.
         #expect(sightings.last?.beacon.fields["battery_pct"] == .int(89))
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct SimulationTests {
@@ -20,17 +21,21 @@ import Testing
     }
 
     @Test func randomIsDeterministicPerSeedAndStream() {
-        var a = SimulationRandom(seed: 42), b = SimulationRandom(seed: 42), c = SimulationRandom(seed: 43)
+        var a = SimulationRandom(seed: 42)
+        var b = SimulationRandom(seed: 42)
+        var c = SimulationRandom(seed: 43)
         let first = (0..<8).map { _ in a.next() }
         #expect(first == (0..<8).map { _ in b.next() })
         #expect(first != (0..<8).map { _ in c.next() })
-        var s0 = SimulationRandom(seed: 42, stream: 0), s1 = SimulationRandom(seed: 42, stream: 1)
+        var s0 = SimulationRandom(seed: 42, stream: 0)
+        var s1 = SimulationRandom(seed: 42, stream: 1)
         #expect(s0.next() != s1.next())
     }
 
     @Test func gaussianHasUnitVarianceAndUniformStaysInRange() {
         var random = SimulationRandom(seed: 7)
-        var sum = 0.0, squares = 0.0
+        var sum = 0.0
+        var squares = 0.0
         let count = 100_000
         for _ in 0..<count {
             let value = random.gaussian()
@@ -45,14 +50,17 @@ import Testing
     }
 
     @Test func simulatedReportsFollowTheRadioModel() {
-        let beacon = ScenarioBeacon(beaconID: "b", identifiers: [], measuredPower: -59, rate: 10, loss: 0.3, sigma: 6,
-                                    path: [Waypoint(time: 0, x: 3, y: 4)], dropouts: [Dropout(start: 100, duration: 50)])
-        let scenario = Scenario(seed: 9, duration: 1_000, radio: ScenarioRadio(model: .independent), regions: [],
-                                beacons: [beacon])
+        let beacon = ScenarioBeacon(
+            beaconID: "b", identifiers: [], measuredPower: -59, rate: 10, loss: 0.3, sigma: 6,
+            path: [Waypoint(time: 0, x: 3, y: 4)], dropouts: [Dropout(start: 100, duration: 50)])
+        let scenario = Scenario(
+            seed: 9, duration: 1_000, radio: ScenarioRadio(model: .independent), regions: [],
+            beacons: [beacon])
         let reports = ScenarioSimulator(scenario).observations()
         // 10 Hz with 30 % loss over 950 s heard: about 6 650 reports.
         #expect(abs(Double(reports.count) - 6_650) < 300)
-        #expect(!reports.contains { $0.timestamp >= scenario.startTime + 100 && $0.timestamp < scenario.startTime + 150 })
+        #expect(
+            !reports.contains { $0.timestamp >= scenario.startTime + 100 && $0.timestamp < scenario.startTime + 150 })
         let mean = Double(reports.reduce(0) { $0 + $1.rssi! }) / Double(reports.count)
         // 5 m: −59 − 27·log10(5) = −77.9 dBm.
         #expect(abs(mean - -77.87) < 0.3)
@@ -75,7 +83,8 @@ import Testing
     }
 
     @Test func pathsInterpolateBetweenWaypoints() {
-        let beacon = ScenarioBeacon(beaconID: "b", path: [Waypoint(time: 10, x: -5, y: 1), Waypoint(time: 20, x: 5, y: 1)])
+        let beacon = ScenarioBeacon(
+            beaconID: "b", path: [Waypoint(time: 10, x: -5, y: 1), Waypoint(time: 20, x: 5, y: 1)])
         #expect(beacon.distance(at: 0) == (26.0).squareRoot())
         #expect(beacon.distance(at: 15) == 1)
         #expect(beacon.distance(at: 99) == (26.0).squareRoot())
@@ -83,7 +92,8 @@ import Testing
 
     @Test func groundTruthUsesTheRegionLevels() {
         let rule = RegionRule(name: "r", match: RegionMatch(), enter: .distance(3))
-        let beacon = ScenarioBeacon(beaconID: "b", path: [Waypoint(time: 0, x: 10), Waypoint(time: 10, x: 0), Waypoint(time: 20, x: 10)])
+        let beacon = ScenarioBeacon(
+            beaconID: "b", path: [Waypoint(time: 0, x: 10), Waypoint(time: 10, x: 0), Waypoint(time: 20, x: 10)])
         let truth = ScenarioSimulator(Scenario(duration: 30, regions: [rule], beacons: [beacon])).groundTruth()
         #expect(truth.map(\.kind) == [.enter, .exit])
         // Crosses 3 m inbound at t = 7 and the 4.5 m exit radius outbound at t = 14.5.
@@ -94,16 +104,20 @@ import Testing
 
 @Suite struct ScenarioFileTests {
     @Test func readerParsesEveryJSONKind() throws {
-        let value = try JSONValue(parsing: #" {"a": [1, -2.5e1, true, false, null, "x\n\u00e9\ud83d\ude00"], "b": {}} "#)
-        #expect(value == .object([
-            ("a", .array([.int(1), .double(-25), .bool(true), .bool(false), .null, .string("x\né😀")])),
-            ("b", .object([])),
-        ]))
+        let value = try JSONValue(
+            parsing: #" {"a": [1, -2.5e1, true, false, null, "x\n\u00e9\ud83d\ude00"], "b": {}} "#)
+        #expect(
+            value
+                == .object([
+                    ("a", .array([.int(1), .double(-25), .bool(true), .bool(false), .null, .string("x\né😀")])),
+                    ("b", .object([])),
+                ]))
     }
 
     @Test(arguments: [
         ("{\"a\": 1,}", "line 1, column 9"), ("[1 2]", "line 1, column 4"), ("{\"a\": 01}", "line 1, column 7"),
-        ("{\n  \"a\": tru }", "line 2, column 8"), ("\"abc", "unterminated string"), ("{\"a\":1,\"a\":2}", "duplicate key"),
+        ("{\n  \"a\": tru }", "line 2, column 8"), ("\"abc", "unterminated string"),
+        ("{\"a\":1,\"a\":2}", "duplicate key"),
         (String(repeating: "[", count: 100), "nesting"),
     ])
     func readerReportsWhere(text: String, expected: String) {
@@ -116,11 +130,11 @@ import Testing
     }
 
     static let minimal = #"""
-    {"duration_s": 60, "regions": [{"name": "desk", "match": {"uuid": "e2c56db5-dffb-48d2-b060-d0f5a71096e0"},
-      "enter": {"distance_below": 2}}],
-     "beacons": [{"format": "ibeacon", "identifiers": ["e2c56db5-dffb-48d2-b060-d0f5a71096e0", 1, 2],
-      "path": [{"t": 0, "x": 5}]}]}
-    """#
+        {"duration_s": 60, "regions": [{"name": "desk", "match": {"uuid": "e2c56db5-dffb-48d2-b060-d0f5a71096e0"},
+          "enter": {"distance_below": 2}}],
+         "beacons": [{"format": "ibeacon", "identifiers": ["e2c56db5-dffb-48d2-b060-d0f5a71096e0", 1, 2],
+          "path": [{"t": 0, "x": 5}]}]}
+        """#
 
     @Test func minimalScenarioGetsDefaults() throws {
         let scenario = try Scenario(json: Self.minimal)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconCore
 
 @Suite struct TrackerTests {
@@ -7,14 +8,17 @@ import Testing
     @Test func evictsTheLeastRecentlySeenBeyondTheCap() {
         var engine = F.engine(settings: TrackerSettings(maxBeacons: 3))
         for minor in 1...3 { _ = engine.process(F.report(minor, at: Double(minor), rssi: -80)) }
-        _ = engine.process(F.report(1, at: 4, rssi: -80)) // 1 is now the most recent; 2 the stalest
+        _ = engine.process(F.report(1, at: 4, rssi: -80))  // 1 is now the most recent; 2 the stalest
         let events = engine.process(F.report(4, at: 5, rssi: -80))
         #expect(engine.trackedCount == 3)
         #expect(engine.counters.evictions == 1)
         #expect(engine.snapshot(of: F.id(2), at: F.t0 + 5) == nil)
         #expect(engine.snapshot(of: F.id(1), at: F.t0 + 5) != nil)
         // The evicted beacon was present: it leaves with an `away`, so nobody downstream is stuck on it.
-        #expect(F.presenceEvents(events).map { "\($0.state) \($0.beacon.beaconID)" } == ["away \(F.id(2))", "seen \(F.id(4))"])
+        #expect(
+            F.presenceEvents(events).map { "\($0.state) \($0.beacon.beaconID)" } == [
+                "away \(F.id(2))", "seen \(F.id(4))",
+            ])
     }
 
     @Test func evictingABeaconInsideARegionExitsIt() {
@@ -43,7 +47,8 @@ import Testing
 
     @Test func keepsFieldsMeasuredPowerNameAndRate() {
         var engine = F.engine()
-        _ = engine.process(F.report(1, at: 0, rssi: -60, fields: ["battery_mv": .int(2900), "temperature_c": .double(21.5)]))
+        _ = engine.process(
+            F.report(1, at: 0, rssi: -60, fields: ["battery_mv": .int(2900), "temperature_c": .double(21.5)]))
         for step in 1..<50 { _ = engine.process(F.report(1, at: Double(step) * 0.2, rssi: -60, name: "Tag")) }
         _ = engine.process(F.report(1, at: 10, rssi: -60, fields: ["battery_mv": .int(2890)]))
         let snapshot = engine.snapshot(of: F.id(1), at: F.t0 + 10)!
@@ -60,7 +65,9 @@ import Testing
         _ = engine.process(F.report(1, at: 9, rssi: -60))
         #expect(engine.counters.outOfOrder == 1)
         #expect(engine.snapshot(of: F.id(1), at: F.t0 + 10)!.lastSeen == F.t0 + 10)
-        _ = engine.process(Observation(timestamp: .nan, beaconID: "x", format: "device", address: BluetoothAddress(rawValue: 1), rssi: -50))
+        _ = engine.process(
+            Observation(
+                timestamp: .nan, beaconID: "x", format: "device", address: BluetoothAddress(rawValue: 1), rssi: -50))
         #expect(engine.counters.invalidTime == 1)
         #expect(engine.trackedCount == 1)
     }

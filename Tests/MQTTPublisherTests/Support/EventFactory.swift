@@ -1,8 +1,8 @@
-import TestSupport
 import BeaconCore
 import Foundation
 import MQTTPublisher
 import SQLiteStore
+import TestSupport
 
 /// Engine events for the publisher tests, stamped with the wall clock (the outbox expires stale sightings
 /// by wall-clock age).
@@ -13,7 +13,8 @@ enum EventFactory {
         BeaconSnapshot(
             beaconID: "ibeacon:\(uuid.lowercased()):1:\(index)", format: "ibeacon",
             identifiers: [uuid.lowercased(), "1", "\(index)"],
-            address: BluetoothAddress(rawValue: 0xC0FFEE_000000 + UInt64(index)), name: index % 2 == 0 ? "tag \(index)" : nil,
+            address: BluetoothAddress(rawValue: 0xC0FFEE_000000 + UInt64(index)),
+            name: index % 2 == 0 ? "tag \(index)" : nil,
             rssi: -60 - index % 20, smoothedRSSI: -61.37, distance: distance, measuredPower: -59, reportRate: 1.5,
             lastSeen: time, fields: ["battery_mv": .int(2950), "temperature_c": .double(21.5)])
     }
@@ -26,11 +27,15 @@ enum EventFactory {
         .presence(PresenceEvent(time: time, state: state, beacon: beacon(index, time: time)))
     }
 
-    static func region(_ index: Int, kind: RegionEvent.Kind, region: String = "kitchen",
-                       time: Double = EventPublisher.wallClock()) -> EngineEvent {
+    static func region(
+        _ index: Int, kind: RegionEvent.Kind, region: String = "kitchen",
+        time: Double = EventPublisher.wallClock()
+    ) -> EngineEvent {
         let state: RegionState = kind == .exit ? .outside : .inside
-        return .region(RegionEvent(kind: kind, time: time, region: region, beaconID: beacon(index, time: time).beaconID,
-                                   state: state, since: time - 3, beacon: kind == .exit ? nil : beacon(index, time: time)))
+        return .region(
+            RegionEvent(
+                kind: kind, time: time, region: region, beaconID: beacon(index, time: time).beaconID,
+                state: state, since: time - 3, beacon: kind == .exit ? nil : beacon(index, time: time)))
     }
 }
 
@@ -78,6 +83,7 @@ func withRunningPublisher(_ publisher: EventPublisher, _ body: () async throws -
 
 /// Settings for a broker on loopback with fast reconnects.
 func loopbackSettings(port: Int, inflightWindow: Int = 1000) -> MQTTSettings {
-    MQTTSettings(host: "127.0.0.1", port: port, keepalive: 10, reconnectMin: 0.1, reconnectMax: 1,
-                 inflightWindow: inflightWindow)
+    MQTTSettings(
+        host: "127.0.0.1", port: port, keepalive: 10, reconnectMin: 0.1, reconnectMax: 1,
+        inflightWindow: inflightWindow)
 }

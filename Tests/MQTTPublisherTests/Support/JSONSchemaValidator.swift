@@ -1,6 +1,6 @@
-import TestSupport
 import BeaconCore
 import Foundation
+import TestSupport
 
 /// A JSON Schema (2020-12) validator for the subset the docs/schemas files use: `type`, `const`, `enum`,
 /// `properties`, `required`, `additionalProperties`, `items`, `anyOf`, `$ref` to `#/$defs/...`, `minimum`,
@@ -31,8 +31,10 @@ struct JSONSchemaValidator {
             switch keyword {
             case "$ref":
                 guard case let .string(reference) = rule, reference.hasPrefix("#/$defs/"),
-                      let target = root["$defs"]?[String(reference.dropFirst(8))] else {
-                    problems.append("\(path): unresolvable $ref"); continue
+                    let target = root["$defs"]?[String(reference.dropFirst(8))]
+                else {
+                    problems.append("\(path): unresolvable $ref")
+                    continue
                 }
                 problems += check(value, against: target, at: path)
             case "type":
@@ -52,12 +54,16 @@ struct JSONSchemaValidator {
                     problems.append("\(path): \(value.serialized) not in \(rule.serialized)")
                 }
             case "anyOf":
-                if case let .array(options) = rule, !options.contains(where: { check(value, against: $0, at: path).isEmpty }) {
+                if case let .array(options) = rule,
+                    !options.contains(where: { check(value, against: $0, at: path).isEmpty })
+                {
                     problems.append("\(path): matches none of anyOf")
                 }
             case "required":
                 if case .object = value, case let .array(keys) = rule {
-                    for case let .string(key) in keys where value[key] == nil { problems.append("\(path): missing \(key)") }
+                    for case let .string(key) in keys where value[key] == nil {
+                        problems.append("\(path): missing \(key)")
+                    }
                 }
             case "properties":
                 if case let .object(valueMembers) = value, case .object = rule {
@@ -78,11 +84,14 @@ struct JSONSchemaValidator {
                 }
             case "items":
                 if case let .array(items) = value {
-                    for (index, item) in items.enumerated() { problems += check(item, against: rule, at: "\(path)[\(index)]") }
+                    for (index, item) in items.enumerated() {
+                        problems += check(item, against: rule, at: "\(path)[\(index)]")
+                    }
                 }
             case "minimum", "maximum":
                 if let number = value.number, let bound = rule.number,
-                   keyword == "minimum" ? number < bound : number > bound {
+                    keyword == "minimum" ? number < bound : number > bound
+                {
                     problems.append("\(path): \(number) violates \(keyword) \(bound)")
                 }
             case "minLength":

@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 
 /// A throw-away CA, broker certificate (127.0.0.1 / localhost), client certificate and an unrelated CA,
 /// generated with the `openssl` command line tool in a temp dir; plus a mosquitto password file.
@@ -21,15 +21,30 @@ struct TestPKI {
         let dir = directory
         let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         let openssl = "/usr/bin/openssl"
-        try TestPKI.run(openssl, ["req", "-x509"] + key + ["-keyout", "\(dir)/ca.key", "-out", "\(dir)/ca.crt", "-days", "2",
-                                                       "-subj", "/CN=BeaconBridge test CA"])
-        try TestPKI.run(openssl, ["req", "-x509"] + key + ["-keyout", "\(dir)/other-ca.key", "-out", "\(dir)/other-ca.crt",
-                                                       "-days", "2", "-subj", "/CN=Unrelated CA"])
-        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: dir + "/san.ext", atomically: true, encoding: .utf8)
+        try TestPKI.run(
+            openssl,
+            ["req", "-x509"] + key + [
+                "-keyout", "\(dir)/ca.key", "-out", "\(dir)/ca.crt", "-days", "2",
+                "-subj", "/CN=BeaconBridge test CA",
+            ])
+        try TestPKI.run(
+            openssl,
+            ["req", "-x509"] + key + [
+                "-keyout", "\(dir)/other-ca.key", "-out", "\(dir)/other-ca.crt",
+                "-days", "2", "-subj", "/CN=Unrelated CA",
+            ])
+        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(
+            toFile: dir + "/san.ext", atomically: true, encoding: .utf8)
         for (name, subject) in [("server", "/CN=localhost"), ("client", "/CN=gateway")] {
-            try TestPKI.run(openssl, ["req"] + key + ["-keyout", "\(dir)/\(name).key", "-out", "\(dir)/\(name).csr", "-subj", subject])
-            try TestPKI.run(openssl, ["x509", "-req", "-in", "\(dir)/\(name).csr", "-CA", "\(dir)/ca.crt", "-CAkey", "\(dir)/ca.key",
-                                      "-CAcreateserial", "-out", "\(dir)/\(name).crt", "-days", "2", "-extfile", "\(dir)/san.ext"])
+            try TestPKI.run(
+                openssl,
+                ["req"] + key + ["-keyout", "\(dir)/\(name).key", "-out", "\(dir)/\(name).csr", "-subj", subject])
+            try TestPKI.run(
+                openssl,
+                [
+                    "x509", "-req", "-in", "\(dir)/\(name).csr", "-CA", "\(dir)/ca.crt", "-CAkey", "\(dir)/ca.key",
+                    "-CAcreateserial", "-out", "\(dir)/\(name).crt", "-days", "2", "-extfile", "\(dir)/san.ext",
+                ])
         }
         try TestPKI.run("/usr/bin/mosquitto_passwd", ["-b", "-c", "\(dir)/passwd", TestPKI.username, TestPKI.password])
         try (TestPKI.password + "\n").write(toFile: dir + "/password.txt", atomically: true, encoding: .utf8)
@@ -48,6 +63,8 @@ struct TestPKI {
 
     private static func run(_ executable: String, _ arguments: [String]) throws {
         let status = try ChildProcess(executable, arguments).wait()
-        guard status == 0 else { throw TestFailure("\(executable) \(arguments.joined(separator: " ")) failed: \(status)") }
+        guard status == 0 else {
+            throw TestFailure("\(executable) \(arguments.joined(separator: " ")) failed: \(status)")
+        }
     }
 }

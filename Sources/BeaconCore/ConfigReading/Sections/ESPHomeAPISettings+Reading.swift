@@ -13,7 +13,8 @@ extension ESPHomeAPISettings {
         passwordFile = r.string("password_file")
         passwordEnv = r.string("password_env")
         for secret in ["encryption_key", "password"] where r.entry(secret) != nil {
-            r.issue("a secret does not belong in the configuration file: put it in a file (`\(secret)_file`) or an "
+            r.issue(
+                "a secret does not belong in the configuration file: put it in a file (`\(secret)_file`) or an "
                     + "environment variable (`\(secret)_env`)", key: secret)
         }
         if r.has("allow") {
@@ -23,8 +24,9 @@ extension ESPHomeAPISettings {
                 if let range = NetworkAddressRange(text) {
                     ranges.append(range)
                 } else {
-                    r.issue("`\(text)` is not an address or network in CIDR notation (192.168.1.0/24, fd00::/8)",
-                            key: "allow")
+                    r.issue(
+                        "`\(text)` is not an address or network in CIDR notation (192.168.1.0/24, fd00::/8)",
+                        key: "allow")
                 }
             }
             allow = ranges

@@ -9,15 +9,19 @@ extension FormatSettings {
         includeDevices = r.bool("include_devices", default: includeDevices)
         bthomeKeys = r.list("bthome_keys") { k in
             let address = k.requiredString("address") ?? ""
-            let file = k.string("key_file"), environment = k.string("key_env")
+            let file = k.string("key_file")
+            let environment = k.string("key_env")
             if k.entry("key") != nil {
-                k.issue("a bind key does not belong in the configuration file: put it in a file (`key_file`) or an "
+                k.issue(
+                    "a bind key does not belong in the configuration file: put it in a file (`key_file`) or an "
                         + "environment variable (`key_env`)", key: "key")
             }
             var source: BTHomeKey.Source?
             switch (file, environment) {
             case let (file?, nil):
-                if !file.hasPrefix("/") { k.issue("`\(file)` must be an absolute path (the service runs from /)", key: "key_file") }
+                if !file.hasPrefix("/") {
+                    k.issue("`\(file)` must be an absolute path (the service runs from /)", key: "key_file")
+                }
                 source = .file(file)
             case let (nil, name?): source = .environment(name)
             case (_?, _?): k.issue("set key_file or key_env, not both", key: "key_env")

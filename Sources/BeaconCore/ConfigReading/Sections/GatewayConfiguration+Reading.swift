@@ -1,8 +1,10 @@
 extension GatewayConfiguration {
     /// Decodes a whole document; the returned value is complete (defaults fill the gaps) even when there are
     /// issues, but callers must not run with it unless `issues` is empty.
-    public static func read(_ root: ConfigNode, file: String?,
-                            environment: ConfigEnvironment) -> (value: GatewayConfiguration, issues: [ConfigIssue]) {
+    public static func read(
+        _ root: ConfigNode, file: String?,
+        environment: ConfigEnvironment
+    ) -> (value: GatewayConfiguration, issues: [ConfigIssue]) {
         ConfigReader.read(root, file: file) { r in GatewayConfiguration(from: &r, environment: environment) }
     }
 
@@ -73,8 +75,11 @@ extension GatewayConfiguration {
             if let format = beacon.formatName, let problem = unknown(format) {
                 issues.append(ConfigIssue(path: "beacons[\(index)].id", message: problem))
             } else if beacon.formatName == PrivateDevice.format, !deviceIDs.contains(beacon.id) {
-                issues.append(ConfigIssue(path: "beacons[\(index)].id", message: "`\(beacon.id)` names no device of "
-                                          + "devices.known (irk ids are irk:<device name>)"))
+                issues.append(
+                    ConfigIssue(
+                        path: "beacons[\(index)].id",
+                        message: "`\(beacon.id)` names no device of "
+                            + "devices.known (irk ids are irk:<device name>)"))
             }
         }
         for format in distance.measuredPower.keys.sorted() {
@@ -91,12 +96,14 @@ extension GatewaySettings {
         let fallback = GatewaySettings.identifier(fromHostname: hostname)
         let id = r.string("id", default: fallback)
         if id != fallback, !GatewaySettings.isValidIdentifier(id) {
-            r.issue("`\(id)` is not a valid id (1-64 letters, digits, `_` or `-`; it becomes an MQTT topic level)",
-                    key: "id")
+            r.issue(
+                "`\(id)` is not a valid id (1-64 letters, digits, `_` or `-`; it becomes an MQTT topic level)",
+                key: "id")
         }
         let room = r.string("room")
         if let room, !GatewaySettings.isValidIdentifier(room) {
-            r.issue("`\(room)` is not a valid room (1-64 letters, digits, `_` or `-`; it becomes an MQTT topic "
+            r.issue(
+                "`\(room)` is not a valid room (1-64 letters, digits, `_` or `-`; it becomes an MQTT topic "
                     + "level)", key: "room")
         }
         let name = r.string("name")
@@ -107,15 +114,17 @@ extension GatewaySettings {
 
 extension LoggingSettings {
     public init(from r: inout ConfigReader) {
-        self.init(level: r.choice("level", default: Level.info),
-                  format: r.choice("format", default: Format.logfmt))
+        self.init(
+            level: r.choice("level", default: Level.info),
+            format: r.choice("format", default: Format.logfmt))
     }
 }
 
 extension TelemetrySettings {
     public init(from r: inout ConfigReader) {
         let defaults = TelemetrySettings()
-        self.init(enabled: r.bool("enabled", default: defaults.enabled),
-                  interval: r.duration("interval_s", default: defaults.interval, in: 5...86_400))
+        self.init(
+            enabled: r.bool("enabled", default: defaults.enabled),
+            interval: r.duration("interval_s", default: defaults.interval, in: 5...86_400))
     }
 }

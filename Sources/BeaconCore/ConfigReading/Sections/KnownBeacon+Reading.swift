@@ -18,7 +18,8 @@ extension KnownBeacon {
         case .uuidMajorMinor:
             let shape = "\(format.name):<uuid>:<0-65535>:<0-65535>"
             guard rest.count == 3, let uuid = try? ConfigUUID.decodeConfig(ConfigScalar(rest[0])),
-                  let major = UInt16(rest[1]), let minor = UInt16(rest[2]) else {
+                let major = UInt16(rest[1]), let minor = UInt16(rest[2])
+            else {
                 return "`\(format.name)` ids look like \(shape)"
             }
             return suggest(id, "\(format.name):\(uuid.text):\(major):\(minor)")
@@ -34,8 +35,10 @@ extension KnownBeacon {
         id == canonical ? nil : "ids are written as events carry them: did you mean `\(canonical)`?"
     }
 
-    private static func hexProblem(_ id: String, format: BeaconFormat, rest: [String], lengths: [Int],
-                                   shape: String) -> String? {
+    private static func hexProblem(
+        _ id: String, format: BeaconFormat, rest: [String], lengths: [Int],
+        shape: String
+    ) -> String? {
         let bytes = rest.map { HexBytes.parse($0) }
         guard bytes.count == lengths.count, zip(bytes, lengths).allSatisfy({ $0?.count == $1 }) else {
             return "`\(format.name)` ids look like \(shape)"

@@ -9,11 +9,13 @@ extension MQTTSettings {
         passwordFile = r.string("password_file")
         passwordEnv = r.string("password_env")
         if r.entry("password") != nil {
-            r.issue("a password does not belong in the configuration file: put it in a file (`password_file`) "
+            r.issue(
+                "a password does not belong in the configuration file: put it in a file (`password_file`) "
                     + "or an environment variable (`password_env`)", key: "password")
         }
         keepalive = MQTTSettings.wholeSeconds("keepalive_s", default: keepalive, from: &r)
-        protocolVersion = r.value("protocol", expecting: "3.1.1 or 5") { ProtocolVersion(rawValue: $0) }
+        protocolVersion =
+            r.value("protocol", expecting: "3.1.1 or 5") { ProtocolVersion(rawValue: $0) }
             ?? protocolVersion
         reconnectMin = r.duration("reconnect_min_s", default: reconnectMin)
         reconnectMax = r.duration("reconnect_max_s", default: reconnectMax)

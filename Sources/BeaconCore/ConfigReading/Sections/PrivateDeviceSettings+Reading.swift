@@ -2,10 +2,11 @@ extension PrivateDeviceSettings {
     /// The `devices:` section.
     public init(from r: inout ConfigReader) {
         let defaults = PrivateDeviceSettings()
-        self.init(publishUnresolved: r.bool("publish_unresolved", default: defaults.publishUnresolved),
-                  addressLifetime: r.duration("address_lifetime_s", default: defaults.addressLifetime),
-                  unresolvedCache: r.value("unresolved_cache", default: defaults.unresolvedCache),
-                  known: r.list("known") { PrivateDevice(from: &$0) })
+        self.init(
+            publishUnresolved: r.bool("publish_unresolved", default: defaults.publishUnresolved),
+            addressLifetime: r.duration("address_lifetime_s", default: defaults.addressLifetime),
+            unresolvedCache: r.value("unresolved_cache", default: defaults.unresolvedCache),
+            known: r.list("known") { PrivateDevice(from: &$0) })
     }
 }
 
@@ -15,7 +16,8 @@ extension PrivateDevice {
     public init(from r: inout ConfigReader) {
         let name = r.requiredString("name") ?? ""
         if !name.isEmpty, !GatewaySettings.isValidIdentifier(name) {
-            r.issue("`\(name)` is not a valid device name (1-64 letters, digits, `_` or `-`; it becomes part of the "
+            r.issue(
+                "`\(name)` is not a valid device name (1-64 letters, digits, `_` or `-`; it becomes part of the "
                     + "id `irk:<name>` and of MQTT topics)", key: "name")
         }
         let inline = r.string("irk")
@@ -33,15 +35,18 @@ extension PrivateDevice {
             key = IdentityResolvingKey(text: inline)
         } else if let file {
             source = .file(file)
-            if !file.hasPrefix("/") { r.issue("`\(file)` must be an absolute path (the service runs from /)", key: "irk_file") }
+            if !file.hasPrefix("/") {
+                r.issue("`\(file)` must be an absolute path (the service runs from /)", key: "irk_file")
+            }
         } else if let environment {
             source = .environment(environment)
             if environment.isEmpty { r.issue("must not be empty", key: "irk_env") }
         } else if given.isEmpty {
             r.issue("a device needs its identity resolving key: `irk_file` (recommended), `irk_env` or `irk`")
         }
-        self.init(name: name, keySource: source, key: key,
-                  measuredPower: r.int("measured_power", in: -127...20),
-                  awayTimeout: r.duration("away_timeout_s"))
+        self.init(
+            name: name, keySource: source, key: key,
+            measuredPower: r.int("measured_power", in: -127...20),
+            awayTimeout: r.duration("away_timeout_s"))
     }
 }

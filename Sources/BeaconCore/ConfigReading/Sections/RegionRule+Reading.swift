@@ -8,25 +8,29 @@ extension RegionRule {
         } else {
             r.declare("match")
             if !r.isStandIn {
-                r.issue("missing required key `match` (write `match: {}` to watch every beacon)",
-                        path: r.path.appending("match"), at: r.mark)
+                r.issue(
+                    "missing required key `match` (write `match: {}` to watch every beacon)",
+                    path: r.path.appending("match"), at: r.mark)
             }
         }
-        let enter = r.optionalSection("enter") { c in
-            RegionRule.condition(&c, rssiKey: "rssi_above", distanceKey: "distance_below")
-        } ?? nil
-        let exit = r.optionalSection("exit") { c in
-            RegionRule.condition(&c, rssiKey: "rssi_below", distanceKey: "distance_above")
-        } ?? nil
+        let enter =
+            r.optionalSection("enter") { c in
+                RegionRule.condition(&c, rssiKey: "rssi_above", distanceKey: "distance_below")
+            } ?? nil
+        let exit =
+            r.optionalSection("exit") { c in
+                RegionRule.condition(&c, rssiKey: "rssi_below", distanceKey: "distance_above")
+            } ?? nil
         let d = RegionRule(name: "", match: RegionMatch())
-        self.init(name: name, match: match, enter: enter, exit: exit,
-                  enterEvidence: r.value("enter_evidence_db", default: d.enterEvidence),
-                  minDwell: r.duration("min_dwell_s", default: d.minDwell),
-                  exitPeriod: r.duration("exit_period_s", default: d.exitPeriod),
-                  filter: FilterSettings.read("filter", from: &r),
-                  enterMargin: r.value("enter_margin_db", default: d.enterMargin),
-                  exitEvidence: r.value("exit_evidence_db", default: d.exitEvidence),
-                  dropoutGrace: r.duration("dropout_grace_s", default: d.dropoutGrace))
+        self.init(
+            name: name, match: match, enter: enter, exit: exit,
+            enterEvidence: r.value("enter_evidence_db", default: d.enterEvidence),
+            minDwell: r.duration("min_dwell_s", default: d.minDwell),
+            exitPeriod: r.duration("exit_period_s", default: d.exitPeriod),
+            filter: FilterSettings.read("filter", from: &r),
+            enterMargin: r.value("enter_margin_db", default: d.enterMargin),
+            exitEvidence: r.value("exit_evidence_db", default: d.exitEvidence),
+            dropoutGrace: r.duration("dropout_grace_s", default: d.dropoutGrace))
     }
 
     /// Exactly one of an RSSI level (dBm) and a distance (metres).
@@ -38,7 +42,7 @@ extension RegionRule {
         case let (nil, metres?): return .distance(metres)
         case let (level?, .some):
             c.issue("set either `\(rssiKey)` or `\(distanceKey)`, not both", key: distanceKey)
-            return .rssi(level) // keeps later checks (exit needs enter) from piling up on this one mistake
+            return .rssi(level)  // keeps later checks (exit needs enter) from piling up on this one mistake
         case (nil, nil):
             // Other keys there are reported as unknown (with a hint), which says more than this would.
             let others = c.entries.contains { $0.key != rssiKey && $0.key != distanceKey }
@@ -60,8 +64,9 @@ extension RegionMatch {
                 identifiers = items.enumerated().map { index, item in
                     if item.isNull { return nil }
                     guard let scalar = item.scalar else {
-                        m.issue("expected an identifier, `*` or nothing, found \(item.kindDescription)",
-                                path: base.appending(index: index), at: item.mark)
+                        m.issue(
+                            "expected an identifier, `*` or nothing, found \(item.kindDescription)",
+                            path: base.appending(index: index), at: item.mark)
                         return nil
                     }
                     return scalar.text
@@ -73,8 +78,9 @@ extension RegionMatch {
         let groups = [["uuid", "major", "minor"], ["namespace", "instance"]]
         for keys in groups where keys.contains(where: { m.has($0) }) {
             guard identifiers.isEmpty else {
-                m.issue("use either `identifiers` or \(keys.map { "`\($0)`" }.joined(separator: "/"))",
-                        key: keys.first { m.has($0) })
+                m.issue(
+                    "use either `identifiers` or \(keys.map { "`\($0)`" }.joined(separator: "/"))",
+                    key: keys.first { m.has($0) })
                 break
             }
             identifiers = keys.map { key in RegionMatch.shorthand(key, from: &m) }
@@ -99,8 +105,11 @@ extension RegionMatch {
         default: valid = HexBytes.parse(text).flatMap { $0.count == 6 ? text.lowercased() : nil }
         }
         if valid == nil {
-            let expected = ["uuid": "a UUID (8-4-4-4-12 hex digits)", "major": "0...65535", "minor": "0...65535",
-                            "namespace": "a 10-byte hex namespace"][key] ?? "a 6-byte hex instance"
+            let expected =
+                [
+                    "uuid": "a UUID (8-4-4-4-12 hex digits)", "major": "0...65535", "minor": "0...65535",
+                    "namespace": "a 10-byte hex namespace",
+                ][key] ?? "a 6-byte hex instance"
             m.issue("`\(text)` is not \(expected)", key: key)
         }
         return valid

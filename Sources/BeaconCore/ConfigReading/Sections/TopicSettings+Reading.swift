@@ -6,7 +6,9 @@ extension TopicSettings {
         var delivery = TopicSettings.defaultDelivery
         r.section("qos") { q in
             for kind in EventKind.allCases {
-                if let qos = q.int(kind.rawValue, in: 0...2) { delivery[kind, default: policy(for: kind)].qos = UInt8(qos) }
+                if let qos = q.int(kind.rawValue, in: 0...2) {
+                    delivery[kind, default: policy(for: kind)].qos = UInt8(qos)
+                }
             }
         }
         r.section("retain") { t in
@@ -19,13 +21,15 @@ extension TopicSettings {
         self.delivery = delivery
         espresense = r.section("espresense") { e in
             let d = ESPresenseSettings()
-            return ESPresenseSettings(enabled: e.bool("enabled", default: d.enabled), room: e.string("room"),
-                                      prefix: e.string("prefix", default: d.prefix))
+            return ESPresenseSettings(
+                enabled: e.bool("enabled", default: d.enabled), room: e.string("room"),
+                prefix: e.string("prefix", default: d.prefix))
         }
         homeAssistant = r.section("home_assistant") { h in
             let d = HomeAssistantSettings()
-            return HomeAssistantSettings(enabled: h.bool("enabled", default: d.enabled),
-                                         discoveryPrefix: h.string("discovery_prefix", default: d.discoveryPrefix))
+            return HomeAssistantSettings(
+                enabled: h.bool("enabled", default: d.enabled),
+                discoveryPrefix: h.string("discovery_prefix", default: d.discoveryPrefix))
         }
     }
 }

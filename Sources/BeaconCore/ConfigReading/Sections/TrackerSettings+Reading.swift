@@ -9,8 +9,9 @@ extension TrackerSettings {
         filter = FilterSettings.read("filter", from: &r) ?? filter
         publish = r.section("publish") { p in
             let d = PublishPolicy()
-            return PublishPolicy(sightingInterval: p.duration("sighting_interval_s", default: d.sightingInterval),
-                                 sightingMinDistance: p.value("sighting_min_distance_m", default: d.sightingMinDistance))
+            return PublishPolicy(
+                sightingInterval: p.duration("sighting_interval_s", default: d.sightingInterval),
+                sightingMinDistance: p.value("sighting_min_distance_m", default: d.sightingMinDistance))
         }
     }
 }
