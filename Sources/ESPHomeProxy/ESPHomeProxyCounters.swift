@@ -10,6 +10,8 @@ public final class ESPHomeProxyCounters: Sendable {
     let advertisementsSent = Atomic<UInt64>(0)
     let advertisementsDropped = Atomic<UInt64>(0)
     let eventsDropped = Atomic<UInt64>(0)
+    let mdnsAnnounced = Atomic<Int>(0)
+    let mdnsFailures = Atomic<UInt64>(0)
 
     init() {}
 
@@ -28,6 +30,10 @@ public final class ESPHomeProxyCounters: Sendable {
         public var advertisementsDropped: UInt64
         /// HCI events dropped before parsing because the proxy's own hand-over buffer was full.
         public var eventsDropped: UInt64
+        /// 1 while avahi-daemon confirms the mDNS announcement of the daemon's `avahi-publish-service` child,
+        /// else 0; the times that child ended or failed (each logged with its reason).
+        public var mdnsAnnounced: Int = 0
+        public var mdnsFailures: UInt64 = 0
 
         /// The counters as telemetry `counters` entries (docs/mqtt.md, "Telemetry counters of the ESPHome proxy").
         public var telemetry: [(String, Int64)] {
@@ -40,6 +46,8 @@ public final class ESPHomeProxyCounters: Sendable {
                 ("esphome_advertisements_sent", Int64(clamping: advertisementsSent)),
                 ("esphome_queue_dropped", Int64(clamping: advertisementsDropped)),
                 ("esphome_events_dropped", Int64(clamping: eventsDropped)),
+                ("esphome_mdns_announced", Int64(mdnsAnnounced)),
+                ("esphome_mdns_failures", Int64(clamping: mdnsFailures)),
             ]
         }
     }
@@ -51,6 +59,8 @@ public final class ESPHomeProxyCounters: Sendable {
             advertisementsReceived: advertisementsReceived.load(ordering: .relaxed),
             advertisementsSent: advertisementsSent.load(ordering: .relaxed),
             advertisementsDropped: advertisementsDropped.load(ordering: .relaxed),
-            eventsDropped: eventsDropped.load(ordering: .relaxed))
+            eventsDropped: eventsDropped.load(ordering: .relaxed),
+            mdnsAnnounced: mdnsAnnounced.load(ordering: .relaxed),
+            mdnsFailures: mdnsFailures.load(ordering: .relaxed))
     }
 }

@@ -1,22 +1,12 @@
 import BeaconCore
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Announces the proxy as `_esphomelib._tcp` through Avahi (Raspberry Pi OS and Debian run avahi-daemon):
-/// a child `avahi-publish-service` process for as long as the server runs. Home Assistant's ESPHome
-/// integration discovers the node by it: it requires `mac` (lower-case hex without colons; the device's unique
-/// id), shows `friendly_name`, asks for a key when `api_encryption` is present, and takes the device name from
-/// the host name of the record. The other records are what ESPHome's own `mdns` component publishes. Without the
-/// tool (package avahi-utils) nothing is announced; `serviceFile` is the equivalent static Avahi service file
-/// (`beaconbridge esphome-mdns`, docs/home-assistant.md).
-public final class MDNSAnnouncement: @unchecked Sendable {
-    /// The child's pid; touched by the starting thread and `stop` only.
-    private var pid: pid_t = 0
-
-    public static let tool = "/usr/bin/avahi-publish-service"
-
+/// The `_esphomelib._tcp` announcement of the proxy: the TXT records and the equivalent static Avahi service
+/// file (`beaconbridge esphome-mdns`, docs/home-assistant.md). `AvahiPublisher` announces the same records
+/// through a supervised `avahi-publish-service` child. Home Assistant's ESPHome integration discovers the node
+/// by it: it requires `mac` (lower-case hex without colons; the device's unique id), shows `friendly_name`,
+/// asks for a key when `api_encryption` is present, and takes the device name from the host name of the
+/// record. The other records are what ESPHome's own `mdns` component publishes.
+public enum MDNSAnnouncement {
     /// The TXT records Home Assistant reads, `key=value`.
     public static func txtRecords(identity: ESPHomeDeviceIdentity, encrypted: Bool) -> [String] {
         var records = [
@@ -68,37 +58,5 @@ public final class MDNSAnnouncement: @unchecked Sendable {
             }
         }
         return out
-    }
-
-    public init() {}
-
-    /// Starts the announcement; returns why not when it cannot (tool missing, spawn failed).
-    public func start(name: String, port: Int, txt: [String]) -> String? {
-        guard access(Self.tool, X_OK) == 0 else { return "\(Self.tool) is not installed (package avahi-utils)" }
-        let arguments = [Self.tool, name, Self.serviceType, String(port)] + txt
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        var child: pid_t = 0
-        let result = posix_spawn(&child, Self.tool, &actions, nil, &argv, environ)
-        guard result == 0 else { return "posix_spawn \(Self.tool): \(String(cString: strerror(result)))" }
-        pid = child
-        return nil
-    }
-
-    /// Ends the announcement (SIGTERM to the child, then reaps it without blocking for long).
-    public func stop() {
-        guard pid > 0 else { return }
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        for _ in 0..<50 {
-            if waitpid(pid, &status, WNOHANG) != 0 { break }
-            usleep(10_000)
-        }
-        pid = 0
     }
 }

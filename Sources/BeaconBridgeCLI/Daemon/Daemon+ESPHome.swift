@@ -9,7 +9,7 @@ import Glibc
 /// batch of HCI events by one call in the event path (`esphome?.submit(batch)`), stopped after the loop.
 struct DaemonESPHome {
     let server: ESPHomeProxyServer
-    let announcement: MDNSAnnouncement?
+    let announcement: AvahiPublisher?
 
     /// nil when `esphome_api.enabled` is false. A configuration problem (a key that does not decode, a
     /// missing file) or a port that cannot be bound is an error: the daemon does not start without it.
@@ -67,19 +67,18 @@ struct DaemonESPHome {
                     message: "esphome_api: cannot listen on \(settings.bind):\(settings.port): \(error)",
                     exitCode: ExitCode.unavailable))
         }
-        var announcement: MDNSAnnouncement?
+        var announcement: AvahiPublisher?
         if settings.mdns {
-            let candidate = MDNSAnnouncement()
-            if let problem = candidate.start(
+            // Logged when avahi confirms it, not when the child starts; failures are retried (AvahiPublisher).
+            let publisher = AvahiPublisher(
                 name: name, port: server.port,
-                txt: MDNSAnnouncement.txtRecords(identity: identity, encrypted: psk != nil))
-            {
-                proxyLogger.info("not announced through mDNS", metadata: ["reason": "\(problem)"])
-            } else {
-                announcement = candidate
-                proxyLogger.info(
-                    "announced through mDNS", metadata: ["service": "_esphomelib._tcp", "name": "\(name)"])
+                txt: MDNSAnnouncement.txtRecords(identity: identity, encrypted: psk != nil),
+                environment: environment, counters: server.counters
+            ) { notice in
+                DaemonESPHome.log(notice, to: proxyLogger)
             }
+            publisher.start()
+            announcement = publisher
         }
         if isReplay, settings.replayWaitForClients > 0 {
             proxyLogger.notice(
@@ -109,7 +108,7 @@ struct DaemonESPHome {
     func submit(_ batch: [CapturedHCIEvent]) { server.submit(batch) }
 
     func stop(logger: Logger) async {
-        announcement?.stop()
+        await announcement?.stop()
         await server.stop()
         let c = server.counters.snapshot
         logger.child(label: "esphome").notice(
@@ -148,6 +147,28 @@ struct DaemonESPHome {
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "beaconbridge" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+
+    static func log(_ notice: MDNSNotice, to logger: Logger) {
+        switch notice {
+        case let .announced(name):
+            logger.info("announced through mDNS", metadata: ["service": "_esphomelib._tcp", "name": "\(name)"])
+        case let .failed(reason, attempt, retryIn):
+            var metadata: Logger.Metadata = [
+                "reason": "\(reason)", "attempt": "\(attempt)", "retry_in_s": "\(retryIn)",
+            ]
+            if reason.contains("D-Bus") {
+                metadata["hint"] = "\(mdnsBusHint)"
+            }
+            logger.warning("mDNS announcement failed", metadata: metadata)
+        case let .unavailable(reason):
+            logger.info("not announced through mDNS", metadata: ["reason": "\(reason)"])
+        }
+    }
+
+    /// Where the child cannot reach avahi-daemon over the system bus (docs/home-assistant.md).
+    static let mdnsBusHint =
+        "the system bus refused the connection (the packaged unit's DynamicUser); install the static file of "
+        + "`beaconbridge esphome-mdns` in /etc/avahi/services/ and set esphome_api.mdns: false"
 
     static func log(_ notice: ESPHomeProxyNotice, to logger: Logger) {
         switch notice {
