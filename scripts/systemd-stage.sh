@@ -15,8 +15,9 @@ HERE="$REPO/scripts/systemd-stage"
 . "$REPO/scripts/e2e/host-lib.sh"
 E2E_CACHE=${E2E_CACHE:-$REPO/.build/e2e-cache}
 SD_CACHE=${SYSTEMD_STAGE_CACHE:-$HOME/.cache/beaconbridge}
-# The kernel modules the guest loads (with their dependencies): Bluetooth and btvirt's crypto needs.
-E2E_MODULES="bluetooth hci_vhci af_alg algif_hash algif_skcipher ecb cmac"
+# The kernel modules the guest loads (with their dependencies): Bluetooth and btvirt's crypto needs; dummy (an
+# interface with multicast for avahi-daemon in the mdns scenario).
+E2E_MODULES="bluetooth hci_vhci af_alg algif_hash algif_skcipher ecb cmac dummy"
 stage_start=$(e2e_now)
 log() { printf '[systemd-stage %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; echo "FAIL systemd-stage: $*"; exit 1; }
@@ -77,6 +78,8 @@ cp "$E2E_KROOT/lib/modules/$E2E_KVER"/modules.{builtin,builtin.modinfo,order} "$
 depmod -b "$ov/usr" "$E2E_KVER" || die "depmod failed"
 for tool in btvirt hcitool hciconfig; do cp -L "/usr/bin/$tool" "$ov/usr/bin/"; done
 cp "$deb1" "$ov/bbtest/beaconbridge-1.deb"
+# libnss-systemd (not in the root file system) for the mdns-daemon scenario: dynamic users resolvable.
+( cd "$ov/bbtest" && apt-get download -q libnss-systemd > /dev/null 2>&1 ) || log "apt-get download libnss-systemd failed (mdns-daemon scenario without it)"
 cp "$deb2" "$ov/bbtest/beaconbridge-2.deb"
 cp "$HERE/guest.sh" "$HERE"/*.yaml "$ov/bbtest/"
 cp "$REPO/scripts/e2e/guest-lib.sh" "$ov/bbtest/e2e-guest-lib.sh"

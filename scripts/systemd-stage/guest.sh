@@ -187,18 +187,93 @@ if [ "$rc" != 0 ] && [ -n "$msg" ] && [ "$(prop ActiveState)" = failed ] && [ "$
 else fail "rc $rc, message '${msg:-none}', state $(prop ActiveState)/$(prop SubState), NRestarts $restarts -> $(prop NRestarts)"; fi
 cp "$good" "$CONF"; systemctl reset-failed "$UNIT"
 
-scenario logfmt "the daemon's journal lines are one logfmt line each"
+scenario logfmt "the daemon's journal lines are one logfmt line each, without ts= (journald stamps them)"
 kv='[A-Za-z_][A-Za-z0-9_.-]*=("([^"\\]|\\.)*"|[^ "]*)'
 total=0; bad=0
 for p in $PIDS; do
     while IFS= read -r l; do
         total=$((total + 1))
-        [[ "$l" =~ ^(ts=[^\ ]+\ )?level=[a-z]+(\ $kv)*$ ]] || { bad=$((bad + 1)); [ "$bad" -le 3 ] && say "  not logfmt: $l"; }
+        # No ts=: stderr is the journal stream (JOURNAL_STREAM matches), journald stamps the lines itself.
+        [[ "$l" =~ ^level=[a-z]+(\ $kv)*$ ]] || { bad=$((bad + 1)); [ "$bad" -le 3 ] && say "  not logfmt (or with ts=): $l"; }
     done < <(journalctl _PID="$p" --no-pager -o cat)
 done
 if [ "$total" -ge 10 ] && [ "$bad" = 0 ]; then
-    pass "$total lines from $(echo $PIDS | wc -w) daemon processes ($PIDS), every one [ts=...] level=... key=value logfmt"
+    pass "$total lines from $(echo $PIDS | wc -w) daemon processes ($PIDS), every one level=... key=value logfmt, none with ts="
 else fail "$bad of $total lines are not logfmt"; fi
+
+scenario mdns "the ESPHome proxy announced as _esphomelib._tcp by avahi-daemon from the file beaconbridge esphome-mdns writes"
+# avahi-daemon needs an interface besides loopback: a dummy one with multicast (nothing leaves the guest).
+modprobe dummy; ip link add bbmdns0 type dummy && ip link set bbmdns0 multicast on && ip addr add 192.168.77.1/24 dev bbmdns0 \
+    && ip link set bbmdns0 up || say "dummy interface failed"
+systemctl restart avahi-daemon
+good=$(mktemp); cp "$CONF" "$good"
+# mdns: false: under this unit the daemon's own avahi-publish-service child fails on D-Bus (docs/home-assistant.md).
+printf 'esphome_api:\n  enabled: true\n  bind: 127.0.0.1\n  friendly_name: Stage proxy\n  mdns: false\n' >> "$CONF"
+# One resolved record (avahi-browse -p: =;IFACE;PROTO;NAME;TYPE;DOMAIN;HOST;ADDRESS;PORT;TXT).
+browse() { avahi-browse -rtp _esphomelib._tcp 2>/dev/null | grep -a '^=;bbmdns0;IPv4;' | head -1; }
+announced() { browse > /tmp/mdns.txt; grep -q '_esphomelib._tcp' /tmp/mdns.txt; }
+t=$(now)
+timeout 60 systemctl restart "$UNIT"
+if beaconbridge esphome-mdns --config "$CONF" > /tmp/esphome.service \
+    && install -m 0644 /tmp/esphome.service /etc/avahi/services/beaconbridge-esphome.service \
+    && systemctl reload avahi-daemon && wait_for 30 announced; then
+    record=$(cat /tmp/mdns.txt)
+    name=$(echo "$record" | cut -d';' -f4); port=$(echo "$record" | cut -d';' -f9)
+    mac=$(sed -n 's|.*<txt-record>mac=\([0-9a-f]*\)</txt-record>.*|\1|p' /tmp/esphome.service)
+    if [ "$name" = beaconbridge-stage ] && [ "$port" = 6053 ] && [ ${#mac} = 12 ] && grep -q "\"mac=$mac\"" /tmp/mdns.txt \
+        && grep -q '"friendly_name=Stage proxy"' /tmp/mdns.txt && grep -q '"version=' /tmp/mdns.txt \
+        && ! grep -q api_encryption /tmp/mdns.txt && active; then
+        pass "avahi-browse sees $name port $port mac=$mac friendly_name, version, no api_encryption ($(since "$t") s); the unit runs the proxy beside it"
+    else fail "record '$record' (file mac $mac)"; fi
+else
+    journalctl -u avahi-daemon --no-pager -n 10 -o cat | sed 's/^/SYSTEMD-STAGE:   avahi: /'
+    fail "not announced within 30 s: $(avahi-browse -rtp _esphomelib._tcp 2>&1 | head -3)"
+fi
+rm -f /etc/avahi/services/beaconbridge-esphome.service
+cp "$good" "$CONF"; systemctl stop "$UNIT" 2>/dev/null
+
+scenario mdns-daemon "the daemon's own avahi-publish-service child: under the packaged unit its failure is logged with the child's line (never 'announced'); DIAGNOSTIC"
+# Diagnostics of the D-Bus error (what can reach the system bus and avahi-daemon, and as whom).
+say "  diag: nsswitch: $(grep -E '^(passwd|group):' /etc/nsswitch.conf | tr -s ' ' | tr '\n' '|')"
+say "  diag: libnss_systemd: $(ls /usr/lib/x86_64-linux-gnu/libnss_systemd.so.2 2>&1); dbus $(systemctl is-active dbus.socket dbus.service | tr '\n' ' '); avahi $(systemctl is-active avahi-daemon)"
+probe='id; getent passwd $(id -u) >/dev/null && echo getent-ok || echo getent-failed; timeout 5 avahi-publish-service -- probe _bbprobe._tcp 1234 2>&1; echo rc=$?'
+diag() {
+    local label=$1; shift
+    say "  diag [$label]: $(timeout 30 systemd-run --wait --pipe --quiet "$@" -- /bin/sh -c "$probe" 2>&1 | tr '\n' '|')"
+}
+diag root
+diag "User=nobody" -p User=nobody
+diag "DynamicUser=yes" -p DynamicUser=yes
+diag "User=nobody + hardening" -p User=nobody -p ProtectSystem=strict -p ProtectHome=yes -p PrivateTmp=yes -p PrivateDevices=yes \
+    -p ProtectKernelTunables=yes -p ProtectControlGroups=yes -p ProtectProc=invisible -p ProcSubset=pid -p RestrictNamespaces=yes \
+    -p "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_BLUETOOTH" -p NoNewPrivileges=yes -p MemoryDenyWriteExecute=yes \
+    -p "SystemCallFilter=@system-service" -p "SystemCallFilter=~@privileged @resources" -p SystemCallErrorNumber=EPERM \
+    -p "CapabilityBoundingSet=CAP_NET_RAW CAP_NET_ADMIN"
+journalctl -u dbus --no-pager -n 8 -o cat | sed 's/^/SYSTEMD-STAGE:   dbus: /'
+good=$(mktemp); cp "$CONF" "$good"
+printf 'esphome_api:\n  enabled: true\n  bind: 127.0.0.1\n  friendly_name: Stage proxy\n  mdns: true\n' >> "$CONF"
+mdns_lines() { journalctl -u "$UNIT" --no-pager -o cat --since "@${1%.*}" | grep -aE 'msg="(announced through mDNS|mDNS announcement failed|not announced through mDNS)"'; }
+mdns_logged() { [ -n "$(mdns_lines "$1")" ]; }
+t=$(now)
+timeout 60 systemctl restart "$UNIT"
+wait_for 40 mdns_logged "$t" || true
+lines=$(mdns_lines "$t")
+echo "$lines" | head -3 | sed 's/^/SYSTEMD-STAGE:   packaged unit: /'
+if echo "$lines" | grep -q 'msg="mDNS announcement failed"' && ! echo "$lines" | grep -q 'msg="announced through mDNS"' \
+    && active; then
+    pass "under the packaged unit the child's failure is logged: $(echo "$lines" | head -1 | grep -o 'reason="[^"]*"')"
+else fail "mdns lines under the packaged unit: '$lines'"; fi
+if ls /bbtest/libnss-systemd_*.deb >/dev/null 2>&1; then
+    dpkg -i /bbtest/libnss-systemd_*.deb > /tmp/nss.log 2>&1 || sed 's/^/SYSTEMD-STAGE:   dpkg: /' /tmp/nss.log
+    say "  diag: nsswitch after libnss-systemd: $(grep -E '^(passwd|group):' /etc/nsswitch.conf | tr -s ' ' | tr '\n' '|')"
+    diag "DynamicUser=yes + libnss-systemd" -p DynamicUser=yes
+    t=$(now)
+    timeout 60 systemctl restart "$UNIT"
+    wait_for 40 mdns_logged "$t" || true
+    mdns_lines "$t" | head -3 | sed 's/^/SYSTEMD-STAGE:   packaged unit + libnss-systemd: /'
+    avahi-browse -rtp _esphomelib._tcp 2>&1 | head -3 | sed 's/^/SYSTEMD-STAGE:   browse: /'
+fi
+cp "$good" "$CONF"; systemctl stop "$UNIT" 2>/dev/null
 
 scenario security "systemd-analyze security: exposure at or below 2.0"
 line=$(systemd-analyze security --no-pager "$UNIT" 2>&1 | grep 'Overall exposure level')

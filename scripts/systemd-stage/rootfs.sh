@@ -8,10 +8,12 @@ set -euo pipefail
 CACHE=$1
 MIRROR=${SYSTEMD_STAGE_MIRROR:-http://deb.debian.org/debian}
 SUITE=bookworm
+# avahi-daemon, avahi-utils and iproute2 for the mdns scenario (the ESPHome proxy's announcement).
 # The .deb's runtime libraries are preinstalled: the guest has no network, `apt install ./beaconbridge.deb`
 # resolves its Depends from what is installed.
 PACKAGES="systemd systemd-sysv dbus init-system-helpers kmod procps mosquitto mosquitto-clients sqlite3 \
-libbluetooth3 libmosquitto1 libsqlite3-0 libyaml-0-2 libglib2.0-0 libreadline8 libudev1"
+libbluetooth3 libmosquitto1 libsqlite3-0 libyaml-0-2 libglib2.0-0 libreadline8 libudev1 \
+avahi-daemon avahi-utils iproute2"
 
 key=$( { cat "$0"; echo "$MIRROR $SUITE $PACKAGES"; } | md5sum | cut -c1-16)
 out="$CACHE/systemd-rootfs-$key.cpio"
@@ -49,7 +51,8 @@ rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/* "$root"/
 ( cd "$root" && find . -print0 | cpio --null -o -H newc --quiet ) > "$out.tmp"
 mv "$out.tmp" "$out"
 rm -f "$CACHE"/systemd-rootfs-*.cpio.old
-for old in "$CACHE"/systemd-rootfs-*.cpio; do [ "$old" = "$out" ] || rm -f "$old"; done
+# Other keys' archives go once a day old (not at once: branches with different package lists share the cache).
+find "$CACHE" -maxdepth 1 -name 'systemd-rootfs-*.cpio' ! -path "$out" -mtime +0 -delete
 rm -rf "$root"
 log "root file system ready in $(( $(date +%s) - start )) s: $out ($(du -h "$out" | cut -f1))"
 echo "$out"

@@ -167,7 +167,8 @@ struct DaemonESPHome {
 
     /// Where the child cannot reach avahi-daemon over the system bus (docs/home-assistant.md).
     static let mdnsBusHint =
-        "the system bus refused the connection (the packaged unit's DynamicUser); install the static file of "
+        "no connection to avahi-daemon over the system bus (under the packaged unit: docs/home-assistant.md); "
+        + "install the static file of "
         + "`beaconbridge esphome-mdns` in /etc/avahi/services/ and set esphome_api.mdns: false"
 
     static func log(_ notice: ESPHomeProxyNotice, to logger: Logger) {
