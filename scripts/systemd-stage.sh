@@ -78,8 +78,6 @@ cp "$E2E_KROOT/lib/modules/$E2E_KVER"/modules.{builtin,builtin.modinfo,order} "$
 depmod -b "$ov/usr" "$E2E_KVER" || die "depmod failed"
 for tool in btvirt hcitool hciconfig; do cp -L "/usr/bin/$tool" "$ov/usr/bin/"; done
 cp "$deb1" "$ov/bbtest/beaconbridge-1.deb"
-# libnss-systemd (not in the root file system) for the mdns-daemon scenario: dynamic users resolvable.
-( cd "$ov/bbtest" && apt-get download -q libnss-systemd > /dev/null 2>&1 ) || log "apt-get download libnss-systemd failed (mdns-daemon scenario without it)"
 cp "$deb2" "$ov/bbtest/beaconbridge-2.deb"
 cp "$HERE/guest.sh" "$HERE"/*.yaml "$ov/bbtest/"
 cp "$REPO/scripts/e2e/guest-lib.sh" "$ov/bbtest/e2e-guest-lib.sh"
