@@ -91,6 +91,18 @@ enum SimulateRooms {
                     ("room_changes", .int(Int64(rule.trueChanges))),
                     ("missed_room_changes", .int(Int64(rule.missed))),
                     (
+                        "wrong_time_share",
+                        .object([
+                            ("ambiguous", rounded(rule.wrongTime.wrongAmbiguous / max(rule.judgedSeconds, 1), 100_000)),
+                            ("transit", rounded(rule.wrongTime.wrongInTransit / max(rule.judgedSeconds, 1), 100_000)),
+                            (
+                                "catching_up",
+                                rounded(rule.wrongTime.wrongCatchingUp / max(rule.judgedSeconds, 1), 100_000)
+                            ),
+                            ("relapse", rounded(rule.wrongTime.wrongRelapse / max(rule.judgedSeconds, 1), 100_000)),
+                        ])
+                    ),
+                    (
                         "room_change_latency_s",
                         .object([
                             ("p50", rule.latencyP50.map { rounded($0, 1000) } ?? .null),
@@ -136,7 +148,26 @@ enum SimulateRooms {
                     + cell(String(rule.missed), 7)
                     + "\(number(rule.latencyP50))/\(number(rule.latencyP95))/\(number(rule.latencies.max()))")
         }
+        // Where the wrong time falls, in % of the judged time (docs/rooms.md).
+        lines.append(
+            "  " + cell("wrong time in %:", 17) + cell("ambiguous", 10) + cell("transit", 8) + cell("catch-up", 9)
+                + "relapse   (judged time at ambiguous spots: "
+                + number(share(summary.rules.first?.wrongTime.ambiguousSeconds ?? 0, summary.rules.first), 100)
+                + " %)")
+        for rule in summary.rules {
+            let wrong = rule.wrongTime
+            lines.append(
+                "  " + cell(rule.name, 17) + cell(number(share(wrong.wrongAmbiguous, rule), 100), 10)
+                    + cell(number(share(wrong.wrongInTransit, rule), 100), 8)
+                    + cell(number(share(wrong.wrongCatchingUp, rule), 100), 9)
+                    + number(share(wrong.wrongRelapse, rule), 100))
+        }
         return lines.joined(separator: "\n")
+    }
+
+    private static func share(_ seconds: Double, _ rule: RoomSummary.Rule?) -> Double? {
+        guard let rule, rule.judgedSeconds > 0 else { return nil }
+        return seconds / rule.judgedSeconds * 100
     }
 
     private static func rounded(_ value: Double, _ scale: Double) -> JSONValue {

@@ -19,6 +19,11 @@ public struct RoomScore {
     var changes: [String: [RoomChange]] = [:]
     var judged: [String: Double] = [:]
     var wrong: [String: Double] = [:]
+    /// Where the wrong time falls (docs/rooms.md, "Where the wrong-room time comes from"), over all people.
+    var breakdown = RoomSummary.WrongTime()
+    /// Per person: the start of the true stay the last sample fell in, and whether the rule has shown that
+    /// stay's room since it began.
+    var stayShown: [String: (start: Double, shown: Bool)] = [:]
 
     init(scenario: RoomScenario, simulator: RoomSimulator) {
         self.scenario = scenario
@@ -58,7 +63,43 @@ public struct RoomScore {
             case let .some(room): right = room == truth.room
             }
             if !right { wrong[person.beaconID, default: 0] += interval }
+            var stay = stayShown[person.beaconID] ?? (truth.start, false)
+            if stay.start != truth.start { stay = (truth.start, false) }
+            let oracle = loudestRoom(of: person, at: t)
+            if oracle != truth.room { breakdown.ambiguousSeconds += interval }
+            if right {
+                stay.shown = true
+            } else if oracle != truth.room {
+                breakdown.wrongAmbiguous += interval
+            } else if truth.end - truth.start < scenario.minimumStay {
+                breakdown.wrongInTransit += interval
+            } else if !stay.shown {
+                breakdown.wrongCatchingUp += interval
+            } else {
+                breakdown.wrongRelapse += interval
+            }
+            stayShown[person.beaconID] = stay
         }
+    }
+
+    /// The room of the gateway with the loudest noise-free mean signal (path loss, walls, receiver offsets
+    /// calibrated away) at the person's position: what a rule with perfect averaging would show; nil (the true
+    /// `not_home`) outside every room.
+    func loudestRoom(of person: ScenarioBeacon, at t: Double) -> String? {
+        let position = person.position(at: t)
+        let model = scenario.distanceModel
+        var best: (level: Double, room: String)?
+        for gateway in scenario.plan.gateways {
+            let dx = position.x - gateway.x
+            let dy = position.y - gateway.y
+            let distance = max((dx * dx + dy * dy).squareRoot(), 0.1)
+            let level =
+                model.meanRSSI(atDistance: distance, measuredPower: person.measuredPower)
+                - scenario.plan.wallLoss(fromX: gateway.x, y: gateway.y, toX: position.x, y: position.y)
+            if level > best?.level ?? -.infinity { best = (level, gateway.room) }
+        }
+        guard scenario.plan.room(x: position.x, y: position.y) != nil else { return nil }
+        return best?.room
     }
 
     func finish(name: String) -> RoomSummary.Rule {
@@ -101,6 +142,7 @@ public struct RoomScore {
             rule.judgedSeconds += judged[id] ?? 0
             rule.wrongSeconds += wrong[id] ?? 0
         }
+        rule.wrongTime = breakdown
         return rule
     }
 }
@@ -115,6 +157,29 @@ public struct RoomSummary: Sendable, Equatable {
         public var falseSwitches: Int
     }
 
+    /// Where a rule's wrong seconds fall, each wrong second in exactly one class (in this order):
+    /// - `wrongAmbiguous`: the noise-free loudest gateway is not in the true room (never outside every room):
+    ///   a rule comparing signals is wrong there even with perfect averaging;
+    /// - `wrongInTransit`: in a true stay shorter than the minimum stay (passing through);
+    /// - `wrongCatchingUp`: the rule has not shown the true room yet since the stay began (its latency);
+    /// - `wrongRelapse`: the rule had shown the true room during this stay and left it (a flap, a lost room).
+    /// `ambiguousSeconds` is the judged time at such positions, right or wrong.
+    public struct WrongTime: Sendable, Equatable {
+        public var wrongAmbiguous = 0.0
+        public var wrongInTransit = 0.0
+        public var wrongCatchingUp = 0.0
+        public var wrongRelapse = 0.0
+        public var ambiguousSeconds = 0.0
+        public init() {}
+        mutating func add(_ other: WrongTime) {
+            wrongAmbiguous += other.wrongAmbiguous
+            wrongInTransit += other.wrongInTransit
+            wrongCatchingUp += other.wrongCatchingUp
+            wrongRelapse += other.wrongRelapse
+            ambiguousSeconds += other.ambiguousSeconds
+        }
+    }
+
     public struct Rule: Sendable, Equatable {
         public var name: String
         public var judgedSeconds = 0.0
@@ -125,6 +190,7 @@ public struct RoomSummary: Sendable, Equatable {
         public var missed = 0
         public var latencies: [Double] = []
         public var beacons: [Beacon] = []
+        public var wrongTime = WrongTime()
 
         public init(name: String) { self.name = name }
 
@@ -156,6 +222,7 @@ public struct RoomSummary: Sendable, Equatable {
                     result.rules[index].trueChanges += rule.trueChanges
                     result.rules[index].missed += rule.missed
                     result.rules[index].latencies += rule.latencies
+                    result.rules[index].wrongTime.add(rule.wrongTime)
                 } else {
                     var rule = rule
                     rule.beacons = []

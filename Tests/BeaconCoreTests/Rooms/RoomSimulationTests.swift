@@ -94,6 +94,31 @@ import Testing
         #expect(nearest.falseSwitches > 0)
     }
 
+    @Test func wrongTimeIsSplitIntoCatchingUpAndRelapse() throws {
+        let scenario = try RoomScenario(json: Self.twoRooms)
+        var score = RoomScore(scenario: scenario, simulator: RoomSimulator(scenario))
+        let still = scenario.people[0].beaconID
+        // The mover crosses into b at 603.4 s and back into a at 1203.6 s. The rule shows b from 614 s (10 wrong
+        // samples catching up), loses it for 900...919 s (20 s of relapse), and shows a again from 1209 s (5).
+        for second in 1...1800 {
+            let t = Double(second)
+            score.sample(at: scenario.startTime + t, interval: 1) { id in
+                if id == still { return .some("a") }
+                return t >= 614 && t < 1209 && !(t >= 900 && t < 920) ? .some("b") : .some("a")
+            }
+        }
+        let rule = score.finish(name: "test")
+        #expect(rule.wrongSeconds == 35)
+        #expect(rule.wrongTime.wrongCatchingUp == 15)
+        #expect(rule.wrongTime.wrongRelapse == 20)
+        #expect(rule.wrongTime.wrongInTransit == 0)
+        #expect(rule.wrongTime.wrongAmbiguous == 0)
+        #expect(rule.wrongTime.ambiguousSeconds == 0)
+        var merged = rule.wrongTime
+        merged.add(rule.wrongTime)
+        #expect(merged.wrongRelapse == 40)
+    }
+
     @Test func summariesMergeRuleByRule() {
         var a = RoomSummary.Rule(name: "x")
         a.judgedSeconds = 100
