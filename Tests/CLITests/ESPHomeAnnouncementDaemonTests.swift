@@ -116,6 +116,60 @@ import Testing
         #expect(kill(child, 0) == -1 && errno == ESRCH, "the announcement child \(child) outlived the daemon")
     }
 
+    /// Call 1 reports "Failed to register" and keeps running (as the real tool does); every later call finds no
+    /// avahi-daemon and exits 1.
+    static let failingTool = """
+        #!/bin/sh
+        dir=$(dirname "$0")
+        n=$(cat "$dir/count" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > "$dir/count"
+        echo "$$" > "$dir/pid.$n"
+        if [ "$n" = 1 ]; then echo "Failed to register: Not permitted" >&2; exec sleep 600; fi
+        echo "Failed to create client object: Daemon not running" >&2; exit 1
+        """
+
+    @Test func aChildThatFailsToRegisterIsEndedAndRetried() async throws {
+        let bed = try DaemonTestBed()
+        try await bed.broker.start()
+        let tools = bed.directory + "/tools"
+        try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
+        try Self.failingTool.write(toFile: tools + "/avahi-publish-service", atomically: true, encoding: .utf8)
+        chmod(tools + "/avahi-publish-service", 0o755)
+        try bed.writeConfig(
+            """
+            esphome_api:
+              enabled: true
+              bind: 127.0.0.1
+              port: \(try FreePort.find())
+            """)
+        let capture = try bed.writeCapture(
+            "slow.btsnoop",
+            DaemonTestBed.iBeaconObservations(
+                minor: 1, start: Date().timeIntervalSince1970, duration: 120, interval: 1))
+        let daemon = try DaemonProcess(
+            arguments: ["replay", capture, "--speed", "1", "--config", bed.configPath],
+            environment: ["PATH": tools + ":/usr/bin:/bin"], cleanEnvironment: true)
+        try await waitUntil("two failures", timeout: 60) {
+            lines(daemon.stderr, "mDNS announcement failed").count >= 2
+        }
+        let failures = lines(daemon.stderr, "mDNS announcement failed")
+        // The first child kept running after "Failed to register": the daemon ended it with SIGTERM.
+        #expect(
+            failures[0].contains("reason=\"Failed to register: Not permitted (killed by signal 15)\""), "\(failures)")
+        #expect(failures[0].contains("hint=") == false)
+        #expect(failures[1].contains("reason=\"Failed to create client object: Daemon not running (exit status 1)\""))
+        #expect(failures[1].contains("attempt=2 ") && failures[1].contains("retry_in_s=4"))
+        #expect(lines(daemon.stderr, "announced through mDNS").isEmpty)
+        let first = try #require(
+            Int32(
+                try String(contentsOfFile: tools + "/pid.1", encoding: .utf8).trimmingCharacters(
+                    in: .whitespacesAndNewlines)))
+        #expect(kill(first, 0) == -1 && errno == ESRCH)
+        // SIGTERM (most likely while the announcement waits 4 s to retry): a clean exit.
+        daemon.signal(SIGTERM)
+        let status = await daemon.waitForExit(timeout: 60)
+        #expect(status == 0, "stderr: \(daemon.stderr)")
+    }
+
     @Test func withoutTheToolTheLogSaysNotAnnounced() async throws {
         let bed = try DaemonTestBed()
         try await bed.broker.start()
