@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "HCIScanner", dependencies: ["BeaconCore", "BeaconRuntime", "CBlueZ"], swiftSettings: strict),
         .target(
             name: "MQTTPublisher", dependencies: ["BeaconCore", "BeaconRuntime", "CMosquitto"], swiftSettings: strict),
-        .target(name: "SQLiteStore", dependencies: ["BeaconCore", "CSQLite"], swiftSettings: strict),
+        .target(name: "SQLiteStore", dependencies: ["BeaconCore", "BeaconRuntime", "CSQLite"], swiftSettings: strict),
         .target(name: "YAMLConfig", dependencies: ["BeaconCore", "CYAML"], swiftSettings: strict),
         // The ESPHome native API server (Bluetooth proxy for Home Assistant); Noise crypto from libcrypto.
         .target(name: "ESPHomeProxy", dependencies: ["BeaconCore", "BeaconRuntime", "CCrypto"], swiftSettings: strict),
@@ -49,7 +49,8 @@ let package = Package(
         .executableTarget(
             name: "beaconbridge-bench",
             dependencies: [
-                "BeaconCore", "BeaconBridgeCLI", "MQTTPublisher", "SQLiteStore", "TestSupport", "ESPHomeProxy",
+                "BeaconCore", "BeaconBridgeCLI", "BeaconRuntime", "MQTTPublisher", "SQLiteStore", "TestSupport",
+                "ESPHomeProxy",
             ],
             swiftSettings: strict
         ),
@@ -63,7 +64,8 @@ let package = Package(
         .testTarget(name: "BeaconRuntimeTests", dependencies: ["BeaconRuntime", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "HCIScannerTests", dependencies: ["HCIScanner", "BeaconCore"], swiftSettings: strict),
         .testTarget(
-            name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "SQLiteStore", "BeaconCore", "TestSupport"],
+            name: "MQTTPublisherTests",
+            dependencies: ["MQTTPublisher", "SQLiteStore", "BeaconCore", "BeaconRuntime", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "YAMLConfigTests", dependencies: ["YAMLConfig", "BeaconCore"], swiftSettings: strict),

@@ -26,7 +26,7 @@ command -v qemu-system-x86_64 >/dev/null || { echo "SKIP e2e: qemu-system-x86_64
 
 if [ ! -x "$E2E_BIN" ]; then
     e2e_log "building $E2E_BIN"
-    ( cd "$REPO" && swift build -c release --product beaconbridge -Xswiftc -warnings-as-errors ) || e2e_die "build failed"
+    ( cd "$REPO" && swift build -c release --static-swift-stdlib --product beaconbridge -Xswiftc -warnings-as-errors ) || e2e_die "build failed"
 fi
 
 if [ $# -gt 0 ]; then scenarios=("$@"); else

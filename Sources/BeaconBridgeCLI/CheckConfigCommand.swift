@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 import HCIScanner
 import YAMLConfig
 
@@ -42,7 +43,7 @@ enum CheckConfigCommand {
         }
     }
 
-    static func summary(_ c: GatewayConfiguration, path: String, now: Double = HCIClock.realtime()) -> String {
+    static func summary(_ c: GatewayConfiguration, path: String, now: Double = SystemClock.realtime()) -> String {
         var lines = ["\(path): configuration is valid"]
         var gateway = "  gateway: id=\(c.gateway.id)"
         if c.gateway.name != c.gateway.id { gateway += " name=\"\(c.gateway.name)\"" }

@@ -5,6 +5,7 @@ import YAMLConfig
 
 #if canImport(Glibc)
 import Glibc
+import BeaconRuntime
 #endif
 
 /// `beaconbridge keys import-bluez` and `beaconbridge keys check`: enrolment of phones, watches and tags with
@@ -25,7 +26,7 @@ enum KeysCommand {
         """
 
     static func run(_ arguments: [String]) -> Int32 {
-        run(arguments, environment: ProcessEnvironment.current(), now: HCIClock.realtime())
+        run(arguments, environment: ProcessEnvironment.current(), now: SystemClock.realtime())
     }
 
     static func run(_ arguments: [String], environment: [String: String], now: Double) -> Int32 {

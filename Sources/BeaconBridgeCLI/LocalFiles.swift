@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import BeaconRuntime
 #endif
 
 /// The few file operations `keys import-bluez` needs, on Glibc directly.
@@ -60,16 +61,7 @@ enum LocalFiles {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return .failed(lastError()) }
         defer { close(fd) }
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failed(lastError())
-            }
-            written += count
-        }
-        return .written
+        let failure = FileDescriptorWrite.all(fd, text)
+        return failure == 0 ? .written : .failed(String(cString: strerror(failure)))
     }
 }

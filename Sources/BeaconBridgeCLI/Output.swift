@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import BeaconRuntime
 #endif
 
 /// Unbuffered writes to stdout / stderr without Foundation.
@@ -7,18 +8,6 @@ public enum Output {
     public static func stdout(_ text: String) { write(text + "\n", to: 1) }
     public static func stderr(_ text: String) { write(text + "\n", to: 2) }
 
-    public static func write(_ text: String, to fd: Int32) {
-        var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += n
-            }
-        }
-    }
+    /// A failed write is ignored: there is nowhere left to report it.
+    public static func write(_ text: String, to fd: Int32) { _ = FileDescriptorWrite.all(fd, text) }
 }

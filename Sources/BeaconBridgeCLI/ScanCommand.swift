@@ -151,7 +151,7 @@ enum ScanCommand {
             for await event in stream where event.isAdvertisingReport {
                 printed += 1
                 guard options.json else {
-                    Output.stdout("\(format(event.timestamp)) \(hex(event.bytes))")
+                    Output.stdout("\(format(event.timestamp)) \(HexText.hex(event.bytes))")
                     continue
                 }
                 do {
@@ -165,7 +165,7 @@ enum ScanCommand {
                 } catch {
                     Output.stdout(
                         JSONValue.object([
-                            ("time", .double(event.timestamp)), ("event", .string(hex(event.bytes))),
+                            ("time", .double(event.timestamp)), ("event", .string(HexText.hex(event.bytes))),
                             ("error", .string("\(error)")),
                         ]).serialized)
                 }
@@ -195,17 +195,6 @@ enum ScanCommand {
         let micros = Int64((time * 1_000_000).rounded())
         let fraction = String(abs(micros % 1_000_000))
         return "\(micros / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits: [Character] = Array("0123456789abcdef")
-        var out = ""
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
-        }
-        return out
     }
 
     /// SIGINT / SIGTERM seen (set on the signal queue, read by the loop that stops the source).

@@ -3,6 +3,7 @@ import HCIScanner
 
 #if canImport(Glibc)
 import Glibc
+import BeaconRuntime
 #endif
 
 /// A btsnoop file written incrementally from observations (the streaming form of `SyntheticCapture`), so a
@@ -74,15 +75,8 @@ public final class SyntheticCaptureFile {
 
     private func flush() throws(Failure) {
         guard fd >= 0 else { throw Failure(path: path, call: "write (file already closed)", errno: EBADF) }
-        var offset = 0
-        while offset < buffer.count {
-            let count = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Failure(path: path, call: "write", errno: errno)
-            }
-            offset += count
-        }
+        let failure = FileDescriptorWrite.all(fd, buffer)
+        guard failure == 0 else { throw Failure(path: path, call: "write", errno: failure) }
         buffer.removeAll(keepingCapacity: true)
     }
 }

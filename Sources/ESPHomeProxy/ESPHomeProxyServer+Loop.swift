@@ -2,15 +2,16 @@ import BeaconCore
 
 #if canImport(Glibc)
 import Glibc
+import BeaconRuntime
 #endif
 
 extension ESPHomeProxyServer {
     /// The server thread's loop; returns after `stop`.
     func loop() {
-        var nextBatch = Self.monotonic() + configuration.batchInterval
+        var nextBatch = SystemClock.monotonic() + configuration.batchInterval
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while running.load(ordering: .acquiring) {
-            var now = Self.monotonic()
+            var now = SystemClock.monotonic()
             if now >= nextBatch {
                 sendBatch(now: now)
                 nextBatch = now + configuration.batchInterval
@@ -30,7 +31,7 @@ extension ESPHomeProxyServer {
                 if client.unsent > 0 { events |= POLLOUT }
                 fds.append(pollfd(fd: client.fd, events: Int16(events), revents: 0))
             }
-            now = Self.monotonic()
+            now = SystemClock.monotonic()
             let timeout = Int32(max(0, min(1000, (nextBatch - now) * 1000)).rounded(.up))
             let ready = poll(&fds, nfds_t(fds.count), timeout)
             guard ready > 0 else { continue }
@@ -106,7 +107,7 @@ extension ESPHomeProxyServer {
             var sendBuffer: Int32 = 64 * 1024
             setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
             let session = ESPHomeSession(configuration: configuration.session, crypto: crypto)
-            clients.append(Client(fd: fd, peer: peer, session: session, connectedAt: Self.monotonic()))
+            clients.append(Client(fd: fd, peer: peer, session: session, connectedAt: SystemClock.monotonic()))
             counters.connections.add(1, ordering: .relaxed)
             counters.clients.store(clients.count, ordering: .relaxed)
             onNotice(.clientConnected(peer: peer, clients: clients.count))
@@ -153,7 +154,7 @@ extension ESPHomeProxyServer {
     func finish(_ client: Client, reason: ESPHomeProtocolError?, peerClosed: Bool = false) {
         guard !client.closeAfterFlush else { return }
         client.closeAfterFlush = true
-        client.closeRequestedAt = Self.monotonic()
+        client.closeRequestedAt = SystemClock.monotonic()
         client.closeReason = reason
         if reason != nil { counters.protocolErrors.add(1, ordering: .relaxed) }
         if peerClosed { client.sent = client.outgoing.count }
@@ -190,7 +191,8 @@ extension ESPHomeProxyServer {
         let before = clients.count
         clients.removeAll { client in
             // A client being closed gets 2 s to take its last bytes (a reason, a DisconnectResponse).
-            guard client.closeAfterFlush, client.unsent == 0 || Self.monotonic() - client.closeRequestedAt > 2 else {
+            guard client.closeAfterFlush, client.unsent == 0 || SystemClock.monotonic() - client.closeRequestedAt > 2
+            else {
                 return false
             }
             close(client.fd)
@@ -210,14 +212,14 @@ extension ESPHomeProxyServer {
 
     /// After `stop`: the last batch, Disconnect to every client, their queues sent until the deadline, then close.
     private func shutDown() {
-        sendBatch(now: Self.monotonic())
+        sendBatch(now: SystemClock.monotonic())
         for client in clients where !client.closeAfterFlush && client.session.isEstablished {
             if let frame = client.session.frame(type: ESPHomeMessageType.disconnectRequest, body: []) {
                 client.outgoing.append(contentsOf: frame)
             }
         }
         let deadline = stopDeadline.load(ordering: .acquiring)
-        while Self.monotonic() < deadline, clients.contains(where: { $0.unsent > 0 }) {
+        while SystemClock.monotonic() < deadline, clients.contains(where: { $0.unsent > 0 }) {
             var fds = clients.filter { $0.unsent > 0 }.map { pollfd(fd: $0.fd, events: Int16(POLLOUT), revents: 0) }
             _ = poll(&fds, nfds_t(fds.count), 50)
             for client in clients where client.unsent > 0 { flush(client) }

@@ -146,7 +146,7 @@ public final class ESPHomeProxyServer: @unchecked Sendable {
     /// `stop(drainTimeout:) async`.
     public func stop(drainTimeout: Double = 2) async {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        stopDeadline.store(Self.monotonic() + drainTimeout, ordering: .releasing)
+        stopDeadline.store(SystemClock.monotonic() + drainTimeout, ordering: .releasing)
         signalWake()
         while !finished.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(10)) }
     }
@@ -156,11 +156,5 @@ public final class ESPHomeProxyServer: @unchecked Sendable {
     func signalWake() {
         var byte: UInt8 = 1
         _ = write(wake.write, &byte, 1)
-    }
-
-    static func monotonic() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

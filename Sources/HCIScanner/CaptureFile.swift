@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import BeaconRuntime
 #endif
 
 /// Opening capture files with plain POSIX calls (no Foundation), errors naming the file: captures are read
@@ -155,14 +156,7 @@ public enum CaptureFile {
 
     /// Writes all bytes, retrying on EINTR and short writes.
     static func write(_ bytes: [UInt8], to fd: Int32, path: String) throws(Failure) {
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Failure(path: path, call: "write", errno: errno)
-            }
-            offset += count
-        }
+        let failure = FileDescriptorWrite.all(fd, bytes)
+        guard failure == 0 else { throw Failure(path: path, call: "write", errno: failure) }
     }
 }

@@ -83,7 +83,8 @@ public struct HCIError: Error, Sendable, Equatable, CustomStringConvertible {
         case .adapterBusy:
             return "Bluetooth adapter \(adapter) is busy (in exclusive use by another program)" + cause
         case let .commandFailed(status):
-            return "Bluetooth adapter \(adapter) rejected \(call) with status 0x\(Self.hex(status)) "
+            return
+                "Bluetooth adapter \(adapter) rejected \(call) with status 0x\(HexText.hex(byte: status, uppercase: true)) "
                 + "(\(HCIStatus.name(status)))"
         case .commandTimeout:
             return "Bluetooth adapter \(adapter) did not answer \(call) within the timeout (adapter hung?)"
@@ -102,9 +103,4 @@ public struct HCIError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// True when the adapter itself is gone (reopen rather than power-cycle).
     public var adapterGone: Bool { kind == .adapterAbsent }
-
-    static func hex(_ byte: UInt8) -> String {
-        let digits = String(byte, radix: 16, uppercase: true)
-        return digits.count == 1 ? "0" + digits : digits
-    }
 }

@@ -139,13 +139,13 @@ public final class HCIScanner: HCIEventSource, Sendable {
         }
         startup(nil)
         var supervisor = ScanSupervisor(policy: .init(stallTimeout: settings.stallTimeoutSeconds))
-        supervisor.scanStarted(at: HCIClock.monotonic())
+        supervisor.scanStarted(at: SystemClock.monotonic())
         var batch: [CapturedHCIEvent] = []
         batch.reserveCapacity(Self.batchLimit)
         var feedEnded = false
 
         while !feedEnded, !stopRequested.load(ordering: .relaxed) {
-            let now = HCIClock.monotonic()
+            let now = SystemClock.monotonic()
             let wait = min(0.25, max(0.001, (supervisor.nextDeadline ?? now + 0.25) - now))
             var action: ScanSupervisor.Action?
             if let current = session {
@@ -153,14 +153,14 @@ public final class HCIScanner: HCIEventSource, Sendable {
                     into: &batch, timeoutMilliseconds: Int32(wait * 1000), limit: Self.batchLimit)
                 {
                 case .events:
-                    let woke = HCIClock.monotonic()
+                    let woke = SystemClock.monotonic()
                     let full = batch.count >= Self.batchLimit
                     action = handle(&batch, supervisor: &supervisor)
                     hand(batch, to: sink)
                     batch.removeAll(keepingCapacity: true)
                     // Let the next events gather in the kernel's socket buffer: at most one wake-up (of this
                     // thread and of the loop) per window, whatever the report rate, unless the batch was full.
-                    let pause = settings.batchWindowMilliseconds / 1000 - (HCIClock.monotonic() - woke)
+                    let pause = settings.batchWindowMilliseconds / 1000 - (SystemClock.monotonic() - woke)
                     if !full, action == nil, pause > 0 { usleep(UInt32(pause * 1_000_000)) }
                 case .timeout:
                     break
@@ -171,13 +171,13 @@ public final class HCIScanner: HCIEventSource, Sendable {
                     let fault: ScanSupervisor.Fault =
                         Self.removalErrnos.contains(code)
                         ? .adapterRemoved : .readFailed(errno: code)
-                    action = supervisor.faultOccurred(fault, at: HCIClock.monotonic())
+                    action = supervisor.faultOccurred(fault, at: SystemClock.monotonic())
                 }
             } else {
                 var none = pollfd()
                 _ = poll(&none, 0, Int32(wait * 1000))
             }
-            if action == nil { action = supervisor.tick(at: HCIClock.monotonic()) }
+            if action == nil { action = supervisor.tick(at: SystemClock.monotonic()) }
             if feedDescriptor != nil { action = nil }
             while let step = action, !stopRequested.load(ordering: .relaxed) {
                 action = perform(step, session: &session, supervisor: &supervisor, tap: tap)
@@ -219,11 +219,11 @@ public final class HCIScanner: HCIEventSource, Sendable {
             for event in batch where event.eventCode == UInt8(EVT_HARDWARE_ERROR) {
                 let bytes = event.bytes
                 action = supervisor.faultOccurred(
-                    .hardwareError(code: bytes.count > 2 ? bytes[2] : 0), at: HCIClock.monotonic())
+                    .hardwareError(code: bytes.count > 2 ? bytes[2] : 0), at: SystemClock.monotonic())
             }
             batch.removeAll { $0.eventCode == UInt8(EVT_HARDWARE_ERROR) }
         }
-        if batch.contains(where: \.isAdvertisingReport) { supervisor.reportReceived(at: HCIClock.monotonic()) }
+        if batch.contains(where: \.isAdvertisingReport) { supervisor.reportReceived(at: SystemClock.monotonic()) }
         return action
     }
 
@@ -268,13 +268,13 @@ public final class HCIScanner: HCIEventSource, Sendable {
                 session = nil
                 session = try openSession(tap: tap)
             }
-            supervisor.scanStarted(at: HCIClock.monotonic())
+            supervisor.scanStarted(at: SystemClock.monotonic())
             onNotice(.recovered(action))
             return nil
         } catch {
             onNotice(.recoveryFailed(action, error))
             return supervisor.recoveryFailed(
-                at: HCIClock.monotonic(), error: error.description,
+                at: SystemClock.monotonic(), error: error.description,
                 adapterGone: error.adapterGone)
         }
     }

@@ -47,7 +47,8 @@ public enum HCIScannerNotice: Sendable, Equatable, CustomStringConvertible {
         case let .stalled(seconds): why = "no advertising report for \(Int(seconds)) s"
         case .fault(.adapterRemoved): why = "adapter removed"
         case let .fault(.readFailed(code)): why = "read failed (errno \(code))"
-        case let .fault(.hardwareError(code)): why = "controller hardware error 0x\(HCIError.hex(code))"
+        case let .fault(.hardwareError(code)):
+            why = "controller hardware error 0x\(HexText.hex(byte: code, uppercase: true))"
         case let .recoveryFailed(text): why = "previous step failed: \(text)"
         }
         return "\(stepName(action)) because \(why)"

@@ -3,6 +3,7 @@ import CBlueZ
 
 #if canImport(Glibc)
 import Glibc
+import BeaconRuntime
 #endif
 
 /// A raw HCI socket bound to one adapter: filter, commands, event reads.
@@ -105,10 +106,10 @@ final class HCISocket {
         guard written == packet.count else {
             throw HCIError.system(written < 0 ? errno : EIO, adapter: label, call: command.name)
         }
-        tap?(packet, false, HCIClock.realtime())
-        let deadline = HCIClock.monotonic() + timeout
+        tap?(packet, false, SystemClock.realtime())
+        let deadline = SystemClock.monotonic() + timeout
         while true {
-            let remaining = deadline - HCIClock.monotonic()
+            let remaining = deadline - SystemClock.monotonic()
             guard remaining > 0 else { throw HCIError(kind: .commandTimeout, adapter: label, call: command.name) }
             switch readRaw(timeoutMilliseconds: Int32(min(remaining * 1000, 1000)) + 1) {
             case .timeout: continue
@@ -195,7 +196,7 @@ final class HCISocket {
         }
         if received < 0 { return code == EINTR || code == EAGAIN ? .timeout : .failed(errno: code) }
         if received == 0 { return .failed(errno: EPIPE) }
-        let time = HCIClock.realtime()
+        let time = SystemClock.realtime()
         // H4 packet type first; the filter only lets events through, but check anyway.
         guard received >= 3, indicator == UInt8(HCI_EVENT_PKT) else { return .timeout }
         if let tap { tap([indicator] + bytes, true, time) }

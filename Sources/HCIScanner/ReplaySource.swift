@@ -40,14 +40,21 @@ public final class ReplaySource: HCIEventSource, Sendable {
     private let deliveredCount = Atomic<UInt64>(0)
     private let failureBox = Mutex<Failure?>(nil)
 
-    /// Shortest pause between paced events: a replay of 5,000 reports/s wakes about 100 times a second rather
-    /// than 5,000 (a wake-up per report costs more than the pipeline's work on it); timestamps are unaffected.
-    static let pacingQuantum = Duration.milliseconds(10)
+    /// Shortest pause between paced events, the scanner's `batch_window_ms` (at least 1 ms): a paced replay
+    /// hands over one batch per window as the live reading thread does (at 5,000 reports/s and 25 ms, 40
+    /// wake-ups a second rather than 5,000); timestamps are unaffected.
+    let pacingQuantum: Duration
 
-    public init(path: String, speed: Double = 0, maxIdleGap: Double? = ReplaySource.defaultMaxIdleGap) {
+    /// - Parameter batchWindow: seconds, `scanner.batch_window_ms` / 1000.
+    public init(
+        path: String, speed: Double = 0, maxIdleGap: Double? = ReplaySource.defaultMaxIdleGap,
+        batchWindow: Double = ScannerSettings.defaultBatchWindowMilliseconds / 1000
+    ) {
         self.path = path
         self.speed = speed.isFinite && speed > 0 ? speed : 0
         self.maxIdleGap = maxIdleGap.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        let window = batchWindow.isFinite ? min(1, max(0.001, batchWindow)) : 0.025
+        self.pacingQuantum = .microseconds(Int64((window * 1e6).rounded()))
     }
 
     /// The default cap of a paced replay's pauses (`scanner.replay_max_gap_s`).
@@ -101,7 +108,7 @@ public final class ReplaySource: HCIEventSource, Sendable {
                 // Not due yet: hand over what is, then sleep at least `pacingQuantum` (events due meanwhile
                 // then go out together, at most that late), in slices so that stop() takes effect within 100 ms.
                 guard await handOver() else { return }
-                var remaining = max(delay, Self.pacingQuantum)
+                var remaining = max(delay, pacingQuantum)
                 while remaining > .zero, !stopRequested.load(ordering: .relaxed) {
                     let slice = min(remaining, Duration.milliseconds(100))
                     try? await Task.sleep(for: slice)

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 import Synchronization
 
 #if canImport(Glibc)
@@ -36,7 +37,7 @@ public final class EventPublisher: Sendable {
 
         public init(
             mqtt: MQTTSettings, clientID: String? = nil, password: String? = nil, layout: TopicLayout,
-            outbox: OutboxSettings = OutboxSettings(), now: @escaping @Sendable () -> Double = EventPublisher.wallClock
+            outbox: OutboxSettings = OutboxSettings(), now: @escaping @Sendable () -> Double = SystemClock.realtime
         ) {
             self.mqtt = mqtt
             self.clientID = clientID ?? mqtt.clientID ?? "beaconbridge-\(layout.gatewayID)"
@@ -246,11 +247,4 @@ public final class EventPublisher: Sendable {
     }
 
     func notify(_ notice: PublisherNotice) { noticeContinuation.yield(notice) }
-
-    /// CLOCK_REALTIME in seconds.
-    public static func wallClock() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
 }

@@ -42,7 +42,9 @@ extension MQTTClient {
                 var loopRC = MQTTError.success
                 var oversized: Int64?
                 while loopRC == MQTTError.success && !isStopping && oversized == nil {
-                    loopRC = pump(timeoutMilliseconds: 100)
+                    // Everything that needs the thread sooner wakes it (flush, subscribe, stop): the timeout only
+                    // paces the keepalive (`mosquitto_loop_misc`), so an idle gateway wakes once a second.
+                    loopRC = pump(timeoutMilliseconds: MQTTClient.idlePollMilliseconds)
                     oversized = incomingPacketOverLimit()
                 }
                 if isStopping { break }
@@ -107,18 +109,22 @@ extension MQTTClient {
         let socket = mosquitto_socket(handle)
         guard socket >= 0 else { return Int32(MOSQ_ERR_NO_CONN.rawValue) }
         let wantWrite = mosquitto_want_write(handle)
-        var descriptors = [
+        // No allocation per turn: the two pollfds and the drain buffer live on the stack.
+        var descriptors = (
             pollfd(fd: socket, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0),
-            pollfd(fd: wakeDescriptors.read, events: Int16(POLLIN), revents: 0),
-        ]
-        let ready = poll(&descriptors, 2, timeoutMilliseconds)
-        if ready < 0 && errno != EINTR { return MQTTError.errno }
-        if descriptors[1].revents != 0 {
-            var sink = [UInt8](repeating: 0, count: 64)
-            while read(wakeDescriptors.read, &sink, sink.count) == sink.count {}
+            pollfd(fd: wakeDescriptors.read, events: Int16(POLLIN), revents: 0)
+        )
+        let ready = withUnsafeMutablePointer(to: &descriptors) { pair in
+            pair.withMemoryRebound(to: pollfd.self, capacity: 2) { poll($0, 2, timeoutMilliseconds) }
         }
-        let readable = descriptors[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
-        let writable = descriptors[0].revents & Int16(POLLOUT) != 0
+        if ready < 0 && errno != EINTR { return MQTTError.errno }
+        if descriptors.1.revents != 0 {
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { sink in
+                while read(wakeDescriptors.read, sink.baseAddress, sink.count) == sink.count {}
+            }
+        }
+        let readable = descriptors.0.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
+        let writable = descriptors.0.revents & Int16(POLLOUT) != 0
         if readable || (writable && !state.withLock({ $0.connackSeen })) {
             let rc = mosquitto_loop_read(handle, 1)
             guard rc == MQTTError.success else { return rc }

@@ -175,7 +175,8 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// Queues a message; returns its message id (`messageID(_:)`: never reused after a reconnect). The
     /// acknowledgement (`.acknowledged`) can arrive before this returns. The message goes out once `flush()`
-    /// wakes the network thread (or at its next turn, at most 100 ms later), so a batch costs one wake-up.
+    /// wakes the network thread (or at its next turn, at most `idlePollMilliseconds` later), so a batch costs one
+    /// wake-up.
     /// The corresponding C function is `mosquitto_publish`.
     public func publish(topic: String, payload: String, qos: UInt8, retain: Bool) -> Result<Int32, MQTTError> {
         var messageID: Int32 = 0
@@ -206,6 +207,10 @@ public final class MQTTClient: @unchecked Sendable {
         }
         if needed { wake() }
     }
+
+    /// How long the network thread waits for the socket or a wake-up before its keepalive turn (1 s, as
+    /// `mosquitto_loop_forever`).
+    static let idlePollMilliseconds: Int32 = 1000
 
     /// One byte into the wake-up pipe (a full pipe already means "wake up").
     func wake() {

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 import CSQLite
 import Dispatch
 
@@ -31,7 +32,7 @@ public final class GatewayDatabase: @unchecked Sendable {
             try database.execute("PRAGMA synchronous = \(settings.synchronous == "full" ? "FULL" : "NORMAL")")
             try StoreSchema.migrate(database)
             self.counter = SequenceCounter(database: database)
-            try counter.raiseToWallClock(Outbox.wallClock())
+            try counter.raiseToWallClock(SystemClock.realtime())
             try counter.catchUp()
             self.outbox = try Outbox(database: database, maxRows: settings.maxRows, maxBytes: settings.maxBytes)
             self.regionStates = RegionStateTable(database: database)

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 
 /// The `dead_letter` table: events the broker refused (docs/outbox.md), kept with the reason until an operator
 /// requeues them (`beaconbridge outbox --requeue`).
@@ -70,7 +71,7 @@ extension Outbox {
 
     /// Moves every dead letter back into the outbox, in one transaction (the bounds apply); returns how many.
     public func requeueDeadLetters() throws(SQLiteError) -> Int {
-        let created = Outbox.wallClock()
+        let created = SystemClock.realtime()
         var moved = 0
         do throws(SQLiteError) {
             try database.transaction { () throws(SQLiteError) in

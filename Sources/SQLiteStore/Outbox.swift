@@ -2,6 +2,7 @@ import BeaconCore
 
 #if canImport(Glibc)
 import Glibc
+import BeaconRuntime
 #endif
 
 /// The `outbox` table: envelopes waiting for the broker, in sequence (capture) order, bounded by rows and
@@ -37,7 +38,7 @@ public final class Outbox {
     /// then evicts to stay inside the bounds, in the same transaction.
     public func append(_ envelopes: [EventEnvelope]) throws(SQLiteError) {
         guard !envelopes.isEmpty else { return }
-        let created = Outbox.wallClock()
+        let created = SystemClock.realtime()
         var addedRows = 0
         var addedBytes = 0
         do throws(SQLiteError) {
@@ -187,11 +188,5 @@ public final class Outbox {
         rows = Int(statement.int64(at: 0))
         bytes = Int(statement.int64(at: 1))
         deadLetterCount = Int(try database.scalar("SELECT count(*) FROM dead_letter") ?? 0)
-    }
-
-    static func wallClock() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

@@ -25,7 +25,14 @@ enum DaemonBench {
             return
         }
         let directory = try makeDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer {
+            // BENCH_KEEP=1 keeps the captures, configs and logs (for profiling a replay by hand).
+            if ProcessInfo.processInfo.environment["BENCH_KEEP"] == "1" {
+                print("    kept \(directory)")
+            } else {
+                try? FileManager.default.removeItem(atPath: directory)
+            }
+        }
         let broker = try BenchBroker(directory: directory)
         let subscriber = try DaemonBenchProcess(
             "mosquitto_sub", executable: "/usr/bin/mosquitto_sub",
@@ -43,7 +50,8 @@ enum DaemonBench {
         let generated = Date()
         let events = try DaemonBenchCapture.write(
             path: directory + "/busy.btsnoop", beacons: 500, rate: 10, seconds: seconds, start: start)
-        try DaemonBenchCapture.writeIdle(path: directory + "/idle.btsnoop", seconds: seconds, start: start)
+        // Longer than the busy capture, so the idle reference is still running at the busy gateway's last sample.
+        try DaemonBenchCapture.writeIdle(path: directory + "/idle.btsnoop", seconds: seconds + 120, start: start)
         let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/busy.btsnoop")[.size] as? Int) ?? 0
         print(
             "    capture: \(events) events, \(size / 1_048_576) MiB, written in \(format(Date().timeIntervalSince(generated), 1)) s"
@@ -66,6 +74,7 @@ enum DaemonBench {
         let phase1 = DaemonBenchSampler(processes: [busy, idle, subscriber, broker.process], interval: sampleInterval)
         phase1.run(until: busy, deadline: Double(seconds) + 90)
         let busyStatus = busy.waitForExit(timeout: 1)
+        let idleStatus = idle.waitForExit(timeout: 0)
         idle.stop()
         usleep(500_000)
         let received =
@@ -73,6 +82,11 @@ enum DaemonBench {
             ?? 0
         report(
             phase1: phase1, seconds: seconds, busyStatus: busyStatus, log: directory + "/busy.log", received: received)
+        if let idleStatus, idleStatus != 0 {
+            let lines = ((try? String(contentsOfFile: directory + "/idle.log", encoding: .utf8)) ?? "").split(
+                separator: "\n")
+            print("    the idle gateway exited with \(idleStatus): \(lines.suffix(2).joined(separator: " | "))")
+        }
 
         let phase2Seconds = max(60, min(150, seconds / 4))
         print("  phase 2: 1,000 beacons x 1 report/s for \(phase2Seconds) s, replay at speed 1")

@@ -4,6 +4,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import BeaconRuntime
 #endif
 
 // Support for PublishBench: a counting subscriber, child processes, temp files.
@@ -42,7 +43,7 @@ extension PublishBench {
                     box.client?.subscribe("beaconbridge/#", qos: 1)
                     state.withLock { $0.connected = true }
                 case let .message(topic, payload):
-                    let received = EventPublisher.wallClock()
+                    let received = SystemClock.realtime()
                     var latency: Double?
                     if recordLatency, let json = try? JSONValue(parsing: String(decoding: payload, as: UTF8.self)),
                         case let .double(time)? = json["time"]
@@ -77,7 +78,7 @@ extension PublishBench {
         {
             if !state.withLock({ $0.connected }) { try await start() }
             state.withLock { $0 = State(prefix: topicPrefix, connected: true) }
-            let start = EventPublisher.wallClock()
+            let start = SystemClock.realtime()
             try await body()
             _ = await PublishBench.waitFor(seconds: 60) { count >= expected }
             let (received, last) = state.withLock { ($0.count, $0.last) }
@@ -144,18 +145,7 @@ extension PublishBench {
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw BenchError("cannot write \(path)") }
             defer { close(fd) }
-            var text = text
-            try text.withUTF8 { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw BenchError("write \(path) failed")
-                    }
-                    offset += written
-                }
-            }
+            guard FileDescriptorWrite.all(fd, text) == 0 else { throw BenchError("write \(path) failed") }
         }
 
         static func read(_ path: String) throws -> String {

@@ -6,6 +6,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import BeaconRuntime
 #endif
 
 /// `beaconbridge-bench publish`: MQTT publish throughput (QoS 0 and 1) next to `mosquitto_pub -l` on the same
@@ -109,7 +110,7 @@ enum PublishBench {
     /// Region events (QoS 1 by default) for 50 beacons in 4 regions, as the encoder renders them.
     static func makeEnvelopes(layout: TopicLayout, count: Int, start: UInt64 = 1) throws -> [EventEnvelope] {
         var encoder = EventEncoder(layout: layout, sequences: SequenceBlock(first: start, end: start + UInt64(count)))
-        let now = EventPublisher.wallClock()
+        let now = SystemClock.realtime()
         return try (0..<count).map { index in
             let beacon = BeaconSnapshot(
                 beaconID: "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:\(index % 50)", format: "ibeacon",

@@ -119,6 +119,14 @@ enum TrackerBench {
     }
 
     /// Resident set size in bytes, from /proc/self/statm (second field, in pages).
+    /// glibc's `malloc_trim(0)`: free heap pages back to the kernel (looked up at run time; malloc.h is not in the
+    /// Glibc module). A no-op where the symbol is missing.
+    static func releaseFreedMemory() {
+        typealias Trim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
+    }
+
     static func resident() -> Int {
         let fd = open("/proc/self/statm", O_RDONLY)
         guard fd >= 0 else { return 0 }

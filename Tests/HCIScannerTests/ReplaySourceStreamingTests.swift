@@ -1,4 +1,5 @@
 import BeaconCore
+import Synchronization
 import Testing
 
 @testable import HCIScanner
@@ -115,5 +116,54 @@ import Glibc
         let path = try TemporaryFile.write(Array("btsno".utf8))
         defer { unlink(path) }
         #expect(throws: BTSnoopFileReader.Failure.self) { _ = try BTSnoopFileReader(path: path) }
+    }
+}
+
+/// Counts the batches a source hands over (and their events); `end` finishes with the source.
+final class BatchCountingSink: HCIEventSink {
+    private let batchSizes = Mutex<[Int]>([])
+    private let ended: AsyncStream<Void>.Continuation
+    let end: AsyncStream<Void>
+
+    init() { (end, ended) = AsyncStream<Void>.makeStream() }
+
+    func offer(_ batch: [CapturedHCIEvent]) -> HCIEventOffer {
+        batchSizes.withLock { $0.append(batch.count) }
+        return HCIEventOffer(accepted: true)
+    }
+
+    func deliver(_ batch: [CapturedHCIEvent]) async -> Bool { offer(batch).accepted }
+
+    func finish() { ended.finish() }
+
+    var sizes: [Int] { batchSizes.withLock { $0 } }
+}
+
+@Suite struct ReplayPacingTests {
+    /// A paced replay sleeps at least one batch window between hand-overs and only while the next event is not
+    /// due yet, so 0.5 s of events 1 ms apart arrive in at most 0.5 / window + 2 batches (+1 when a late
+    /// machine lets more than `batchLimit` pile up), however slow the machine. Every event arrives.
+    @Test(arguments: [0.05, 0.1]) func aPacedReplayHandsOverOneBatchPerWindow(window: Double) async throws {
+        let writer = BTSnoopWriter(datalink: .hciUART)
+        var bytes = writer.header()
+        for index in 0..<500 {
+            let observation = Observation(
+                timestamp: 1_700_000_000 + Double(index) * 0.001, beaconID: "", format: "ibeacon",
+                identifiers: ["2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", "1", String(index % 10)],
+                address: BluetoothAddress(rawValue: 0xC0_0000_0000 | UInt64(index % 10)),
+                rssi: -60, measuredPower: -59)
+            let event = SyntheticAdvertisement.report(for: observation).flatMap(AdvertisingReportEncoder.legacyEvent)!
+            bytes += writer.eventRecord(event, timestamp: observation.timestamp)
+        }
+        let path = try TemporaryFile.write(bytes)
+        defer { unlink(path) }
+        let sink = BatchCountingSink()
+        let source = ReplaySource(path: path, speed: 1, batchWindow: window)
+        try await source.start(into: sink)
+        for await _ in sink.end {}
+        let sizes = sink.sizes
+        #expect(sizes.reduce(0, +) == 500)
+        #expect(sizes.count <= Int(0.5 / window) + 3, "batches: \(sizes)")
+        #expect(sizes.count >= 2, "a paced replay of 0.5 s is not one batch: \(sizes)")
     }
 }

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 import Foundation
 import MQTTPublisher
 import TestSupport
@@ -50,7 +51,7 @@ import Testing
             configuration: .init(mqtt: loopbackSettings(port: broker.port), layout: layout),
             outbox: nil)
         var encoder = SequencedEncoder(layout: layout, database: nil)
-        let now = EventPublisher.wallClock()
+        let now = SystemClock.realtime()
         var eddystone = EventFactory.beacon(2, time: now, distance: 3.456)
         eddystone.format = "eddystone-uid"
         eddystone.identifiers = ["0x00112233445566778899", "0xAABBCCDDEEFF"]

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 import Foundation
 import MQTTPublisher
 import SQLiteStore
@@ -33,7 +34,7 @@ import Testing
             envelopes.append(
                 try encoder.encoder.encode(
                     GatewayTelemetry(
-                        time: EventPublisher.wallClock(), uptime: 12.5, counters: publisher.counters.telemetry)))
+                        time: SystemClock.realtime(), uptime: 12.5, counters: publisher.counters.telemetry)))
             publisher.publish(envelopes)
             let expected = envelopes.count
             try await waitUntil("all events delivered", timeout: 60) {

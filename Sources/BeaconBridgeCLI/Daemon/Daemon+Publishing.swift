@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 import HCIScanner
 import MQTTPublisher
 import SQLiteStore
@@ -30,7 +31,7 @@ extension Daemon {
     /// Gateway status and counters, every `telemetry.interval` seconds of wall time.
     func publishTelemetryIfDue() async {
         guard configuration.telemetry.enabled else { return }
-        let now = HCIClock.monotonic()
+        let now = SystemClock.monotonic()
         guard now - telemetry.lastPublished >= configuration.telemetry.interval else { return }
         telemetry.lastPublished = now
         let report = telemetry.report(
@@ -58,7 +59,7 @@ extension Daemon {
                 logger.error("cannot reserve sequence numbers in the database", metadata: ["error": "\(error)"])
             }
         }
-        let start = max(encoder.sequences.end, UInt64(HCIClock.realtime() * 1_000_000))
+        let start = max(encoder.sequences.end, UInt64(SystemClock.realtime() * 1_000_000))
         encoder.refill(SequenceBlock(first: start, end: start + UInt64(size)))
     }
 

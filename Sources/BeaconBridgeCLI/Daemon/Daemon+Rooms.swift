@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 import HCIScanner
 import MQTTPublisher
 import Synchronization
@@ -93,8 +94,8 @@ extension Daemon {
         guard let rooms, isReplay, configuration.rooms.replayWaitForGateways > 0 else { return }
         let wanted = configuration.rooms.replayWaitForGateways
         logger.notice("waiting for gateways before replaying", metadata: ["gateways": "\(wanted)"])
-        let deadline = HCIClock.monotonic() + 60
-        while rooms.inbox.onlineCount(among: rooms.gateways) < wanted, HCIClock.monotonic() < deadline {
+        let deadline = SystemClock.monotonic() + 60
+        while rooms.inbox.onlineCount(among: rooms.gateways) < wanted, SystemClock.monotonic() < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
     }
@@ -103,7 +104,7 @@ extension Daemon {
     func handleRoomMessages() async {
         guard rooms != nil else { return }
         var effects = noteRoomConnection()
-        let wall = HCIClock.monotonic()
+        let wall = SystemClock.monotonic()
         for message in rooms?.inbox.takeAll() ?? [] {
             effects += rooms?.coordinator.receive(message, wall: wall) ?? []
         }
@@ -126,7 +127,7 @@ extension Daemon {
         guard let current = rooms, force || clock - current.lastAdvance >= 1 else { return }
         rooms?.lastAdvance = clock
         var effects = noteRoomConnection()
-        effects += rooms?.coordinator.advance(to: clock, wall: HCIClock.monotonic()) ?? []
+        effects += rooms?.coordinator.advance(to: clock, wall: SystemClock.monotonic()) ?? []
         await perform(effects)
     }
 
@@ -136,7 +137,7 @@ extension Daemon {
         let connected = publisher.counters.connected
         guard connected != current.connected else { return [] }
         rooms?.connected = connected
-        return rooms?.coordinator.connection(connected, wall: HCIClock.monotonic()) ?? []
+        return rooms?.coordinator.connection(connected, wall: SystemClock.monotonic()) ?? []
     }
 
     private func perform(_ effects: [RoomCoordinator.Effect]) async {

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 import HCIScanner
 import MQTTPublisher
 import SQLiteStore
@@ -54,7 +55,7 @@ extension Daemon {
             logger.warning("configuration: \(StartupChecks.warningLine(warning))")
         }
         let isReplay = options.isReplay(configuration.scanner)
-        let now = HCIClock.realtime()
+        let now = SystemClock.realtime()
 
         // The database: outbox, region state, sequence counter. Usable or nothing starts: a damaged file is
         // moved aside (kept) and a fresh one created; any other failure (disk full, permissions) exits 74.
@@ -164,16 +165,18 @@ extension Daemon {
 
         let source: any HCIEventSource
         let maxGap = options.replayMaxGap ?? configuration.scanner.replayMaxGap
-        switch (options.replayPath, configuration.scanner.source) {
-        case let (path?, _):
+        let replayPath: String? =
+            switch configuration.scanner.source {
+            case let .replay(path): options.replayPath ?? path
+            case .hci: options.replayPath
+            }
+        if let path = replayPath {
             source = ReplaySource(
-                path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed, maxIdleGap: maxGap)
-        case let (nil, .replay(path)):
-            source = ReplaySource(
-                path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed, maxIdleGap: maxGap)
-        case (nil, .hci) where options.hciFeedDescriptor != nil:
-            source = HCIScanner(settings: configuration.scanner, feedDescriptor: options.hciFeedDescriptor ?? 0)
-        case (nil, .hci):
+                path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed, maxIdleGap: maxGap,
+                batchWindow: configuration.scanner.batchWindowMilliseconds / 1000)
+        } else if let feed = options.hciFeedDescriptor {
+            source = HCIScanner(settings: configuration.scanner, feedDescriptor: feed)
+        } else {
             var recorder: BTSnoopFileRecorder?
             if let path = options.recordPath ?? configuration.scanner.record {
                 do { recorder = try BTSnoopFileRecorder(path: path) } catch {

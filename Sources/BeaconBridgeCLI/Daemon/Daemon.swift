@@ -67,7 +67,7 @@ final class Daemon {
         self.pipeline = pipeline
         self.encoder = EventEncoder(
             layout: TopicLayout(settings: configuration.topics, gatewayID: configuration.gateway.id))
-        self.telemetry = DaemonTelemetry(startedAt: HCIClock.monotonic())
+        self.telemetry = DaemonTelemetry(startedAt: SystemClock.monotonic())
         self.mailbox = EventMailbox(capacity: max(1, configuration.scanner.queueCapacity))
         self.rooms = DaemonRooms(configuration: configuration)
     }
@@ -176,7 +176,7 @@ final class Daemon {
         switch control {
         case .tick:
             heartbeat.beat()
-            if !isReplay { clock = max(clock, HCIClock.realtime()) }
+            if !isReplay { clock = max(clock, SystemClock.realtime()) }
             await publish(pipeline.advance(to: clock))
             lastAdvance = clock
             persistStates()
@@ -294,10 +294,10 @@ final class Daemon {
     /// `stallTimeout` seconds without any (broker unreachable) or after an hour in all. False: events remain in
     /// the outbox (the replay then exits 75, EX_TEMPFAIL).
     private func waitForDelivery(stallTimeout: Double) async -> Bool {
-        let start = HCIClock.monotonic()
+        let start = SystemClock.monotonic()
         var lastProgress = start
         var mark = (acknowledged: -1, backlog: -1, deadLetters: -1)
-        while HCIClock.monotonic() - start < 3600 {
+        while SystemClock.monotonic() - start < 3600 {
             let counters = publisher.counters
             if counters.live, counters.inflight == 0, counters.backlogRows == 0, counters.settled >= telemetry.submitted
             {
@@ -306,8 +306,8 @@ final class Daemon {
             let now = (counters.acknowledged, counters.backlogRows, counters.deadLettered)
             if now != mark {
                 mark = now
-                lastProgress = HCIClock.monotonic()
-            } else if HCIClock.monotonic() - lastProgress >= stallTimeout {
+                lastProgress = SystemClock.monotonic()
+            } else if SystemClock.monotonic() - lastProgress >= stallTimeout {
                 break
             }
             try? await Task.sleep(for: .milliseconds(50))

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 import ESPHomeProxy
 import HCIScanner
 import MQTTPublisher
@@ -23,7 +24,7 @@ struct DaemonTelemetry {
         time: Timestamp, pipeline: GatewayPipeline, source: HCISourceStatistics,
         publisher: PublisherCounters, esphome: ESPHomeProxyCounters.Snapshot? = nil
     ) -> GatewayTelemetry {
-        let now = HCIClock.monotonic()
+        let now = SystemClock.monotonic()
         let reports = pipeline.counters.reports
         let rate = now > lastReportTime ? Double(reports - lastReports) / (now - lastReportTime) : 0
         lastReports = reports

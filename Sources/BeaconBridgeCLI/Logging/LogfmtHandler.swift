@@ -3,6 +3,7 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+import BeaconRuntime
 #endif
 
 /// Writes logfmt lines to a file descriptor (stderr by default), one `write` per line under a lock so lines
@@ -58,7 +59,9 @@ public struct LogfmtHandler: LogHandler {
             now.tv_sec = Int(epoch)
             now.tv_nsec = Int((epoch - epoch.rounded(.down)) * 1e9)
         } else {
-            clock_gettime(CLOCK_REALTIME, &now)
+            let wall = SystemClock.realtime()
+            now.tv_sec = Int(wall)
+            now.tv_nsec = Int((wall - wall.rounded(.down)) * 1e9)
         }
         var seconds = now.tv_sec
         var parts = tm()
@@ -93,20 +96,6 @@ final class LogSink: Sendable {
 
     /// The corresponding C function is `write` (EINTR retried, partial writes continued).
     func write(_ text: String) {
-        lock.withLock { _ in
-            var text = text
-            text.withUTF8 { buffer in
-                guard let base = buffer.baseAddress else { return }
-                var offset = 0
-                while offset < buffer.count {
-                    let n = Glibc.write(fileDescriptor, base + offset, buffer.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        return
-                    }
-                    offset += n
-                }
-            }
-        }
+        lock.withLock { _ in _ = FileDescriptorWrite.all(fileDescriptor, text) }
     }
 }

@@ -1,6 +1,18 @@
 /// Fast lower-case hex, UUID and decimal rendering of byte ranges, one allocation per string. The writers put
 /// text into a caller's buffer and return the next position; they never write past the buffer.
-enum HexText {
+public enum HexText {
+    /// Lower-case hex of all the bytes ("" for none).
+    public static func hex(_ bytes: [UInt8]) -> String { hex(bytes, 0..<bytes.count) }
+
+    /// The two hex digits of one byte (lower case unless `uppercase`).
+    public static func hex(byte: UInt8, uppercase: Bool = false) -> String {
+        String(unsafeUninitializedCapacity: 2) { out in
+            out[0] = uppercase ? upperDigit(byte >> 4) : digit(byte >> 4)
+            out[1] = uppercase ? upperDigit(byte & 0x0F) : digit(byte & 0x0F)
+            return 2
+        }
+    }
+
     /// ASCII of a lower-case hex digit (0-15).
     @inline(__always)
     static func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }

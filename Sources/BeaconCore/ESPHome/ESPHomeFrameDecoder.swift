@@ -51,7 +51,7 @@ public struct ESPHomeFrameDecoder: Sendable {
         var index = start
         guard index < buffer.count else { return nil }
         guard buffer[index] == 0x00 else {
-            throw .malformedFrame("indicator 0x\(hex(buffer[index])) (plaintext frames start with 0x00)")
+            throw .malformedFrame("indicator 0x\(HexText.hex(byte: buffer[index])) (plaintext frames start with 0x00)")
         }
         index += 1
         guard let size = try varint(at: &index) else { return nil }
@@ -67,7 +67,7 @@ public struct ESPHomeFrameDecoder: Sendable {
     private mutating func nextNoise() throws(ESPHomeProtocolError) -> Frame? {
         guard buffer.count - start >= 1 else { return nil }
         guard buffer[start] == 0x01 else {
-            throw .malformedFrame("indicator 0x\(hex(buffer[start])) (encrypted frames start with 0x01)")
+            throw .malformedFrame("indicator 0x\(HexText.hex(byte: buffer[start])) (encrypted frames start with 0x01)")
         }
         guard buffer.count - start >= 3 else { return nil }
         let size = Int(buffer[start + 1]) << 8 | Int(buffer[start + 2])
@@ -91,11 +91,6 @@ public struct ESPHomeFrameDecoder: Sendable {
             shift += 7
             guard shift < 35 else { throw .malformedFrame("varint longer than 5 bytes") }
         }
-    }
-
-    private func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
     }
 }
 

@@ -73,8 +73,7 @@ public struct IdentityResolvingKey: Sendable, Equatable, CustomStringConvertible
     }
 
     static func hex8(_ word: UInt32) -> String {
-        let digits = Array("0123456789abcdef")
-        return String((0..<8).map { digits[Int((word >> (28 - 4 * UInt32($0))) & 0xF)] })
+        HexText.hex((0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32($0))) })
     }
 }
 

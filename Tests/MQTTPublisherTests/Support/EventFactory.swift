@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 import Foundation
 import MQTTPublisher
 import SQLiteStore
@@ -19,17 +20,17 @@ enum EventFactory {
             lastSeen: time, fields: ["battery_mv": .int(2950), "temperature_c": .double(21.5)])
     }
 
-    static func sighting(_ index: Int, time: Double = EventPublisher.wallClock()) -> EngineEvent {
+    static func sighting(_ index: Int, time: Double = SystemClock.realtime()) -> EngineEvent {
         .sighting(SightingEvent(time: time, beacon: beacon(index, time: time)))
     }
 
-    static func presence(_ index: Int, state: PresenceState, time: Double = EventPublisher.wallClock()) -> EngineEvent {
+    static func presence(_ index: Int, state: PresenceState, time: Double = SystemClock.realtime()) -> EngineEvent {
         .presence(PresenceEvent(time: time, state: state, beacon: beacon(index, time: time)))
     }
 
     static func region(
         _ index: Int, kind: RegionEvent.Kind, region: String = "kitchen",
-        time: Double = EventPublisher.wallClock()
+        time: Double = SystemClock.realtime()
     ) -> EngineEvent {
         let state: RegionState = kind == .exit ? .outside : .inside
         return .region(

@@ -4,8 +4,8 @@ import BeaconCore
 import Glibc
 #endif
 
-/// The clocks the adapters and the daemon read (the core never does).
-public enum HCIClock {
+/// The one place the adapters and the daemon read the clocks (the core never does: it is handed times).
+public enum SystemClock {
     /// Wall-clock capture time, seconds since the Unix epoch. The corresponding C call is
     /// `clock_gettime(CLOCK_REALTIME)`.
     public static func realtime() -> Timestamp {
