@@ -87,6 +87,23 @@ extension PublisherDelivery {
         await refreshBacklog()
     }
 
+    /// Ticks (4 a second) between two checks that the outbox file is still the one open.
+    static let fileCheckTicks = 8
+
+    /// Every `fileCheckTicks` ticks: asks the database whether its file was deleted, truncated or replaced
+    /// (`FileBackedOutbox.verifyFile`, a `stat` when all is well); a loss is reported (the database has
+    /// re-created itself at the path by then) and the backlog figures are read again, so the events that
+    /// could not be copied show as dropped (`file_lost`).
+    func checkOutboxFile() async {
+        guard let database = publisher.store as? any FileBackedOutbox else { return }
+        ticksSinceFileCheck += 1
+        guard ticksSinceFileCheck >= PublisherDelivery.fileCheckTicks else { return }
+        ticksSinceFileCheck = 0
+        guard let recovery = await database.verifyFile() else { return }
+        publisher.notify(.outboxFileLost(recovery))
+        await refreshBacklog()
+    }
+
     /// The end of `run()` with the memory outbox (no usable database, or it failed while running and still
     /// fails: one last write-back is tried first): what it still holds ends with the process. Every such
     /// event is counted as dropped (`not_persisted`) and reported, and the backlog figure counts only the rows

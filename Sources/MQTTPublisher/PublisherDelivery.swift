@@ -21,6 +21,8 @@ final class PublisherDelivery {
     /// The database's drop counts when it failed (`RecoveringOutbox`), and ticks since the last write-back try.
     var databaseDropsAtFailure: [OutboxDropReason: Int] = [:]
     var ticksSinceWriteBack = 0
+    /// Ticks since the outbox file was last checked (`checkOutboxFile`).
+    var ticksSinceFileCheck = 0
     var transportError: String?
     var lastMachineError: String?
 
@@ -63,6 +65,7 @@ final class PublisherDelivery {
                 await run(.acknowledged(messageID: entry.messageID, reasonCode: Int(entry.reasonCode)))
             }
         case .tick:
+            await checkOutboxFile()
             await tryWriteBack()
             await run(.tick)
         case .stop: await run(.stop)

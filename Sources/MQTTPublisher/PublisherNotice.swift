@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// What the publisher tells its owner.
 public enum PublisherNotice: Sendable, Equatable {
     case connected
@@ -11,6 +13,10 @@ public enum PublisherNotice: Sendable, Equatable {
     case outboxFailed(String)
     /// The database takes writes again: the events kept in memory meanwhile were written back into it.
     case outboxRecovered(rowsWrittenBack: Int)
+    /// The outbox file was deleted, truncated or replaced while running: what the open handle still held was
+    /// copied into a new database at the path (docs/outbox.md, "The file disappears while running"). Log it
+    /// as an error naming the path.
+    case outboxFileLost(OutboxFileRecovery)
     /// Events were dropped (reason as in `PublisherCounters.dropped`): log it. Reported when noticed, at most
     /// once per drain step or tick for the outbox's own drops.
     case eventsDropped(reason: String, count: Int)

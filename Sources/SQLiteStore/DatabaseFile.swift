@@ -79,23 +79,42 @@ public enum DatabaseFile {
 
     /// Moves a damaged database and its `-wal`/`-shm` files aside as `PATH.damaged-YYYYMMDDTHHMMSSZ` (kept for
     /// inspection, never deleted); returns the new name of the main file. `unixTime` names it.
-    public static func moveAside(_ path: String, unixTime: Double) throws(SQLiteError) -> String {
-        var target = path + ".damaged-" + stamp(unixTime)
+    /// `label` names why (`damaged`, `replaced`, `truncated`).
+    public static func moveAside(_ path: String, unixTime: Double, label: String = "damaged") throws(SQLiteError)
+        -> String
+    {
+        var target = path + ".\(label)-" + stamp(unixTime)
         var attempt = 1
         while access(target, F_OK) == 0 {
             attempt += 1
-            target = path + ".damaged-" + stamp(unixTime) + "-\(attempt)"
+            target = path + ".\(label)-" + stamp(unixTime) + "-\(attempt)"
         }
         guard rename(path, target) == 0 else {
             throw SQLiteError(
                 code: SQLITE_CANTOPEN,
-                message: "cannot move the damaged database aside to \(target): \(describe(errno))",
+                message: "cannot move the \(label) database aside to \(target): \(describe(errno))",
                 path: path)
         }
         for suffix in companions where access(path + suffix, F_OK) == 0 {
             _ = rename(path + suffix, target + suffix)
         }
         return target
+    }
+
+    /// The file's device, inode and size, or nil with `errno` set (`stat`).
+    static func identity(of path: String) -> FileIdentity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size))
+    }
+
+    /// Which file a path names, and how long it is.
+    struct FileIdentity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+
+        func isSameFile(as other: FileIdentity) -> Bool { device == other.device && inode == other.inode }
     }
 
     /// `20261201T133000Z` for a Unix time (UTC).

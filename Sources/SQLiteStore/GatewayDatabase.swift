@@ -9,8 +9,9 @@ import Dispatch
 /// methods hop onto it and resume the caller when done; the `RegionStateStore` methods (a synchronous
 /// contract) wait for it with `queue.sync`.
 ///
-/// `@unchecked Sendable`: the invariant is that `connection` (the SQLite handle and everything holding it) is
-/// only touched from blocks running on `queue`.
+/// `@unchecked Sendable`: the invariant is that `connection` (the SQLite handle and everything holding it) and
+/// the other `var`s are only touched from blocks running on `queue`. The connection is replaced when the file
+/// is deleted, truncated or replaced under the process (`verifyFile()`, GatewayDatabase+FileCheck.swift).
 public final class GatewayDatabase: @unchecked Sendable {
     /// Everything that holds the SQLite handle. `@unchecked Sendable` only so blocks can carry it to `queue`:
     /// it is used exclusively from blocks running on `queue`.
@@ -20,6 +21,8 @@ public final class GatewayDatabase: @unchecked Sendable {
         let counter: SequenceCounter
         let regionStates: RegionStateTable
         let deviceKeys: DeviceKeyTable
+        /// The file as it was at open, grown to the largest size seen since (a smaller file was truncated).
+        var file: DatabaseFile.FileIdentity?
 
         init(database: SQLiteDatabase, settings: OutboxSettings) throws(SQLiteError) {
             self.database = database
@@ -37,11 +40,22 @@ public final class GatewayDatabase: @unchecked Sendable {
             self.outbox = try Outbox(database: database, maxRows: settings.maxRows, maxBytes: settings.maxBytes)
             self.regionStates = RegionStateTable(database: database)
             self.deviceKeys = DeviceKeyTable(database: database)
+            self.file = DatabaseFile.identity(of: settings.path)
         }
     }
 
-    private let queue: DispatchQueue
-    private let connection: Connection
+    let queue: DispatchQueue
+    /// Nil only after the file was lost and a new one could not be opened yet (`verifyFile()` retries).
+    var connection: Connection?
+    /// Why `connection` is nil.
+    var closedReason = ""
+    /// The highest sequence number reserved through this object (carried into a replacement database).
+    var highestReserved: UInt64 = 0
+    /// A statement failed with SQLITE_CORRUPT/NOTADB since the last file check (the file was damaged under us).
+    var corruptionSeen = false
+    /// A lost file whose replacement could not be opened yet (`verifyFile()` tries again).
+    var pendingReopen: PendingReopen?
+    let settings: OutboxSettings
     public let path: String
 
     /// Opens or creates the database at `settings.path` and migrates it. Throws `SQLiteError` with a clear
@@ -60,6 +74,7 @@ public final class GatewayDatabase: @unchecked Sendable {
         }
         self.queue = queue
         self.connection = try result.get()
+        self.settings = settings
         self.path = settings.path
     }
 
@@ -97,12 +112,12 @@ public final class GatewayDatabase: @unchecked Sendable {
     func perform<T: Sendable>(_ body: @escaping @Sendable (Connection) throws(SQLiteError) -> T)
         async throws(SQLiteError) -> T
     {
-        let connection = self.connection
         let result: Result<T, SQLiteError> = await withCheckedContinuation { continuation in
             queue.async {
                 do throws(SQLiteError) {
-                    continuation.resume(returning: .success(try body(connection)))
+                    continuation.resume(returning: .success(try body(try self.openConnection())))
                 } catch {
+                    if error.isCorrupt { self.corruptionSeen = true }
                     continuation.resume(returning: .failure(error))
                 }
             }
@@ -113,7 +128,10 @@ public final class GatewayDatabase: @unchecked Sendable {
     /// Runs `body` on the database queue, blocking the caller (for the synchronous contracts).
     func performSync<T>(_ body: (Connection) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         let result: Result<T, SQLiteError> = queue.sync {
-            do throws(SQLiteError) { return .success(try body(connection)) } catch { return .failure(error) }
+            do throws(SQLiteError) { return .success(try body(try openConnection())) } catch {
+                if error.isCorrupt { corruptionSeen = true }
+                return .failure(error)
+            }
         }
         return try result.get()
     }
@@ -127,8 +145,17 @@ public final class GatewayDatabase: @unchecked Sendable {
         try await perform { (connection) throws(SQLiteError) in
             if floor > 0 { try connection.counter.raise(toAtLeast: floor) }
             let block = try connection.counter.reserve(count)
+            self.highestReserved = max(self.highestReserved, block.end - 1)
             return SequenceBlock(first: block.first, end: block.end)
         }
+    }
+
+    /// The open connection (on `queue`), or the error saying why there is none.
+    func openConnection() throws(SQLiteError) -> Connection {
+        guard let connection else {
+            throw SQLiteError(code: SQLITE_CANTOPEN, message: "the database is not open: \(closedReason)", path: path)
+        }
+        return connection
     }
 
     /// Runs raw SQL on the queue: maintenance and tests (e.g. `PRAGMA max_page_count`).

@@ -22,7 +22,15 @@ public final class SQLiteDatabase {
         self.path = path
     }
 
-    deinit {
+    private var isClosed = false
+
+    deinit { close() }
+
+    /// Closes the connection now (cached statements first; in WAL mode SQLite checkpoints and removes the
+    /// `-wal` and `-shm` files). Nothing may use it afterwards; a second call does nothing.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
         cache.removeAll()
         sqlite3_close_v2(handle)
     }

@@ -10,9 +10,12 @@ final class DaemonTestBed: Sendable {
     let gatewayID = "testgw"
     static let uuid = "2f234454-cf6d-4a0f-adf2-f4911ba9ffa6"
 
-    init() throws {
+    /// - Parameter persistentBroker: the broker keeps sessions and queued messages (QoS 0 too: sightings)
+    ///   across a restart, for a persistent subscriber that reconnects after the gateway did.
+    init(persistentBroker: Bool = false) throws {
         directory = try TestDirectory.make(prefix: "bb-daemon")
-        broker = try MosquittoProcess()
+        broker = try MosquittoProcess(
+            extraConfig: persistentBroker ? "queue_qos0_messages true\n" : "", persistent: persistentBroker)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }

@@ -110,6 +110,23 @@ extension Daemon {
                 metadata: ["count": "\(count)", "seq": "\(sequence)", "topic": "\(topic)", "reason": "\(reason)"])
         case let .outboxFailed(message):
             logger.error("outbox database failed; keeping events in memory", metadata: ["error": "\(message)"])
+        case let .outboxFileLost(recovery):
+            var metadata: Logger.Metadata = [
+                "path": "\(recovery.path)", "cause": "\(recovery.cause.rawValue)",
+                "rows_copied": "\(recovery.rowsCopied)", "rows_lost": "\(recovery.rowsLost)",
+            ]
+            if let moved = recovery.movedAside { metadata["moved_to"] = "\(moved)" }
+            if let error = recovery.copyError { metadata["copy_error"] = "\(error)" }
+            if let error = recovery.openError {
+                metadata["error"] = "\(error)"
+                logger.critical(
+                    "the outbox database file was \(recovery.cause.rawValue) while running and a new one cannot be "
+                        + "opened; keeping events in memory, trying again every 2 s", metadata: metadata)
+            } else {
+                logger.error(
+                    "the outbox database file was \(recovery.cause.rawValue) while running; what it held was copied "
+                        + "into a new database at the path", metadata: metadata)
+            }
         case let .outboxRecovered(rows):
             logger.notice(
                 "outbox database takes writes again; events kept in memory written back", metadata: ["rows": "\(rows)"])

@@ -8,6 +8,8 @@ public enum OutboxDropReason: String, Sendable, Hashable, CaseIterable {
     case byteCap = "byte_cap"
     /// A dead letter removed to keep the dead-letter table under `DeadLetter.maxKept` rows.
     case deadLetterCap = "dead_letter_cap"
+    /// Held by an outbox file that was deleted, truncated or replaced while running and could not be copied.
+    case fileLost = "file_lost"
 }
 
 /// Backlog size and the drops counted since the outbox was opened.
