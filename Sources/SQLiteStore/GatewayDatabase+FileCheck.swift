@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 import CSQLite
 
 #if canImport(Glibc)
@@ -30,7 +31,7 @@ extension GatewayDatabase: FileBackedOutbox {
     /// reopen is still failing, already reported).
     public func verifyFile() async -> OutboxFileRecovery? {
         await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: self.checkFile(unixTime: Outbox.wallClock())) }
+            queue.async { continuation.resume(returning: self.checkFile(unixTime: SystemClock.realtime())) }
         }
     }
 
