@@ -41,15 +41,18 @@ extension RegionEvaluator {
             return nil
         }
         let margin = min(max(value - membership.enterLevel, -Self.marginClamp), Self.marginClamp)
+        // While unknown there is no state yet to keep from flapping: a smaller margin (the same evidence) on
+        // both sides decides sooner which side of the level the beacon is on.
+        let enterMargin = membership.state == .unknown ? params.unknownMargin : params.enterMargin
         let before = membership.enterSum
-        membership.enterSum = max(0, membership.enterSum + weight * (margin - params.enterMargin))
+        membership.enterSum = max(0, membership.enterSum + weight * (margin - enterMargin))
         if before == 0, membership.enterSum > 0 { membership.runStart = time - Double(weight) }
         if Double(membership.enterSum) >= params.enterEvidence, time - membership.runStart >= params.minDwell {
             transition(&membership, to: .inside, at: time, beaconID: beaconID, changes: &changes)
             return .enter
         }
         if membership.state == .unknown {
-            membership.otherSum = max(0, membership.otherSum + weight * (-margin - params.enterMargin))
+            membership.otherSum = max(0, membership.otherSum + weight * (-margin - enterMargin))
             if Double(membership.otherSum) >= params.enterEvidence {
                 transition(&membership, to: .outside, at: time, beaconID: beaconID, changes: &changes)
                 return .state
@@ -65,6 +68,8 @@ extension RegionEvaluator {
     static let heardGap = 5.0
     /// A report's margin counts at most this many dB either way, so one outlier cannot decide.
     static let marginClamp: Float = 10
+    /// While a pair is `unknown` its margin is this share of `enter_margin_db` (0.75 dB by default).
+    static let unknownMarginShare: Float = 0.25
 
     /// Whether an inside membership is due to exit at `time`: heard without qualifying for the exit period
     /// (the current silence counted up to `heardGap`), or silent since qualifying for the dropout grace.

@@ -7,6 +7,8 @@ struct RegionParameters: Sendable {
     var minDwell: Double
     var exitPeriod: Double
     var enterMargin: Float
+    /// The margin while the pair is `unknown` (`enterMargin` × `RegionEvaluator.unknownMarginShare`).
+    var unknownMargin: Float
     var exitEvidence: Float
     var dropoutGrace: Double
     /// The region's own filter, nil to judge raw reports.
@@ -19,6 +21,7 @@ struct RegionParameters: Sendable {
         minDwell = rule.minDwell
         exitPeriod = rule.exitPeriod
         enterMargin = Float(rule.enterMargin)
+        unknownMargin = Float(rule.enterMargin) * RegionEvaluator.unknownMarginShare
         exitEvidence = Float(rule.exitEvidence)
         dropoutGrace = rule.dropoutGrace
         filter = rule.filter

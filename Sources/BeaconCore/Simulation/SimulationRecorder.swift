@@ -163,6 +163,16 @@ struct SimulationRecorder {
         return summary
     }
 
+    /// The first time at or after `time` at which the gateway could hear anything: a true transition while the
+    /// gateway is down (between a restart and the end of its downtime) is measured from when it is back.
+    func observable(_ time: Timestamp) -> Timestamp {
+        for offset in scenario.restarts {
+            let down = scenario.startTime + offset
+            if time >= down, time < down + scenario.restartDowntime { return down + scenario.restartDowntime }
+        }
+        return time
+    }
+
     /// Matches a detector's transitions to the truth, pair by pair (same kind, in order, no earlier than 10 s
     /// before the true one).
     private func score(_ log: DetectorLog) -> [SimulationSummary.Pair] {
@@ -183,7 +193,7 @@ struct SimulationRecorder {
                         && engine[$0].time >= max(floor, transition.time - 10)
                 }) {
                     matched[index] = true
-                    let latency = engine[index].time - transition.time
+                    let latency = engine[index].time - observable(transition.time)
                     if transition.kind == .enter {
                         pair.enterLatencies.append(latency)
                     } else {

@@ -20,7 +20,8 @@ public struct SimulationSummary: Sendable, Equatable, PairScores {
         public var falseExitsDuringStays = 0
         /// True transitions the engine never made.
         public var missed = 0
-        /// Seconds from the true transition to the engine's event (exit latencies include the exit period).
+        /// Seconds from the true transition to the engine's event (exit latencies include the exit period); a
+        /// true transition while the gateway was down counts from the end of the downtime.
         public var enterLatencies: [Double] = []
         public var exitLatencies: [Double] = []
     }

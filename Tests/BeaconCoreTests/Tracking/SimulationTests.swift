@@ -100,6 +100,23 @@ import Testing
         #expect(abs(truth[0].time - 1_700_000_007) < 0.06)
         #expect(abs(truth[1].time - 1_700_000_014.5) < 0.06)
     }
+
+    /// A beacon that walks in while the gateway is down (restart at 100 s, 30 s down) cannot be heard before
+    /// 130 s: its enter latency counts from then, not from the true crossing at about 108.6 s.
+    @Test func enterLatencyOfATransitionWhileDownCountsFromTheRestart() {
+        let walker = ScenarioFixtures.beacon(
+            1, path: [Waypoint(time: 105, x: 12), Waypoint(time: 110, x: 1)], loss: 0, sigma: 0)
+        var scenario = ScenarioFixtures.scenario(seed: 1, duration: 300, beacons: [walker], restarts: [100])
+        scenario.restartDowntime = 30
+        let run = ScenarioRun(scenario)
+        let back = scenario.startTime + 130
+        #expect(run.truth.map(\.kind) == [.enter])
+        #expect(run.truth.allSatisfy { $0.time > scenario.startTime + 100 && $0.time < back })
+        let latencies = run.run().enterLatencies
+        #expect(latencies.count == 1)
+        // Heard again from 130 s, 10 dB above the level (clamped): 30 dB·s at 7 dB·s per second, about 4.3 s.
+        #expect(latencies.allSatisfy { $0 >= 0 && $0 < 10 }, "\(latencies)")
+    }
 }
 
 @Suite struct ScenarioFileTests {
