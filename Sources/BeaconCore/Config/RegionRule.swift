@@ -17,7 +17,7 @@ public struct RegionRule: Sendable, Equatable {
     public var exit: RegionCondition?
     /// dB·s of evidence before entering (YAML `enter_evidence_db`, default 30).
     public var enterEvidence: Double
-    /// dB a report must be above the enter level to add evidence (YAML `enter_margin_db`, default 3).
+    /// dB a report must be above the enter level to add evidence (YAML `enter_margin_db`, default 3.5).
     public var enterMargin: Double
     /// Bound of the exit debt, dB·s (YAML `exit_evidence_db`, default 20).
     public var exitEvidence: Double
@@ -33,7 +33,7 @@ public struct RegionRule: Sendable, Equatable {
     public init(
         name: String, match: RegionMatch, enter: RegionCondition? = nil, exit: RegionCondition? = nil,
         enterEvidence: Double = 30, minDwell: Double = 1, exitPeriod: Double = 30,
-        filter: FilterSettings? = nil, enterMargin: Double = 3, exitEvidence: Double = 20,
+        filter: FilterSettings? = nil, enterMargin: Double = 3.5, exitEvidence: Double = 20,
         dropoutGrace: Double = 60
     ) {
         self.enterMargin = enterMargin

@@ -67,8 +67,8 @@ extension RegionEvaluator {
     /// dropouts, which only `dropoutGrace` ends.
     static let heardGap = 5.0
     /// A report's margin counts at most this many dB either way, so one outlier cannot decide.
-    static let marginClamp: Float = 10
-    /// While a pair is `unknown` its margin is this share of `enter_margin_db` (0.75 dB by default).
+    static let marginClamp: Float = 11
+    /// While a pair is `unknown` its margin is this share of `enter_margin_db` (0.875 dB by default).
     static let unknownMarginShare: Float = 0.25
 
     /// Whether an inside membership is due to exit at `time`: heard without qualifying for the exit period

@@ -7,8 +7,8 @@ import Testing
 
     @Test func entersOnEvidenceAfterTheMinimumDwellAndExitsAfterTheExitPeriod() {
         var engine = F.engine()
-        // −60 dBm against a −70 dBm level, from `unknown` (margin 3 × 0.25 = 0.75 dB): (10 − 0.75) dB for each
-        // 0.1 s, 0.925 dB·s a report after the first, so the 30 dB·s are reached at the 33rd report (3.3 s), past
+        // −60 dBm against a −70 dBm level, from `unknown` (margin 3.5 × 0.25 = 0.875 dB): (10 − 0.875) dB for each
+        // 0.1 s, 0.9125 dB·s a report after the first, so the 30 dB·s are reached at the 33rd report (3.3 s), past
         // the 1 s dwell.
         let events = F.feed(&engine, from: 0, to: 4.95, rssi: -60)
         let enters = F.regionEvents(events).filter { $0.kind == .enter }
@@ -75,7 +75,7 @@ import Testing
         _ = engine.process(F.report(1, at: 0, rssi: -75))
         #expect(engine.state(of: F.id(1), in: "hall") == .unknown)
         _ = F.feed(&engine, from: 0.1, to: 3, rssi: -80)
-        #expect(engine.state(of: F.id(1), in: "hall") == .unknown, "9.25 dB·s a second: 30 not reached yet")
+        #expect(engine.state(of: F.id(1), in: "hall") == .unknown, "9.125 dB·s a second: 30 not reached yet")
         let events = F.feed(&engine, from: 3, to: 6, rssi: -80)
         #expect(engine.state(of: F.id(1), in: "hall") == .outside)
         // Settling outside is published (a `state` event), so a consumer holding an old retained `inside` hears it.

@@ -114,7 +114,7 @@ import Testing
         #expect(run.truth.allSatisfy { $0.time > scenario.startTime + 100 && $0.time < back })
         let latencies = run.run().enterLatencies
         #expect(latencies.count == 1)
-        // Heard again from 130 s, 10 dB above the level (clamped): 30 dB·s at 7 dB·s per second, about 4.3 s.
+        // Heard again from 130 s, 12.9 dB above the level (clamped to 11): 30 dB·s at 7.5 dB·s a second, 4 s.
         #expect(latencies.allSatisfy { $0 >= 0 && $0 < 10 }, "\(latencies)")
     }
 }
