@@ -115,6 +115,7 @@ extension GatewayDatabase: FileBackedOutbox {
             DatabaseFile.createPrivately(path)
             let fresh = try Connection(database: try SQLiteDatabase(path: path), settings: settings)
             try fresh.counter.raise(toAtLeast: pending.sequenceFloor)
+            highestReserved = max(highestReserved, try fresh.counter.value())
             let kept = fresh.outbox.rows + fresh.outbox.deadLetterCount
             let lost = max(0, pending.held - kept)
             var dropped = pending.dropped

@@ -49,7 +49,8 @@ public final class GatewayDatabase: @unchecked Sendable {
     var connection: Connection?
     /// Why `connection` is nil.
     var closedReason = ""
-    /// The highest sequence number reserved through this object (carried into a replacement database).
+    /// The database's sequence counter as last seen: at open, and after every reservation (carried into a
+    /// replacement database, and the floor of numbers handed out while the database fails).
     var highestReserved: UInt64 = 0
     /// A statement failed with SQLITE_CORRUPT/NOTADB since the last file check (the file was damaged under us).
     var corruptionSeen = false
@@ -73,7 +74,9 @@ public final class GatewayDatabase: @unchecked Sendable {
             }
         }
         self.queue = queue
-        self.connection = try result.get()
+        let opened = try result.get()
+        self.connection = opened
+        self.highestReserved = (try? opened.counter.value()) ?? 0
         self.settings = settings
         self.path = settings.path
     }
@@ -156,6 +159,15 @@ public final class GatewayDatabase: @unchecked Sendable {
             throw SQLiteError(code: SQLITE_CANTOPEN, message: "the database is not open: \(closedReason)", path: path)
         }
         return connection
+    }
+
+    /// The highest sequence number the database's counter has handed out or been raised to, as last seen
+    /// (no SQL: known even while the database fails). Numbers handed out without the database (from the wall
+    /// clock) start above it.
+    public func sequenceFloor() async -> UInt64 {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: self.highestReserved) }
+        }
     }
 
     /// Runs raw SQL on the queue: maintenance and tests (e.g. `PRAGMA max_page_count`).

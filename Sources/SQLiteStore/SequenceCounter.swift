@@ -27,6 +27,11 @@ struct SequenceCounter {
         try raise(toAtLeast: UInt64(max(0, wallClock) * 1_000_000))
     }
 
+    /// The highest number reserved (or raised to) so far.
+    func value() throws(SQLiteError) -> UInt64 {
+        UInt64(max(0, try database.scalar("SELECT value FROM counters WHERE name = 'event_sequence'") ?? 0))
+    }
+
     /// Raises the counter so that the next number reserved is above `value` (never lowers it).
     func raise(toAtLeast value: UInt64) throws(SQLiteError) {
         let statement = try database.statement(

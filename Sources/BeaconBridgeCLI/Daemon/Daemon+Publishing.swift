@@ -48,9 +48,11 @@ extension Daemon {
     }
 
     /// Sequence numbers come in blocks reserved in the database so they keep increasing across restarts.
-    /// Without a database, a block starting at the wall clock in microseconds keeps them increasing too.
+    /// Without a database, a block starting at the wall clock in microseconds keeps them increasing too (and
+    /// above the database's counter as last seen, should it run ahead of the clock).
     func reserveSequences(atLeast count: UInt64) async {
         let size = Int(max(count, 1024))
+        var floor: UInt64 = 0
         if let database {
             do {
                 encoder.refill(try await database.reserveSequences(size, above: encoder.sequences.end))
@@ -58,8 +60,9 @@ extension Daemon {
             } catch {
                 logger.error("cannot reserve sequence numbers in the database", metadata: ["error": "\(error)"])
             }
+            floor = await database.sequenceFloor() + 1
         }
-        let start = max(encoder.sequences.end, UInt64(SystemClock.realtime() * 1_000_000))
+        let start = max(encoder.sequences.end, floor, UInt64(SystemClock.realtime() * 1_000_000))
         encoder.refill(SequenceBlock(first: start, end: start + UInt64(size)))
     }
 

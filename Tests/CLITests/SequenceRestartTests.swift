@@ -1,0 +1,151 @@
+import BeaconCore
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 17.6 with the built binary and a real broker: `seq` strictly increasing across every restart, through
+/// a run that numbered its events without the database. Run 1 is a normal replay; in run 2 (a live gateway fed
+/// through a socket pair) the outbox's small tmpfs fills right after the start, so the database takes no
+/// writes: sequence numbers come from the wall clock (`cannot reserve sequence numbers in the database`) and the
+/// events wait in memory; run 3, with space again, is a normal replay. Every seq of run 3 > every seq of run 2
+/// > every seq of run 1. Prints `SKIP:` where a tmpfs cannot be mounted (not root with CAP_SYS_ADMIN).
+@Suite(.serialized) struct SequenceRestartTests {
+    @Test(.timeLimit(.minutes(5))) func seqIncreasesAcrossARunWithoutAWritableDatabase() async throws {
+        let mountPoint = try TestDirectory.make(prefix: "bb-seq-tmpfs")
+        defer { try? FileManager.default.removeItem(atPath: mountPoint) }
+        guard await Self.command("/bin/mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", mountPoint]) else {
+            print("SKIP: SequenceRestartTests needs to mount a tmpfs (root with CAP_SYS_ADMIN); not run here")
+            return
+        }
+        do {
+            try await runs(outboxDirectory: mountPoint)
+        } catch {
+            _ = await Self.command("/bin/umount", ["-l", mountPoint])
+            throw error
+        }
+        #expect(await Self.command("/bin/umount", ["-l", mountPoint]))
+    }
+
+    func runs(outboxDirectory: String) async throws {
+        let bed = try DaemonTestBed()
+        try await bed.broker.start()
+        let yaml = """
+            gateway:
+              id: \(bed.gatewayID)
+              room: lab
+            telemetry:
+              enabled: false
+            mqtt:
+              host: 127.0.0.1
+              port: \(bed.broker.port)
+              reconnect_min_s: 100ms
+              reconnect_max_s: 500ms
+            outbox:
+              path: \(outboxDirectory)/outbox.sqlite
+            scanner:
+              stall_timeout_s: 0
+            """
+        try yaml.write(toFile: bed.configPath, atomically: true, encoding: .utf8)
+        let subscriber = try await bed.startSubscriber()
+        defer { Task { await subscriber.stop() } }
+        @Sendable func sequences(minor: Int) -> [UInt64] {
+            subscriber.messages.filter { $0.string("beacon_id") == bed.beaconID(minor: minor) }.compactMap(\.sequence)
+        }
+
+        // Run 1: normal.
+        let first = try bed.writeCapture(
+            "r1.btsnoop", DaemonTestBed.iBeaconObservations(minor: 1, start: 1_700_000_000, duration: 5, interval: 1))
+        let run1 = try await BuiltBinary.run(["replay", first, "--config", bed.configPath], timeout: 90)
+        #expect(run1.status == 0, "\(run1.stderr)")
+        try await waitUntil("run 1's events", timeout: 60) { !sequences(minor: 1).isEmpty }
+        try await Task.sleep(for: .seconds(1))  // late arrivals of run 1 land in its slice
+        let endOfRun1 = subscriber.messages.count
+
+        // Run 2: the disk fills right after the start; numbers from the wall clock.
+        var pair: [Int32] = [-1, -1]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        let daemon = try DaemonProcess(
+            arguments: ["run", "--config", bed.configPath, "--hci-feed", "0"], standardInput: pair[1])
+        close(pair[1])
+        defer {
+            daemon.signal(SIGKILL)
+            close(pair[0])
+        }
+        try await waitUntil("run 2 connected", timeout: 60) { daemon.stderr.contains("connected to the MQTT broker") }
+        let ballast = outboxDirectory + "/ballast"
+        let filled = try Self.fill(ballast)
+        print("disk full: ballast \(filled) bytes")
+        let wallClockAtFill = UInt64(Date().timeIntervalSince1970 * 1_000_000)
+        for minor in 2...4 { try Self.feed(pair[0], minor: minor) }
+        try await waitUntil("run 2's events", timeout: 60) { (2...4).allSatisfy { !sequences(minor: $0).isEmpty } }
+        #expect(
+            daemon.stderr.contains("cannot reserve sequence numbers in the database"),
+            "run 2 numbered from the wall clock: \(daemon.stderr)")
+        daemon.signal(SIGTERM)
+        let status = await daemon.waitForExit(timeout: 60)
+        #expect(status == 0, "\(daemon.stderr)")
+        try FileManager.default.removeItem(atPath: ballast)
+        try await Task.sleep(for: .seconds(1))
+        let endOfRun2 = subscriber.messages.count
+
+        // Run 3: normal again, space is back.
+        let third = try bed.writeCapture(
+            "r3.btsnoop", DaemonTestBed.iBeaconObservations(minor: 5, start: 1_700_000_100, duration: 5, interval: 1))
+        let run3 = try await BuiltBinary.run(["replay", third, "--config", bed.configPath], timeout: 90)
+        #expect(run3.status == 0, "\(run3.stderr)")
+        try await waitUntil("run 3's events", timeout: 60) { !sequences(minor: 5).isEmpty }
+
+        // Every event each run published (sightings, presence), by when it arrived.
+        let messages = subscriber.messages
+        let runs = [
+            messages[..<endOfRun1].compactMap(\.sequence), messages[endOfRun1..<endOfRun2].compactMap(\.sequence),
+            messages[endOfRun2...].compactMap(\.sequence),
+        ]
+        #expect((runs[1].min() ?? 0) >= wallClockAtFill, "run 2 numbered from the wall clock: \(runs)")
+        for (earlier, later) in zip(runs, runs.dropFirst()) {
+            let last = try #require(earlier.max())
+            let next = try #require(later.min())
+            #expect(next > last, "runs: \(runs)")
+        }
+    }
+
+    /// Three advertising reports of the beacon (major 1, `minor`) into the feed.
+    static func feed(_ socket: Int32, minor: Int) throws {
+        let observation = DaemonTestBed.iBeaconObservations(minor: minor, start: 0, duration: 1, interval: 1)[0]
+        let event = try #require(
+            SyntheticAdvertisement.report(for: observation).flatMap(AdvertisingReportEncoder.legacyEvent))
+        let packet = [0x04] + event
+        for _ in 0..<3 {
+            #expect(
+                packet.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == packet.count)
+        }
+    }
+
+    /// Writes zeros to `path` until the file system is full (bounded: at most 64 MiB); returns the bytes written.
+    static func fill(_ path: String) throws -> Int {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw TestFailure("cannot create \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var total = 0
+        for size in [65536, 4096, 512, 1] {
+            let zeros = [UInt8](repeating: 0, count: size)
+            while total < 64 << 20 {
+                let written = zeros.withUnsafeBytes { write(fd, $0.baseAddress, size) }
+                if written <= 0 { break }
+                total += written
+            }
+        }
+        return total
+    }
+
+    /// Runs a command to its end (waiting without blocking a thread); true when it exited 0.
+    static func command(_ executable: String, _ arguments: [String]) async -> Bool {
+        guard let child = try? ChildProcess(executable, arguments) else { return false }
+        guard await child.exited(within: 60) else {
+            child.terminate(SIGKILL)
+            return false
+        }
+        let status = child.wait()
+        return status & 0x7f == 0 && (status >> 8) & 0xff == 0
+    }
+}
