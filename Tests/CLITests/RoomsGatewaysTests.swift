@@ -59,7 +59,7 @@ import Testing
         let offsets = offsets.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
         return """
             gateway: {id: \(id), room: \(gateways[id] ?? "")}
-            telemetry: {enabled: false}
+            telemetry: {enabled: true, interval_s: 5}
             tracking: {publish: {sighting_interval_s: 1}}
             mqtt: {host: 127.0.0.1, port: \(port), reconnect_min_s: 100ms, reconnect_max_s: 500ms}
             outbox: {path: \(directory)/\(id).sqlite}
@@ -180,6 +180,13 @@ import Testing
         #expect(
             roomMessages.contains { $0.json?["event"] == .string("enter") }
                 && roomMessages.contains { $0.json?["event"] == .string("exit") })
+        // The arbiter's counters in gw-b's telemetry: it decided (silently, then leading) on peer sightings.
+        let counters = all.last { $0.topic == "beaconbridge/gw-b/telemetry" }?.json?["counters"]
+        #expect(
+            (Self.number(counters?["rooms_decisions"]) ?? 0) >= 2, "gw-b telemetry: \(String(describing: counters))")
+        #expect((Self.number(counters?["rooms_peer_sightings"]) ?? 0) > 0)
+        #expect(Self.number(counters?["rooms_beacons_tracked"]) == 2)
+        #expect(Self.number(counters?["rooms_bad_inbound"]) == 0)
         // Nothing was published by gw-c (never the lowest online id while gw-b ran).
         #expect(!decisions.contains { $0.leader == "gw-c" && $0.time < Self.start + 290 }, "\(log)")
     }

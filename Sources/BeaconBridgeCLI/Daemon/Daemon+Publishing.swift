@@ -36,7 +36,7 @@ extension Daemon {
         telemetry.lastPublished = now
         let report = telemetry.report(
             time: clock, pipeline: pipeline, source: source.statistics,
-            publisher: publisher.counters, esphome: esphome?.server.counters.snapshot)
+            publisher: publisher.counters, esphome: esphome?.server.counters.snapshot, rooms: roomTelemetry)
         if encoder.sequences.remaining < 1 { await reserveSequences(atLeast: 1) }
         do {
             let envelope = try encoder.encode(report)

@@ -2,8 +2,8 @@ import BeaconCore
 import YAMLConfig
 
 extension Daemon {
-    /// SIGHUP: re-reads the file and applies formats, regions, tracking and known beacons without losing
-    /// tracker or region state. A file with problems is refused as a whole and the running configuration kept.
+    /// SIGHUP: re-reads the file and applies formats, regions, tracking, known beacons and the `rooms:` section
+    /// without losing tracker, region or room state. A file with problems is refused as a whole and the running configuration kept.
     func reload() async {
         notifySystemd(.reloading)
         defer { notifySystemd(.ready) }
@@ -30,6 +30,7 @@ extension Daemon {
             loaded.outbox != configuration.outbox ? "outbox" : nil,
             loaded.scanner != configuration.scanner ? "scanner" : nil,
             loaded.gateway != configuration.gateway ? "gateway" : nil,
+            loaded.rooms.enabled != configuration.rooms.enabled ? "rooms.enabled" : nil,
         ].compactMap { $0 }
         if !unchanged.isEmpty {
             logger.warning(
@@ -44,6 +45,7 @@ extension Daemon {
         configuration.devices = loaded.devices
         pipeline.reload(devices: loaded.devices)
         configuration.telemetry = loaded.telemetry
+        await reloadRooms(loaded)
         logger.notice(
             "configuration reloaded",
             metadata: [

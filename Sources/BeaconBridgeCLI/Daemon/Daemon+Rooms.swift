@@ -56,7 +56,7 @@ final class RoomInbox: Sendable {
 struct DaemonRooms {
     var coordinator: RoomCoordinator
     let inbox: RoomInbox
-    let gateways: Set<String>
+    var gateways: Set<String>
     var connected = false
     /// Capture time of the last `advance` (at most one per second of capture time between ticks).
     var lastAdvance: Timestamp = -.infinity
@@ -166,7 +166,8 @@ extension Daemon {
                         ])
                 }
                 telemetry.submitted += envelopes.count
-                publisher.publish(envelopes)
+                // Bounded like every other event: waits while the publisher's mailbox is full.
+                await publisher.admit(envelopes)
             case let .republish(states):
                 if encoder.sequences.remaining < UInt64(states.count) * EventEncoder.maxEnvelopesPerRoomEvent {
                     await reserveSequences(atLeast: UInt64(states.count) * EventEncoder.maxEnvelopesPerRoomEvent)
@@ -185,6 +186,41 @@ extension Daemon {
                 publisher.publishSnapshot(envelopes)
             }
         }
+    }
+
+    /// SIGHUP with a changed `rooms:` section (rooms on before and after): the arbiter's parameters, gateways,
+    /// offsets and leader settle time apply at once, evidence and decisions kept. Turning rooms on or off needs a
+    /// restart (the subscriptions are made at start); the caller says so.
+    func reloadRooms(_ loaded: GatewayConfiguration) async {
+        guard rooms != nil, loaded.rooms.enabled, loaded.rooms != configuration.rooms else { return }
+        let settings = loaded.rooms.arbiterSettings(own: loaded.gateway)
+        rooms?.gateways = Set(settings.gatewayRooms.keys)
+        let effects =
+            rooms?.coordinator.reconfigure(
+                settings: settings, leaderSettle: loaded.rooms.leaderSettle, wall: SystemClock.monotonic()) ?? []
+        configuration.rooms = loaded.rooms
+        logger.notice("rooms reloaded", metadata: ["gateways": "\(settings.gatewayRooms.count)"])
+        await perform(effects)
+        publishDiscovery()
+    }
+
+    /// The arbiter's counters for the telemetry event (docs/rooms.md, "Telemetry").
+    var roomTelemetry: [(String, Int64)] {
+        guard let rooms else { return [] }
+        let counters = rooms.coordinator.counters
+        return [
+            ("rooms_leader", rooms.coordinator.isLeader ? 1 : 0),
+            ("rooms_beacons_tracked", Int64(rooms.coordinator.trackedBeacons)),
+            ("rooms_decisions", Int64(counters.decisions)),
+            ("rooms_switches", Int64(counters.switches)),
+            ("rooms_published", Int64(counters.published)),
+            ("rooms_own_sightings", Int64(counters.ownSightings)),
+            ("rooms_peer_sightings", Int64(counters.peerSightings)),
+            ("rooms_echoes_dropped", Int64(counters.echoesDropped)),
+            ("rooms_bad_inbound", Int64(counters.malformed)),
+            ("rooms_beacons_refused", Int64(counters.beaconsRefused)),
+            ("rooms_inbox_dropped", Int64(rooms.inbox.dropped)),
+        ]
     }
 
     /// The site's room entities, when this gateway leads (appended to its own discovery configs).

@@ -22,7 +22,8 @@ struct DaemonTelemetry {
     /// with the ESPHome proxy on, its clients, refusals, bad-frame closes and queue drops.
     mutating func report(
         time: Timestamp, pipeline: GatewayPipeline, source: HCISourceStatistics,
-        publisher: PublisherCounters, esphome: ESPHomeProxyCounters.Snapshot? = nil
+        publisher: PublisherCounters, esphome: ESPHomeProxyCounters.Snapshot? = nil,
+        rooms: [(String, Int64)] = []
     ) -> GatewayTelemetry {
         let now = SystemClock.monotonic()
         let reports = pipeline.counters.reports
@@ -50,6 +51,7 @@ struct DaemonTelemetry {
         ]
         counters.append(contentsOf: publisher.telemetry)
         if let esphome { counters.append(contentsOf: esphome.telemetry) }
+        counters.append(contentsOf: rooms)
         return GatewayTelemetry(time: time, uptime: now - startedAt, counters: counters)
     }
 

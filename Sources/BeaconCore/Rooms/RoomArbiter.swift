@@ -90,6 +90,10 @@ public struct RoomArbiter: Sendable {
         return taken
     }
 
+    /// New parameters (a configuration reload): evidence, decisions and dwell progress are kept; evidence of
+    /// gateways without a room any more stops counting, and a gateway's evidence counts for its new room.
+    public mutating func reconfigure(_ settings: RoomArbiterSettings) { self.settings = settings }
+
     /// The decided room: `.some(nil)` for `not_home`, nil before the first decision.
     public func room(of beaconID: String) -> String?? { tracks[beaconID]?.room }
 

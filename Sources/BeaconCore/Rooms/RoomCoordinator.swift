@@ -30,6 +30,11 @@ public struct RoomCoordinator: Sendable {
         /// New beacons ignored because `maxBeacons` are tracked.
         public var beaconsRefused = 0
         public var published = 0
+        /// Decisions of this gateway's arbiter (leading or not): every room change, first rooms and `not_home`
+        /// included...
+        public var decisions = 0
+        /// ...of which switches from one room to another.
+        public var switches = 0
         public init() {}
     }
 
@@ -39,8 +44,8 @@ public struct RoomCoordinator: Sendable {
     public private(set) var isLeader = false
     public private(set) var announced: [String: AnnouncedRoom] = [:]
     public private(set) var counters = Counters()
-    let leaderSettle: Double
-    let candidates: Set<String>
+    var leaderSettle: Double
+    var candidates: Set<String>
     var online: Set<String> = []
     var connected = false
     /// Connections so far (a takeover after the first one republishes the announced states).
@@ -130,6 +135,7 @@ public struct RoomCoordinator: Sendable {
         guard now.isFinite else { return effects }
         clock = max(clock, now)
         let changes = arbiter.advance(to: now)
+        count(changes)
         if isLeader, !changes.isEmpty { effects += announce(changes) }
         return effects
     }
@@ -141,12 +147,30 @@ public struct RoomCoordinator: Sendable {
         }
         if sighting.time.isFinite { clock = max(clock, sighting.time) }
         let changes = arbiter.process(sighting)
+        count(changes)
         guard isLeader, !changes.isEmpty else { return [] }
         return announce(changes)
     }
 
     /// An announced state (retained, or a leader's new one, our own echo included): the newest decision wins.
     /// A beacon this gateway has not decided about yet adopts it, so it is not announced again as new.
+    /// A reload of the `rooms:` section: the arbiter's new parameters and gateways (evidence and decisions
+    /// kept), the new leader settle time, and leadership again over the new list of gateways.
+    public mutating func reconfigure(settings: RoomArbiterSettings, leaderSettle: Double, wall: Double) -> [Effect] {
+        arbiter.reconfigure(settings)
+        self.leaderSettle = leaderSettle
+        candidates = Set(settings.gatewayRooms.keys).union([gatewayID])
+        return updateLeadership(wall: wall)
+    }
+
+    /// Beacons the arbiter keeps evidence or a decision for.
+    public var trackedBeacons: Int { arbiter.tracks.count }
+
+    private mutating func count(_ changes: [RoomChange]) {
+        counters.decisions += changes.count
+        counters.switches += changes.count { $0.hadRoom && $0.from != nil && $0.to != nil }
+    }
+
     private mutating func note(_ state: AnnouncedRoom) {
         if let known = announced[state.beaconID] {
             guard state.decision > known.decision || (state.decision == known.decision && state.time >= known.time)

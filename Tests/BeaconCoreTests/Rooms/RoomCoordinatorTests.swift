@@ -190,6 +190,63 @@ import Testing
         #expect(Self.topics.parse("beaconbridge/gw-a/sighting/tag") == .sighting(gateway: "gw-a"))
     }
 
+    @Test func decisionsAndSwitchesAreCountedForTelemetry() throws {
+        var a = Self.coordinator("gw-a")
+        _ = Self.online(&a, ["gw-a"])
+        #expect(a.isLeader)
+        // Heard loud by gw-a first (first room: a decision, not a switch), then by gw-b (a switch), then by nobody
+        // (not_home after the away timeout: a decision, not a switch).
+        for second in 1...90 {
+            let time = Self.t0 + Double(second)
+            let nearA = second <= 30
+            _ = a.ownSighting(RoomSighting(gatewayID: "gw-a", beaconID: "tag", time: time, rssi: nearA ? -55 : -85))
+            _ = a.receive(try Self.sighting("gw-b", rssi: nearA ? -85 : -55, at: time + 0.3), wall: 11)
+            _ = a.advance(to: time + 0.5, wall: 11)
+        }
+        #expect(a.arbiter.room(of: "tag") == .some("b"))
+        for second in 91...200 { _ = a.advance(to: Self.t0 + Double(second), wall: 12) }
+        #expect(a.arbiter.room(of: "tag") == .some(nil))
+        #expect(a.counters.decisions == 3)
+        #expect(a.counters.switches == 1)
+        #expect(a.counters.published == 3)
+        #expect(a.trackedBeacons == 1)
+        _ = a.receive(InboundMessage(topic: "beaconbridge/gw-b/sighting/tag", payload: Array("{".utf8)), wall: 13)
+        #expect(a.counters.malformed == 1)
+    }
+
+    @Test func aReloadAppliesNewGatewaysAndKeepsTheDecisions() throws {
+        var a = Self.coordinator("gw-a")
+        _ = Self.online(&a, ["gw-a"])
+        var effects: [RoomCoordinator.Effect] = []
+        for second in 1...20 {
+            let time = Self.t0 + Double(second)
+            effects += a.ownSighting(RoomSighting(gatewayID: "gw-a", beaconID: "tag", time: time, rssi: -55))
+            effects += a.advance(to: time + 0.5, wall: 11)
+        }
+        #expect(Self.published(effects).map(\.room) == ["a"])
+        // SIGHUP: gw-a's room is renamed; its evidence counts for the kitchen and the decision follows, numbered
+        // after the first (kept across the reload).
+        var settings = Self.settings
+        settings.gatewayRooms["gw-a"] = "kitchen"
+        #expect(a.reconfigure(settings: settings, leaderSettle: 2, wall: 12).isEmpty)
+        effects = []
+        for second in 21...60 {
+            let time = Self.t0 + Double(second)
+            effects += a.ownSighting(RoomSighting(gatewayID: "gw-a", beaconID: "tag", time: time, rssi: -55))
+            effects += a.advance(to: time + 0.5, wall: 12)
+        }
+        let renamed = try #require(Self.published(effects).first)
+        #expect(renamed.room == "kitchen" && renamed.from == "a" && renamed.decision == 2)
+        // A gateway dropped from the list is no candidate any more: gw-b leads when gw-a is not listed.
+        var b = Self.coordinator("gw-b")
+        _ = Self.online(&b, ["gw-a", "gw-b"])
+        #expect(!b.isLeader)
+        settings.gatewayRooms["gw-a"] = nil
+        #expect(
+            b.reconfigure(settings: settings, leaderSettle: 2, wall: 13).first
+                == .leadership(isLeader: true, leader: "gw-b"))
+    }
+
     @Test func theNumberOfBeaconsTrackedIsBounded() throws {
         var b = Self.coordinator("gw-b")
         for index in 0..<(RoomCoordinator.maxBeacons + 10) {
