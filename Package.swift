@@ -57,7 +57,8 @@ let package = Package(
 
         // Shared by the integration tests: a real mosquitto on a free loopback port, a subscriber, the built binary.
         .target(
-            name: "TestSupport", dependencies: ["BeaconCore", "MQTTPublisher"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["BeaconCore", "BeaconRuntime", "MQTTPublisher"],
+            path: "Tests/TestSupport",
             swiftSettings: strict),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),

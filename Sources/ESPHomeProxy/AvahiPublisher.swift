@@ -124,10 +124,10 @@ public final class AvahiPublisher: Sendable {
         let child: pid_t
         switch spawn(tool: tool, output: output[1]) {
         case let .success(pid): child = pid
-        case let .failure(reason):
+        case let .failure(failure):
             close(output[0])
             close(output[1])
-            return (reason, nil)
+            return (failure.description, nil)
         }
         close(output[1])
         defer { close(output[0]) }
@@ -181,39 +181,15 @@ public final class AvahiPublisher: Sendable {
         return (reason, announcedAt.map { Self.monotonic() - $0 })
     }
 
-    private enum Spawned {
-        case success(pid_t)
-        case failure(String)
-    }
-
-    private func spawn(tool: String, output: Int32) -> Spawned {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // The daemon ignores SIGTERM/SIGINT/SIGHUP (SignalStream) and its threads may block signals: the child
-        // starts with the defaults and an empty mask, so SIGTERM ends it.
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, output, 1)
-        posix_spawn_file_actions_adddup2(&actions, output, 2)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([tool] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        defer { for pointer in envp { free(pointer) } }
-        var child: pid_t = 0
-        let result = posix_spawn(&child, tool, &actions, &attributes, argv, envp)
-        guard result == 0 else { return .failure("posix_spawn \(tool): \(String(cString: strerror(result)))") }
-        return .success(child)
+    /// Starts the tool: stdin /dev/null, stdout and stderr into `output` (ProcessSpawn: clean signal mask and
+    /// defaults, so SIGTERM ends it although the daemon ignores SIGTERM).
+    private func spawn(tool: String, output: Int32) -> Result<pid_t, ProcessSpawn.Failure> {
+        ProcessSpawn.start(
+            tool, arguments: arguments, environment: environment,
+            actions: [
+                .open(fd: 0, path: "/dev/null", flags: O_RDONLY), .duplicate(output, onto: 1),
+                .duplicate(output, onto: 2),
+            ])
     }
 
     /// Waits for the child (on this dedicated thread): up to 2 s (after SIGTERM when `terminate`), then SIGKILL.

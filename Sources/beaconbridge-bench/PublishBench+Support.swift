@@ -101,24 +101,15 @@ extension PublishBench {
     enum BenchProcess {
         /// posix_spawn with a clean signal mask and stdout/stderr to /dev/null.
         static func spawn(_ executable: String, _ arguments: [String], stdin: String? = nil) throws -> pid_t {
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            var empty = sigset_t()
-            sigemptyset(&empty)
-            posix_spawnattr_setsigmask(&attributes, &empty)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            if let stdin { posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0) }
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-            defer { for pointer in argv { free(pointer) } }
-            var pid = pid_t()
-            let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-            guard rc == 0 else { throw BenchError("cannot start \(executable): \(String(cString: strerror(rc)))") }
+            var actions: [ProcessSpawn.FileAction] = []
+            if let stdin { actions.append(.open(fd: 0, path: stdin, flags: O_RDONLY)) }
+            actions.append(.open(fd: 1, path: "/dev/null", flags: O_WRONLY))
+            actions.append(.open(fd: 2, path: "/dev/null", flags: O_WRONLY))
+            let pid: pid_t
+            switch ProcessSpawn.start(executable, arguments: arguments, actions: actions) {
+            case let .success(started): pid = started
+            case let .failure(failure): throw BenchError("cannot start \(executable): \(failure)")
+            }
             return pid
         }
 

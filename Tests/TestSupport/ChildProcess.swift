@@ -1,3 +1,4 @@
+import BeaconRuntime
 import Foundation
 
 /// A child process started with `posix_spawn` and a clean signal mask. (The test runner blocks SIGTERM and
@@ -18,41 +19,29 @@ public final class ChildProcess: @unchecked Sendable {
         outputFiles: (stdout: String, stderr: String)? = nil, directory: String? = nil,
         cleanEnvironment: Bool = false, standardInput: Int32? = nil
     ) throws {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if let standardInput { posix_spawn_file_actions_adddup2(&actions, standardInput, 0) }
+        var actions: [ProcessSpawn.FileAction] = []
+        if let standardInput { actions.append(.duplicate(standardInput, onto: 0)) }
         if let outputFiles {
-            posix_spawn_file_actions_addopen(&actions, 1, outputFiles.stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            posix_spawn_file_actions_addopen(&actions, 2, outputFiles.stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            actions.append(.open(fd: 1, path: outputFiles.stdout, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644))
+            actions.append(.open(fd: 2, path: outputFiles.stderr, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644))
         } else if quiet {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            actions.append(.open(fd: 1, path: "/dev/null", flags: O_WRONLY))
+            actions.append(.open(fd: 2, path: "/dev/null", flags: O_WRONLY))
         }
         // A working directory goes through `sh -c 'cd DIR && exec ...'` (posix_spawn's chdir action is not
         // visible to Swift on this libc).
         let command = directory.map { ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", $0, executable] } ?? [executable]
-        let argv: [UnsafeMutablePointer<CChar>?] = (command + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var child = pid_t()
         let base = cleanEnvironment ? ["PATH": "/usr/bin:/bin"] : ProcessInfo.processInfo.environment
         var environmentLines = base.merging(environment) { $1 }.map { "\($0)=\($1)" }
         environmentLines.sort()
-        let envp: [UnsafeMutablePointer<CChar>?] = environmentLines.map { strdup($0) } + [nil]
-        defer { for pointer in envp { free(pointer) } }
-        let rc = posix_spawn(&child, command[0], &actions, &attributes, argv, envp)
-        guard rc == 0 else { throw TestFailure("posix_spawn \(executable) failed: \(String(cString: strerror(rc)))") }
+        let child: pid_t
+        switch ProcessSpawn.start(
+            command[0], arguments: Array(command.dropFirst()) + arguments, environment: environmentLines,
+            actions: actions)
+        {
+        case let .success(started): child = started
+        case let .failure(failure): throw TestFailure("\(failure) (\(executable))")
+        }
         pid = child
     }
 
