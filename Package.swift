@@ -72,7 +72,8 @@ let package = Package(
         .testTarget(name: "YAMLConfigTests", dependencies: ["YAMLConfig", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "ESPHomeProxyTests", dependencies: ["ESPHomeProxy", "BeaconCore"], swiftSettings: strict),
         .testTarget(
-            name: "CLITests", dependencies: ["BeaconBridgeCLI", "BeaconCore", "SQLiteStore", "TestSupport"],
+            name: "CLITests",
+            dependencies: ["BeaconBridgeCLI", "BeaconCore", "BeaconRuntime", "SQLiteStore", "TestSupport"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

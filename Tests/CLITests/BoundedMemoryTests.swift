@@ -1,5 +1,6 @@
 import BeaconBridgeCLI
 import BeaconCore
+import BeaconRuntime
 import Foundation
 import TestSupport
 import Testing
@@ -97,5 +98,61 @@ import Testing
             Set(subscriber.messages.compactMap(\.sequence)).count >= events
         }
         await subscriber.stop()
+    }
+}
+
+/// Issue 17.12: `decode --btsnoop` reads the capture record by record through a fixed buffer, never the whole
+/// file: a 94 MiB capture (1,500 oversized ACL records of 64 KiB, skipped unread, between 2,000 advertising
+/// reports) decodes every report while the process's peak RSS stays far below the file's size.
+@Suite struct DecodeMemoryTests {
+    @Test func decodingA94MiBCaptureNeverHoldsTheFile() async throws {
+        let directory = try TestDirectory.make(prefix: "bb-decode-memory")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let writer = BTSnoopWriter(datalink: .hciUART)
+        let path = directory + "/big.btsnoop"
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        #expect(FileDescriptorWrite.all(fd, writer.header()) == 0)
+        let acl: [UInt8] = [0x02] + [UInt8](repeating: 0xAB, count: 64 * 1024)
+        var reports = 0
+        for index in 0..<2_000 {
+            let observation = Observation(
+                timestamp: 1_700_000_000 + Double(index) * 0.01, beaconID: "", format: "ibeacon",
+                identifiers: [DaemonTestBed.uuid, "1", String(index % 50)],
+                address: BluetoothAddress(rawValue: 0xC0_DE_00_00_00_00 | UInt64(index % 50)),
+                rssi: -60, measuredPower: -59)
+            let event = try #require(
+                SyntheticAdvertisement.report(for: observation).flatMap(AdvertisingReportEncoder.legacyEvent))
+            var chunk = writer.eventRecord(event, timestamp: observation.timestamp)
+            reports += 1
+            if index % 4 == 0 {
+                for _ in 0..<3 {
+                    chunk += writer.record(
+                        payload: acl, flags: 0x1, drops: 0,
+                        timestampMicros: BTSnoopTime.btsnoopMicros(fromUnixSeconds: observation.timestamp))
+                }
+            }
+            #expect(FileDescriptorWrite.all(fd, chunk) == 0)
+        }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(size > 90 * 1024 * 1024)
+        let process = try DaemonProcess(arguments: ["decode", "--btsnoop", path])
+        var peak = 0
+        var status: Int32?
+        let deadline = Date().addingTimeInterval(300)
+        while status == nil && Date() < deadline {
+            if let resident = BoundedMemoryTests.peakResident(pid: process.pid) { peak = max(peak, resident) }
+            status = await process.waitForExit(timeout: 0.02)
+        }
+        if status == nil { process.signal(SIGKILL) }
+        print("decode memory: \(size / 1_048_576) MiB capture, peak RSS \(peak / 1024) KiB, exit \(status ?? -1)")
+        #expect(status == 0)
+        #expect(peak > 0 && peak < 48 * 1024 * 1024, "peak RSS \(peak) bytes for a \(size)-byte capture")
+        // One JSON line per report, then the summary line (with its own count of reports).
+        let lines = process.stdout.split(separator: "\n")
+        #expect(lines.count == reports + 1)
+        #expect(lines.dropLast().allSatisfy { $0.contains("\"ibeacon\"") })
+        #expect(lines.last?.contains("\"reports\":\(reports)") == true, "\(lines.last ?? "")")
     }
 }

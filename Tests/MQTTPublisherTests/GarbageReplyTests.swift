@@ -1,0 +1,63 @@
+import BeaconCore
+import Foundation
+import MQTTPublisher
+import TestSupport
+import Testing
+
+/// Issue 17.12: a peer on the broker's port that answers CONNECT with bytes that are not MQTT (here an HTTP
+/// error page, as a web server or a proxy on the wrong port would) gives a failure that says what happened,
+/// never libmosquitto's "Success (Success)"; the client keeps retrying and never counts itself connected.
+@Suite(.serialized) struct GarbageReplyTests {
+    static let peer = """
+        import socket, sys, os
+        server = socket.socket()
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", 0))
+        server.listen(4)
+        with open(sys.argv[1] + ".tmp", "w") as f:
+            f.write(str(server.getsockname()[1]))
+        os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+        server.settimeout(60)
+        for _ in range(2):
+            conn, _ = server.accept()
+            conn.settimeout(60)
+            conn.recv(4096)                       # CONNECT
+            conn.sendall(b"HTTP/1.1 400 Bad Request\\r\\nContent-Length: 0\\r\\n\\r\\n")
+            conn.close()
+        """
+
+    @Test func aPeerThatAnswersWithGarbageGivesAClearError() async throws {
+        let directory = try TestDirectory.make(prefix: "bb-garbage")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Self.peer.write(toFile: directory + "/peer.py", atomically: true, encoding: .utf8)
+        let portFile = directory + "/port"
+        let peer = try ChildProcess("/usr/bin/python3", [directory + "/peer.py", portFile])
+        defer { peer.terminate(SIGKILL) }
+        try await waitUntil("the peer listening", timeout: 60) { FileManager.default.fileExists(atPath: portFile) }
+        let port = try #require(Int(try String(contentsOfFile: portFile, encoding: .utf8)))
+
+        let events = EventLog()
+        let client = try MQTTClient(
+            options: MQTTClientOptions(settings: loopbackSettings(port: port), clientID: "garbage")
+        ) {
+            events.append($0)
+        }
+        client.start()
+        @Sendable func failures() -> [MQTTError] {
+            events.all.compactMap { event -> MQTTError? in
+                switch event {
+                case let .connectionFailed(error, _), let .disconnected(error, _): error
+                default: nil
+                }
+            }
+        }
+        try await waitUntil("two failed attempts", timeout: 60) { failures().count >= 2 }
+        await client.stop()
+        print("garbage reply -> \(failures().map(\.description))")
+        for failure in failures() {
+            #expect(!failure.description.contains("Success"), "\(failure)")
+            #expect(!failure.message.isEmpty, "\(failure)")
+        }
+        #expect(!events.all.contains(.connected))
+    }
+}
