@@ -13,17 +13,19 @@ import Testing
     @Test(.timeLimit(.minutes(5))) func seqIncreasesAcrossARunWithoutAWritableDatabase() async throws {
         let mountPoint = try TestDirectory.make(prefix: "bb-seq-tmpfs")
         defer { try? FileManager.default.removeItem(atPath: mountPoint) }
-        guard await Self.command("/bin/mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", mountPoint]) else {
+        guard
+            await ScratchFileSystem.run("/bin/mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", mountPoint])
+        else {
             print("SKIP: SequenceRestartTests needs to mount a tmpfs (root with CAP_SYS_ADMIN); not run here")
             return
         }
         do {
             try await runs(outboxDirectory: mountPoint)
         } catch {
-            _ = await Self.command("/bin/umount", ["-l", mountPoint])
+            _ = await ScratchFileSystem.run("/bin/umount", ["-l", mountPoint])
             throw error
         }
-        #expect(await Self.command("/bin/umount", ["-l", mountPoint]))
+        #expect(await ScratchFileSystem.run("/bin/umount", ["-l", mountPoint]))
     }
 
     func runs(outboxDirectory: String) async throws {
@@ -73,7 +75,7 @@ import Testing
         }
         try await waitUntil("run 2 connected", timeout: 60) { daemon.stderr.contains("connected to the MQTT broker") }
         let ballast = outboxDirectory + "/ballast"
-        let filled = try Self.fill(ballast)
+        let filled = try ScratchFileSystem.fill(ballast)
         print("disk full: ballast \(filled) bytes")
         let wallClockAtFill = UInt64(Date().timeIntervalSince1970 * 1_000_000)
         for minor in 2...4 { try Self.feed(pair[0], minor: minor) }
@@ -119,33 +121,5 @@ import Testing
             #expect(
                 packet.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == packet.count)
         }
-    }
-
-    /// Writes zeros to `path` until the file system is full (bounded: at most 64 MiB); returns the bytes written.
-    static func fill(_ path: String) throws -> Int {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw TestFailure("cannot create \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var total = 0
-        for size in [65536, 4096, 512, 1] {
-            let zeros = [UInt8](repeating: 0, count: size)
-            while total < 64 << 20 {
-                let written = zeros.withUnsafeBytes { write(fd, $0.baseAddress, size) }
-                if written <= 0 { break }
-                total += written
-            }
-        }
-        return total
-    }
-
-    /// Runs a command to its end (waiting without blocking a thread); true when it exited 0.
-    static func command(_ executable: String, _ arguments: [String]) async -> Bool {
-        guard let child = try? ChildProcess(executable, arguments) else { return false }
-        guard await child.exited(within: 60) else {
-            child.terminate(SIGKILL)
-            return false
-        }
-        let status = child.wait()
-        return status & 0x7f == 0 && (status >> 8) & 0xff == 0
     }
 }

@@ -15,17 +15,19 @@ import Testing
     {
         let mountPoint = try TestDirectory.make(prefix: "bb-tmpfs")
         defer { try? FileManager.default.removeItem(atPath: mountPoint) }
-        guard await Self.command("/bin/mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", mountPoint]) else {
+        guard
+            await ScratchFileSystem.run("/bin/mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", mountPoint])
+        else {
             print("SKIP: DiskFullRecoveryTests needs to mount a tmpfs (root with CAP_SYS_ADMIN); not run here")
             return
         }
         do {
             try await run(in: mountPoint)
         } catch {
-            _ = await Self.command("/bin/umount", ["-l", mountPoint])
+            _ = await ScratchFileSystem.run("/bin/umount", ["-l", mountPoint])
             throw error
         }
-        #expect(await Self.command("/bin/umount", ["-l", mountPoint]))
+        #expect(await ScratchFileSystem.run("/bin/umount", ["-l", mountPoint]))
     }
 
     func run(in directory: String) async throws {
@@ -59,7 +61,7 @@ import Testing
                     publisher.counters.backlogRows == before.count
                 }
                 let ballast = directory + "/ballast"
-                let filled = try Self.fill(ballast)
+                let filled = try ScratchFileSystem.fill(ballast)
                 print("disk full: ballast \(filled) bytes")
                 for chunk in stride(from: 0, to: during.count, by: 50) {
                     publisher.publish(Array(during[chunk..<min(during.count, chunk + 50)]))
@@ -96,33 +98,5 @@ import Testing
         #expect(written.count == 1 && written[0] > 0, "\(written)")
         #expect(publisher.counters.droppedTotal == 0, "\(publisher.counters.dropped)")
         #expect(try await database.stats().rows == 0)
-    }
-
-    /// Writes zeros to `path` until the file system is full (bounded: at most 64 MiB); returns the bytes written.
-    static func fill(_ path: String) throws -> Int {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw TestFailure("cannot create \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var total = 0
-        for size in [65536, 4096, 512, 1] {
-            let zeros = [UInt8](repeating: 0, count: size)
-            while total < 64 << 20 {
-                let written = zeros.withUnsafeBytes { write(fd, $0.baseAddress, size) }
-                if written <= 0 { break }
-                total += written
-            }
-        }
-        return total
-    }
-
-    /// Runs a command to its end (waiting without blocking a thread); true when it exited 0.
-    static func command(_ executable: String, _ arguments: [String]) async -> Bool {
-        guard let child = try? ChildProcess(executable, arguments) else { return false }
-        guard await child.exited(within: 60) else {
-            child.terminate(SIGKILL)
-            return false
-        }
-        let status = child.wait()
-        return status & 0x7f == 0 && (status >> 8) & 0xff == 0
     }
 }
