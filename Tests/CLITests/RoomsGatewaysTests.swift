@@ -163,12 +163,11 @@ import Testing
                 next = found + 1
             }
             #expect(matched == stays.count)
-            // At most two false decisions: one at rest, and one at the takeover, where the new leader announces
-            // its own silent decision when it differs from the last announced one (docs/rooms.md, "Leader"). Each
-            // gateway replays in real time, so under load the takeover can fall seconds before the new leader's
-            // evidence caught up with a move the old leader had just announced (seen once in a loaded full-suite
-            // run: a -> c announced at t+167 by gw-a, b by gw-b at t+171 after the kill, c again at t+193).
-            #expect(mine.count - matched <= 2, "at most two false decisions for \(beacon):\n\(log)")
+            // At most one false decision (at rest). The takeover costs none: a silent gateway adopts every
+            // decision the leader announces (RoomArbiter.adopt), so the new leader neither announces its own older
+            // view of a move gw-a had just announced nor undoes it (session 5 saw that once under load: c by gw-a
+            // at t+167, b by gw-b at t+171 after the kill, c again at t+193; RoomTakeoverTests).
+            #expect(mine.count - matched <= 1, "at most one false decision for \(beacon):\n\(log)")
             #expect(
                 mine.last?.room == stays.last?.room,
                 "the last decision of \(beacon) is its true room at the end:\n\(log)")

@@ -90,6 +90,30 @@ public struct RoomArbiter: Sendable {
         return taken
     }
 
+    /// Adopts a decision announced by another arbiter (the leader's), replacing this one's own: from then on
+    /// this arbiter's evidence must beat the adopted room by the usual margin, sustained for the dwell, before
+    /// it decides otherwise (a silent gateway follows the leader, so a takeover neither repeats an older view
+    /// nor undoes a move the leader announced seconds before). Evidence is kept; dwell progress starts again.
+    /// Ignored when older than `restoreMaxAge` at `now`, or not finite.
+    public mutating func adopt(_ row: PersistedRoomState, now: Timestamp) {
+        guard row.since.isFinite, row.updated.isFinite, now - row.updated <= settings.restoreMaxAge else { return }
+        var track = tracks[row.beaconID] ?? Track()
+        guard track.room != .some(row.room) else { return }
+        track.room = .some(row.room)
+        track.since = row.since
+        track.updated = row.updated
+        track.fastChallenger = nil
+        track.fastHeld = 0
+        track.slowChallenger = nil
+        if row.room != nil {
+            track.lastHeard = max(track.lastHeard, row.updated)
+        } else {
+            // `not_home`: a room again only from evidence heard after this (and `settleTime` of it).
+            track.heardSince = nil
+        }
+        tracks[row.beaconID] = track
+    }
+
     /// New parameters (a configuration reload): evidence, decisions and dwell progress are kept; evidence of
     /// gateways without a room any more stops counting, and a gateway's evidence counts for its new room.
     public mutating func reconfigure(_ settings: RoomArbiterSettings) { self.settings = settings }

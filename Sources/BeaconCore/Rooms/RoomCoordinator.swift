@@ -2,9 +2,10 @@
 /// `rooms.enabled` feeds the arbiter with its own sightings (from its engine) and every other gateway's (from
 /// the broker, its own echo dropped), and keeps what the broker says was announced (the retained room states).
 /// Only the leader, the lowest online gateway id of the site, publishes decisions; the others decide silently,
-/// so a takeover starts with warm evidence. A gateway that becomes leader first restores the announced states
-/// for beacons it has no decision about, then announces wherever its own decision differs from the announced
-/// one, continuing each beacon's decision numbers.
+/// so a takeover starts with warm evidence, and adopt every decision the leader announces (their own evidence
+/// must then beat it by the margin, sustained for the dwell, as the leader's would). A gateway that becomes
+/// leader first restores the announced states for beacons it has no decision about, then announces wherever
+/// its own decision differs from the announced one, continuing each beacon's decision numbers.
 ///
 /// Pure: capture times come with the sightings and `advance(to:wall:)`, the wall (monotonic) clock only with
 /// the calls that need it (leader settling); every call returns what the caller must do.
@@ -152,8 +153,6 @@ public struct RoomCoordinator: Sendable {
         return announce(changes)
     }
 
-    /// An announced state (retained, or a leader's new one, our own echo included): the newest decision wins.
-    /// A beacon this gateway has not decided about yet adopts it, so it is not announced again as new.
     /// A reload of the `rooms:` section: the arbiter's new parameters and gateways (evidence and decisions
     /// kept), the new leader settle time, and leadership again over the new list of gateways.
     public mutating func reconfigure(settings: RoomArbiterSettings, leaderSettle: Double, wall: Double) -> [Effect] {
@@ -171,6 +170,10 @@ public struct RoomCoordinator: Sendable {
         counters.switches += changes.count { $0.hadRoom && $0.from != nil && $0.to != nil }
     }
 
+    /// An announced state (retained, or a leader's new one, our own echo included): the newest decision wins.
+    /// A beacon this gateway has not decided about yet restores it, so it is not announced again as new; a
+    /// beacon it has decided about silently adopts another gateway's newer decision (`RoomArbiter.adopt`), so
+    /// at a takeover it announces only what its own evidence has since contradicted with the sustained margin.
     private mutating func note(_ state: AnnouncedRoom) {
         if let known = announced[state.beaconID] {
             guard state.decision > known.decision || (state.decision == known.decision && state.time >= known.time)
@@ -182,6 +185,9 @@ public struct RoomCoordinator: Sendable {
         announced[state.beaconID] = state
         if arbiter.room(of: state.beaconID) == nil {
             arbiter.restore([state.persisted], now: max(clock, state.time))
+        } else if state.leader != gatewayID {
+            // Another gateway's newer decision: follow it rather than keep a view of our own it did not share.
+            arbiter.adopt(state.persisted, now: max(clock, state.time))
         }
     }
 
