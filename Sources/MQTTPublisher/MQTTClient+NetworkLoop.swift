@@ -236,8 +236,10 @@ extension MQTTClient {
                     ? .refused(messageID: messageID, reasonCode: reasonCode)
                     : .acknowledged(messageID: messageID))
         }
-        mosquitto_subscribe_callback_set(handle) { _, context, _, _, _ in
-            MQTTClient.from(context)?.incomingPacketEnded()
+        mosquitto_subscribe_callback_set(handle) { _, context, mid, _, _ in
+            guard let client = MQTTClient.from(context) else { return }
+            client.incomingPacketEnded()
+            client.onEvent(.subscribed(messageID: mid))
         }
         mosquitto_message_callback_set(handle) { _, context, message in
             guard let client = MQTTClient.from(context), let message = message?.pointee else { return }

@@ -13,6 +13,9 @@ public enum MQTTClientEvent: Sendable, Equatable {
     /// The broker answered the message with this id with an MQTT 5 failure reason code (0x80 or above, e.g.
     /// 0x87 not authorized): it was not accepted.
     case refused(messageID: Int32, reasonCode: Int32)
+    /// The broker acknowledged a subscription (SUBACK); `messageID` is libmosquitto's id of the SUBSCRIBE.
+    /// A subscriber that must not miss messages waits for this, not for a fixed time.
+    case subscribed(messageID: Int32)
     /// A message on a subscribed topic.
     case message(topic: String, payload: [UInt8])
     /// `stop()` finished: the network thread has ended.

@@ -93,6 +93,8 @@ final class PublisherDelivery {
             await run(.acknowledged(messageID: messageID, reasonCode: Int(reasonCode)))
         case let .message(topic, payload):
             await run(.inbound(InboundMessage(topic: topic, payload: payload)))
+        case .subscribed:
+            break
         case .stopped:
             await run(.transportStopped)
         }

@@ -14,8 +14,7 @@ final class DaemonTestBed: Sendable {
     ///   across a restart, for a persistent subscriber that reconnects after the gateway did.
     init(persistentBroker: Bool = false) throws {
         directory = try TestDirectory.make(prefix: "bb-daemon")
-        broker = try MosquittoProcess(
-            extraConfig: persistentBroker ? "queue_qos0_messages true\n" : "", persistent: persistentBroker)
+        broker = try MosquittoProcess(persistent: persistentBroker)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }

@@ -80,8 +80,23 @@ import Testing
                 try await waitUntil("everything stored", timeout: 60) { publisher.counters.backlogRows == all.count }
                 #expect(try await database.stats().rows == all.count)
                 try await broker.start()
-                try await waitUntil("everything delivered", timeout: 120) {
-                    Set(subscriber.messages.compactMap { $0.json?["id"]?.string }).isSuperset(of: all.map(\.id))
+                let expected = Set(all.map(\.id))
+                try await waitUntil(
+                    "everything delivered", timeout: 120,
+                    detail: {
+                        let received = Set(subscriber.messages.compactMap { $0.json?["id"]?.string })
+                        let counters = publisher.counters
+                        let missing = all.filter { !received.contains($0.id) }
+                        let sample = missing.prefix(4).map { "\($0.sequence) \($0.topic) retain \($0.retain)" }
+                        return "subscriber has \(received.intersection(expected).count) of \(expected.count), "
+                            + "missing \(missing.count) (\(Set(missing.map(\.kind)))) first \(sample), "
+                            + "subscribed \(subscriber.isSubscribed), events \(subscriber.events); publisher "
+                            + "connects \(counters.connects), published \(counters.published), acknowledged \(counters.acknowledged), "
+                            + "backlog \(counters.backlogRows), inflight \(counters.inflight), connected \(counters.connected)"
+                            + "; broker log: " + broker.log.split(separator: "\n").suffix(30).joined(separator: " | ")
+                    }
+                ) {
+                    Set(subscriber.messages.compactMap { $0.json?["id"]?.string }).isSuperset(of: expected)
                 }
                 try await waitUntil("outbox drained", timeout: 60) { publisher.counters.backlogRows == 0 }
             }

@@ -12,7 +12,8 @@ public final class MosquittoProcess: @unchecked Sendable {
     public static let executable = "/usr/sbin/mosquitto"
 
     /// - Parameter extraConfig: lines appended to the listener's configuration (TLS, authentication).
-    /// - Parameter persistent: keep sessions and queued messages across `stop()` / `start()`.
+    /// - Parameter persistent: keep sessions and queued messages across `stop()` / `start()`; QoS 0 messages are
+    ///   queued for offline persistent sessions as well (`queue_qos0_messages`).
     public init(extraConfig: String = "", persistent: Bool = false, allowAnonymous: Bool = true) throws {
         directory = try TestDirectory.make(prefix: "bb-mosquitto")
         port = try FreePort.find()
@@ -31,7 +32,11 @@ public final class MosquittoProcess: @unchecked Sendable {
 
             """
         if persistent {
+            // QoS 0 messages are queued for an offline persistent subscriber too: after a restart the gateway's
+            // publisher often reconnects before a test's subscriber, and mosquitto would otherwise drop the QoS 0
+            // sightings published in between (a DiskFullRecoveryTests flake: 150 sightings of 600 missing).
             config += "persistence true\npersistence_location \(directory)/\nautosave_interval 1\n"
+            config += "queue_qos0_messages true\n"
         } else {
             config += "persistence false\n"
         }

@@ -13,6 +13,8 @@ public final class TestSubscriber: @unchecked Sendable {
     private let lock = NSLock()
     private var received: [Message] = []
     private var clientEvents: [MQTTClientEvent] = []
+    /// SUBACKs received since the last CONNACK (the patterns are subscribed again on every connect).
+    private var subscriptionsAcknowledged = 0
     private var client: MQTTClient?
     public let patterns: [String]
 
@@ -39,8 +41,11 @@ public final class TestSubscriber: @unchecked Sendable {
                     self.received.append(Message(topic: topic, payload: String(decoding: payload, as: UTF8.self)))
                 }
             case .connected:
+                self.lock.withLock { self.subscriptionsAcknowledged = 0 }
                 for pattern in patterns { self.lock.withLock { self.client }?.subscribe(pattern, qos: 1) }
                 self.lock.withLock { self.clientEvents.append(event) }
+            case .subscribed:
+                self.lock.withLock { self.subscriptionsAcknowledged += 1 }
             case .acknowledged: break
             default:
                 self.lock.withLock { self.clientEvents.append(event) }
@@ -49,10 +54,17 @@ public final class TestSubscriber: @unchecked Sendable {
         lock.withLock { client = created }
     }
 
+    /// Starts and waits until the broker has acknowledged every subscription. A fixed pause was used here
+    /// before: under load the SUBACK could come later, and a persistent session saved by a broker stopped in
+    /// between had no subscription, so messages published after its restart never reached this subscriber.
     public func start() async throws {
         lock.withLock { client }?.start()
-        try await waitUntil("subscriber connected", timeout: 60) { self.events.contains(.connected) }
-        try await Task.sleep(for: .milliseconds(200))  // let the SUBACK arrive
+        try await waitUntil("subscriber connected and subscribed", timeout: 60) { self.isSubscribed }
+    }
+
+    /// Connected, and every pattern acknowledged by the broker on the current connection.
+    public var isSubscribed: Bool {
+        lock.withLock { clientEvents.contains(.connected) && subscriptionsAcknowledged >= patterns.count }
     }
 
     public func stop() async { await lock.withLock { client }?.stop() }
@@ -71,9 +83,20 @@ public final class TestSubscriber: @unchecked Sendable {
 
 /// Polls `condition` every 20 ms until it holds or `timeout` seconds pass (then throws, naming `what`).
 public func waitUntil(_ what: String, timeout: Double, _ condition: @Sendable () -> Bool) async throws {
+    try await waitUntil(what, timeout: timeout, detail: { "" }, condition)
+}
+
+/// As `waitUntil(_:timeout:_:)`; a timeout's error also carries `detail()` (counters, say), so a failure says
+/// which side stalled.
+public func waitUntil(
+    _ what: String, timeout: Double, detail: @Sendable () -> String, _ condition: @Sendable () -> Bool
+) async throws {
     let deadline = Date().addingTimeInterval(timeout)
     while !condition() {
-        guard Date() < deadline else { throw TestFailure("timed out after \(timeout) s waiting for \(what)") }
+        guard Date() < deadline else {
+            let state = detail()
+            throw TestFailure("timed out after \(timeout) s waiting for \(what)" + (state.isEmpty ? "" : "; \(state)"))
+        }
         try await Task.sleep(for: .milliseconds(20))
     }
 }
