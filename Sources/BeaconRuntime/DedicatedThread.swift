@@ -6,19 +6,26 @@ import Glibc
 /// The corresponding C call is `pthread_create`; the thread is detached.
 public enum DedicatedThread {
     private final class Body {
+        let name: String?
         let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
+        init(_ name: String?, _ run: @escaping () -> Void) {
+            self.name = name
+            self.run = run
+        }
     }
 
-    /// Starts `body` on a new thread. Returns the errno when the thread cannot be created.
-    public static func start(_ body: @escaping @Sendable () -> Void) -> Int32 {
-        let box = Unmanaged.passRetained(Body(body)).toOpaque()
+    /// Starts `body` on a new thread, named `name` (at most 15 bytes are kept; what `top -H` and
+    /// /proc/PID/task/TID/comm show) when given. Returns the errno when the thread cannot be created.
+    /// The name is written to /proc/thread-self/comm (`pthread_setname_np` is not visible to Swift here).
+    public static func start(name: String? = nil, _ body: @escaping @Sendable () -> Void) -> Int32 {
+        let box = Unmanaged.passRetained(Body(name, body)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(
             &thread, nil,
             { argument in
                 guard let argument else { return nil }
                 let body = Unmanaged<Body>.fromOpaque(argument).takeRetainedValue()
+                if let name = body.name { DedicatedThread.setName(name) }
                 body.run()
                 return nil
             }, box)
@@ -28,5 +35,14 @@ public enum DedicatedThread {
         }
         pthread_detach(thread)
         return 0
+    }
+
+    /// Names the calling thread (best effort: nothing happens where /proc is not mounted).
+    static func setName(_ name: String) {
+        let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     }
 }

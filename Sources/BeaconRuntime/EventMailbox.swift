@@ -7,7 +7,8 @@ import Synchronization
 /// - At most `capacity` HCI events wait. `offer` (the live reading thread) never waits: the oldest waiting
 ///   events make room and are counted. `deliver` (a replay) waits for room instead, so nothing is lost.
 /// - `next()` hands the consumer one control input (controls first: a stop is never stuck behind events) or
-///   every waiting batch at once (one wake-up per burst, however many batches arrived meanwhile).
+///   every waiting batch at once (one wake-up per burst, however many batches arrived meanwhile), or, with
+///   nothing else waiting, `.poked` after `poke()`.
 /// - At most `controlCapacity` controls wait; beyond that the oldest is dropped and counted.
 ///
 /// One consumer; any number of producers. No thread ever blocks: the consumer and waiting producers are
@@ -19,6 +20,8 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
         case events([[CapturedHCIEvent]])
         /// The source finished and every batch before it was handed out.
         case finished
+        /// `poke()` was called and nothing else was waiting: the consumer has work of its own to look at.
+        case poked
     }
 
     /// Counters since the start.
@@ -46,6 +49,8 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
         var counters = Counters()
         var finished = false
         var closed = false
+        /// `poke()` since the consumer last took an item.
+        var poked = false
         var consumer: CheckedContinuation<Item, Never>?
         /// Producers waiting for room; resumed with nil to try again (or after `close`/`finish`).
         var producers: [CheckedContinuation<Bool?, Never>] = []
@@ -158,6 +163,20 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
         return posted
     }
 
+    /// Wakes the consumer for work it keeps itself (the publisher's inputs when the daemon's loop delivers,
+    /// `EventPublisher.drive(wake:)`): `.poked` when nothing else is waiting; otherwise the next item (a control
+    /// or the batches) stands for it, since the consumer looks at its own work after every item. Several pokes
+    /// before the consumer's next turn are one; a poke never displaces a control or a batch.
+    public func poke() {
+        var wakeups = Wakeups()
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.poked = true
+            wakeups = Self.handOff(&state)
+        }
+        wakeups.perform()
+    }
+
     // MARK: The consumer
 
     /// The next control input, or every waiting batch, or `.finished`; waits (suspended) while there is none.
@@ -217,9 +236,12 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
             state.producers.removeAll()
         } else if state.finished || state.closed {
             item = .finished
+        } else if state.poked {
+            item = .poked
         } else {
             return wakeups
         }
+        state.poked = false
         state.consumer = nil
         wakeups.consumer = (consumer, item)
         return wakeups

@@ -101,7 +101,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
                 kind: .system, adapter: settings.adapter, call: "scanner.start (single use)", errno: EALREADY)
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let result = DedicatedThread.start { [self] in
+            let result = DedicatedThread.start(name: "bb-hci-reader") { [self] in
                 self.runLoop(
                     sink: sink,
                     startup: { error in

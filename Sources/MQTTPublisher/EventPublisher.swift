@@ -9,10 +9,12 @@ import Glibc
 /// Delivers envelopes to the broker, in sequence order, at least once for QoS 1/2, through the outbox when
 /// the broker is unreachable or the in-flight window is full (docs/mqtt.md, docs/outbox.md).
 ///
-/// `publish(_:)` only enqueues; `run()` is the single task that owns the delivery state machine
-/// (`DeliveryMachine`, through `PublisherDelivery`) and performs every transport and outbox call. Acknowledgements
-/// from the network thread arrive through the same queue, so a message id is always registered before its
-/// acknowledgement is processed, even when libmosquitto fires `on_publish` before `mosquitto_publish` returns.
+/// `publish(_:)` only enqueues; one task at a time owns the delivery state machine (`DeliveryMachine`, through
+/// `PublisherDelivery`) and performs every transport and outbox call: `run()`'s, or, while the publisher is
+/// driven (`drive(wake:)`), the owner's (the daemon's loop), which then delivers inline (`admit`, `service()`)
+/// instead of waking `run()`'s task for every batch. Acknowledgements from the network thread arrive through
+/// the same queue (`PublisherInbox`), so a message id is always registered before its acknowledgement is
+/// processed, even when libmosquitto fires `on_publish` before `mosquitto_publish` returns.
 public final class EventPublisher: Sendable {
     enum Input: Sendable {
         /// Envelopes are waiting in `mailbox`.
@@ -51,8 +53,10 @@ public final class EventPublisher: Sendable {
     let configuration: Configuration
     let transport: any DeliveryTransport
     let store: (any EventOutbox)?
-    let inputs: AsyncStream<Input>
-    let inputContinuation: AsyncStream<Input>.Continuation
+    /// Every input, in arrival order, and who handles it (`run()`'s task or a driver).
+    let inbox = PublisherInbox()
+    /// The delivery adapter, made by whoever holds the inbox first (`prepared()`).
+    let cell = DeliveryCell()
     let noticeContinuation: AsyncStream<PublisherNotice>.Continuation
     let sharedCounters = Mutex(PublisherCounters())
     /// Acknowledged message ids handed over by the network thread.
@@ -79,10 +83,9 @@ public final class EventPublisher: Sendable {
         self.configuration = configuration
         self.store = outbox
         self.mailbox = PublishMailbox(limit: EventPublisher.mailboxLimit)
-        (inputs, inputContinuation) = AsyncStream.makeStream(of: Input.self)
         (notices, noticeContinuation) = AsyncStream.makeStream(
             of: PublisherNotice.self, bufferingPolicy: .bufferingNewest(1000))
-        let continuation = inputContinuation
+        let continuation = inbox
         let layout = configuration.layout
         let pendingAcks = AckInbox()
         self.ackInbox = pendingAcks
@@ -97,14 +100,14 @@ public final class EventPublisher: Sendable {
             { event in
                 switch event {
                 case let .acknowledged(messageID):
-                    if pendingAcks.add(messageID, reasonCode: 0) { continuation.yield(.acknowledgements) }
+                    if pendingAcks.add(messageID, reasonCode: 0) { continuation.put(.acknowledgements) }
                 case let .refused(messageID, reasonCode):
-                    if pendingAcks.add(messageID, reasonCode: reasonCode) { continuation.yield(.acknowledgements) }
+                    if pendingAcks.add(messageID, reasonCode: reasonCode) { continuation.put(.acknowledgements) }
                 case let .message(topic, payload):
                     router.deliver(InboundMessage(topic: topic, payload: payload))
-                    if topic == statusTopic { continuation.yield(.client(event)) }
+                    if topic == statusTopic { continuation.put(.client(event)) }
                 default:
-                    continuation.yield(.client(event))
+                    continuation.put(.client(event))
                 }
             })
     }
@@ -120,16 +123,23 @@ public final class EventPublisher: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(
             of: InboundMessage.self, bufferingPolicy: .bufferingNewest(1000))
         inbound.add(TopicFilter(filter), continuation)
-        inputContinuation.yield(.subscribe(filter: filter, qos: min(qos, 2)))
+        inbox.put(.subscribe(filter: filter, qos: min(qos, 2)))
         return stream
     }
 
     /// Enqueues envelopes for delivery, in order, once fewer than `mailboxLimit` are waiting for the delivery
     /// loop: suspends the caller until then (back-pressure; docs/mqtt.md, "Bounds"). The daemon publishes
     /// through this.
+    /// While driven (`drive(wake:)`), the caller is the driver: the envelopes are delivered inline (`service()`)
+    /// before it returns, so the mailbox never holds more than one call's envelopes and nothing waits.
     public func admit(_ envelopes: [EventEnvelope]) async {
         guard !envelopes.isEmpty else { return }
         sharedCounters.withLock { $0.submitted += envelopes.count }
+        if inbox.isDriven {
+            deliver(mailbox.put(envelopes), count: envelopes.count, wake: false)
+            await service()
+            return
+        }
         deliver(await mailbox.admit(envelopes), count: envelopes.count)
     }
 
@@ -141,9 +151,9 @@ public final class EventPublisher: Sendable {
         deliver(mailbox.put(envelopes), count: envelopes.count)
     }
 
-    private func deliver(_ result: PublishMailbox.PutResult, count: Int) {
+    private func deliver(_ result: PublishMailbox.PutResult, count: Int, wake: Bool = true) {
         switch result {
-        case .announce: inputContinuation.yield(.mailbox)
+        case .announce: inbox.put(.mailbox, wake: wake)
         case .queued: break
         case .closed:
             // After `run()` has stored everything and returned: nothing can take them any more.
@@ -160,13 +170,13 @@ public final class EventPublisher: Sendable {
             $0.submitted += envelopes.count
             $0.snapshotSubmitted += envelopes.count
         }
-        inputContinuation.yield(.snapshot(envelopes))
+        inbox.put(.snapshot(envelopes))
     }
 
     /// Sets the Home Assistant discovery configs, published now (if connected), on every connect and when
     /// Home Assistant announces `online`.
     public func setDiscovery(_ messages: [ControlMessage]) {
-        inputContinuation.yield(.discovery(messages))
+        inbox.put(.discovery(messages))
     }
 
     /// A snapshot of the counters.
@@ -174,29 +184,31 @@ public final class EventPublisher: Sendable {
 
     /// Connects and delivers until `stop()`. On stop: waits up to 2 s for acknowledgements, writes events
     /// still unacknowledged (and any published after the stop request) to the outbox, publishes `offline`,
-    /// disconnects. Call it once; `stop()` waits for it to return.
+    /// disconnects. Call it once; `stop()` waits for it to return. While the publisher is driven, this task
+    /// only connects and then waits (the driver handles the inputs) until `release()` or `stop()`.
     public func run() async {
-        let delivery = PublisherDelivery(publisher: self)
-        // The backlog figure is true from the start (a backlog of an earlier run), not 0 until the first look.
-        await delivery.refreshBacklog()
-        transport.start()
+        await inbox.hold()
+        let delivery = await prepared()
+        inbox.unhold()
         await withTaskGroup(of: Void.self) { group in
-            let continuation = inputContinuation
-            group.addTask {
+            group.addTask { [inbox] in
+                // Ticks are the driver's while driven (`service(tick:)`).
+                await inbox.selfRunning()
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(250))
-                    continuation.yield(.tick)
+                    inbox.put(.tick)
                 }
             }
-            for await input in inputs {
-                if await delivery.handle(input) == .finished { break }
+            while let input = await inbox.next() {
+                let outcome = await delivery.handle(input)
+                inbox.unhold()
+                if outcome == .finished { break }
             }
             group.cancelAll()
         }
         await transport.stop()
         // Envelopes published after `stop()` was requested are still in the mailbox: store them.
-        inputContinuation.finish()
-        for await _ in inputs {}
+        inbox.finish()
         await delivery.run(.publish(mailbox.close()))
         await delivery.discardMemoryBacklog()
         delivery.publishCounters()
@@ -210,9 +222,50 @@ public final class EventPublisher: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// The delivery adapter, made and connected on first use (by the holder of the inbox): the backlog figure
+    /// is true from the start (a backlog of an earlier run), not 0 until the first look.
+    private func prepared() async -> PublisherDelivery {
+        if let delivery = cell.delivery { return delivery }
+        let delivery = PublisherDelivery(publisher: self)
+        cell.delivery = delivery
+        await delivery.refreshBacklog()
+        transport.start()
+        return delivery
+    }
+
+    /// Hands the inputs to the caller's task (the daemon's loop): from now on the caller delivers, with
+    /// `admit(_:)` (inline) and `service()`, and `wake` is called (from any thread, at most once until the next
+    /// `service()`) when an input is waiting that should not wait for the caller's next turn: a connection
+    /// change, a snapshot, a subscription, acknowledgements while draining. `run()` must still be running (it
+    /// connects, and takes over again after `release()` or `stop()`). The caller must call `service(tick: true)`
+    /// about once a second (outbox checks, stop deadline, backlog figures).
+    public func drive(wake: @escaping @Sendable () -> Void) {
+        inbox.drive(wake: wake)
+    }
+
+    /// Handles the inputs waiting now on the caller's task (driven mode; `drive(wake:)`), then, with `tick`, one
+    /// tick. Inputs that arrive meanwhile wait for the next call (announced through `wake` if they should not
+    /// wait long), so a long drain of the outbox is interleaved with the caller's other work instead of
+    /// holding it up. Returns at once when another task is handling inputs (it takes these too).
+    public func service(tick: Bool = false) async {
+        guard inbox.tryHold() else { return }
+        let delivery = await prepared()
+        if tick { inbox.put(.tick, wake: false) }
+        for input in inbox.takeHeld() ?? [] { _ = await delivery.handle(input) }
+        inbox.acknowledgementsUrgent.store(delivery.acknowledgementsUrgent, ordering: .relaxed)
+        inbox.unhold()
+    }
+
+    /// Back to `run()`'s own task (ends `drive(wake:)`), e.g. before waiting for delivery at the end.
+    public func release() {
+        inbox.acknowledgementsUrgent.store(true, ordering: .relaxed)
+        inbox.release()
+    }
+
     /// Asks `run()` to finish and waits until it has.
     public func stop() async {
-        inputContinuation.yield(.stop)
+        release()
+        inbox.put(.stop)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = finished.withLock { state -> Bool in
                 if !state.done { state.waiters.append(continuation) }
@@ -220,6 +273,12 @@ public final class EventPublisher: Sendable {
             }
             if done { continuation.resume() }
         }
+    }
+
+    /// The delivery adapter (`PublisherDelivery`, not Sendable): used only by the task that holds the inbox
+    /// (`PublisherInbox.hold`/`tryHold` ... `unhold`), which serialises every access.
+    final class DeliveryCell: @unchecked Sendable {
+        var delivery: PublisherDelivery?
     }
 
     /// Acknowledgements from the network thread: message id and MQTT 5 reason code (0 = accepted; 0x80 and

@@ -145,7 +145,7 @@ public final class MQTTClient: @unchecked Sendable {
             return state.started
         }
         precondition(!alreadyStarted, "MQTTClient.start() called twice")
-        let rc = DedicatedThread.start { [self] in self.runNetworkLoop() }
+        let rc = DedicatedThread.start(name: "bb-mqtt-network") { [self] in self.runNetworkLoop() }
         guard rc == 0 else {
             // No network thread: reported like a failed connection (never a trap); `stop()` returns at once.
             state.withLock { $0.started = false }

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 
 extension PublisherDelivery {
     /// Performs an outbox action of the machine; a failure is answered with `.outboxFailed` (the machine then
@@ -32,7 +33,7 @@ extension PublisherDelivery {
             if let database = publisher.store {
                 // Kept: still read, and written back once it takes writes again (`tryWriteBack`).
                 databaseDropsAtFailure = previous?.dropped ?? [:]
-                ticksSinceWriteBack = 0
+                lastWriteBackTry = SystemClock.monotonic()
                 store = RecoveringOutbox(database: database, memory: memory)
             } else {
                 store = memory
@@ -63,17 +64,18 @@ extension PublisherDelivery {
     /// Drop reason for events the memory outbox held at the end of `run()`.
     static let notPersisted = "not_persisted"
 
-    /// Ticks (4 a second) between two attempts to write the memory backlog back into a failed database.
-    static let writeBackTicks = 8
+    /// Seconds between two attempts to write the memory backlog back into a failed database (tried on a tick:
+    /// 4 a second while the publisher runs on its own task, once a second when driven by the daemon's loop).
+    static let writeBackInterval: Double = 2
 
-    /// While the database fails: every `writeBackTicks` ticks, tries to write the memory backlog back into it
+    /// While the database fails: every `writeBackInterval` seconds, tries to write the memory backlog back into it
     /// (`RecoveringOutbox.writeBack`); on success the database is the outbox again, the machine is told
     /// (`.outboxRecovered`) and the owner too.
     func tryWriteBack(force: Bool = false) async {
         guard let recovering = store as? RecoveringOutbox else { return }
-        ticksSinceWriteBack += 1
-        guard force || ticksSinceWriteBack >= PublisherDelivery.writeBackTicks else { return }
-        ticksSinceWriteBack = 0
+        let now = SystemClock.monotonic()
+        guard force || now - lastWriteBackTry >= PublisherDelivery.writeBackInterval else { return }
+        lastWriteBackTry = now
         let memoryPart = await recovering.stats()
         let rows = await recovering.memoryRows
         guard await recovering.writeBack() else { return }
@@ -87,18 +89,18 @@ extension PublisherDelivery {
         await refreshBacklog()
     }
 
-    /// Ticks (4 a second) between two checks that the outbox file is still the one open.
-    static let fileCheckTicks = 8
+    /// Seconds between two checks that the outbox file is still the one open (on a tick, as `writeBackInterval`).
+    static let fileCheckInterval: Double = 2
 
-    /// Every `fileCheckTicks` ticks: asks the database whether its file was deleted, truncated or replaced
+    /// Every `fileCheckInterval` seconds: asks the database whether its file was deleted, truncated or replaced
     /// (`FileBackedOutbox.verifyFile`, a `stat` when all is well); a loss is reported (the database has
     /// re-created itself at the path by then) and the backlog figures are read again, so the events that
     /// could not be copied show as dropped (`file_lost`).
     func checkOutboxFile() async {
         guard let database = publisher.store as? any FileBackedOutbox else { return }
-        ticksSinceFileCheck += 1
-        guard ticksSinceFileCheck >= PublisherDelivery.fileCheckTicks else { return }
-        ticksSinceFileCheck = 0
+        let now = SystemClock.monotonic()
+        guard now - lastFileCheck >= PublisherDelivery.fileCheckInterval else { return }
+        lastFileCheck = now
         guard let recovery = await database.verifyFile() else { return }
         publisher.notify(.outboxFileLost(recovery))
         await refreshBacklog()

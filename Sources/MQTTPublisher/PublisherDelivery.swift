@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 
 /// The adapter around the delivery state machine (`DeliveryMachine`), owned by `EventPublisher.run()` (one
 /// task: never shared, never Sendable). It feeds the machine its inputs and performs the actions it returns on
@@ -18,11 +19,12 @@ final class PublisherDelivery {
     var backlog = (rows: 0, bytes: 0, deadLetters: 0)
     /// Events the memory outbox still held when `run()` ended (no usable database): gone with the process.
     var discardedAtStop = 0
-    /// The database's drop counts when it failed (`RecoveringOutbox`), and ticks since the last write-back try.
+    /// The database's drop counts when it failed (`RecoveringOutbox`), and when a write-back was last tried
+    /// (monotonic seconds).
     var databaseDropsAtFailure: [OutboxDropReason: Int] = [:]
-    var ticksSinceWriteBack = 0
-    /// Ticks since the outbox file was last checked (`checkOutboxFile`).
-    var ticksSinceFileCheck = 0
+    var lastWriteBackTry = SystemClock.monotonic()
+    /// When the outbox file was last checked (`checkOutboxFile`; monotonic seconds).
+    var lastFileCheck = SystemClock.monotonic()
     var transportError: String?
     var lastMachineError: String?
 
@@ -144,6 +146,14 @@ final class PublisherDelivery {
         default:
             return await performOutbox(action)
         }
+    }
+
+    /// Whether acknowledgements should be handled as soon as they arrive: while draining or stopping (they
+    /// drive the next read, the deletes, the end of the stop), or once half the in-flight window waits for
+    /// them. Live with room in the window, they wait for the next input (a publish or a tick) when the
+    /// publisher is driven (`EventPublisher.drive(wake:)`), which saves a wake-up per batch.
+    var acknowledgementsUrgent: Bool {
+        machine.mode != .live || machine.inflightCount * 2 >= publisher.configuration.mqtt.inflightWindow
     }
 
     /// Copies the figures into the shared counters, in one lock.

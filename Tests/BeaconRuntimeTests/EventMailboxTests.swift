@@ -53,6 +53,40 @@ import Testing
         #expect(Self.times(await mailbox.next()) == [0, 1])
     }
 
+    /// A poke wakes the consumer only when nothing else would: it never displaces a control or a batch, and
+    /// several pokes are one.
+    @Test func pokesComeLastAndCoalesce() async {
+        let mailbox = EventMailbox<String>(capacity: 10)
+        mailbox.poke()
+        mailbox.poke()
+        guard case .poked = await mailbox.next() else {
+            Issue.record("poke expected")
+            return
+        }
+        mailbox.poke()
+        _ = mailbox.offer(Self.batch(0..<2))
+        #expect(mailbox.post("a"))
+        guard case let .control(control) = await mailbox.next() else {
+            Issue.record("control expected")
+            return
+        }
+        #expect(control == "a")
+        // The batch stands for the poke (the consumer looks at its own work after every item).
+        #expect(Self.times(await mailbox.next()) == [0, 1])
+        mailbox.poke()
+        mailbox.finish()
+        guard case .finished = await mailbox.next() else {
+            Issue.record("finished expected")
+            return
+        }
+        let woken = Task { await mailbox.next() }
+        mailbox.close()
+        guard case .finished = await woken.value else {
+            Issue.record("finished expected after close")
+            return
+        }
+    }
+
     @Test func aWaitingConsumerIsWokenByALaterOffer() async {
         let mailbox = EventMailbox<String>(capacity: 10)
         let consumer = Task { await mailbox.next() }

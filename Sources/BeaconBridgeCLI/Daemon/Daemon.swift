@@ -116,7 +116,12 @@ final class Daemon {
                 }
             }
             notifySystemd(.ready)
+            // The loop delivers inline (no hand-over to the publisher's task per batch); the publisher's own
+            // task takes over for the stop and the wait for delivery.
+            publisher.drive { [mailbox] in mailbox.poke() }
+            await publisher.service()
             exitCode = await loop()
+            publisher.release()
             notifySystemd(.stopping)
             source.stop()
             mailbox.close()
@@ -155,19 +160,26 @@ final class Daemon {
         return nil
     }
 
-    /// The single loop that owns the pipeline.
+    /// The single loop that owns the pipeline, and (driven, `EventPublisher.drive(wake:)`) delivery: after every
+    /// item the publisher's waiting inputs (acknowledgements, connection changes) are handled here too, and the
+    /// once-a-second tick is its tick.
     private func loop() async -> Int32 {
         while true {
+            var tick = false
             switch await mailbox.next() {
             case let .events(batches):
                 for batch in batches { handle(batch) }
             case .finished:
                 return await sourceEnded()
             case let .control(control):
+                if case .tick = control { tick = true }
                 if let exitCode = await handle(control) { return exitCode }
+            case .poked:
+                break
             }
             await flushPending()
             await advanceRooms(force: false)
+            await publisher.service(tick: tick)
         }
     }
 
