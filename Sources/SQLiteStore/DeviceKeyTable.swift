@@ -50,4 +50,13 @@ extension GatewayDatabase {
     public func saveSeenDeviceKeys(_ rows: [SeenDeviceKey]) throws {
         try performSync { (connection) throws(SQLiteError) in try connection.deviceKeys.save(rows) }
     }
+
+    /// As `loadSeenDeviceKeys` / `saveSeenDeviceKeys`, resuming the caller instead of blocking its thread.
+    public func storedSeenDeviceKeys() async throws(SQLiteError) -> [SeenDeviceKey] {
+        try await perform { (connection) throws(SQLiteError) in try connection.deviceKeys.load() }
+    }
+
+    public func storeSeenDeviceKeys(_ rows: [SeenDeviceKey]) async throws(SQLiteError) {
+        try await perform { (connection) throws(SQLiteError) in try connection.deviceKeys.save(rows) }
+    }
 }

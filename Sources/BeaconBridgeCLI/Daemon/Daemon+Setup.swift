@@ -85,7 +85,7 @@ extension Daemon {
         }
         var restored: [PersistedRegionState] = []
         if let stateStore {
-            do { restored = try stateStore.loadRegionStates() } catch {
+            do { restored = try await stateStore.storedRegionStates() } catch {
                 logger.error(
                     "cannot read saved region state; starting with every region unknown",
                     metadata: ["error": "\(error)"])
@@ -106,7 +106,7 @@ extension Daemon {
         if !restored.isEmpty { logger.info("region state restored", metadata: ["rows": "\(restored.count)"]) }
         var seenKeys: [SeenDeviceKey] = []
         if let database, !configuration.devices.known.isEmpty {
-            do { seenKeys = try database.loadSeenDeviceKeys() } catch {
+            do { seenKeys = try await database.storedSeenDeviceKeys() } catch {
                 logger.error(
                     "cannot read the devices seen before; key byte orders are learned again",
                     metadata: ["error": "\(error)"])
@@ -118,7 +118,7 @@ extension Daemon {
             learnedOrders: SeenDeviceKey.learnedOrders(seenKeys, for: configuration.devices))
         if let database, !configuration.formats.bthomeKeys.isEmpty {
             // BTHome replay protection across restarts: a counter not newer than the saved one is a duplicate.
-            do { pipeline.restoreEncryptionCounters(try database.loadEncryptionCounters()) } catch {
+            do { pipeline.restoreEncryptionCounters(try await database.storedEncryptionCounters()) } catch {
                 logger.error(
                     "cannot read the saved BTHome encryption counters; the next frame of each device is accepted",
                     metadata: ["error": "\(error)"])

@@ -126,7 +126,7 @@ final class Daemon {
             source.stop()
             mailbox.close()
             await esphome?.stop(logger: logger)
-            persistStates()
+            await persistStates()
             // A replay that reached its end delivers what it produced before exiting (bounded); a stop by
             // signal leaves undelivered events in the outbox for the next start.
             if isReplay, exitCode == ExitCode.ok || exitCode == ExitCode.dataError, !stoppedBySignal,
@@ -191,7 +191,7 @@ final class Daemon {
             if !isReplay { clock = max(clock, SystemClock.realtime()) }
             await publish(pipeline.advance(to: clock))
             lastAdvance = clock
-            persistStates()
+            await persistStates()
             await handleRoomMessages()
             await advanceRooms(force: true)
             await publishTelemetryIfDue()
@@ -332,23 +332,25 @@ final class Daemon {
         return false
     }
 
-    private func persistStates() {
+    /// Saves what changed (region state, devices seen, encryption counters) on the database's queue; the loop is
+    /// resumed when done, no thread of the pool waits.
+    private func persistStates() async {
         pipeline.expireResolvedAddresses(at: clock)
         let seen = pipeline.takeSeenDeviceKeys()
         if !seen.isEmpty, let database {
-            do { try database.saveSeenDeviceKeys(seen) } catch {
+            do { try await database.storeSeenDeviceKeys(seen) } catch {
                 logger.error("cannot save the devices seen", metadata: ["error": "\(error)"])
             }
         }
         let counters = pipeline.takeEncryptionCounters()
         if !counters.isEmpty, let database {
-            do { try database.saveEncryptionCounters(counters) } catch {
+            do { try await database.storeEncryptionCounters(counters) } catch {
                 logger.error("cannot save the BTHome encryption counters", metadata: ["error": "\(error)"])
             }
         }
         let changes = pipeline.takeStateChanges()
         guard !changes.isEmpty, let stateStore else { return }
-        do { try stateStore.saveRegionStates(changes) } catch {
+        do { try await stateStore.storeRegionStates(changes) } catch {
             logger.error("cannot save region state", metadata: ["error": "\(error)"])
         }
     }
