@@ -29,12 +29,9 @@ import Testing
     @Test func aPeerThatAnswersWithGarbageGivesAClearError() async throws {
         let directory = try TestDirectory.make(prefix: "bb-garbage")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try Self.peer.write(toFile: directory + "/peer.py", atomically: true, encoding: .utf8)
-        let portFile = directory + "/port"
-        let peer = try ChildProcess("/usr/bin/python3", [directory + "/peer.py", portFile])
-        defer { peer.terminate(SIGKILL) }
-        try await waitUntil("the peer listening", timeout: 60) { FileManager.default.fileExists(atPath: portFile) }
-        let port = try #require(Int(try String(contentsOfFile: portFile, encoding: .utf8)))
+        let peer = try await PythonPeer.start(script: Self.peer, in: directory)
+        defer { peer.stop() }
+        let port = peer.port
 
         let events = EventLog()
         let client = try MQTTClient(

@@ -49,15 +49,10 @@ import Testing
     @Test func aPeerDeclaringAHugePacketIsCutOffAndTheConnectionDropped() async throws {
         let directory = try TestDirectory.make(prefix: "bb-hostile")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try Self.peer.write(toFile: directory + "/peer.py", atomically: true, encoding: .utf8)
-        let portFile = directory + "/port"
         let sentFile = directory + "/sent"
-        let peer = try ChildProcess("/usr/bin/python3", [directory + "/peer.py", portFile, sentFile])
-        defer { peer.terminate(SIGKILL) }
-        try await waitUntil("the hostile peer listening", timeout: 60) {
-            FileManager.default.fileExists(atPath: portFile)
-        }
-        let port = try #require(Int(try String(contentsOfFile: portFile, encoding: .utf8)))
+        let peer = try await PythonPeer.start(script: Self.peer, in: directory, arguments: [sentFile])
+        defer { peer.stop() }
+        let port = peer.port
 
         let events = EventLog()
         let client = try MQTTClient(
