@@ -59,16 +59,12 @@ import Testing
               stall_timeout_s: 0
 
             """)
-        var pair: [Int32] = [-1, -1]
-        try #require(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
-        let daemon = try DaemonProcess(
-            arguments: ["run", "--config", bed.configPath, "--hci-feed", "0"], standardInput: pair[1])
-        close(pair[1])
+        let (daemon, feed) = try bed.startFedDaemon()
         defer {
             daemon.signal(SIGKILL)
-            close(pair[0])
+            feed.close()
         }
-        try Self.feed(pair[0], minors: 1...10)
+        try feed.sendIBeacons(minors: 1...10)
         try await waitUntil("the first events stored", timeout: 60) {
             (try? Self.storedSequences(bed.outboxPath).count) ?? 0 >= 10
         }
@@ -99,7 +95,7 @@ import Testing
         if damage == .delete { #expect(Self.inode(bed.outboxPath) != original) }
 
         // Accepted after the loss: stored in the new file, numbered above everything before.
-        try Self.feed(pair[0], minors: 11...20)
+        try feed.sendIBeacons(minors: 11...20)
         let afterMinors = Set((11...20).map { bed.beaconID(minor: $0) })
         try await waitUntil("the later events stored", timeout: 60) {
             let stored = (try? Self.storedSequences(bed.outboxPath)) ?? []
@@ -138,20 +134,6 @@ import Testing
         return Outcome(
             before: before, recovered: recovered, delivered: delivered, rowsLost: rowsLost, rowsCopied: rowsCopied,
             dropped: dropped, log: stderr)
-    }
-
-    /// Sends three advertising reports for each beacon (major 1, minor in `minors`) into the feed.
-    static func feed(_ socket: Int32, minors: ClosedRange<Int>) throws {
-        for minor in minors {
-            let observation = DaemonTestBed.iBeaconObservations(minor: minor, start: 0, duration: 1, interval: 1)[0]
-            let event = try #require(
-                SyntheticAdvertisement.report(for: observation).flatMap(AdvertisingReportEncoder.legacyEvent))
-            let packet = [0x04] + event
-            for _ in 0..<3 {
-                let sent = packet.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                #expect(sent == packet.count)
-            }
-        }
     }
 
     /// The sequence numbers in the outbox table (read through a second connection, as `beaconbridge outbox`

@@ -64,21 +64,17 @@ import Testing
         let endOfRun1 = subscriber.messages.count
 
         // Run 2: the disk fills right after the start; numbers from the wall clock.
-        var pair: [Int32] = [-1, -1]
-        try #require(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
-        let daemon = try DaemonProcess(
-            arguments: ["run", "--config", bed.configPath, "--hci-feed", "0"], standardInput: pair[1])
-        close(pair[1])
+        let (daemon, feed) = try bed.startFedDaemon()
         defer {
             daemon.signal(SIGKILL)
-            close(pair[0])
+            feed.close()
         }
         try await waitUntil("run 2 connected", timeout: 60) { daemon.stderr.contains("connected to the MQTT broker") }
         let ballast = outboxDirectory + "/ballast"
         let filled = try ScratchFileSystem.fill(ballast)
         print("disk full: ballast \(filled) bytes")
         let wallClockAtFill = UInt64(Date().timeIntervalSince1970 * 1_000_000)
-        for minor in 2...4 { try Self.feed(pair[0], minor: minor) }
+        try feed.sendIBeacons(minors: 2...4)
         try await waitUntil("run 2's events", timeout: 60) { (2...4).allSatisfy { !sequences(minor: $0).isEmpty } }
         #expect(
             daemon.stderr.contains("cannot reserve sequence numbers in the database"),
@@ -108,18 +104,6 @@ import Testing
             let last = try #require(earlier.max())
             let next = try #require(later.min())
             #expect(next > last, "runs: \(runs)")
-        }
-    }
-
-    /// Three advertising reports of the beacon (major 1, `minor`) into the feed.
-    static func feed(_ socket: Int32, minor: Int) throws {
-        let observation = DaemonTestBed.iBeaconObservations(minor: minor, start: 0, duration: 1, interval: 1)[0]
-        let event = try #require(
-            SyntheticAdvertisement.report(for: observation).flatMap(AdvertisingReportEncoder.legacyEvent))
-        let packet = [0x04] + event
-        for _ in 0..<3 {
-            #expect(
-                packet.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == packet.count)
         }
     }
 }
