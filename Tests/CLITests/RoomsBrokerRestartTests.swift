@@ -11,7 +11,7 @@ import Testing
 /// probe shows the broker has no room state any more; thawed, the gateway reconnects and must put the state back:
 /// the same decision number, `from` null (a snapshot, no new decision), retained (a later probe gets it).
 /// The freeze also makes the reconnect one the daemon loop may not see go down (its look at the connection comes
-/// once a second): the connection count catches it. Waits on conditions, 60-120 s deadlines; every failure
+/// once a second): the gateway's second own `online` shows it (RoomConnectionTests). Waits on conditions, 60-120 s deadlines; every failure
 /// message carries the gateway's telemetry counters, its log and the broker's, so it says which side stalled.
 @Suite(.serialized) struct RoomsBrokerRestartTests {
     static let scenario = BuiltBinary.packageRoot + "/Tests/Fixtures/rooms/at-rest.json"

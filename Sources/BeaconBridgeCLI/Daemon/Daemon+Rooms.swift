@@ -58,9 +58,6 @@ struct DaemonRooms {
     let inbox: RoomInbox
     var gateways: Set<String>
     var connected = false
-    /// The publisher's connections so far at the last look: a reconnect between two looks (a broker restarted in
-    /// less than a second) is a connection lost and made again, though `connected` reads the same.
-    var connects = 0
     /// Capture time of the last `advance` (at most one per second of capture time between ticks).
     var lastAdvance: Timestamp = -.infinity
 
@@ -134,21 +131,16 @@ extension Daemon {
         await perform(effects)
     }
 
-    /// Tells the coordinator when the publisher's connection came up or went down since the last look, a
-    /// reconnect the loop did not see go down included (the connection count moved while it read connected):
-    /// the coordinator then waits for its own `online` again and, leading, publishes the room states again.
+    /// Tells the coordinator when the publisher's connection came up or went down since the last look, with the
+    /// publisher's count of connections (a stale "down" read after the next connection's own `online` already
+    /// came back is ignored; a reconnect this look missed shows as a second own `online`: docs/rooms.md).
     private func noteRoomConnection() -> [RoomCoordinator.Effect] {
         guard let current = rooms else { return [] }
         let counters = publisher.counters
-        var effects: [RoomCoordinator.Effect] = []
-        if current.connected, counters.connects != current.connects {
-            rooms?.connected = false
-            effects += rooms?.coordinator.connection(false, wall: SystemClock.monotonic()) ?? []
-        }
-        rooms?.connects = counters.connects
-        guard counters.connected != rooms?.connected else { return effects }
+        guard counters.connected != current.connected else { return [] }
         rooms?.connected = counters.connected
-        return effects + (rooms?.coordinator.connection(counters.connected, wall: SystemClock.monotonic()) ?? [])
+        return rooms?.coordinator.connection(
+            counters.connected, number: counters.connects, wall: SystemClock.monotonic()) ?? []
     }
 
     private func perform(_ effects: [RoomCoordinator.Effect]) async {

@@ -49,7 +49,8 @@ public struct RoomCoordinator: Sendable {
     var candidates: Set<String>
     var online: Set<String> = []
     var connected = false
-    /// Connections so far (a takeover after the first one republishes the announced states).
+    /// Connections so far, counted by this gateway's own `online` coming back, one per connection (a takeover
+    /// after the first one republishes the announced states).
     var connections = 0
     /// Wall time this gateway's own `online` came back from the broker (nil: not yet on this connection).
     var ownOnlineSince: Double?
@@ -78,10 +79,16 @@ public struct RoomCoordinator: Sendable {
 
     /// The broker connection came up or went down. Down: this gateway stops leading at once (its events would
     /// wait in the outbox) and forgets who is online (the retained availability comes again on resubscribing).
-    public mutating func connection(_ up: Bool, wall: Double) -> [Effect] {
-        connected = up
-        if up { connections += 1 }
-        guard !up else { return [] }
+    /// `number` is the publisher's count of connections made when it read the state: a down read about a
+    /// connection older than the last one whose `online` came back is stale (the caller's view of the connection
+    /// can lag behind the messages it delivers) and ignored. Own `online` messages also count as up.
+    public mutating func connection(_ up: Bool, number: Int? = nil, wall: Double) -> [Effect] {
+        if up {
+            connected = true
+            return []
+        }
+        if let number, number < connections { return [] }
+        connected = false
         online.removeAll()
         ownOnlineSince = nil
         return updateLeadership(wall: wall)
@@ -98,15 +105,27 @@ public struct RoomCoordinator: Sendable {
         switch topics.parse(message.topic) {
         case let .availability(gateway):
             let state = String(decoding: message.payload.prefix(16), as: UTF8.self)
+            var effects: [Effect] = []
             if gateway == gatewayID {
-                // Our own birth coming back means every retained availability before it has arrived too.
-                if state == "online", connected, ownOnlineSince == nil { ownOnlineSince = wall }
+                // Our own birth coming back means every retained availability before it has arrived too, and that
+                // we are connected (whatever the caller saw of the connection yet). One per connection: a second
+                // one is a connection whose loss the caller did not see (a broker restarted within a second), so
+                // a leader settles and takes over again, publishing the states again.
+                if state == "online" {
+                    connections += 1
+                    connected = true
+                    if ownOnlineSince != nil, isLeader {
+                        isLeader = false
+                        effects.append(.leadership(isLeader: false, leader: leader))
+                    }
+                    ownOnlineSince = wall
+                }
             } else if state == "online" {
                 online.insert(gateway)
             } else {
                 online.remove(gateway)
             }
-            return updateLeadership(wall: wall)
+            return effects + updateLeadership(wall: wall)
         case let .sighting(gateway):
             if gateway == gatewayID {
                 counters.echoesDropped += 1
