@@ -1,0 +1,144 @@
+import BeaconRuntime
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the fake services did, in order.
+final class ServiceLog: Sendable {
+    private let entries = Mutex<[String]>([])
+    func add(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+}
+
+/// A service that runs until stopped (or until `finish()`), logging what happens.
+final class FakeService: Service {
+    let name: String
+    let log: ServiceLog
+    private let state = Mutex<(stopped: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    init(_ name: String, log: ServiceLog) {
+        self.name = name
+        self.log = log
+    }
+
+    func run() async {
+        log.add("run \(name)")
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.stopped { return true }
+                state.waiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        // Winding down takes a moment: the next service must not be stopped before this one has ended.
+        try? await Task.sleep(for: .milliseconds(20))
+        log.add("ended \(name)")
+    }
+
+    func stop() async {
+        log.add("stop \(name)")
+        finish()
+    }
+
+    /// Ends `run()` (also what `stop()` does).
+    func finish() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.stopped = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+}
+
+/// Stands in for the process's signals: the test fires them.
+final class FakeSignals: Sendable {
+    private let state = Mutex<(signals: [Int32], handler: (@Sendable (Int32) -> Void)?, removed: Bool)>(
+        ([], nil, false))
+
+    var installer: ServiceGroup.SignalInstaller {
+        { signals, handler in
+            self.state.withLock { $0 = (signals, handler, false) }
+            return { self.state.withLock { $0.removed = true } }
+        }
+    }
+
+    var installed: [Int32] { state.withLock { $0.signals } }
+    var removed: Bool { state.withLock { $0.removed } }
+
+    /// Delivers a signal once the group has installed its handler (within 60 s); false if it never did.
+    func fire(_ number: Int32) async throws -> Bool {
+        for _ in 0..<6000 {
+            if let handler = state.withLock({ $0.handler }) {
+                handler(number)
+                return true
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+}
+
+@Suite struct ServiceGroupTests {
+    /// Waits (60 s at most) until every service has logged its start.
+    func waitUntilRunning(_ log: ServiceLog, _ count: Int) async throws {
+        for _ in 0..<6000 where log.all.filter({ $0.hasPrefix("run ") }).count < count {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test func aStopSignalStopsEveryServiceInReverseOrderEachEndingBeforeTheNext() async throws {
+        let log = ServiceLog()
+        let signals = FakeSignals()
+        let services = ["source", "publisher", "loop"].map { FakeService($0, log: log) }
+        let group = ServiceGroup(services, otherSignals: [SIGHUP], installSignals: signals.installer)
+        let running = Task { await group.run() }
+        try await waitUntilRunning(log, 3)
+        #expect(Set(log.all) == ["run source", "run publisher", "run loop"])
+        #expect(try await signals.fire(SIGTERM))
+        #expect(await running.value == .signal(SIGTERM))
+        #expect(
+            Array(log.all.dropFirst(3)) == [
+                "stop loop", "ended loop", "stop publisher", "ended publisher", "stop source", "ended source",
+            ])
+        #expect(Set(signals.installed) == [SIGTERM, SIGINT, SIGHUP])
+        #expect(signals.removed)
+    }
+
+    @Test func aServiceThatEndsByItselfStopsTheOthersInReverseOrder() async throws {
+        let log = ServiceLog()
+        let signals = FakeSignals()
+        let services = ["publisher", "source", "ticks"].map { FakeService($0, log: log) }
+        let group = ServiceGroup(services, installSignals: signals.installer)
+        let running = Task { await group.run() }
+        try await waitUntilRunning(log, 3)
+        services[1].finish()
+        #expect(await running.value == .finished("source"))
+        let stops = log.all.filter { $0.hasPrefix("stop ") }
+        #expect(stops == ["stop ticks", "stop source", "stop publisher"])
+        #expect(log.all.last == "ended publisher")
+    }
+
+    @Test func otherSignalsGoToTheHandlerAndStopNothing() async throws {
+        let log = ServiceLog()
+        let signals = FakeSignals()
+        let reloads = ServiceLog()
+        let service = FakeService("loop", log: log)
+        let group = ServiceGroup(
+            [service], otherSignals: [SIGHUP], onSignal: { reloads.add("signal \($0)") },
+            installSignals: signals.installer)
+        let running = Task { await group.run() }
+        try await waitUntilRunning(log, 1)
+        #expect(try await signals.fire(SIGHUP))
+        #expect(try await signals.fire(SIGHUP))
+        #expect(reloads.all == ["signal \(SIGHUP)", "signal \(SIGHUP)"])
+        #expect(!log.all.contains("stop loop"))
+        #expect(try await signals.fire(SIGINT))
+        #expect(await running.value == .signal(SIGINT))
+        #expect(log.all == ["run loop", "stop loop", "ended loop"])
+    }
+}
