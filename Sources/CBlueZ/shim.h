@@ -6,6 +6,8 @@
 #include <string.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <bluetooth/bluetooth.h>
 #include <bluetooth/hci.h>
 #include <bluetooth/hci_lib.h>
@@ -32,6 +34,18 @@ static inline int bb_hci_dev_ids(int ctl, uint16_t *ids, int max) {
     for (int i = 0; i < count; i++) ids[i] = list->dev_req[i].dev_id;
     free(list);
     return count;
+}
+
+/// One datagram of bb_recvmmsg: the layout of `struct mmsghdr`, which glibc declares only with _GNU_SOURCE.
+struct bb_mmsghdr {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;
+};
+
+/// recvmmsg(fd, messages, count, flags, NULL): up to `count` datagrams in one system call; returns how many
+/// were received, or -1 (errno). Through syscall(2), since glibc declares recvmmsg only with _GNU_SOURCE.
+static inline int bb_recvmmsg(int fd, struct bb_mmsghdr *messages, unsigned int count, int flags) {
+    return (int)syscall(SYS_recvmmsg, fd, messages, count, flags, (void *)0);
 }
 
 /// True when the adapter's HCI_UP flag is set in hci_dev_info.flags.

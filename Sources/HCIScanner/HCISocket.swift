@@ -141,8 +141,10 @@ final class HCISocket {
 
     /// Waits at most `timeoutMilliseconds` for the socket to become readable, then drains it without waiting
     /// again: every event already queued in the kernel, up to `limit`, is appended to `batch` (event code
-    /// first, H4 byte stripped), each received straight into its own array (no copies). A read failure after
-    /// some events is returned by the next call, so those events are not lost.
+    /// first, H4 byte stripped). Up to `chunkLimit` datagrams come in one `recvmmsg` system call into one
+    /// reused buffer, each then copied once into its own array of its own size (one system call per chunk
+    /// instead of one per event plus the one that finds the socket empty). A read failure after some events is
+    /// returned by the next call, so those events are not lost.
     func readEvents(into batch: inout [CapturedHCIEvent], timeoutMilliseconds: Int32, limit: Int) -> BatchResult {
         if !pending.isEmpty {
             for (bytes, time) in pending { batch.append(CapturedHCIEvent(timestamp: time, bytes: bytes)) }
@@ -158,20 +160,86 @@ final class HCISocket {
         if ready < 0 { return errno == EINTR ? .timeout : .failed(errno: errno) }
         if ready == 0 { return .timeout }
         var count = 0
-        while count < limit {
-            switch receive(flags: Int32(MSG_DONTWAIT)) {
-            case let .event(bytes, time):
-                batch.append(CapturedHCIEvent(timestamp: time, bytes: bytes))
-                count += 1
-            case .timeout:
-                return count > 0 ? .events(count) : .timeout
+        var consumed = 0
+        while consumed < limit {
+            let wanted = min(limit - consumed, Self.chunkLimit)
+            switch receiveChunk(wanted, into: &batch) {
+            case let .received(datagrams, events):
+                count += events
+                consumed += datagrams
+                // Fewer than asked for: the socket is empty now.
+                if datagrams < wanted { return count > 0 ? .events(count) : .timeout }
+            case let .ended(events):
+                // The peer closed the socket (a feed): what came before it first, the end next time.
+                count += events
+                guard count > 0 else { return .failed(errno: EPIPE) }
+                deferredFailure = EPIPE
+                return .events(count)
             case let .failed(code):
+                if code == EINTR || code == EAGAIN { return count > 0 ? .events(count) : .timeout }
                 guard count > 0 else { return .failed(errno: code) }
                 deferredFailure = code
                 return .events(count)
             }
         }
         return .events(count)
+    }
+
+    /// Datagrams received by one `recvmmsg` at most.
+    static let chunkLimit = 64
+
+    /// The reused receive buffer (made on first use): `chunkLimit` slots of an H4 byte and `maxEventSize`
+    /// bytes each.
+    private var chunkStorage: UnsafeMutableRawBufferPointer?
+    private static let slotSize = 1 + maxEventSize
+
+    enum ChunkResult {
+        /// Datagrams received, and how many of them were events appended to the batch.
+        case received(datagrams: Int, events: Int)
+        /// An empty datagram: the end of the stream (after `events` events appended).
+        case ended(events: Int)
+        case failed(errno: Int32)
+    }
+
+    /// One `recvmmsg` (non-blocking) of up to `wanted` datagrams; every HCI event among them is appended to
+    /// `batch` with the time right after the call.
+    private func receiveChunk(_ wanted: Int, into batch: inout [CapturedHCIEvent]) -> ChunkResult {
+        let slot = Self.slotSize
+        let buffer =
+            chunkStorage
+            ?? UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkLimit * slot, alignment: 16)
+        chunkStorage = buffer
+        let tap = self.tap
+        return withUnsafeTemporaryAllocation(of: iovec.self, capacity: wanted) { vectors -> ChunkResult in
+            withUnsafeTemporaryAllocation(of: bb_mmsghdr.self, capacity: wanted) { messages -> ChunkResult in
+                for index in 0..<wanted {
+                    vectors[index] = iovec(iov_base: buffer.baseAddress! + index * slot, iov_len: slot)
+                    var header = msghdr()
+                    header.msg_iov = vectors.baseAddress! + index
+                    header.msg_iovlen = 1
+                    messages[index] = bb_mmsghdr(msg_hdr: header, msg_len: 0)
+                }
+                let received = Int(bb_recvmmsg(fd, messages.baseAddress, UInt32(wanted), Int32(MSG_DONTWAIT)))
+                if received < 0 { return .failed(errno: errno) }
+                if received == 0 { return .ended(events: 0) }
+                let time = SystemClock.realtime()
+                var events = 0
+                for index in 0..<received {
+                    let start = buffer.baseAddress! + index * slot
+                    let length = Int(messages[index].msg_len)
+                    if length == 0 { return .ended(events: events) }
+                    // H4 packet type first; the filter only lets events through, but check anyway.
+                    guard length >= 3, length <= slot, start.load(as: UInt8.self) == UInt8(HCI_EVENT_PKT) else {
+                        continue
+                    }
+                    let bytes = [UInt8](UnsafeRawBufferPointer(start: start + 1, count: length - 1))
+                    if let tap { tap([UInt8(HCI_EVENT_PKT)] + bytes, true, time) }
+                    batch.append(CapturedHCIEvent(timestamp: time, bytes: bytes))
+                    events += 1
+                }
+                return .received(datagrams: received, events: events)
+            }
+        }
     }
 
     /// Receives one packet into a new event array (H4 indicator into a separate byte, through `recvmsg`'s
@@ -212,6 +280,8 @@ final class HCISocket {
     }
 
     func close() {
+        chunkStorage?.deallocate()
+        chunkStorage = nil
         guard fd >= 0 else { return }
         Glibc.close(fd)
         fd = -1

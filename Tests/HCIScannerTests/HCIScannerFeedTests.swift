@@ -9,8 +9,8 @@ import Glibc
 /// The scanner's reading thread and hand-over on a socket pair standing in for a controller
 /// (`HCIScanner(settings:feedDescriptor:)`, `run --hci-feed`).
 @Suite struct HCIScannerFeedTests {
-    static func send(_ descriptor: Int32, _ packet: [UInt8]) -> Int {
-        packet.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    static func send(_ descriptor: Int32, _ packet: [UInt8], flags: Int32 = 0) -> Int {
+        packet.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | flags) }
     }
 
     @Test func fedPacketsArriveWithoutTheirH4ByteAndTheEndOfTheFeedFinishesTheStream() async throws {
@@ -33,6 +33,36 @@ import Glibc
         #expect(received.allSatisfy { $0.timestamp >= before - 1 })
         #expect(scanner.statistics.delivered == 5)
         #expect(scanner.statistics.dropped == 0)
+    }
+
+    /// More events than one `recvmmsg` takes (64) waiting at the first wake-up, with non-event packets among
+    /// them: every event arrives once, in order, whole. (Sent without waiting: a full socket fails the test
+    /// instead of blocking it.)
+    @Test func aLongBacklogIsDrainedInChunksInOrder() async throws {
+        var pair: [Int32] = [-1, -1]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        var buffer = 1 << 20
+        _ = setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &buffer, socklen_t(MemoryLayout<Int>.size))
+        // Events of different lengths (the largest an event can be among them), numbered in two bytes.
+        let events: [[UInt8]] = (0..<200).map { index in
+            let parameters = index % 50 == 7 ? 255 : 4 + index % 30
+            return [0x3E, UInt8(parameters), UInt8(index >> 8), UInt8(index & 0xFF)]
+                + [UInt8](repeating: UInt8(index % 251), count: parameters - 2)
+        }
+        for (index, event) in events.enumerated() {
+            #expect(Self.send(pair[0], [0x04] + event, flags: Int32(MSG_DONTWAIT)) == event.count + 1)
+            if index % 64 == 63 {
+                #expect(Self.send(pair[0], [0x02, 0x01, 0x00, 0x00, 0x00], flags: Int32(MSG_DONTWAIT)) == 5)
+            }
+        }
+        let scanner = HCIScanner(settings: ScannerSettings(), feedDescriptor: pair[1])
+        let stream = try await scanner.events(capacity: 1000)
+        close(pair[0])
+        var received: [[UInt8]] = []
+        for await event in stream { received.append(event.bytes) }
+        #expect(received.count == events.count)
+        #expect(received == events)
+        #expect(scanner.statistics.delivered == 200)
     }
 
     @Test func aConsumerFarBehindLosesTheOldestEventsCounted() async throws {
