@@ -12,6 +12,7 @@ import Glibc
 enum SimulateCommand {
     static let usage = """
         Usage: beaconbridge simulate --scenario FILE... [--seed N] [--seeds K] [--summary-only] [--capture OUT]
+                                     [--frontier]
           --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
           --seed N          override the scenario's seed (0...2^64-1)
           --seeds K         run K seeds (the seed, seed+1, ...) and print the aggregate (1...1000)
@@ -19,6 +20,9 @@ enum SimulateCommand {
           --capture OUT     also write the scenario's reports as a btsnoop capture (for replay); for a rooms
                             scenario one capture per gateway, OUT containing {gateway}, and the ground truth
                             on stdout instead of the comparison
+          --frontier        instead of the comparison, the latency / false-transition frontier of a family of
+                            simple rules and of the engine over a grid of its enter parameters (slow: about
+                            15 engine runs per scenario and seed; docs/tracking-and-regions.md)
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -27,6 +31,7 @@ enum SimulateCommand {
         var seeds = 1
         var summaryOnly = false
         var capturePath: String?
+        var frontier = false
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -44,6 +49,7 @@ enum SimulateCommand {
                 }
                 seed = parsed
             case "--summary-only": summaryOnly = true
+            case "--frontier": frontier = true
             case "--capture":
                 guard let value = rest.popFirst() else { return usageError("--capture needs a file") }
                 capturePath = value
@@ -54,6 +60,7 @@ enum SimulateCommand {
             }
         }
         guard !paths.isEmpty else { return usageError("--scenario FILE is required") }
+        if frontier, capturePath != nil { return usageError("--frontier and --capture do not go together") }
         if capturePath != nil, paths.count > 1 || seeds > 1 {
             return usageError("--capture takes one scenario and one seed")
         }
@@ -74,6 +81,7 @@ enum SimulateCommand {
             guard rooms.count == texts.count else {
                 return usageError("rooms scenarios cannot be mixed with region scenarios")
             }
+            if frontier { return usageError("--frontier takes region (single-gateway) scenarios") }
             if let capturePath { return SimulateRooms.capture(text: rooms[0], seed: seed, pattern: capturePath) }
             return SimulateRooms.run(texts: rooms, seed: seed, seeds: seeds, summaryOnly: summaryOnly)
         }
@@ -87,6 +95,7 @@ enum SimulateCommand {
                 return error.kind == .invalid ? ExitCode.config : ExitCode.dataError
             }
         }
+        if frontier { return SimulateFrontier.run(scenarios, seeds: seeds) }
         if let capturePath, let failed = SimulateCapture.write(scenarios[0], to: capturePath) { return failed }
 
         let single = scenarios.count == 1 && seeds == 1

@@ -13,15 +13,30 @@ public struct ScenarioRun {
         truth = simulator.groundTruth()
     }
 
-    /// Runs the scenario; `onEvent` sees every event in order. Returns the accuracy summary.
+    private init(scenario: Scenario, observations: [Observation], truth: [TruthTransition]) {
+        self.scenario = scenario
+        self.observations = observations
+        self.truth = truth
+    }
+
+    /// The same report stream and ground truth judged with other region rules, which must keep the regions'
+    /// names, matches and conditions (the truth depends on those only), e.g. another `enter_margin_db`.
+    public func with(regions: [RegionRule]) -> ScenarioRun {
+        var other = scenario
+        other.regions = regions
+        return ScenarioRun(scenario: other, observations: observations, truth: truth)
+    }
+
+    /// Runs the scenario; `onEvent` sees every event in order. Returns the accuracy summary, with the peer
+    /// baselines beside the engine unless `baselines` is false, and a detector per `frontier` rule.
     public func run(
-        store: InMemoryRegionStateStore = InMemoryRegionStateStore(),
-        onEvent: (EngineEvent) -> Void = { _ in }
+        store: InMemoryRegionStateStore = InMemoryRegionStateStore(), baselines: Bool = true,
+        frontier: [FrontierRule] = [], onEvent: (EngineEvent) -> Void = { _ in }
     ) -> SimulationSummary {
         let start = scenario.startTime
         let model = scenario.distanceModel
         var engine = RegionEngine(settings: scenario.settings, regions: scenario.regions, distance: model, now: start)
-        var recorder = SimulationRecorder(scenario: scenario, truth: truth)
+        var recorder = SimulationRecorder(scenario: scenario, truth: truth, baselines: baselines, frontier: frontier)
         var restarts = scenario.restarts.map { start + $0 }[...]
         var tick = 1
         var nextObservation = 0

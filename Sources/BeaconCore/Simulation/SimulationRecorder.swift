@@ -22,11 +22,21 @@ struct SimulationRecorder {
     /// Per beacon id, its pairs' baseline detectors (one per kind) and their logs, indexed by kind.
     private var baselines: [String: [(key: PairKey, detectors: [BaselineDetector])]] = [:]
     private var baselineLogs = Array(repeating: DetectorLog(), count: BaselineDetector.Kind.allCases.count)
+    /// Per beacon id, its pairs' `FrontierBank`s (`simulate --frontier`), and one log per frontier rule.
+    private let frontierRules: [FrontierRule]
+    private var banks: [String: [(key: PairKey, bank: FrontierBank)]] = [:]
+    private var frontierLogs: [DetectorLog]
     private(set) var counts = SimulationSummary.EventCounts()
     private var restarts = 0
 
-    init(scenario: Scenario, truth: [TruthTransition]) {
+    /// `baselines: false` leaves the peer baselines out; `frontier` adds a detector per rule.
+    init(
+        scenario: Scenario, truth: [TruthTransition], baselines withBaselines: Bool = true,
+        frontier: [FrontierRule] = []
+    ) {
         self.scenario = scenario
+        frontierRules = frontier
+        frontierLogs = Array(repeating: DetectorLog(), count: frontier.count)
         for transition in truth {
             truthByPair[PairKey(region: transition.region, beaconID: transition.beaconID), default: []].append(
                 transition)
@@ -47,6 +57,16 @@ struct SimulationRecorder {
                 guard let enterLevel = Self.level(enter, model: model, beacon: beacon),
                     let exitLevel = Self.level(exit, model: model, beacon: beacon)
                 else { continue }
+                if !frontier.isEmpty {
+                    banks[beacon.beaconID, default: []].append(
+                        (
+                            key,
+                            FrontierBank(
+                                rules: frontier, enterLevel: enterLevel, exitLevel: exitLevel,
+                                exitPeriod: rule.exitPeriod)
+                        ))
+                }
+                guard withBaselines else { continue }
                 let detectors = BaselineDetector.Kind.allCases.map {
                     BaselineDetector(
                         kind: $0, enterLevel: enterLevel, exitLevel: exitLevel, exitTimeout: rule.exitPeriod)
@@ -71,6 +91,17 @@ struct SimulationRecorder {
     /// A report the gateway heard: feeds the baselines of its pairs.
     mutating func heard(_ observation: Observation) {
         heardBeacons.insert(observation.beaconID)
+        if let rssi = observation.rssi, var pairs = banks[observation.beaconID] {
+            var fired: [(Int, TruthTransition.Kind)] = []
+            for index in pairs.indices {
+                pairs[index].bank.observe(rssi: rssi, at: observation.timestamp, into: &fired)
+                for (rule, kind) in fired {
+                    frontierLogs[rule].transitions[pairs[index].key, default: []].append((observation.timestamp, kind))
+                }
+                fired.removeAll(keepingCapacity: true)
+            }
+            banks[observation.beaconID] = pairs
+        }
         guard let rssi = observation.rssi, var pairs = baselines[observation.beaconID] else { return }
         for index in pairs.indices {
             for kind in pairs[index].detectors.indices {
@@ -139,8 +170,26 @@ struct SimulationRecorder {
             }
             baselines[beaconID] = pairs
         }
+        var fired: [(Int, TruthTransition.Kind)] = []
+        for beaconID in banks.keys {
+            guard var pairs = banks[beaconID] else { continue }
+            for index in pairs.indices {
+                pairs[index].bank.advance(to: time, into: &fired)
+                for (rule, kind) in fired {
+                    frontierLogs[rule].transitions[pairs[index].key, default: []].append((time, kind))
+                }
+                fired.removeAll(keepingCapacity: true)
+            }
+            banks[beaconID] = pairs
+        }
         for key in truthByPair.keys where heardBeacons.contains(key.beaconID) {
             let expected = expectedState(key, at: time)
+            for pair in banks[key.beaconID] ?? [] where pair.key == key {
+                for rule in frontierRules.indices {
+                    frontierLogs[rule].judged[key, default: 0] += interval
+                    if pair.bank.state(rule) == expected { frontierLogs[rule].right[key, default: 0] += interval }
+                }
+            }
             engineLog.judged[key, default: 0] += interval
             if engineState(key.region, key.beaconID) == expected { engineLog.right[key, default: 0] += interval }
             for (index, pair) in (baselines[key.beaconID] ?? []).enumerated() where pair.key == key {
@@ -158,6 +207,9 @@ struct SimulationRecorder {
         summary.pairs = score(engineLog)
         summary.baselines = BaselineDetector.Kind.allCases.enumerated().map { index, kind in
             SimulationSummary.Detector(name: kind.rawValue, pairs: score(baselineLogs[index]))
+        }
+        summary.frontier = frontierRules.enumerated().map { index, rule in
+            SimulationSummary.Detector(name: rule.name, pairs: score(frontierLogs[index]))
         }
         summary.evictions = counters.evictions
         return summary
@@ -202,6 +254,7 @@ struct SimulationRecorder {
                     floor = engine[index].time
                 } else {
                     pair.missed += 1
+                    if transition.kind == .enter { pair.missedEnters += 1 }
                 }
             }
             pair.falseTransitions = matched.filter { !$0 }.count

@@ -14,6 +14,13 @@ extension SimulationSummary {
             result.restarts += run.restarts
             result.evictions += run.evictions
             result.pairs += run.pairs
+            for detector in run.frontier {
+                if let index = result.frontier.firstIndex(where: { $0.name == detector.name }) {
+                    result.frontier[index].pairs += detector.pairs
+                } else {
+                    result.frontier.append(detector)
+                }
+            }
             for baseline in run.baselines {
                 if let index = result.baselines.firstIndex(where: { $0.name == baseline.name }) {
                     result.baselines[index].pairs += baseline.pairs

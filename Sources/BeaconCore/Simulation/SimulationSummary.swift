@@ -18,8 +18,9 @@ public struct SimulationSummary: Sendable, Equatable, PairScores {
         public var falseTransitions = 0
         /// False exits while the truth had the beacon inside.
         public var falseExitsDuringStays = 0
-        /// True transitions the engine never made.
+        /// True transitions the engine never made, and how many of them were enters.
         public var missed = 0
+        public var missedEnters = 0
         /// Seconds from the true transition to the engine's event (exit latencies include the exit period); a
         /// true transition while the gateway was down counts from the end of the downtime.
         public var enterLatencies: [Double] = []
@@ -38,6 +39,8 @@ public struct SimulationSummary: Sendable, Equatable, PairScores {
     public var evictions: UInt64 = 0
     public var pairs: [Pair] = []
     public var baselines: [Detector] = []
+    /// The rules of `simulate --frontier` (`FrontierRule.family`), when asked for.
+    public var frontier: [Detector] = []
 
     /// Nearest-rank percentile (p in 0...1) of values; nil when empty.
     public static func percentile(_ values: [Double], _ p: Double) -> Double? {

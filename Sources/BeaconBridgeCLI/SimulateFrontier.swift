@@ -1,0 +1,89 @@
+import BeaconCore
+
+/// `simulate --frontier`: runs every scenario and seed through `SimulationFrontier` and prints one `frontier`
+/// JSON line per rule on stdout, then a `frontier_verdict` line, and the table on stderr (docs/scenarios.md).
+enum SimulateFrontier {
+    static func run(_ scenarios: [Scenario], seeds: Int) -> Int32 {
+        var frontier = SimulationFrontier()
+        for base in scenarios {
+            for offset in 0..<seeds {
+                var scenario = base
+                scenario.seed = base.seed &+ UInt64(offset)
+                frontier.add(scenario)
+            }
+        }
+        let points = frontier.points().sorted {
+            ($0.falsePerBeaconHour, $0.enterP95) < ($1.falsePerBeaconHour, $1.enterP95)
+        }
+        let exitBound = frontier.exitPeriod + 5
+        let bestBaseline = points.filter { $0.family == .baseline }.map(\.falsePerBeaconHour).min() ?? 0
+        for point in points {
+            Output.stdout(
+                JSONValue.object([
+                    ("type", .string("frontier")), ("name", .string(point.name)),
+                    ("family", .string(point.family.rawValue)),
+                    ("false_transitions_per_beacon_hour", number(point.falsePerBeaconHour, 1000)),
+                    ("false_exits_during_stays", .int(Int64(point.falseExitsDuringStays))),
+                    ("missed_transitions", .int(Int64(point.missed))),
+                    ("right_state_fraction", number(point.rightFraction, 10_000)),
+                    ("enter_p95_1hz_s", number(point.enterP95, 10)),
+                    ("enter_p95_5hz_s", number(point.enterP95Fast, 10)),
+                    ("exit_p95_s", number(point.exitP95, 10)), ("pareto", .bool(point.pareto)),
+                    ("meets_latency_goals", .bool(point.meetsLatencyGoals(exitBound: exitBound))),
+                ]).serialized)
+        }
+        let fastEnough = points.filter { $0.meetsLatencyGoals(exitBound: exitBound) }
+        let best = fastEnough.min { $0.falsePerBeaconHour < $1.falsePerBeaconHour }
+        let goal = bestBaseline / 3
+        Output.stdout(
+            JSONValue.object([
+                ("type", .string("frontier_verdict")), ("runs", .int(Int64(scenarios.count * seeds))),
+                ("best_baseline_false_per_beacon_hour", number(bestBaseline, 1000)),
+                ("false_goal_per_beacon_hour", number(goal, 1000)),
+                ("points_meeting_latency_goals", .int(Int64(fastEnough.count))),
+                ("lowest_false_meeting_latency_goals", best.map { .string($0.name) } ?? .null),
+                ("lowest_false_per_beacon_hour", best.map { number($0.falsePerBeaconHour, 1000) } ?? .null),
+                ("goals_met_together", .bool(best.map { $0.falsePerBeaconHour <= goal } ?? false)),
+            ]).serialized)
+        var lines = [
+            "frontier over \(scenarios.count * seeds) runs, \(points.count) rules (* = Pareto on false/b-h, enter p95s, exit p95; "
+                + "missed transitions count as infinitely late; goals: false/b-h <= \(format(goal, 100)) (a third of the "
+                + "best baseline's \(format(bestBaseline, 100))), enter p95 < 15 s at >= 1 Hz and < 8 s at >= 5 Hz, exit p95 <= "
+                + "\(format(exitBound, 10)) s):",
+            "  " + cell("rule", 30) + cell("false/b-h", 10) + cell("false exits", 12) + cell("missed", 7)
+                + cell("right %", 8)
+                + cell("enter p95 ≥1/≥5 Hz", 19) + "exit p95",
+        ]
+        for point in points {
+            lines.append(
+                (point.pareto ? "* " : "  ") + cell(point.name, 30) + cell(format(point.falsePerBeaconHour, 100), 10)
+                    + cell(String(point.falseExitsDuringStays), 12) + cell(String(point.missed), 7)
+                    + cell(format(point.rightFraction * 100, 100), 8)
+                    + cell("\(format(point.enterP95, 10))/\(format(point.enterP95Fast, 10))", 19)
+                    + format(point.exitP95, 10))
+        }
+        if let best {
+            lines.append(
+                "\(fastEnough.count) rule(s) meet the three latency goals; the one with the fewest false transitions is \(best.name) "
+                    + "with \(format(best.falsePerBeaconHour, 100)) per beacon-hour (goal \(format(goal, 100))): "
+                    + (best.falsePerBeaconHour <= goal
+                        ? "the goals are met together" : "the goals are NOT met together"))
+        } else {
+            lines.append("no rule of the family meets the three latency goals")
+        }
+        Output.stderr(lines.joined(separator: "\n"))
+        return ExitCode.ok
+    }
+
+    private static func cell(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+
+    private static func format(_ value: Double, _ scale: Double) -> String {
+        value.isFinite ? String((value * scale).rounded() / scale) : "missed"
+    }
+
+    private static func number(_ value: Double, _ scale: Double) -> JSONValue {
+        value.isFinite ? .double((value * scale).rounded() / scale) : .null
+    }
+}
