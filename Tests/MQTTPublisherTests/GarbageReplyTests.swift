@@ -9,15 +9,6 @@ import Testing
 /// never libmosquitto's "Success (Success)"; the client keeps retrying and never counts itself connected.
 @Suite(.serialized) struct GarbageReplyTests {
     static let peer = """
-        import socket, sys, os
-        server = socket.socket()
-        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        server.bind(("127.0.0.1", 0))
-        server.listen(4)
-        with open(sys.argv[1] + ".tmp", "w") as f:
-            f.write(str(server.getsockname()[1]))
-        os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-        server.settimeout(60)
         for _ in range(2):
             conn, _ = server.accept()
             conn.settimeout(60)
