@@ -1,6 +1,5 @@
 import BeaconCore
 import BeaconRuntime
-import Dispatch
 import HCIScanner
 import Synchronization
 
@@ -128,50 +127,16 @@ enum ScanCommand {
             Output.stderr("beaconbridge scan: \(error)")
             return ExitCode.forSourceFailure(error)
         }
-        let stopRequested = StopRequest()
-        let signals = SignalStream(signals: [SIGINT, SIGTERM]) { _ in stopRequested.flag.store(true, ordering: .relaxed)
+        // One service group: SIGINT/SIGTERM or the deadline stop the source, whose end ends the printing.
+        let printer = Printer(stream: stream, json: options.json)
+        var services: [any Service] = [printer, StopOnlyService("source") { source.stop() }]
+        if let seconds = options.seconds {
+            // At most ten years: a larger --seconds would overflow the duration.
+            let duration = Duration.milliseconds(Int64(min(seconds, 315_360_000) * 1000))
+            services.append(TaskService("deadline") { try? await Task.sleep(for: duration) })
         }
-        defer { signals.cancel() }
-        let deadline = options.seconds.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
-        var printed = 0
-        let decoder = BeaconDecoder()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                // Stops the source at the deadline or on SIGINT/SIGTERM; checks every 100 ms.
-                while !Task.isCancelled {
-                    if stopRequested.flag.load(ordering: .relaxed)
-                        || (deadline.map { ContinuousClock.now >= $0 } ?? false)
-                    {
-                        source.stop()
-                        return
-                    }
-                    try? await Task.sleep(for: .milliseconds(100))
-                }
-            }
-            for await event in stream where event.isAdvertisingReport {
-                printed += 1
-                guard options.json else {
-                    Output.stdout("\(format(event.timestamp)) \(HexText.hex(event.bytes))")
-                    continue
-                }
-                do {
-                    for report in try HCIEventParser.parse(event.bytes, timestamp: event.timestamp) {
-                        var members: [(String, JSONValue)] = [("time", .double(report.timestamp))]
-                        if case let .object(decoded) = decoder.decode(report).json(includeReport: true) {
-                            members += decoded
-                        }
-                        Output.stdout(JSONValue.object(members).serialized)
-                    }
-                } catch {
-                    Output.stdout(
-                        JSONValue.object([
-                            ("time", .double(event.timestamp)), ("event", .string(HexText.hex(event.bytes))),
-                            ("error", .string("\(error)")),
-                        ]).serialized)
-                }
-            }
-            group.cancelAll()
-        }
+        _ = await ServiceGroup(services).run()
+        let printed = printer.printed
         let stats = source.statistics
         Output.stderr(
             "beaconbridge scan: \(printed) advertising events, \(stats.dropped) dropped, "
@@ -197,8 +162,47 @@ enum ScanCommand {
         return "\(micros / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
     }
 
-    /// SIGINT / SIGTERM seen (set on the signal queue, read by the loop that stops the source).
-    final class StopRequest: Sendable {
-        let flag = Atomic<Bool>(false)
+    /// Prints every advertising event of the stream until it ends (the source stopped or finished).
+    final class Printer: Service {
+        let name = "printer"
+        let stream: AsyncStream<CapturedHCIEvent>
+        let json: Bool
+        private let count = Atomic<Int>(0)
+
+        init(stream: AsyncStream<CapturedHCIEvent>, json: Bool) {
+            self.stream = stream
+            self.json = json
+        }
+
+        var printed: Int { count.load(ordering: .relaxed) }
+
+        func run() async {
+            let decoder = BeaconDecoder()
+            for await event in stream where event.isAdvertisingReport {
+                count.add(1, ordering: .relaxed)
+                guard json else {
+                    Output.stdout("\(format(event.timestamp)) \(HexText.hex(event.bytes))")
+                    continue
+                }
+                do {
+                    for report in try HCIEventParser.parse(event.bytes, timestamp: event.timestamp) {
+                        var members: [(String, JSONValue)] = [("time", .double(report.timestamp))]
+                        if case let .object(decoded) = decoder.decode(report).json(includeReport: true) {
+                            members += decoded
+                        }
+                        Output.stdout(JSONValue.object(members).serialized)
+                    }
+                } catch {
+                    Output.stdout(
+                        JSONValue.object([
+                            ("time", .double(event.timestamp)), ("event", .string(HexText.hex(event.bytes))),
+                            ("error", .string("\(error)")),
+                        ]).serialized)
+                }
+            }
+        }
+
+        /// Nothing: the source's stop (before this one) ends the stream.
+        func stop() async {}
     }
 }

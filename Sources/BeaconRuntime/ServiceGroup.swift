@@ -22,8 +22,9 @@ public protocol Service: AnyObject, Sendable {
 /// Then it stops the services from the last to the first: each `stop()` is awaited and so is the end of that
 /// service's `run()` before the next one is stopped, so a service can rely on the ones before it (started
 /// earlier) while it winds down. Other signals (`otherSignals`, e.g. SIGHUP for a reload) go to `onSignal`
-/// and stop nothing. Signals are received once, for the whole group, through `SignalStream` (or an injected
-/// source in tests); nobody blocks: waiting is suspended tasks.
+/// and stop nothing. `onStop` hears why the group stops, once, before the first service is stopped (the
+/// daemon's loop logs the signal). Signals are received once, for the whole group, through `SignalStream` (or
+/// an injected source in tests); nobody blocks: waiting is suspended tasks.
 public final class ServiceGroup: Sendable {
     /// Why the group stopped.
     public enum Reason: Sendable, Equatable {
@@ -60,17 +61,20 @@ public final class ServiceGroup: Sendable {
     let stopSignals: [Int32]
     let otherSignals: [Int32]
     let onSignal: @Sendable (Int32) -> Void
+    let onStop: @Sendable (Reason) -> Void
     let installSignals: SignalInstaller
 
     public init(
         _ services: [any Service], stopSignals: [Int32] = [SIGTERM, SIGINT], otherSignals: [Int32] = [],
         onSignal: @escaping @Sendable (Int32) -> Void = { _ in },
+        onStop: @escaping @Sendable (Reason) -> Void = { _ in },
         installSignals: @escaping SignalInstaller = ServiceGroup.processSignals
     ) {
         self.services = services
         self.stopSignals = stopSignals
         self.otherSignals = otherSignals
         self.onSignal = onSignal
+        self.onStop = onStop
         self.installSignals = installSignals
     }
 
@@ -84,12 +88,12 @@ public final class ServiceGroup: Sendable {
             if stops.contains(number) { reasonSink.yield(.signal(number)) } else { forward(number) }
         }
         defer { uninstall() }
-        let ends = services.map { _ in Completion() }
+        let ends = services.map { _ in Latch<Void>() }
         return await withTaskGroup(of: Void.self) { group in
             for (service, end) in zip(services, ends) {
                 group.addTask {
                     await service.run()
-                    end.complete()
+                    end.open()
                     reasonSink.yield(.finished(service.name))
                 }
             }
@@ -98,37 +102,14 @@ public final class ServiceGroup: Sendable {
                 reason = first
                 break
             }
+            onStop(reason)
             for (service, end) in zip(services, ends).reversed() {
                 await service.stop()
-                await end.wait()
+                _ = await end.wait()
             }
             await group.waitForAll()
             reasonSink.finish()
             return reason
-        }
-    }
-
-    /// The end of one service's `run()`.
-    final class Completion: Sendable {
-        private let state = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-        func complete() {
-            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-                state.done = true
-                defer { state.waiters.removeAll() }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
-        }
-
-        func wait() async {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let done = state.withLock { state -> Bool in
-                    if !state.done { state.waiters.append(continuation) }
-                    return state.done
-                }
-                if done { continuation.resume() }
-            }
         }
     }
 }

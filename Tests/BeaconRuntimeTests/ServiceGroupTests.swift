@@ -142,3 +142,71 @@ final class FakeSignals: Sendable {
         #expect(log.all == ["run loop", "stop loop", "ended loop"])
     }
 }
+
+@Suite struct ServiceGroupStopTests {
+    @Test func onStopHearsTheReasonOnceBeforeTheFirstStop() async throws {
+        let log = ServiceLog()
+        let signals = FakeSignals()
+        let services = ["publisher", "loop"].map { FakeService($0, log: log) }
+        let group = ServiceGroup(
+            services, onStop: { log.add("onStop \($0)") }, installSignals: signals.installer)
+        let running = Task { await group.run() }
+        for _ in 0..<6000 where log.all.filter({ $0.hasPrefix("run ") }).count < 2 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(try await signals.fire(SIGTERM))
+        #expect(try await signals.fire(SIGINT))
+        #expect(await running.value == .signal(SIGTERM))
+        #expect(
+            Array(log.all.dropFirst(2)) == [
+                "onStop \(ServiceGroup.Reason.signal(SIGTERM))", "stop loop", "ended loop", "stop publisher",
+                "ended publisher",
+            ])
+    }
+
+    @Test func aTaskServiceIsCancelledByStopAndEndsTheGroupWhenItsBodyReturns() async throws {
+        let log = ServiceLog()
+        let signals = FakeSignals()
+        let ticking = TaskService("tick") {
+            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+            log.add("tick cancelled")
+        }
+        let deadline = TaskService("deadline") { log.add("deadline passed") }
+        let group = ServiceGroup([ticking, deadline], installSignals: signals.installer)
+        #expect(await group.run() == .finished("deadline"))
+        #expect(log.all == ["deadline passed", "tick cancelled"])
+    }
+
+    @Test func aStopOnlyServiceRunsUntilStoppedAndPerformsItsStopOnce() async throws {
+        let log = ServiceLog()
+        let source = StopOnlyService("source") { log.add("source stopped") }
+        let running = Task { await source.run() }
+        await source.stop()
+        await source.stop()
+        await running.value
+        #expect(log.all == ["source stopped"])
+    }
+}
+
+@Suite struct LatchTests {
+    @Test func everyWaiterGetsTheFirstValue() async throws {
+        let latch = Latch<Int>()
+        let waiters = (0..<3).map { _ in Task { await latch.wait() } }
+        #expect(latch.open(7))
+        #expect(!latch.open(8))
+        for waiter in waiters { #expect(await waiter.value == 7) }
+        #expect(await latch.wait() == 7)
+        #expect(latch.value == 7)
+    }
+
+    @Test func aCancelledWaiterReturnsNilAndTheLatchStaysUsable() async throws {
+        let latch = Latch<Void>()
+        let waiter = Task { await latch.wait() == nil }
+        waiter.cancel()
+        #expect(await waiter.value)
+        #expect(!latch.isOpen)
+        latch.open()
+        #expect(latch.isOpen)
+        #expect(await latch.wait() != nil)
+    }
+}

@@ -75,15 +75,19 @@ struct DaemonRooms {
 }
 
 extension Daemon {
-    /// Subscribes the room arbiter's topics; each subscription's messages go to the inbox, and the loop is woken
-    /// with a `.rooms` control when the inbox was empty.
-    func startRoomSubscriptions(in group: inout TaskGroup<Void>) {
-        guard let rooms else { return }
+    /// Subscribes the room arbiter's topics; a service (nil when rooms are off) forwards each subscription's
+    /// messages to the inbox and wakes the loop with a `.rooms` control when the inbox was empty.
+    func roomSubscriptionService() -> TaskService? {
+        guard let rooms else { return nil }
         let topics = rooms.coordinator.topics
-        for filter in [topics.availabilityFilter, topics.stateFilter, topics.sightingFilter] {
-            let stream = publisher.subscribe(filter, qos: 1)
-            group.addTask { [inbox = rooms.inbox, mailbox] in
-                for await message in stream where inbox.add(message) { _ = mailbox.post(.rooms) }
+        let streams = [topics.availabilityFilter, topics.stateFilter, topics.sightingFilter].map {
+            publisher.subscribe($0, qos: 1)
+        }
+        return TaskService("rooms") { [inbox = rooms.inbox, mailbox] in
+            await withTaskGroup(of: Void.self) { group in
+                for stream in streams {
+                    group.addTask { for await message in stream where inbox.add(message) { _ = mailbox.post(.rooms) } }
+                }
             }
         }
     }

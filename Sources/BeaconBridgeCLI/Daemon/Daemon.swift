@@ -39,6 +39,8 @@ final class Daemon {
     var lastAdvance: Timestamp = 0
     var lastDecodeErrorLog: Timestamp = -.infinity
     var stoppedBySignal = false
+    /// The source started (the loop ran).
+    var sourceStarted = false
     /// The loop's only input: HCI batches (at most `scanner.queue_capacity` events wait: a live scanner
     /// then drops its oldest, counted as `source_dropped`; a replay waits) and controls.
     let mailbox: EventMailbox<DaemonInput>
@@ -72,72 +74,62 @@ final class Daemon {
         self.rooms = DaemonRooms(configuration: configuration)
     }
 
-    /// Runs until SIGTERM/SIGINT (live) or the end of the capture (replay); returns the exit code.
+    /// Runs until SIGTERM/SIGINT (live) or the end of the capture (replay); returns the exit code. Every
+    /// long-running part is a service of one `ServiceGroup` (Daemon+Services): it receives the signals (SIGHUP:
+    /// reload) and stops the parts in reverse order.
     func run() async -> Int32 {
-        let signals = SignalStream(signals: [SIGTERM, SIGINT, SIGHUP]) { [mailbox] number in
-            _ = mailbox.post(number == SIGHUP ? .reload : .stop(number))
+        let services = makeServices()
+        let group = ServiceGroup(
+            services.all, otherSignals: [SIGHUP], onSignal: { [mailbox] _ in _ = mailbox.post(.reload) },
+            onStop: { [loop = services.loop] reason in loop.stopping(because: reason) })
+        _ = await group.run()
+        // Nothing to sum up when the source could not start (nothing else ran).
+        if services.publisher.ran {
+            logger.notice("stopped", metadata: telemetry.summary(pipeline: pipeline, publisher: publisher.counters))
         }
-        defer { signals.cancel() }
+        return services.loop.exitCode
+    }
+
+    /// The loop service's run: starts the source (and then the publisher, through `publisherGate`), runs the
+    /// loop until a stop or the end of the source, and hands delivery back to the publisher's task. The rest of
+    /// the stop is the other services' (Daemon+Services): the source stops, then the proxy, then `drain`, then
+    /// the publisher.
+    func runLoop(publisherGate: Latch<Bool>) async -> Int32 {
         // A replay waiting for the other gateways of a rooms site starts its source once they are online.
         let waitsForGateways = rooms != nil && isReplay && configuration.rooms.replayWaitForGateways > 0
-        if !waitsForGateways, let failed = await startSource() { return failed }
-        publishDiscovery()
-        var exitCode = ExitCode.ok
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { [publisher] in await publisher.run() }
-            startRoomSubscriptions(in: &group)
-            group.addTask { [mailbox] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(1))
-                    mailbox.post(.tick)
-                }
-            }
-            group.addTask { [publisher, mailbox, logger] in
-                for await notice in publisher.notices {
-                    if case let .snapshotRequested(reason) = notice { mailbox.post(.snapshot(reason.rawValue)) }
-                    Daemon.log(notice, to: logger)
-                }
-            }
-            if let watchdog = SystemdWatchdog(environment: ProcessEnvironment.current()) {
-                // Healthy while the loop keeps handling its once-a-second tick.
-                group.addTask { [logger, heartbeat] in
-                    await watchdog.run(
-                        isHealthy: { heartbeat.isAlive() },
-                        onError: { logger.warning("systemd watchdog: \($0)") })
-                }
-            }
-            if waitsForGateways {
-                await waitForRoomGateways()
-                if let failed = await startSource() {
-                    await publisher.stop()
-                    group.cancelAll()
-                    exitCode = failed
-                    return
-                }
-            }
-            notifySystemd(.ready)
-            // The loop delivers inline (no hand-over to the publisher's task per batch); the publisher's own
-            // task takes over for the stop and the wait for delivery.
-            publisher.drive { [mailbox] in mailbox.poke() }
-            await publisher.service()
-            exitCode = await loop()
-            publisher.release()
-            notifySystemd(.stopping)
-            source.stop()
-            mailbox.close()
-            await esphome?.stop(logger: logger)
-            await persistStates()
-            // A replay that reached its end delivers what it produced before exiting (bounded); a stop by
-            // signal leaves undelivered events in the outbox for the next start.
-            if isReplay, exitCode == ExitCode.ok || exitCode == ExitCode.dataError, !stoppedBySignal,
-                !(await waitForDelivery(stallTimeout: 10)), exitCode == ExitCode.ok
-            {
-                exitCode = ExitCode.tempFail
-            }
-            await publisher.stop()
-            group.cancelAll()
+        if waitsForGateways {
+            publishDiscovery()
+            publisherGate.open(true)
+            await waitForRoomGateways()
         }
-        logger.notice("stopped", metadata: telemetry.summary(pipeline: pipeline, publisher: publisher.counters))
+        if let failed = await startSource() { return failed }
+        sourceStarted = true
+        if !waitsForGateways {
+            publishDiscovery()
+            publisherGate.open(true)
+        }
+        notifySystemd(.ready)
+        // The loop delivers inline (no hand-over to the publisher's task per batch); the publisher's own
+        // task takes over for the stop and the wait for delivery.
+        publisher.drive { [mailbox] in mailbox.poke() }
+        await publisher.service()
+        let exitCode = await loop()
+        publisher.release()
+        notifySystemd(.stopping)
+        return exitCode
+    }
+
+    /// Before the publisher stops (the loop has ended): saves the state, and a replay that reached its end
+    /// delivers what it produced before exiting (bounded); a stop by signal leaves undelivered events in the
+    /// outbox for the next start. Returns the exit code, 75 when a replay could not deliver everything.
+    func drain(exitCode: Int32) async -> Int32 {
+        guard sourceStarted else { return exitCode }
+        await persistStates()
+        if isReplay, exitCode == ExitCode.ok || exitCode == ExitCode.dataError, !stoppedBySignal,
+            !(await waitForDelivery(stallTimeout: 10)), exitCode == ExitCode.ok
+        {
+            return ExitCode.tempFail
+        }
         return exitCode
     }
 
@@ -208,10 +200,14 @@ final class Daemon {
             }
         case .reload:
             await reload()
-        case let .stop(signal):
+        case .stop(.signal(let signal)):
             stoppedBySignal = true
             logger.notice("stopping", metadata: ["signal": "\(signal == SIGTERM ? "SIGTERM" : "SIGINT")"])
             return ExitCode.ok
+        case .stop(.finished(let service)):
+            // Another part ended by itself, which none should (a bug).
+            logger.error("stopping: a part of the daemon ended", metadata: ["service": "\(service)"])
+            return ExitCode.software
         }
         return nil
     }

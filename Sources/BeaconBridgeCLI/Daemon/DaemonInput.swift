@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 
 /// The controls the daemon's loop reacts to besides HCI event batches (which come through the same
 /// mailbox, `EventMailbox`), so one task owns the pipeline.
@@ -11,6 +12,6 @@ enum DaemonInput: Sendable {
     case reload
     /// Inbound messages for the room arbiter are waiting (`rooms`, Daemon+Rooms).
     case rooms
-    /// SIGTERM / SIGINT.
-    case stop(Int32)
+    /// The service group stops (SIGTERM / SIGINT, or another service ended).
+    case stop(ServiceGroup.Reason)
 }

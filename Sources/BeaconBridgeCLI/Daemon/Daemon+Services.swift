@@ -1,0 +1,144 @@
+import BeaconCore
+import BeaconRuntime
+import MQTTPublisher
+import Synchronization
+
+/// The daemon's long-running parts as the services of one `ServiceGroup`, in start order (the group stops them
+/// in reverse, each ending before the next is stopped):
+///
+/// 1. `publisher`: the MQTT publisher's own task and the logging of its notices; started once the source runs
+///    (or at once when a replay waits for a rooms site's gateways), stopped last: the replay's wait for
+///    delivery (`drainBeforeStop`), then `EventPublisher.stop()` (unacknowledged events to the outbox,
+///    `offline`).
+/// 2. `esphome` (when on): the Bluetooth proxy's server and its mDNS announcement.
+/// 3. `rooms` (when on): the room arbiter's subscriptions, forwarded to the loop.
+/// 4. `watchdog` (under systemd with `WatchdogSec=`): pings while the loop keeps beating.
+/// 5. `tick`: the loop's once-a-second tick.
+/// 6. `source`: the HCI scanner or replay (started by the loop, stopped here; the mailbox is closed with it).
+/// 7. `loop`: starts the source, then owns the pipeline until a stop or the end of the source.
+struct DaemonServices {
+    let publisher: DaemonPublisherService
+    let loop: DaemonLoopService
+    let all: [any Service]
+}
+
+extension Daemon {
+    func makeServices() -> DaemonServices {
+        let publisherService = DaemonPublisherService(publisher: publisher, mailbox: mailbox, logger: logger)
+        let loop = DaemonLoopService(daemon: self, publisherGate: publisherService.gate)
+        publisherService.drainBeforeStop = { [loop] in await loop.drain() }
+        var all: [any Service] = [publisherService]
+        if let esphome {
+            all.append(StopOnlyService("esphome") { [logger] in await esphome.stop(logger: logger) })
+        }
+        if let rooms = roomSubscriptionService() { all.append(rooms) }
+        if let watchdog = SystemdWatchdog(environment: ProcessEnvironment.current()) {
+            // Healthy while the loop keeps handling its once-a-second tick.
+            all.append(
+                TaskService("watchdog") { [logger, heartbeat] in
+                    await watchdog.run(
+                        isHealthy: { heartbeat.isAlive() },
+                        onError: { logger.warning("systemd watchdog: \($0)") })
+                })
+        }
+        all.append(
+            TaskService("tick") { [mailbox] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    mailbox.post(.tick)
+                }
+            })
+        all.append(
+            StopOnlyService("source") { [source, mailbox] in
+                source.stop()
+                mailbox.close()
+            })
+        all.append(loop)
+        return DaemonServices(publisher: publisherService, loop: loop, all: all)
+    }
+}
+
+/// The publisher and its notices (snapshot requests go to the loop's mailbox, the rest is logged). Runs once
+/// `gate` opens with true; opened with false (by `stop()` before that) it never runs.
+final class DaemonPublisherService: Service {
+    let name = "publisher"
+    let publisher: EventPublisher
+    let mailbox: EventMailbox<DaemonInput>
+    let logger: Logger
+    let gate = Latch<Bool>()
+    /// Done before the publisher stops (the loop has ended by then): state saved, a replay's wait for delivery.
+    var drainBeforeStop: @Sendable () async -> Void {
+        get { drain.withLock { $0 } }
+        set { drain.withLock { $0 = newValue } }
+    }
+    private let drain = Mutex<@Sendable () async -> Void>({})
+
+    init(publisher: EventPublisher, mailbox: EventMailbox<DaemonInput>, logger: Logger) {
+        self.publisher = publisher
+        self.mailbox = mailbox
+        self.logger = logger
+    }
+
+    /// True once the publisher was started.
+    var ran: Bool { gate.value == true }
+
+    func run() async {
+        guard await gate.wait() == true else { return }
+        await withTaskGroup(of: Void.self) { [publisher, mailbox, logger] group in
+            // Ends when the publisher's run() has returned and every notice was handled.
+            group.addTask {
+                for await notice in publisher.notices {
+                    if case let .snapshotRequested(reason) = notice { mailbox.post(.snapshot(reason.rawValue)) }
+                    Daemon.log(notice, to: logger)
+                }
+            }
+            await publisher.run()
+        }
+    }
+
+    func stop() async {
+        // Not started yet: it never will be.
+        guard !gate.open(false), ran else { return }
+        await drainBeforeStop()
+        await publisher.stop()
+    }
+}
+
+/// The daemon's loop (`Daemon.runLoop`): the only task that touches the `Daemon`, which is not Sendable.
+/// Invariant (why `@unchecked Sendable` holds): `daemon` is used by `run()` and, once `run()` has returned, by
+/// `drain()`, which the publisher's `stop()` calls; the group stops the publisher (the first service) only
+/// after the loop (the last one) has ended. `stop()` only posts to the mailbox.
+final class DaemonLoopService: Service, @unchecked Sendable {
+    let name = "loop"
+    private let daemon: Daemon
+    private let mailbox: EventMailbox<DaemonInput>
+    private let publisherGate: Latch<Bool>
+    private let state = Mutex<(reason: ServiceGroup.Reason?, exitCode: Int32)>((nil, ExitCode.software))
+
+    init(daemon: Daemon, publisherGate: Latch<Bool>) {
+        self.daemon = daemon
+        self.mailbox = daemon.mailbox
+        self.publisherGate = publisherGate
+    }
+
+    /// The exit code: the loop's, or the drain's when delivery did not finish.
+    var exitCode: Int32 { state.withLock { $0.exitCode } }
+
+    /// Why the group stops (before `stop()`), for the loop's log line and exit code.
+    func stopping(because reason: ServiceGroup.Reason) { state.withLock { $0.reason = reason } }
+
+    func run() async {
+        let code = await daemon.runLoop(publisherGate: publisherGate)
+        state.withLock { $0.exitCode = code }
+    }
+
+    func stop() async {
+        let reason = state.withLock { $0.reason } ?? .finished(name)
+        _ = mailbox.post(.stop(reason))
+    }
+
+    func drain() async {
+        let code = await daemon.drain(exitCode: exitCode)
+        state.withLock { $0.exitCode = code }
+    }
+}
