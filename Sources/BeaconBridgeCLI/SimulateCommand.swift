@@ -22,7 +22,8 @@ enum SimulateCommand {
                             on stdout instead of the comparison
           --frontier        instead of the comparison, the latency / false-transition frontier of a family of
                             simple rules and of the engine over a grid of its enter parameters (slow: about
-                            15 engine runs per scenario and seed; docs/tracking-and-regions.md)
+                            15 engine runs per scenario and seed; docs/tracking-and-regions.md); for rooms
+                            scenarios the arbiter over a grid of its parameters (docs/rooms.md)
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -81,9 +82,9 @@ enum SimulateCommand {
             guard rooms.count == texts.count else {
                 return usageError("rooms scenarios cannot be mixed with region scenarios")
             }
-            if frontier { return usageError("--frontier takes region (single-gateway) scenarios") }
             if let capturePath { return SimulateRooms.capture(text: rooms[0], seed: seed, pattern: capturePath) }
-            return SimulateRooms.run(texts: rooms, seed: seed, seeds: seeds, summaryOnly: summaryOnly)
+            return SimulateRooms.run(
+                texts: rooms, seed: seed, seeds: seeds, summaryOnly: summaryOnly, frontier: frontier)
         }
         for (path, text) in texts {
             do {

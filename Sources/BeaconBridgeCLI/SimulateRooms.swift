@@ -5,7 +5,9 @@ import BeaconCore
 /// `--summary-only`, every arbiter decision as a `room_change` line first), with several runs an
 /// `room_aggregate` line; the same figures as a table on stderr.
 enum SimulateRooms {
-    static func run(texts: [(path: String, text: String)], seed: UInt64?, seeds: Int, summaryOnly: Bool) -> Int32 {
+    static func run(
+        texts: [(path: String, text: String)], seed: UInt64?, seeds: Int, summaryOnly: Bool, frontier: Bool = false
+    ) -> Int32 {
         var scenarios: [RoomScenario] = []
         for (path, text) in texts {
             do {
@@ -17,6 +19,7 @@ enum SimulateRooms {
                 return error.kind == .invalid ? ExitCode.config : ExitCode.dataError
             }
         }
+        if frontier { return SimulateRoomsFrontier.run(scenarios, seeds: seeds) }
         let single = scenarios.count == 1 && seeds == 1
         var summaries: [RoomSummary] = []
         for base in scenarios {
@@ -30,7 +33,7 @@ enum SimulateRooms {
                     JSONValue.object([
                         ("type", .string("room_summary")), ("scenario", .string(scenario.name)),
                         ("seed", .string(String(scenario.seed))), ("sightings", .int(Int64(summary.sightings))),
-                        ("rules", json(summary)),
+                        ("rules", json(summary.rules)), ("oracles", json(summary.oracles)),
                     ]).serialized)
                 Output.stderr(
                     "\(scenario.name) (seed \(scenario.seed)), \(summary.sightings) sightings:\n" + text(summary))
@@ -44,7 +47,7 @@ enum SimulateRooms {
                     ("type", .string("room_aggregate")), ("runs", .int(Int64(summaries.count))),
                     ("scenarios", .array(scenarios.map { .string($0.name) })),
                     ("seeds_per_scenario", .int(Int64(seeds))),
-                    ("rules", json(all)),
+                    ("rules", json(all.rules)), ("oracles", json(all.oracles)),
                 ]).serialized)
             Output.stderr(
                 "all \(summaries.count) runs (\(scenarios.map(\.name).joined(separator: ", ")); \(seeds) seed(s) each):\n"
@@ -78,9 +81,10 @@ enum SimulateRooms {
         return .string(room ?? "not_home")
     }
 
-    static func json(_ summary: RoomSummary) -> JSONValue {
+    /// The rows of `rules` or `oracles`.
+    static func json(_ rules: [RoomSummary.Rule]) -> JSONValue {
         .array(
-            summary.rules.map { rule in
+            rules.map { rule in
                 .object([
                     ("name", .string(rule.name)),
                     ("wrong_room_share", rounded(rule.wrongShare, 100_000)),
@@ -100,6 +104,14 @@ enum SimulateRooms {
                                 rounded(rule.wrongTime.wrongCatchingUp / max(rule.judgedSeconds, 1), 100_000)
                             ),
                             ("relapse", rounded(rule.wrongTime.wrongRelapse / max(rule.judgedSeconds, 1), 100_000)),
+                            (
+                                "oracle_mean_wrong_too",
+                                rounded(rule.wrongTime.wrongMeanFloor / max(rule.judgedSeconds, 1), 100_000)
+                            ),
+                            (
+                                "oracle_fixed_wrong_too",
+                                rounded(rule.wrongTime.wrongFixedFloor / max(rule.judgedSeconds, 1), 100_000)
+                            ),
                         ])
                     ),
                     (
@@ -137,30 +149,36 @@ enum SimulateRooms {
         func number(_ value: Double?, _ scale: Double = 10) -> String {
             value.map { String(($0 * scale).rounded() / scale) } ?? "-"
         }
+        func row(_ rule: RoomSummary.Rule) -> String {
+            "  " + cell(rule.name, 20) + cell(number(rule.wrongShare * 100, 100), 13)
+                + cell(number(rule.falseSwitchesPerHour, 100), 10) + cell(String(rule.trueChanges), 8)
+                + cell(String(rule.missed), 7)
+                + "\(number(rule.latencyP50))/\(number(rule.latencyP95))/\(number(rule.latencies.max()))"
+        }
         var lines = [
-            "  " + cell("rule", 17) + cell("wrong room %", 13) + cell("false/b-h", 10) + cell("changes", 8)
+            "  " + cell("rule", 20) + cell("wrong room %", 13) + cell("false/b-h", 10) + cell("changes", 8)
                 + cell("missed", 7) + "latency p50/p95/max s"
         ]
-        for rule in summary.rules {
-            lines.append(
-                "  " + cell(rule.name, 17) + cell(number(rule.wrongShare * 100, 100), 13)
-                    + cell(number(rule.falseSwitchesPerHour, 100), 10) + cell(String(rule.trueChanges), 8)
-                    + cell(String(rule.missed), 7)
-                    + "\(number(rule.latencyP50))/\(number(rule.latencyP95))/\(number(rule.latencies.max()))")
+        lines += summary.rules.map(row)
+        if !summary.oracles.isEmpty {
+            lines.append("  oracles (analysis, not deployable: they read the simulator's true link levels):")
+            lines += summary.oracles.map(row)
         }
         // Where the wrong time falls, in % of the judged time (docs/rooms.md).
         lines.append(
-            "  " + cell("wrong time in %:", 17) + cell("ambiguous", 10) + cell("transit", 8) + cell("catch-up", 9)
-                + "relapse   (judged time at ambiguous spots: "
+            "  " + cell("wrong time in %:", 20) + cell("ambiguous", 10) + cell("transit", 8) + cell("catch-up", 9)
+                + cell("relapse", 8) + "oracle-mean / -fixed wrong too   (judged time at ambiguous spots: "
                 + number(share(summary.rules.first?.wrongTime.ambiguousSeconds ?? 0, summary.rules.first), 100)
                 + " %)")
-        for rule in summary.rules {
+        for rule in summary.rules + summary.oracles {
             let wrong = rule.wrongTime
             lines.append(
-                "  " + cell(rule.name, 17) + cell(number(share(wrong.wrongAmbiguous, rule), 100), 10)
+                "  " + cell(rule.name, 20) + cell(number(share(wrong.wrongAmbiguous, rule), 100), 10)
                     + cell(number(share(wrong.wrongInTransit, rule), 100), 8)
                     + cell(number(share(wrong.wrongCatchingUp, rule), 100), 9)
-                    + number(share(wrong.wrongRelapse, rule), 100))
+                    + cell(number(share(wrong.wrongRelapse, rule), 100), 8)
+                    + number(share(wrong.wrongMeanFloor, rule), 100) + " / "
+                    + number(share(wrong.wrongFixedFloor, rule), 100))
         }
         return lines.joined(separator: "\n")
     }

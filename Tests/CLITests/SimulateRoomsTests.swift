@@ -29,6 +29,23 @@ import Glibc
             return fields.first { $0.0 == "name" }?.1
         }
         #expect(names == [.string("beaconbridge"), .string("nearest"), .string("distance-margin")])
+        // The analysis rows, apart from the rules (docs/rooms.md, "The oracle floor").
+        guard case let .array(oracles)? = members.first(where: { $0.0 == "oracles" })?.1 else {
+            Issue.record("no oracles in \(lines)")
+            return
+        }
+        let oracleNames: [JSONValue] = oracles.compactMap { rule in
+            guard case let .object(fields) = rule else { return nil }
+            return fields.first { $0.0 == "name" }?.1
+        }
+        #expect(
+            oracleNames
+                == [
+                    "oracle-mean", "oracle-mean-10s", "oracle-mean-30s", "oracle-mean-60s", "oracle-fixed",
+                    "oracle-geometry", "oracle-mean+arbiter", "oracle-fixed+arbiter",
+                ].map { .string($0) })
+        #expect(lines[0].contains("\"oracle_mean_wrong_too\":"))
+        #expect(result.stderr.contains("oracles (analysis, not deployable"))
         for key in ["wrong_room_share", "false_switches_per_beacon_hour", "room_change_latency_s"] {
             #expect(lines[0].contains("\"\(key)\":"))
         }

@@ -25,8 +25,24 @@ public struct RoomScore {
     /// stay's room since it began.
     var stayShown: [String: (start: Double, shown: Bool)] = [:]
 
+    /// The true stays with the oracle rooms when given (for `wrongMeanFloor`; the geometry room of the
+    /// "ambiguous" class comes from it too, else is computed).
+    let oracle: RoomOracle?
+
     init(scenario: RoomScenario, simulator: RoomSimulator) {
+        self.init(scenario: scenario, segments: Self.segments(scenario, simulator), oracle: nil)
+    }
+
+    /// With the true stays computed once per run (`segments`), shared by every rule scored on it.
+    init(scenario: RoomScenario, segments: [String: [Segment]], oracle: RoomOracle?) {
         self.scenario = scenario
+        self.segments = segments
+        self.oracle = oracle
+    }
+
+    /// Every person's true stays, sampled every 0.1 s.
+    static func segments(_ scenario: RoomScenario, _ simulator: RoomSimulator) -> [String: [Segment]] {
+        var segments: [String: [Segment]] = [:]
         for person in scenario.people {
             var list: [Segment] = []
             var t = 0.0
@@ -41,6 +57,7 @@ public struct RoomScore {
             }
             segments[person.beaconID] = list
         }
+        return segments
     }
 
     mutating func record(_ change: RoomChange) {
@@ -51,7 +68,9 @@ public struct RoomScore {
     mutating func sample(at time: Timestamp, interval: Double, decided: (String) -> String??) {
         let t = time - scenario.startTime
         guard t > scenario.warmup else { return }
-        for person in scenario.people {
+        let second = Int(t.rounded())
+        let whole = Double(second) == t
+        for (index, person) in scenario.people.enumerated() {
             guard let list = segments[person.beaconID], let truth = list.last(where: { $0.start <= t }) else {
                 continue
             }
@@ -65,11 +84,22 @@ public struct RoomScore {
             if !right { wrong[person.beaconID, default: 0] += interval }
             var stay = stayShown[person.beaconID] ?? (truth.start, false)
             if stay.start != truth.start { stay = (truth.start, false) }
-            let oracle = loudestRoom(of: person, at: t)
-            if oracle != truth.room { breakdown.ambiguousSeconds += interval }
+            let geometry =
+                whole
+                ? oracle?.room(.geometry, person: index, second: second) ?? loudestRoom(of: person, at: t)
+                : loudestRoom(of: person, at: t)
+            if geometry != truth.room { breakdown.ambiguousSeconds += interval }
+            if !right, let oracle, whole {
+                if oracle.room(.mean(window: 0), person: index, second: second) != truth.room {
+                    breakdown.wrongMeanFloor += interval
+                }
+                if oracle.room(.fixed, person: index, second: second) != truth.room {
+                    breakdown.wrongFixedFloor += interval
+                }
+            }
             if right {
                 stay.shown = true
-            } else if oracle != truth.room {
+            } else if geometry != truth.room {
                 breakdown.wrongAmbiguous += interval
             } else if truth.end - truth.start < scenario.minimumStay {
                 breakdown.wrongInTransit += interval
@@ -87,19 +117,9 @@ public struct RoomScore {
     /// `not_home`) outside every room.
     func loudestRoom(of person: ScenarioBeacon, at t: Double) -> String? {
         let position = person.position(at: t)
-        let model = scenario.distanceModel
-        var best: (level: Double, room: String)?
-        for gateway in scenario.plan.gateways {
-            let dx = position.x - gateway.x
-            let dy = position.y - gateway.y
-            let distance = max((dx * dx + dy * dy).squareRoot(), 0.1)
-            let level =
-                model.meanRSSI(atDistance: distance, measuredPower: person.measuredPower)
-                - scenario.plan.wallLoss(fromX: gateway.x, y: gateway.y, toX: position.x, y: position.y)
-            if level > best?.level ?? -.infinity { best = (level, gateway.room) }
-        }
         guard scenario.plan.room(x: position.x, y: position.y) != nil else { return nil }
-        return best?.room
+        return RoomOracle.loudest(
+            RoomOracle.geometryLevels(scenario, person, x: position.x, y: position.y), scenario.plan)
     }
 
     func finish(name: String) -> RoomSummary.Rule {
@@ -163,13 +183,17 @@ public struct RoomSummary: Sendable, Equatable {
     /// - `wrongInTransit`: in a true stay shorter than the minimum stay (passing through);
     /// - `wrongCatchingUp`: the rule has not shown the true room yet since the stay began (its latency);
     /// - `wrongRelapse`: the rule had shown the true room during this stay and left it (a flap, a lost room).
-    /// `ambiguousSeconds` is the judged time at such positions, right or wrong.
+    /// `ambiguousSeconds` is the judged time at such positions, right or wrong. Across the classes,
+    /// `wrongMeanFloor` is the wrong time at which `oracle-mean` is wrong as well (the part a rule that picks the
+    /// loudest room could not avoid even with perfect averaging; the rest is what the rule loses beyond that).
     public struct WrongTime: Sendable, Equatable {
         public var wrongAmbiguous = 0.0
         public var wrongInTransit = 0.0
         public var wrongCatchingUp = 0.0
         public var wrongRelapse = 0.0
         public var ambiguousSeconds = 0.0
+        public var wrongMeanFloor = 0.0
+        public var wrongFixedFloor = 0.0
         public init() {}
         mutating func add(_ other: WrongTime) {
             wrongAmbiguous += other.wrongAmbiguous
@@ -177,6 +201,8 @@ public struct RoomSummary: Sendable, Equatable {
             wrongCatchingUp += other.wrongCatchingUp
             wrongRelapse += other.wrongRelapse
             ambiguousSeconds += other.ambiguousSeconds
+            wrongMeanFloor += other.wrongMeanFloor
+            wrongFixedFloor += other.wrongFixedFloor
         }
     }
 
@@ -202,34 +228,44 @@ public struct RoomSummary: Sendable, Equatable {
     }
 
     public var sightings: Int
+    /// The deployable rules: the arbiter, then the baselines.
     public var rules: [Rule] = []
+    /// The analysis rows (`RoomOracleRule`, `oracle-mean+arbiter`): not rules, the floor they are measured
+    /// against.
+    public var oracles: [Rule] = []
 
-    public init(sightings: Int, rules: [Rule] = []) {
+    public init(sightings: Int, rules: [Rule] = [], oracles: [Rule] = []) {
         self.sightings = sightings
         self.rules = rules
+        self.oracles = oracles
     }
 
     /// Runs merged rule by rule (same rule names in the same order), so shares and percentiles are over all.
     public static func merged(_ runs: [RoomSummary]) -> RoomSummary {
         var result = RoomSummary(sightings: runs.reduce(0) { $0 + $1.sightings })
         for run in runs {
-            for rule in run.rules {
-                if let index = result.rules.firstIndex(where: { $0.name == rule.name }) {
-                    result.rules[index].judgedSeconds += rule.judgedSeconds
-                    result.rules[index].wrongSeconds += rule.wrongSeconds
-                    result.rules[index].switches += rule.switches
-                    result.rules[index].falseSwitches += rule.falseSwitches
-                    result.rules[index].trueChanges += rule.trueChanges
-                    result.rules[index].missed += rule.missed
-                    result.rules[index].latencies += rule.latencies
-                    result.rules[index].wrongTime.add(rule.wrongTime)
-                } else {
-                    var rule = rule
-                    rule.beacons = []
-                    result.rules.append(rule)
-                }
-            }
+            merge(run.rules, into: &result.rules)
+            merge(run.oracles, into: &result.oracles)
         }
         return result
+    }
+
+    static func merge(_ rules: [Rule], into list: inout [Rule]) {
+        for rule in rules {
+            if let index = list.firstIndex(where: { $0.name == rule.name }) {
+                list[index].judgedSeconds += rule.judgedSeconds
+                list[index].wrongSeconds += rule.wrongSeconds
+                list[index].switches += rule.switches
+                list[index].falseSwitches += rule.falseSwitches
+                list[index].trueChanges += rule.trueChanges
+                list[index].missed += rule.missed
+                list[index].latencies += rule.latencies
+                list[index].wrongTime.add(rule.wrongTime)
+            } else {
+                var rule = rule
+                rule.beacons = []
+                list.append(rule)
+            }
+        }
     }
 }

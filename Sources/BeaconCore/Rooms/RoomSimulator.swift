@@ -15,10 +15,33 @@ public struct RoomSimulator: Sendable {
         var all: [(Observation, Int)] = []
         for (index, person) in scenario.people.enumerated() {
             let schedule = advertisements(of: person, index: index)
-            all += link(person, index: index, gateway: gatewayIndex, schedule: schedule).map { ($0, index) }
+            all += link(person, index: index, gateway: gatewayIndex, schedule: schedule).observations.map {
+                ($0, index)
+            }
         }
         all.sort { ($0.0.timestamp, $0.1) < ($1.0.timestamp, $1.1) }
         return all.map(\.0)
+    }
+
+    /// Every gateway's reports (as `observations(gateway:)`, by gateway index) and, from the same draws, the
+    /// true slowly varying level of every link at every advertisement (`RoomOracle`).
+    public func world() -> (observations: [[Observation]], oracle: RoomOracle) {
+        var heard: [[(Observation, Int)]] = Array(repeating: [], count: scenario.plan.gateways.count)
+        var links: [[RoomOracle.Link]] = []
+        for (index, person) in scenario.people.enumerated() {
+            let schedule = advertisements(of: person, index: index)
+            var perGateway: [RoomOracle.Link] = []
+            for gatewayIndex in scenario.plan.gateways.indices {
+                let run = link(person, index: index, gateway: gatewayIndex, schedule: schedule)
+                heard[gatewayIndex] += run.observations.map { ($0, index) }
+                perGateway.append(RoomOracle.Link(times: schedule, levels: run.levels, fixed: run.fixed))
+            }
+            links.append(perGateway)
+        }
+        let observations = heard.map { list in
+            list.sorted { ($0.0.timestamp, $0.1) < ($1.0.timestamp, $1.1) }.map(\.0)
+        }
+        return (observations, RoomOracle(scenario: scenario, links: links))
     }
 
     /// The true room of a person at scenario time `t` (nil: outside every room, i.e. `not_home`).
@@ -53,8 +76,13 @@ public struct RoomSimulator: Sendable {
         return result
     }
 
-    /// One gateway-beacon link: the reports this gateway receives of these advertisements.
-    func link(_ person: ScenarioBeacon, index: Int, gateway gatewayIndex: Int, schedule: [Double]) -> [Observation] {
+    /// One gateway-beacon link: the reports this gateway receives of these advertisements, and at every
+    /// advertisement (heard or not) the link's true slowly varying level: everything in the report's RSSI but
+    /// the fast fading, with the link's per-channel offsets averaged over the channels; and the link's fixed
+    /// bias (those averaged channel offsets plus the receiver offset) (`RoomOracle`).
+    func link(
+        _ person: ScenarioBeacon, index: Int, gateway gatewayIndex: Int, schedule: [Double]
+    ) -> (observations: [Observation], levels: [Double], fixed: Double) {
         let gateway = scenario.plan.gateways[gatewayIndex]
         let radio = scenario.radio
         let params = radio.realistic
@@ -73,8 +101,11 @@ public struct RoomSimulator: Sendable {
         var shadowing = sigma * random.gaussian()
         var previous: (t: Double, x: Double, y: Double)?
         var blockIndex = 0
+        let meanOffset = offsets.isEmpty ? 0 : offsets.reduce(0, +) / Double(offsets.count)
         var result: [Observation] = []
         result.reserveCapacity(schedule.count)
+        var levels: [Double] = []
+        levels.reserveCapacity(schedule.count)
         for t in schedule {
             let position = person.position(at: t)
             if let previous {
@@ -101,9 +132,10 @@ public struct RoomSimulator: Sendable {
             let distance = max((dx * dx + dy * dy).squareRoot(), 0.1)
             let walls = scenario.plan.wallLoss(fromX: gateway.x, y: gateway.y, toX: position.x, y: position.y)
             let channel = radio.channel(at: t + phase, count: offsets.count)
-            let signal =
-                model.meanRSSI(atDistance: distance, measuredPower: person.measuredPower) - person.attenuation
-                - walls + shadowing + offsets[channel] + fading - blocked
+            let mean = model.meanRSSI(atDistance: distance, measuredPower: person.measuredPower)
+            // (The report's sum in its original order, so the world is the same to the last bit.)
+            let signal = mean - person.attenuation - walls + shadowing + offsets[channel] + fading - blocked
+            levels.append(mean - person.attenuation - walls + shadowing - blocked + meanOffset + gateway.receiverOffset)
             let received =
                 1 / (1 + SimulationMath.exp(-(signal - radio.noiseFloor) / max(params.sensitivityWidth, 1e-9)))
             guard !lost, heardDraw < received else { continue }
@@ -115,7 +147,7 @@ public struct RoomSimulator: Sendable {
                     addressType: .publicDevice, rssi: Int(min(max(rssi, -126), 20)),
                     measuredPower: person.measuredPower, name: person.name))
         }
-        return result
+        return (result, levels, meanOffset + gateway.receiverOffset)
     }
 
     private func blockingEpisodes(
