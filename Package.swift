@@ -63,7 +63,8 @@ let package = Package(
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
         .testTarget(name: "BeaconRuntimeTests", dependencies: ["BeaconRuntime", "BeaconCore"], swiftSettings: strict),
-        .testTarget(name: "HCIScannerTests", dependencies: ["HCIScanner", "BeaconCore"], swiftSettings: strict),
+        .testTarget(
+            name: "HCIScannerTests", dependencies: ["HCIScanner", "BeaconCore", "BeaconRuntime"], swiftSettings: strict),
         .testTarget(
             name: "MQTTPublisherTests",
             dependencies: ["MQTTPublisher", "SQLiteStore", "BeaconCore", "BeaconRuntime", "TestSupport"],

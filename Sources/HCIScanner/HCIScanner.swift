@@ -11,9 +11,13 @@ import Glibc
 ///
 /// All socket work happens on one dedicated thread (never on the Swift concurrency pool). Each wake-up drains
 /// the socket (every event already there, up to `batchLimit`) and hands one batch to the sink without waiting
-/// (`HCIEventSink.offer`: the consumer's bounded mailbox drops its oldest on overload, counted here). Supervision (`ScanSupervisor`) restarts the scan
-/// and power-cycles the adapter when it stalls or fails. Sendable: every stored property is immutable or
-/// synchronized; the socket lives only on the reading thread.
+/// (`HCIEventSink.offer`: the consumer's bounded mailbox drops its oldest on overload, counted here), then lets
+/// reports gather for a window (`BatchWindow`: `batch_window_ms`, growing toward `batch_window_max_ms` at low
+/// rates). Supervision (`ScanSupervisor`) restarts the scan and power-cycles the adapter when it stalls or fails.
+/// The thread sleeps in `poll` until a report, a supervision deadline or `stop()` (a byte on its wake-up pipe):
+/// an idle scanner does not wake periodically. Sendable: every stored property is immutable or synchronized; the
+/// socket lives only on the reading thread; the wake-up pipe is written by `stop()` and read by the thread only
+/// through `poll`, and closed in `deinit` (the thread retains the scanner while it runs).
 public final class HCIScanner: HCIEventSource, Sendable {
     public let settings: ScannerSettings
     private let selector: AdapterSelector
@@ -31,13 +35,19 @@ public final class HCIScanner: HCIEventSource, Sendable {
     private let failureBox = Mutex<HCIError?>(nil)
     /// A connected socket that carries H4 event packets instead of an adapter (`init(settings:feedDescriptor:)`).
     private let feedDescriptor: Int32?
+    /// The pause after each hand-over.
+    public let batchWindow: BatchWindow
+    /// `stop()` writes a byte here to end the reading thread's `poll` at once: read end first; -1 when the pipe
+    /// could not be made (the thread then looks at the stop flag every 250 ms instead).
+    private let wakeDescriptors: (read: Int32, write: Int32)
 
     /// - Parameters:
     ///   - settings: must have passed `validate()`; an invalid adapter or scan timing throws at `events()`.
     ///   - recorder: receives every command sent and event read (e.g. a btsnoop file).
     ///   - onNotice: called on the reading thread for each step worth logging; must not block.
+    ///   - batchWindow: the pause after each hand-over; nil: `settings.effectiveBatchWindow(esphomeProxy: false)`.
     public init(
-        settings: ScannerSettings, recorder: (any HCITrafficRecorder)? = nil,
+        settings: ScannerSettings, recorder: (any HCITrafficRecorder)? = nil, batchWindow: BatchWindow? = nil,
         onNotice: @escaping @Sendable (HCIScannerNotice) -> Void = { _ in }
     ) {
         self.settings = settings
@@ -50,6 +60,8 @@ public final class HCIScanner: HCIEventSource, Sendable {
         self.recorder = recorder
         self.onNotice = onNotice
         self.feedDescriptor = nil
+        self.batchWindow = batchWindow ?? settings.effectiveBatchWindow(esphomeProxy: false)
+        self.wakeDescriptors = Self.makeWakePipe()
     }
 
     /// A scanner that reads H4 event packets (one per datagram) from `feedDescriptor`, a connected
@@ -58,7 +70,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
     /// is sent and supervision does not act; the end of the feed (EOF) ends the stream. The scanner owns
     /// and closes the descriptor.
     public init(
-        settings: ScannerSettings, feedDescriptor: Int32,
+        settings: ScannerSettings, feedDescriptor: Int32, batchWindow: BatchWindow? = nil,
         onNotice: @escaping @Sendable (HCIScannerNotice) -> Void = { _ in }
     ) {
         self.settings = settings
@@ -71,6 +83,24 @@ public final class HCIScanner: HCIEventSource, Sendable {
         self.recorder = nil
         self.onNotice = onNotice
         self.feedDescriptor = feedDescriptor
+        self.batchWindow = batchWindow ?? settings.effectiveBatchWindow(esphomeProxy: false)
+        self.wakeDescriptors = Self.makeWakePipe()
+    }
+
+    deinit {
+        if wakeDescriptors.read >= 0 { Glibc.close(wakeDescriptors.read) }
+        if wakeDescriptors.write >= 0 { Glibc.close(wakeDescriptors.write) }
+    }
+
+    /// A non-blocking, close-on-exec pipe; (-1, -1) when it cannot be made.
+    private static func makeWakePipe() -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return (-1, -1) }
+        for end in ends {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        return (ends[0], ends[1])
     }
 
     public var statistics: HCISourceStatistics {
@@ -118,7 +148,22 @@ public final class HCIScanner: HCIEventSource, Sendable {
     }
 
     /// Asks the reading thread to stop scanning, restore the socket filter and close; the sink then finishes.
-    public func stop() { stopRequested.store(true, ordering: .relaxed) }
+    public func stop() {
+        stopRequested.store(true, ordering: .relaxed)
+        guard wakeDescriptors.write >= 0 else { return }
+        var byte: UInt8 = 1
+        // A full pipe already wakes the thread; nothing else can fail that matters here.
+        _ = write(wakeDescriptors.write, &byte, 1)
+    }
+
+    /// The longest the reading thread waits without looking at the stop flag: no limit with the wake-up pipe.
+    private var stopCheckInterval: Double { wakeDescriptors.read >= 0 ? 3600 : 0.25 }
+
+    /// Waits `seconds` or until `stop()`, whichever comes first (off the concurrency pool: the reading thread).
+    private func pauseUnlessStopped(_ seconds: Double) {
+        var descriptor = pollfd(fd: wakeDescriptors.read, events: Int16(POLLIN), revents: 0)
+        _ = poll(&descriptor, 1, Int32(min(seconds, stopCheckInterval) * 1000))
+    }
 
     public var isStopped: Bool { stopRequested.load(ordering: .relaxed) }
 
@@ -143,25 +188,32 @@ public final class HCIScanner: HCIEventSource, Sendable {
         var batch: [CapturedHCIEvent] = []
         batch.reserveCapacity(Self.batchLimit)
         var feedEnded = false
+        var lastRead = SystemClock.monotonic()
+        let cap = stopCheckInterval
 
         while !feedEnded, !stopRequested.load(ordering: .relaxed) {
             let now = SystemClock.monotonic()
-            let wait = min(0.25, max(0.001, (supervisor.nextDeadline ?? now + 0.25) - now))
+            let wait = min(cap, max(0.001, (supervisor.nextDeadline ?? now + cap) - now))
             var action: ScanSupervisor.Action?
             if let current = session {
                 switch current.socket.readEvents(
-                    into: &batch, timeoutMilliseconds: Int32(wait * 1000), limit: Self.batchLimit)
+                    into: &batch, timeoutMilliseconds: Int32(wait * 1000), limit: Self.batchLimit,
+                    wakeDescriptor: wakeDescriptors.read)
                 {
                 case .events:
                     let woke = SystemClock.monotonic()
-                    let full = batch.count >= Self.batchLimit
+                    let count = batch.count
+                    let full = count >= Self.batchLimit
                     action = handle(&batch, supervisor: &supervisor)
                     hand(batch, to: sink)
                     batch.removeAll(keepingCapacity: true)
                     // Let the next events gather in the kernel's socket buffer: at most one wake-up (of this
-                    // thread and of the loop) per window, whatever the report rate, unless the batch was full.
-                    let pause = settings.batchWindowMilliseconds / 1000 - (SystemClock.monotonic() - woke)
-                    if !full, action == nil, pause > 0 { usleep(UInt32(pause * 1_000_000)) }
+                    // thread and of the loop) per window, whatever the report rate, unless the batch was full;
+                    // the window grows at low rates (`BatchWindow`).
+                    let window = batchWindow.next(events: count, elapsed: woke - lastRead)
+                    lastRead = woke
+                    let pause = window - (SystemClock.monotonic() - woke)
+                    if !full, action == nil, pause > 0 { pauseUnlessStopped(pause) }
                 case .timeout:
                     break
                 case .failed where current.isFeed:
@@ -174,8 +226,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
                     action = supervisor.faultOccurred(fault, at: SystemClock.monotonic())
                 }
             } else {
-                var none = pollfd()
-                _ = poll(&none, 0, Int32(wait * 1000))
+                pauseUnlessStopped(wait)
             }
             if action == nil { action = supervisor.tick(at: SystemClock.monotonic()) }
             if feedDescriptor != nil { action = nil }

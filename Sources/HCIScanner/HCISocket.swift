@@ -144,8 +144,11 @@ final class HCISocket {
     /// first, H4 byte stripped). Up to `chunkLimit` datagrams come in one `recvmmsg` system call into one
     /// reused buffer, each then copied once into its own array of its own size (one system call per chunk
     /// instead of one per event plus the one that finds the socket empty). A read failure after some events is
-    /// returned by the next call, so those events are not lost.
-    func readEvents(into batch: inout [CapturedHCIEvent], timeoutMilliseconds: Int32, limit: Int) -> BatchResult {
+    /// returned by the next call, so those events are not lost. `wakeDescriptor` (when >= 0) ends the wait too
+    /// when it becomes readable (`.timeout`, the caller's stop pipe).
+    func readEvents(
+        into batch: inout [CapturedHCIEvent], timeoutMilliseconds: Int32, limit: Int, wakeDescriptor: Int32 = -1
+    ) -> BatchResult {
         if !pending.isEmpty {
             for (bytes, time) in pending { batch.append(CapturedHCIEvent(timestamp: time, bytes: bytes)) }
             defer { pending.removeAll() }
@@ -155,10 +158,16 @@ final class HCISocket {
             deferredFailure = nil
             return .failed(errno: code)
         }
-        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&descriptor, 1, timeoutMilliseconds)
+        // poll ignores a negative descriptor, so without a wake-up pipe this waits on the socket alone.
+        var descriptors = (
+            pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
+        )
+        let ready = withUnsafeMutablePointer(to: &descriptors) { pair in
+            pair.withMemoryRebound(to: pollfd.self, capacity: 2) { poll($0, 2, timeoutMilliseconds) }
+        }
         if ready < 0 { return errno == EINTR ? .timeout : .failed(errno: errno) }
-        if ready == 0 { return .timeout }
+        if ready == 0 || descriptors.0.revents == 0 { return .timeout }
         var count = 0
         var consumed = 0
         while consumed < limit {

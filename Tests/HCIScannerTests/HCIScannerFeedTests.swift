@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 import HCIScanner
 import Testing
 
@@ -80,6 +81,31 @@ import Glibc
         for await event in stream { received.append(event.bytes[4]) }
         #expect(received == [6, 7, 8, 9])
         #expect(scanner.statistics.dropped == 6)
+    }
+
+    /// `stop()` ends a reading thread that waits on a quiet feed (its wake-up pipe ends the `poll`): the source
+    /// finishes although the feed stays open.
+    @Test func stopEndsAScannerWaitingOnAQuietFeed() async throws {
+        var pair: [Int32] = [-1, -1]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]) }
+        let scanner = HCIScanner(settings: ScannerSettings(), feedDescriptor: pair[1])
+        let mailbox = EventMailbox<Never>(capacity: 16)
+        try await scanner.start(into: mailbox)
+        #expect(Self.send(pair[0], [0x04, 0x3E, 0x03, 0x02, 0x00, 0x01]) == 6)
+        guard case let .events(batches) = await mailbox.next() else {
+            Issue.record("no batch")
+            return
+        }
+        #expect(batches.flatMap { $0 }.map(\.bytes) == [[0x3E, 0x03, 0x02, 0x00, 0x01]])
+        scanner.stop()
+        // The reading thread finishes the mailbox once it has left its wait (nothing else ends it: the feed stays open).
+        guard case .finished = await mailbox.next() else {
+            Issue.record("the mailbox did not finish after stop()")
+            return
+        }
+        #expect(scanner.isStopped)
+        #expect(scanner.statistics.delivered == 1)
     }
 
     func waitFor(_ condition: () -> Bool) async throws {

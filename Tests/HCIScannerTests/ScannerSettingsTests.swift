@@ -28,6 +28,21 @@ import Testing
         #expect(settings.scanParameters == nil)
     }
 
+    @Test func theBatchWindowGrowsToItsMaximumUnlessTheESPHomeProxyIsOn() {
+        var settings = ScannerSettings()
+        #expect(settings.effectiveBatchWindow(esphomeProxy: false) == BatchWindow(minimum: 0.025, maximum: 0.1))
+        #expect(settings.effectiveBatchWindow(esphomeProxy: true) == BatchWindow(minimum: 0.025, maximum: 0.025))
+        settings.batchWindowMaxMilliseconds = 60
+        #expect(settings.effectiveBatchWindow(esphomeProxy: true) == BatchWindow(minimum: 0.025, maximum: 0.06))
+        settings.batchWindowMaxMilliseconds = 10
+        #expect(settings.effectiveBatchWindow(esphomeProxy: false).maximum == 0.025)
+        #expect(settings.validate().isEmpty)
+        for bad in [-1, 1001, Double.nan] {
+            settings.batchWindowMaxMilliseconds = bad
+            #expect(settings.validate(path: "s").map(\.path) == ["s.batch_window_max_ms"])
+        }
+    }
+
     @Test func intervalOutOfRange() {
         var settings = ScannerSettings()
         settings.intervalMilliseconds = 20_000

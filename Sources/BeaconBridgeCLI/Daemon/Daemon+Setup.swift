@@ -164,6 +164,8 @@ extension Daemon {
         }
 
         let source: any HCIEventSource
+        // The live window grows at low rates unless the ESPHome proxy passes reports on (docs/scanner.md).
+        let batchWindow = configuration.scanner.effectiveBatchWindow(esphomeProxy: configuration.esphomeAPI.enabled)
         let maxGap = options.replayMaxGap ?? configuration.scanner.replayMaxGap
         let replayPath: String? =
             switch configuration.scanner.source {
@@ -175,7 +177,7 @@ extension Daemon {
                 path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed, maxIdleGap: maxGap,
                 batchWindow: configuration.scanner.batchWindowMilliseconds / 1000)
         } else if let feed = options.hciFeedDescriptor {
-            source = HCIScanner(settings: configuration.scanner, feedDescriptor: feed)
+            source = HCIScanner(settings: configuration.scanner, feedDescriptor: feed, batchWindow: batchWindow)
         } else {
             var recorder: BTSnoopFileRecorder?
             if let path = options.recordPath ?? configuration.scanner.record {
@@ -185,7 +187,8 @@ extension Daemon {
                 }
             }
             let scannerLogger = logger.child(label: "scanner")
-            source = HCIScanner(settings: configuration.scanner, recorder: recorder) { notice in
+            source = HCIScanner(settings: configuration.scanner, recorder: recorder, batchWindow: batchWindow) {
+                notice in
                 if case .recoveryFailed = notice {
                     scannerLogger.error("\(notice)")
                 } else {

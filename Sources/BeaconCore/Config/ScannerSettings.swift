@@ -53,6 +53,22 @@ public struct ScannerSettings: Sendable, Equatable {
     /// reading thread and the loop, whatever the report rate; a report waits at most this long. 0: no pause.
     public var batchWindowMilliseconds: Double = ScannerSettings.defaultBatchWindowMilliseconds
     public static let defaultBatchWindowMilliseconds: Double = 25
+    /// The longest window (`scanner.batch_window_max_ms`): at low report rates the window grows toward this so a
+    /// wake-up carries more reports (`BatchWindow`); a report then waits at most this long before it is read.
+    /// nil: `defaultBatchWindowMaxMilliseconds`, or `batch_window_ms` (no growth) with the ESPHome proxy on
+    /// (`effectiveBatchWindow(esphomeProxy:)`). Below `batch_window_ms` it is `batch_window_ms`.
+    public var batchWindowMaxMilliseconds: Double? = nil
+    public static let defaultBatchWindowMaxMilliseconds: Double = 100
+
+    /// The reading thread's window bounds in seconds. With the ESPHome proxy on, the window does not grow unless
+    /// `batch_window_max_ms` is set: Home Assistant gets its reports through the proxy, whose own batching adds
+    /// to this wait (docs/scanner.md).
+    public func effectiveBatchWindow(esphomeProxy: Bool) -> BatchWindow {
+        let maximum =
+            batchWindowMaxMilliseconds
+            ?? (esphomeProxy ? batchWindowMilliseconds : Self.defaultBatchWindowMaxMilliseconds)
+        return BatchWindow(minimum: batchWindowMilliseconds / 1000, maximum: maximum / 1000)
+    }
     /// Restart scanning when no advertising report arrived for this long while scanning; 0 disables.
     public var stallTimeoutSeconds: Double = 60
     /// Write the raw HCI traffic to this btsnoop file.
@@ -101,6 +117,9 @@ public struct ScannerSettings: Sendable, Equatable {
         }
         if !batchWindowMilliseconds.isFinite || batchWindowMilliseconds < 0 || batchWindowMilliseconds > 1000 {
             issue("batch_window_ms", "must be between 0 and 1000 ms, got \(batchWindowMilliseconds)")
+        }
+        if let maximum = batchWindowMaxMilliseconds, !maximum.isFinite || maximum < 0 || maximum > 1000 {
+            issue("batch_window_max_ms", "must be between 0 and 1000 ms, got \(maximum)")
         }
         if !stallTimeoutSeconds.isFinite || stallTimeoutSeconds < 0 || stallTimeoutSeconds > 86_400 {
             issue("stall_timeout_s", "must be between 0 (off) and 86400 seconds, got \(stallTimeoutSeconds)")

@@ -9,6 +9,7 @@ extension ScannerSettings {
         extended = r.choice("extended", default: extended)
         queueCapacity = r.value("queue_capacity", default: queueCapacity)
         batchWindowMilliseconds = r.value("batch_window_ms", default: batchWindowMilliseconds)
+        batchWindowMaxMilliseconds = r.value("batch_window_max_ms", as: Double.self)
         stallTimeoutSeconds = r.duration("stall_timeout_s", default: stallTimeoutSeconds)
         record = r.string("record")
         source = r.value("source", expecting: "`hci` or `replay:FILE`", Source.init(configValue:)) ?? source
