@@ -2,6 +2,7 @@
 #define BEACONBRIDGE_CBLUEZ_SHIM_H
 // libbluetooth (BlueZ) headers. Helpers here are only for what Swift cannot import (macros, inline bit ops).
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/ioctl.h>
 #include <string.h>
 #include <errno.h>
@@ -47,6 +48,26 @@ struct bb_mmsghdr {
 static inline int bb_recvmmsg(int fd, struct bb_mmsghdr *messages, unsigned int count, int flags) {
     return (int)syscall(SYS_recvmmsg, fd, messages, count, flags, (void *)0);
 }
+
+/// SO_TIMESTAMP (also the SCM_TIMESTAMP control message type), whose value glibc picks by the size of time_t.
+static inline int bb_so_timestamp(void) { return SO_TIMESTAMP; }
+
+/// The receive time the kernel put into a received message's control data (a `struct timeval` in a control
+/// message of `level` and `type`: SOL_HCI/HCI_CMSG_TSTAMP, SOL_SOCKET/SCM_TIMESTAMP), in seconds since the epoch;
+/// 0 when there is none. Through the CMSG_* macros, which Swift cannot import.
+static inline double bb_cmsg_timestamp(struct msghdr *msg, int level, int type) {
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c)) {
+        if (c->cmsg_level == level && c->cmsg_type == type && c->cmsg_len >= CMSG_LEN(sizeof(struct timeval))) {
+            struct timeval tv;
+            memcpy(&tv, CMSG_DATA(c), sizeof tv);
+            return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+        }
+    }
+    return 0;
+}
+
+/// Bytes of control data for one message with one `struct timeval` (CMSG_SPACE).
+static inline unsigned int bb_cmsg_timestamp_space(void) { return (unsigned int)CMSG_SPACE(sizeof(struct timeval)); }
 
 /// True when the adapter's HCI_UP flag is set in hci_dev_info.flags.
 static inline int bb_hci_dev_is_up(const struct hci_dev_info *info) { return hci_test_bit(HCI_UP, (void *)&info->flags) != 0; }

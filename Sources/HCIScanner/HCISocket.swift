@@ -29,6 +29,10 @@ final class HCISocket {
     private var deferredFailure: Int32?
     /// Called with every command sent and every event read, with its time (for the btsnoop recording).
     var tap: ((_ packet: [UInt8], _ received: Bool, _ time: Timestamp) -> Void)?
+    /// The control message that carries the kernel's receive time of each event (`HCI_TIME_STAMP` on an HCI
+    /// socket, `SO_TIMESTAMP` on a feed), nil when the socket option could not be set (events then carry the
+    /// time they were read).
+    private var timestampControl: (level: Int32, type: Int32)?
 
     /// Opens a raw HCI socket and binds it to the adapter.
     /// The corresponding C calls are `socket(AF_BLUETOOTH, SOCK_RAW, BTPROTO_HCI)` and `bind`.
@@ -52,6 +56,10 @@ final class HCISocket {
             throw HCIError.system(code, adapter: label, call: "bind(\(label))")
         }
         self.fd = fd
+        var on: Int32 = 1
+        if setsockopt(fd, SOL_HCI, HCI_TIME_STAMP, &on, socklen_t(MemoryLayout<Int32>.size)) == 0 {
+            timestampControl = (Int32(SOL_HCI), Int32(HCI_CMSG_TSTAMP))
+        }
     }
 
     /// Adopts an already connected socket that carries H4 event packets, one per datagram (a
@@ -61,6 +69,10 @@ final class HCISocket {
         self.deviceID = -1
         self.label = label
         self.fd = fd
+        var on: Int32 = 1
+        if setsockopt(fd, SOL_SOCKET, bb_so_timestamp(), &on, socklen_t(MemoryLayout<Int32>.size)) == 0 {
+            timestampControl = (Int32(SOL_SOCKET), bb_so_timestamp())
+        }
     }
 
     deinit { close() }
@@ -198,9 +210,11 @@ final class HCISocket {
     static let chunkLimit = 64
 
     /// The reused receive buffer (made on first use): `chunkLimit` slots of an H4 byte and `maxEventSize`
-    /// bytes each.
+    /// bytes each, then `chunkLimit` slots of control data (`controlSize` bytes each, the receive times).
     private var chunkStorage: UnsafeMutableRawBufferPointer?
     private static let slotSize = 1 + maxEventSize
+    /// Room for one receive-time control message, rounded up to 16 bytes.
+    private static let controlSize = (Int(bb_cmsg_timestamp_space()) + 15) / 16 * 16
 
     enum ChunkResult {
         /// Datagrams received, and how many of them were events appended to the batch.
@@ -211,13 +225,18 @@ final class HCISocket {
     }
 
     /// One `recvmmsg` (non-blocking) of up to `wanted` datagrams; every HCI event among them is appended to
-    /// `batch` with the time right after the call.
+    /// `batch` with the kernel's receive time (when the socket gives it; otherwise the time right after the
+    /// call), so the pause between reads (`BatchWindow`) does not move capture times.
     private func receiveChunk(_ wanted: Int, into batch: inout [CapturedHCIEvent]) -> ChunkResult {
         let slot = Self.slotSize
+        let controlSize = Self.controlSize
         let buffer =
             chunkStorage
-            ?? UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkLimit * slot, alignment: 16)
+            ?? UnsafeMutableRawBufferPointer.allocate(
+                byteCount: Self.chunkLimit * (slot + controlSize), alignment: 16)
         chunkStorage = buffer
+        let controls = buffer.baseAddress! + Self.chunkLimit * slot
+        let stamp = timestampControl
         let tap = self.tap
         return withUnsafeTemporaryAllocation(of: iovec.self, capacity: wanted) { vectors -> ChunkResult in
             withUnsafeTemporaryAllocation(of: bb_mmsghdr.self, capacity: wanted) { messages -> ChunkResult in
@@ -226,12 +245,16 @@ final class HCISocket {
                     var header = msghdr()
                     header.msg_iov = vectors.baseAddress! + index
                     header.msg_iovlen = 1
+                    if stamp != nil {
+                        header.msg_control = controls + index * controlSize
+                        header.msg_controllen = controlSize
+                    }
                     messages[index] = bb_mmsghdr(msg_hdr: header, msg_len: 0)
                 }
                 let received = Int(bb_recvmmsg(fd, messages.baseAddress, UInt32(wanted), Int32(MSG_DONTWAIT)))
                 if received < 0 { return .failed(errno: errno) }
                 if received == 0 { return .ended(events: 0) }
-                let time = SystemClock.realtime()
+                let readTime = SystemClock.realtime()
                 var events = 0
                 for index in 0..<received {
                     let start = buffer.baseAddress! + index * slot
@@ -240,6 +263,12 @@ final class HCISocket {
                     // H4 packet type first; the filter only lets events through, but check anyway.
                     guard length >= 3, length <= slot, start.load(as: UInt8.self) == UInt8(HCI_EVENT_PKT) else {
                         continue
+                    }
+                    var time = readTime
+                    if let stamp {
+                        let kernel = bb_cmsg_timestamp(&messages[index].msg_hdr, stamp.level, stamp.type)
+                        // A receive time later than the read (a clock step between the two) is not believed.
+                        if kernel > 0, kernel <= readTime { time = kernel }
                     }
                     let bytes = [UInt8](UnsafeRawBufferPointer(start: start + 1, count: length - 1))
                     if let tap { tap([UInt8(HCI_EVENT_PKT)] + bytes, true, time) }

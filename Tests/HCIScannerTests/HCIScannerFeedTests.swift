@@ -108,6 +108,43 @@ import Glibc
         #expect(scanner.statistics.delivered == 1)
     }
 
+    /// An event carries the kernel's receive time, not the time the reading thread read it: the second event
+    /// arrives while the thread pauses for its 2 s window after the first, and its timestamp is no later than
+    /// the moment it was sent.
+    @Test func eventsCarryTheirArrivalTimeNotTheReadTime() async throws {
+        var pair: [Int32] = [-1, -1]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]) }
+        let scanner = HCIScanner(
+            settings: ScannerSettings(), feedDescriptor: pair[1], batchWindow: BatchWindow(minimum: 2, maximum: 2))
+        let mailbox = EventMailbox<Never>(capacity: 16)
+        try await scanner.start(into: mailbox)
+        defer { scanner.stop() }
+        #expect(Self.send(pair[0], [0x04, 0x3E, 0x03, 0x02, 0x00, 0x01]) == 6)
+        guard case let .events(first) = await mailbox.next() else {
+            Issue.record("no first batch")
+            return
+        }
+        #expect(first.flatMap { $0 }.count == 1)
+        #expect(Self.send(pair[0], [0x04, 0x3E, 0x03, 0x02, 0x00, 0x02]) == 6)
+        var sent = timespec()
+        clock_gettime(CLOCK_REALTIME, &sent)
+        let sentAt = Double(sent.tv_sec) + Double(sent.tv_nsec) / 1e9
+        guard case let .events(second) = await mailbox.next() else {
+            Issue.record("no second batch")
+            return
+        }
+        var read = timespec()
+        clock_gettime(CLOCK_REALTIME, &read)
+        let events = second.flatMap { $0 }
+        #expect(events.map(\.bytes) == [[0x3E, 0x03, 0x02, 0x00, 0x02]])
+        let stamp = try #require(events.first?.timestamp)
+        #expect(stamp <= sentAt, "timestamp \(stamp) is after the send at \(sentAt)")
+        #expect(stamp >= sentAt - 60)
+        // The thread read it after its pause, well after the send (a plausibility check of the setup).
+        #expect(Double(read.tv_sec) + Double(read.tv_nsec) / 1e9 > stamp)
+    }
+
     func waitFor(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
         while !condition() {
