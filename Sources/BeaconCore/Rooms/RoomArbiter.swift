@@ -17,6 +17,8 @@ public struct RoomArbiter: Sendable {
     struct Evidence: Sendable {
         var fast: Double
         var samples: [(time: Timestamp, value: Double)] = []
+        /// The values of `samples`, kept sorted (inserted and removed by binary search) for the median.
+        var sorted: [Double] = []
         var median: Double
         var lastHeard: Timestamp
         var reportRate: Double
@@ -26,12 +28,27 @@ public struct RoomArbiter: Sendable {
 
         mutating func add(_ value: Double, at time: Timestamp, window: Double) {
             samples.append((time, value))
+            sorted.insert(value, at: Self.lowerBound(value, in: sorted))
             let cutoff = time - window
-            if let keep = samples.firstIndex(where: { $0.time > cutoff }), keep > 0 { samples.removeFirst(keep) }
-            if samples.count > Evidence.maxSamples { samples.removeFirst(samples.count - Evidence.maxSamples) }
-            let sorted = samples.map(\.value).sorted()
+            var drop = samples.firstIndex(where: { $0.time > cutoff }) ?? 0
+            drop = max(drop, samples.count - Evidence.maxSamples)
+            if drop > 0 {
+                for old in samples[..<drop] { sorted.remove(at: Self.lowerBound(old.value, in: sorted)) }
+                samples.removeFirst(drop)
+            }
             let middle = sorted.count / 2
             median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        }
+
+        /// The first index whose value is not below `value`.
+        static func lowerBound(_ value: Double, in list: [Double]) -> Int {
+            var low = 0
+            var high = list.count
+            while low < high {
+                let middle = (low + high) / 2
+                if list[middle] < value { low = middle + 1 } else { high = middle }
+            }
+            return low
         }
     }
 
