@@ -45,4 +45,23 @@ public enum DedicatedThread {
         let bytes = Array(name.utf8.prefix(15))
         _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     }
+
+    /// The thread could not be created (`pthread_create`'s error number).
+    public struct StartFailure: Error, Sendable, Equatable {
+        public let code: Int32
+    }
+
+    /// Runs blocking `body` (a database open, a synchronous system call) on a thread of its own and resumes the
+    /// caller with its result: no thread of the cooperative pool waits meanwhile. Throws `StartFailure` when the
+    /// thread cannot be created (the caller decides; nothing traps).
+    public static func run<T: Sendable>(name: String? = nil, _ body: @escaping @Sendable () -> T)
+        async throws(StartFailure) -> T
+    {
+        let outcome = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<T, StartFailure>, Never>) in
+            let code = start(name: name) { continuation.resume(returning: .success(body())) }
+            if code != 0 { continuation.resume(returning: .failure(StartFailure(code: code))) }
+        }
+        return try outcome.get()
+    }
 }

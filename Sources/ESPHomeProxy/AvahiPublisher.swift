@@ -107,9 +107,9 @@ public final class AvahiPublisher: Sendable {
             counters?.mdnsFailures.add(1, ordering: .relaxed)
             notify(.failed(reason: outcome.reason, attempt: failures, retryIn: delay))
             var poller = pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)
-            let deadline = Self.monotonic() + Double(delay)
-            while Self.monotonic() < deadline {
-                let left = Int32(max(1, min(1000, (deadline - Self.monotonic()) * 1000)))
+            let deadline = SystemClock.monotonic() + Double(delay)
+            while SystemClock.monotonic() < deadline {
+                let left = Int32(max(1, min(1000, (deadline - SystemClock.monotonic()) * 1000)))
                 if poll(&poller, 1, left) > 0 { return }
             }
         }
@@ -163,7 +163,7 @@ public final class AvahiPublisher: Sendable {
                 guard !line.isEmpty else { continue }
                 lastLine = line
                 if let name = Self.establishedName(line) {
-                    announcedAt = Self.monotonic()
+                    announcedAt = SystemClock.monotonic()
                     counters?.mdnsAnnounced.store(1, ordering: .relaxed)
                     notify(.announced(name: name))
                 } else if line.hasPrefix("Failed to register") {
@@ -178,7 +178,7 @@ public final class AvahiPublisher: Sendable {
         let status = Self.reap(child, terminate: false)
         let exit = Self.describe(status: status)
         let reason = lastLine.map { "\($0) (\(exit))" } ?? exit
-        return (reason, announcedAt.map { Self.monotonic() - $0 })
+        return (reason, announcedAt.map { SystemClock.monotonic() - $0 })
     }
 
     /// Starts the tool: stdin /dev/null, stdout and stderr into `output` (ProcessSpawn: clean signal mask and
@@ -234,11 +234,5 @@ public final class AvahiPublisher: Sendable {
         var line = String(decoding: bytes, as: UTF8.self)
         while let last = line.last, last == "\r" || last == " " { line.removeLast() }
         return line.count > 300 ? String(line.prefix(300)) + "..." : line
-    }
-
-    static func monotonic() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

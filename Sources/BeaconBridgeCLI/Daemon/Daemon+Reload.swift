@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconRuntime
 import YAMLConfig
 
 extension Daemon {
@@ -8,7 +9,12 @@ extension Daemon {
         notifySystemd(.reloading)
         defer { notifySystemd(.ready) }
         let loaded: GatewayConfiguration
-        switch ConfigurationLoader.load(path: options.config.path) {
+        // Reading and parsing the file blocks: on a thread of its own, so the loop's pool thread is free meanwhile.
+        let path = options.config.path
+        let result =
+            (try? await DedicatedThread.run(name: "bb-config") { ConfigurationLoader.load(path: path) })
+            ?? ConfigurationLoader.load(path: path)
+        switch result {
         case let .success(configuration): loaded = configuration
         case let .failure(errors):
             logger.error(

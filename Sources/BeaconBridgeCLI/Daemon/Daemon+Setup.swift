@@ -59,7 +59,7 @@ extension Daemon {
 
         // The database: outbox, region state, sequence counter. Usable or nothing starts: a damaged file is
         // moved aside (kept) and a fresh one created; any other failure (disk full, permissions) exits 74.
-        guard let opened = openDatabase(configuration.outbox, role: "outbox", now: now, logger: logger) else {
+        guard let opened = await openDatabase(configuration.outbox, role: "outbox", now: now, logger: logger) else {
             return ExitCode.ioError
         }
         let database: GatewayDatabase? = opened
@@ -77,7 +77,7 @@ extension Daemon {
                     Output.stderr("beaconbridge: --state-db: \(problem)")
                     return ExitCode.cantCreate
                 }
-                guard let opened = openDatabase(settings, role: "state", now: now, logger: logger) else {
+                guard let opened = await openDatabase(settings, role: "state", now: now, logger: logger) else {
                     return ExitCode.ioError
                 }
                 stateStore = opened
@@ -206,11 +206,23 @@ extension Daemon {
 
     /// Opens a database, moving a damaged file aside (logged loudly: its buffered events are not sent) and
     /// creating a fresh one; nil after printing why when that is impossible (disk full, permissions, a newer
-    /// schema): the caller exits 74 rather than run without durable buffering.
-    static func openDatabase(_ settings: OutboxSettings, role: String, now: Double, logger: Logger) -> GatewayDatabase?
+    /// schema): the caller exits 74 rather than run without durable buffering. SQLite's open and migration
+    /// block, so they run on a thread of their own (inline only if no thread can be created).
+    static func openDatabase(_ settings: OutboxSettings, role: String, now: Double, logger: Logger) async
+        -> GatewayDatabase?
     {
-        do {
-            let (database, movedAside) = try GatewayDatabase.openMovingAsideDamaged(settings: settings, unixTime: now)
+        let open: @Sendable () -> Result<(GatewayDatabase, GatewayDatabase.MovedAside?), SQLiteError> = {
+            do throws(SQLiteError) {
+                let opened = try GatewayDatabase.openMovingAsideDamaged(settings: settings, unixTime: now)
+                return .success((opened.database, opened.movedAside))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let outcome: Result<(GatewayDatabase, GatewayDatabase.MovedAside?), SQLiteError>
+        do { outcome = try await DedicatedThread.run(name: "bb-db-open", open) } catch { outcome = open() }
+        switch outcome {
+        case let .success((database, movedAside)):
             if let movedAside {
                 logger.critical(
                     "the \(role) database was damaged: moved aside and a new one created; events buffered "
@@ -220,7 +232,7 @@ extension Daemon {
                     ])
             }
             return database
-        } catch {
+        case let .failure(error):
             let why = error.isDiskFull ? "the disk is full (free space and start again)" : "\(error)"
             Output.stderr("beaconbridge: cannot open the \(role) database \(settings.path): \(why); nothing started")
             return nil

@@ -76,23 +76,18 @@ public struct LogfmtHandler: LogHandler {
     }
 }
 
-/// One output file descriptor shared by every handler writing to it.
+/// One output file descriptor and the lock that keeps its lines whole. A handler's copies (`Logger.child`)
+/// share its sink; every handler on stderr shares `standardError` (a constant, not a registry).
 final class LogSink: Sendable {
     private let fileDescriptor: Int32
     private let lock = Mutex(())
 
     private init(_ fd: Int32) { fileDescriptor = fd }
 
-    private static let registry = Mutex<[Int32: LogSink]>([:])
+    private static let standardError = LogSink(2)
 
-    static func shared(_ fd: Int32) -> LogSink {
-        registry.withLock { sinks in
-            if let sink = sinks[fd] { return sink }
-            let sink = LogSink(fd)
-            sinks[fd] = sink
-            return sink
-        }
-    }
+    /// The sink of `fd`: the shared stderr sink, or a new one for any other descriptor.
+    static func shared(_ fd: Int32) -> LogSink { fd == 2 ? standardError : LogSink(fd) }
 
     /// The corresponding C function is `write` (EINTR retried, partial writes continued).
     func write(_ text: String) {
