@@ -22,24 +22,21 @@ final class DaemonTestBed: Sendable {
     var configPath: String { directory + "/beaconbridge.yaml" }
     var outboxPath: String { directory + "/outbox.sqlite" }
 
-    /// Writes the config file: the test broker, the temp outbox, and `extra` YAML appended verbatim.
-    func writeConfig(_ extra: String = "") throws {
-        let yaml = """
-            gateway:
-              id: \(gatewayID)
-              room: lab
-            telemetry:
-              interval_s: 5
-            mqtt:
-              host: 127.0.0.1
-              port: \(broker.port)
-              reconnect_min_s: 100ms
-              reconnect_max_s: 500ms
-            outbox:
-              path: \(outboxPath)
-            \(extra)
-            """
-        try yaml.write(toFile: configPath, atomically: true, encoding: .utf8)
+    /// Writes the bed's config: the gateway (in `room`), `telemetry` (a setting of that section; none when nil),
+    /// the bed's broker with fast reconnects, the outbox at `outbox` (the bed's by default), then `extra` YAML.
+    /// Tests that check `FILE:LINE:COL` lines count on this layout (StartupCheckTests: no room, no telemetry).
+    func writeConfig(
+        _ extra: String = "", room: String? = "lab", telemetry: String? = "interval_s: 5", outbox: String? = nil
+    ) throws {
+        var lines = ["gateway:", "  id: \(gatewayID)"]
+        if let room { lines.append("  room: \(room)") }
+        if let telemetry { lines += ["telemetry:", "  \(telemetry)"] }
+        lines += [
+            "mqtt:", "  host: 127.0.0.1", "  port: \(broker.port)", "  reconnect_min_s: 100ms",
+            "  reconnect_max_s: 500ms",
+            "outbox:", "  path: \(outbox ?? outboxPath)", extra,
+        ]
+        try lines.joined(separator: "\n").write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 
     /// An iBeacon (major 1, minor `minor`) heard every `interval` seconds for `duration` seconds from `start`.

@@ -31,23 +31,8 @@ import Testing
     func runs(outboxDirectory: String) async throws {
         let bed = try DaemonTestBed()
         try await bed.broker.start()
-        let yaml = """
-            gateway:
-              id: \(bed.gatewayID)
-              room: lab
-            telemetry:
-              enabled: false
-            mqtt:
-              host: 127.0.0.1
-              port: \(bed.broker.port)
-              reconnect_min_s: 100ms
-              reconnect_max_s: 500ms
-            outbox:
-              path: \(outboxDirectory)/outbox.sqlite
-            scanner:
-              stall_timeout_s: 0
-            """
-        try yaml.write(toFile: bed.configPath, atomically: true, encoding: .utf8)
+        try bed.writeConfig(
+            "scanner:\n  stall_timeout_s: 0", telemetry: "enabled: false", outbox: "\(outboxDirectory)/outbox.sqlite")
         let subscriber = try await bed.startSubscriber()
         defer { Task { await subscriber.stop() } }
         @Sendable func sequences(minor: Int) -> [UInt64] {

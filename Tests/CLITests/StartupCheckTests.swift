@@ -10,19 +10,7 @@ import Testing
 @Suite(.serialized) struct StartupCheckTests {
     /// A config in a temp directory: the bed's broker port and outbox, `extra` YAML appended.
     static func write(_ bed: DaemonTestBed, outbox: String? = nil, _ extra: String = "") throws {
-        let yaml = """
-            gateway:
-              id: \(bed.gatewayID)
-            mqtt:
-              host: 127.0.0.1
-              port: \(bed.broker.port)
-              reconnect_min_s: 100ms
-              reconnect_max_s: 500ms
-            outbox:
-              path: \(outbox ?? bed.outboxPath)
-            \(extra)
-            """
-        try yaml.write(toFile: bed.configPath, atomically: true, encoding: .utf8)
+        try bed.writeConfig(extra, room: nil, telemetry: nil, outbox: outbox)
     }
 
     /// The `FILE:LINE:COL: KEYPATH: ...` lines of `stderr` for the config file.
