@@ -57,3 +57,29 @@ import Testing
         #expect(run.stdout.isEmpty)
     }
 }
+
+/// `scan` under the one service group: a stop signal or the `--seconds` deadline stops the source, the printing
+/// ends with it, and the summary is printed with exit 0.
+@Suite struct ScanLifecycleTests {
+    /// At a tenth of its speed the capture's 12.9 s last about two minutes: it cannot end by itself here.
+    static let slow = ["scan", "--replay", BuiltBinary.androidCapture, "--speed", "0.1"]
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aStopSignalEndsTheScanWithItsSummary(signal: Int32) async throws {
+        let scan = try DaemonProcess(arguments: Self.slow)
+        try await waitUntil("the first advertising event", timeout: 60) { !scan.stdout.isEmpty }
+        scan.signal(signal)
+        let status = try #require(await scan.waitForExit(timeout: 60), "scan did not stop; stderr: \(scan.stderr)")
+        #expect(status == 0, "stderr: \(scan.stderr)")
+        let printed = scan.stdout.split(separator: "\n").count
+        #expect(printed >= 1 && printed < 412)
+        #expect(scan.stderr.contains("beaconbridge scan: \(printed) advertising events, 0 dropped"), "\(scan.stderr)")
+    }
+
+    @Test func theSecondsDeadlineEndsTheScanWithItsSummary() async throws {
+        let run = try await BuiltBinary.run(Self.slow + ["--seconds", "1"], timeout: 60)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.lines.count < 412)
+        #expect(run.stderr.contains("beaconbridge scan: \(run.lines.count) advertising events"), "\(run.stderr)")
+    }
+}
