@@ -248,13 +248,15 @@ systemctl reload avahi-daemon; wait_for 20 gone || say "the static file's record
 good=$(mktemp); cp "$CONF" "$good"
 printf 'esphome_api:\n  enabled: true\n  bind: 127.0.0.1\n  friendly_name: Stage proxy\n  mdns: true\n' >> "$CONF"
 mac=$(beaconbridge esphome-mdns --config "$CONF" | sed -n 's|.*<txt-record>mac=\([0-9a-f]*\)</txt-record>.*|\1|p')
-mdns_lines() { journalctl -u "$UNIT" --no-pager -o cat --since "@${1%.*}" | grep -aE 'msg="(announced through mDNS|mDNS announcement failed|not announced through mDNS)"'; }
+# The mDNS lines of one daemon process ($1, its PID): a --since filter (whole seconds) also caught the previous
+# process's retried "mDNS announcement failed" from the second of the restart, which failed this scenario once.
+mdns_lines() { journalctl "_PID=$1" --no-pager -o cat | grep -aE 'msg="(announced through mDNS|mDNS announcement failed|not announced through mDNS)"'; }
 mdns_logged() { [ -n "$(mdns_lines "$1")" ]; }
 daemon_announced() { mdns_lines "$1" | grep -q 'msg="announced through mDNS"'; }
-t=$(now)
 timeout 60 systemctl restart "$UNIT"
-wait_for 40 mdns_logged "$t" || true
-packaged=$(mdns_lines "$t")
+pid=$(prop MainPID)
+wait_for 40 mdns_logged "$pid" || true
+packaged=$(mdns_lines "$pid")
 if echo "$packaged" | grep -q 'msg="mDNS announcement failed".*reason="Failed to create client object: An unexpected D-Bus error occurred' \
     && ! echo "$packaged" | grep -q 'msg="announced through mDNS"' && active \
     && [[ "$dynamic" == *"D-Bus error"* ]] && [[ "$static" == "Established under name 'probe'" ]]; then
@@ -267,20 +269,30 @@ printf '[Service]\nDynamicUser=no\nUser=beaconbridge\nGroup=beaconbridge\n' > /e
 systemctl daemon-reload
 t=$(now)
 timeout 60 systemctl restart "$UNIT"
-if [ "$ok_packaged" = 1 ] && wait_for 40 daemon_announced "$t" && wait_for 30 announced; then
+pid=$(prop MainPID)
+if [ "$ok_packaged" = 1 ] && wait_for 40 daemon_announced "$pid" && wait_for 30 announced; then
     record=$(cat /tmp/mdns.txt)
     name=$(echo "$record" | cut -d';' -f4); port=$(echo "$record" | cut -d';' -f9)
-    line=$(mdns_lines "$t" | grep 'msg="announced through mDNS"' | head -1)
-    if [ "$name" = beaconbridge-stage ] && [ "$port" = 6053 ] && [ ${#mac} = 12 ] && grep -q "\"mac=$mac\"" /tmp/mdns.txt \
-        && grep -q '"friendly_name=Stage proxy"' /tmp/mdns.txt && [[ "$line" == *"name=beaconbridge-stage"* ]] \
-        && ! mdns_lines "$t" | grep -q 'msg="mDNS announcement failed"' && active; then
+    line=$(mdns_lines "$pid" | grep 'msg="announced through mDNS"' | head -1)
+    # Every condition that does not hold, named in the failure.
+    why=""
+    { [ "$name" = beaconbridge-stage ] && [ "$port" = 6053 ]; } || why="$why name/port;"
+    { [ ${#mac} = 12 ] && grep -q "\"mac=$mac\"" /tmp/mdns.txt; } || why="$why mac;"
+    grep -q '"friendly_name=Stage proxy"' /tmp/mdns.txt || why="$why friendly_name;"
+    [[ "$line" == *"name=beaconbridge-stage"* ]] || why="$why log line;"
+    ! mdns_lines "$pid" | grep -q 'msg="mDNS announcement failed"' || why="$why pid $pid also logged a failure;"
+    active || why="$why unit not active ($(prop ActiveState)/$(prop SubState));"
+    if [ -z "$why" ]; then
         systemctl stop "$UNIT"
         if wait_for 20 gone && ! pgrep -f _esphomelib._tcp >/dev/null; then
             pass "packaged unit: failure logged ($(echo "$packaged" | head -1 | grep -o 'reason="[^"]*"')), never announced; static-user drop-in: logged '$line' $(since "$t") s after the restart, avahi-browse sees $name port $port mac=$mac; after stop the child is gone and so is the record"
         else fail "after stop: record still announced or the child still runs ($(pgrep -af _esphomelib._tcp))"; fi
-    else fail "record '$record' (file mac $mac), log '$line'"; fi
+    else
+        mdns_lines "$pid" | head -3 | sed 's/^/SYSTEMD-STAGE:   static-user drop-in: /'
+        fail "not as expected:$why record '$record' (file mac $mac), log '$line'"
+    fi
 else
-    mdns_lines "$t" | head -3 | sed 's/^/SYSTEMD-STAGE:   static-user drop-in: /'
+    mdns_lines "$pid" | head -3 | sed 's/^/SYSTEMD-STAGE:   static-user drop-in: /'
     fail "packaged unit ok=$ok_packaged; with the drop-in not announced within 40+30 s: $(avahi-browse -rtp _esphomelib._tcp 2>&1 | head -3)"
 fi
 rm -rf /etc/systemd/system/$UNIT.d; systemctl daemon-reload
