@@ -12,7 +12,7 @@ import Glibc
 enum SimulateCommand {
     static let usage = """
         Usage: beaconbridge simulate --scenario FILE... [--seed N] [--seeds K] [--summary-only] [--capture OUT]
-                                     [--frontier]
+                                     [--frontier [--true-levels]]
           --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
           --seed N          override the scenario's seed (0...2^64-1)
           --seeds K         run K seeds (the seed, seed+1, ...) and print the aggregate (1...1000)
@@ -24,6 +24,7 @@ enum SimulateCommand {
                             simple rules and of the engine over a grid of its enter parameters (slow: about
                             15 engine runs per scenario and seed; docs/tracking-and-regions.md); for rooms
                             scenarios the arbiter over a grid of its parameters (docs/rooms.md)
+          --true-levels     rooms --frontier: also every variant fed the links' true levels (docs/rooms.md)
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -33,6 +34,7 @@ enum SimulateCommand {
         var summaryOnly = false
         var capturePath: String?
         var frontier = false
+        var trueLevels = false
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -51,6 +53,7 @@ enum SimulateCommand {
                 seed = parsed
             case "--summary-only": summaryOnly = true
             case "--frontier": frontier = true
+            case "--true-levels": trueLevels = true
             case "--capture":
                 guard let value = rest.popFirst() else { return usageError("--capture needs a file") }
                 capturePath = value
@@ -62,6 +65,7 @@ enum SimulateCommand {
         }
         guard !paths.isEmpty else { return usageError("--scenario FILE is required") }
         if frontier, capturePath != nil { return usageError("--frontier and --capture do not go together") }
+        if trueLevels, !frontier { return usageError("--true-levels goes with --frontier") }
         if capturePath != nil, paths.count > 1 || seeds > 1 {
             return usageError("--capture takes one scenario and one seed")
         }
@@ -84,7 +88,8 @@ enum SimulateCommand {
             }
             if let capturePath { return SimulateRooms.capture(text: rooms[0], seed: seed, pattern: capturePath) }
             return SimulateRooms.run(
-                texts: rooms, seed: seed, seeds: seeds, summaryOnly: summaryOnly, frontier: frontier)
+                texts: rooms, seed: seed, seeds: seeds, summaryOnly: summaryOnly, frontier: frontier,
+                trueLevels: trueLevels)
         }
         for (path, text) in texts {
             do {
@@ -96,6 +101,7 @@ enum SimulateCommand {
                 return error.kind == .invalid ? ExitCode.config : ExitCode.dataError
             }
         }
+        if trueLevels { return usageError("--true-levels takes rooms scenarios") }
         if frontier { return SimulateFrontier.run(scenarios, seeds: seeds) }
         if let capturePath, let failed = SimulateCapture.write(scenarios[0], to: capturePath) { return failed }
 

@@ -6,7 +6,8 @@ import BeaconCore
 /// `room_aggregate` line; the same figures as a table on stderr.
 enum SimulateRooms {
     static func run(
-        texts: [(path: String, text: String)], seed: UInt64?, seeds: Int, summaryOnly: Bool, frontier: Bool = false
+        texts: [(path: String, text: String)], seed: UInt64?, seeds: Int, summaryOnly: Bool, frontier: Bool = false,
+        trueLevels: Bool = false
     ) -> Int32 {
         var scenarios: [RoomScenario] = []
         for (path, text) in texts {
@@ -19,7 +20,7 @@ enum SimulateRooms {
                 return error.kind == .invalid ? ExitCode.config : ExitCode.dataError
             }
         }
-        if frontier { return SimulateRoomsFrontier.run(scenarios, seeds: seeds) }
+        if frontier { return SimulateRoomsFrontier.run(scenarios, seeds: seeds, trueLevels: trueLevels) }
         let single = scenarios.count == 1 && seeds == 1
         var summaries: [RoomSummary] = []
         for base in scenarios {

@@ -4,8 +4,8 @@ import BeaconCore
 /// JSON line per row on stdout, then a `room_frontier_verdict` line, and the table on stderr (docs/rooms.md,
 /// "The rooms frontier").
 enum SimulateRoomsFrontier {
-    static func run(_ scenarios: [RoomScenario], seeds: Int) -> Int32 {
-        var frontier = RoomFrontier()
+    static func run(_ scenarios: [RoomScenario], seeds: Int, trueLevels: Bool) -> Int32 {
+        var frontier = RoomFrontier(trueLevels: trueLevels)
         for base in scenarios {
             for offset in 0..<seeds {
                 var scenario = base
@@ -40,7 +40,11 @@ enum SimulateRoomsFrontier {
                     ("beats_default_on_every_figure", .bool(arbiter.map { point.beatsOnEveryFigure($0) } ?? false)),
                 ]).serialized)
         }
-        let oracles = points.filter { $0.family == .oracle }
+        let oracles = points.filter { $0.family == .oracle && !$0.name.hasSuffix("@true-levels") }
+        let fed = points.filter { $0.name.hasSuffix("@true-levels") }
+        let fedQuiet = fed.filter(quiet)
+        let fedRight = fed.filter { $0.wrongShare < 0.03 }
+        let fedBest = fed.min { $0.wrongShare < $1.wrongShare }
         Output.stdout(
             JSONValue.object([
                 ("type", .string("room_frontier_verdict")), ("runs", .int(Int64(frontier.runCount))),
@@ -57,6 +61,9 @@ enum SimulateRoomsFrontier {
                 ),
                 ("rules_beating_default_on_every_figure", .array(beatDefault.map { .string($0.name) })),
                 ("rules_beating_both_baselines_on_every_figure", .array(beatBaselines.map { .string($0.name) })),
+                ("true_levels_meeting_false_and_p95_goals", .array(fedQuiet.map { .string($0.name) })),
+                ("true_levels_meeting_wrong_goal", .array(fedRight.map { .string($0.name) })),
+                ("true_levels_best_wrong_room_share", fedBest.map { number($0.wrongShare, 100_000) } ?? .null),
             ]).serialized)
         var lines = [
             "rooms frontier over \(frontier.runCount) runs, \(rules.count) rules (* = Pareto on wrong %, false/b-h, "
@@ -65,7 +72,7 @@ enum SimulateRoomsFrontier {
             "  " + cell("rule", 34) + cell("wrong %", 9) + cell("false/b-h", 10) + cell("missed", 7)
                 + "latency p50/p95 s",
         ]
-        for point in points where point.family != .variant || point.pareto {
+        for point in points where (point.family != .variant || point.pareto) && !point.name.hasSuffix("@true-levels") {
             lines.append(
                 (point.pareto ? "* " : "  ") + cell(point.name, 34) + cell(format(point.wrongShare * 100, 100), 9)
                     + cell(format(point.falsePerBeaconHour, 100), 10) + cell(String(point.missed), 7)
@@ -85,6 +92,14 @@ enum SimulateRoomsFrontier {
         lines.append(
             "ahead of the default on every figure: \(names(beatDefault)); ahead of both baselines on every figure: "
                 + names(beatBaselines))
+        if let fedBest {
+            lines.append(
+                "fed the true levels (\(fed.count) variants): false/b-h < 0.2 and p95 < 15 s together: \(names(fedQuiet)); "
+                    + "wrong < 3 %: \(names(fedRight)); lowest wrong %: \(fedBest.name) "
+                    + "\(format(fedBest.wrongShare * 100, 100)) %, lowest false/b-h "
+                    + format(fed.map(\.falsePerBeaconHour).min() ?? .infinity, 100) + ", lowest p95 "
+                    + format(fed.map(\.latencyP95).min() ?? .infinity, 10) + " s")
+        }
         Output.stderr(lines.joined(separator: "\n"))
         return ExitCode.ok
     }

@@ -111,13 +111,20 @@ public struct RoomFrontier: Sendable {
     }
 
     public let variants: [Variant]
+    /// Also every variant fed the links' true levels once a second (`RoomOracle.sightings(fixed: false)`)
+    /// instead of the sightings, as oracle rows named `<variant>@true-levels`: whether any setting of the rule
+    /// would meet the goals if the fast terms (fading, loss, report noise) were perfectly removed.
+    public let trueLevels: Bool
     private var runs: [RoomSummary] = []
     private var variantRuns: [[RoomSummary.Rule]]
+    private var trueLevelRuns: [[RoomSummary.Rule]]
     public private(set) var runCount = 0
 
-    public init(variants: [Variant] = Variant.grid) {
+    public init(variants: [Variant] = Variant.grid, trueLevels: Bool = false) {
         self.variants = variants
+        self.trueLevels = trueLevels
         variantRuns = Array(repeating: [], count: variants.count)
+        trueLevelRuns = Array(repeating: [], count: trueLevels ? variants.count : 0)
     }
 
     /// Runs one scenario (one seed): the table's rules and oracles, then every variant on the same world.
@@ -125,9 +132,14 @@ public struct RoomFrontier: Sendable {
         let run = RoomScenarioRun(scenario)
         let world = run.world()
         runs.append(run.run(in: world))
+        let levels = trueLevels ? world.oracle.sightings(fixed: false) : []
         for (index, variant) in variants.enumerated() {
             let arbiter = RoomArbiter(settings: variant.applied(to: scenario.arbiter))
             variantRuns[index].append(run.score(arbiter, name: variant.name, stream: world.sightings, in: world))
+            if trueLevels {
+                trueLevelRuns[index].append(
+                    run.score(arbiter, name: variant.name + "@true-levels", stream: levels, in: world))
+            }
         }
         runCount += 1
     }
@@ -146,6 +158,11 @@ public struct RoomFrontier: Sendable {
             if let rule = merged.first { points.append(Self.point(rule, .variant)) }
         }
         points += all.oracles.map { Self.point($0, .oracle) }
+        for list in trueLevelRuns {
+            var merged: [RoomSummary.Rule] = []
+            RoomSummary.merge(list, into: &merged)
+            if let rule = merged.first { points.append(Self.point(rule, .oracle)) }
+        }
         let rules = points.filter { $0.family != .oracle }
         for index in points.indices where points[index].family != .oracle {
             points[index].pareto = !rules.contains { $0.dominates(points[index]) }

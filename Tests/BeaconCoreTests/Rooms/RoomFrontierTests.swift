@@ -74,6 +74,23 @@ import Testing
         #expect(points.contains { $0.pareto })
     }
 
+    @Test func withTrueLevelsEveryVariantIsAlsoScoredOnTheLinksTrueLevelsAsAnOracleRow() throws {
+        let scenario = try Self.tiny()
+        var frontier = RoomFrontier(variants: [Self.variants[1]], trueLevels: true)
+        frontier.add(scenario)
+        let fed = try #require(frontier.points().first { $0.name == "arbiter-m6-d2-r3@true-levels" })
+        #expect(fed.family == .oracle)
+        #expect(!fed.pareto)
+        let run = RoomScenarioRun(scenario)
+        let world = run.world()
+        let alone = run.score(
+            RoomArbiter(settings: Self.variants[1].applied(to: scenario.arbiter)),
+            stream: world.oracle.sightings(fixed: false), in: world)
+        #expect(fed.wrongShare == alone.wrongShare)
+        #expect(fed.falsePerBeaconHour == alone.falseSwitchesPerHour)
+        #expect(fed.missed == alone.missed)
+    }
+
     @Test func beatingARuleMeansEveryFigureAndNoMoreMissedChanges() {
         func point(_ wrong: Double, _ falses: Double, _ p50: Double, _ p95: Double, missed: Int = 0)
             -> RoomFrontier.Point
