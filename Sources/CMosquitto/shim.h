@@ -18,4 +18,10 @@ static inline long long beaconbridge_tcp_bytes_received(int fd) {
     memcpy(&received, info + 128, sizeof(received));
     return (long long)received;
 }
+
+/// setsockopt(fd, IPPROTO_TCP, TCP_CORK, on): while corked, the kernel holds partial segments back, so packets
+/// written one by one leave together when the cork is taken out (which sends at once). 0, or -1 (errno).
+static inline int beaconbridge_tcp_cork(int fd, int on) {
+    return setsockopt(fd, 6, 3, &on, sizeof(on));
+}
 #endif

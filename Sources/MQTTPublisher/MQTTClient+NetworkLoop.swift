@@ -102,6 +102,8 @@ extension MQTTClient {
     /// socket or the wake-up pipe, then reads what arrived (acknowledgements, inbound messages), writes
     /// everything queued and handles the keepalive. `mosquitto_loop` would also wait on libmosquitto's internal
     /// socket pair, which gets a byte for every queued packet and gives up one per call: one wake-up per message.
+    /// Several messages published since the last turn are written with the socket corked (`TCP_CORK`), so they
+    /// leave in as few segments as fit instead of one each.
     /// While connecting, a writable socket also drives the TLS handshake (libmosquitto continues it in
     /// `mosquitto_loop_read`, as `mosquitto_loop` does). Returns a libmosquitto code.
     /// The corresponding C functions are `mosquitto_loop_read`, `mosquitto_loop_write`, `mosquitto_loop_misc`.
@@ -130,7 +132,16 @@ extension MQTTClient {
             guard rc == MQTTError.success else { return rc }
         }
         if mosquitto_want_write(handle) {
+            // libmosquitto writes each queued packet with its own write(2), and the socket has TCP_NODELAY: a
+            // batch of n messages would leave as n segments, each a trip through the stack and a wake-up of the
+            // broker. Corked, they leave together when the cork comes out, right after this turn's writes.
+            let batch = state.withLock { state -> Int in
+                defer { state.publishedSinceWrite = 0 }
+                return state.publishedSinceWrite
+            }
+            let corked = batch > 1 && beaconbridge_tcp_cork(socket, 1) == 0
             let rc = mosquitto_loop_write(handle, 1)
+            if corked { _ = beaconbridge_tcp_cork(socket, 0) }
             guard rc == MQTTError.success else { return rc }
         }
         return mosquitto_loop_misc(handle)

@@ -30,6 +30,8 @@ public final class MQTTClient: @unchecked Sendable {
         var awaitingAck: Set<Int32> = []
         /// A publish or subscribe since the last `flush()`: the network thread has not been woken for it yet.
         var unflushed = false
+        /// Messages published since the network thread's last write turn (more than one: write them corked).
+        var publishedSinceWrite = 0
         /// The socket's received byte count when the last incoming packet was handled (`incomingPacketEnded`).
         var packetBoundary: Int64 = 0
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
@@ -194,6 +196,7 @@ public final class MQTTClient: @unchecked Sendable {
         state.withLock { state in
             if qos > 0 { state.awaitingAck.insert(messageID) }
             state.unflushed = true
+            state.publishedSinceWrite += 1
         }
         return .success(messageID)
     }
