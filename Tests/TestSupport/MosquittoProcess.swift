@@ -125,9 +125,11 @@ public enum FreePort {
         return text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) } ?? 32_768
     }
 
-    /// Binds `port` (0: any) on 127.0.0.1 and releases it; returns the port bound.
+    /// Binds `port` (0: any) on 127.0.0.1 and releases it; returns the port bound. The probe is close-on-exec:
+    /// a child another test spawned while it was open kept it, bound, for its whole life, and the broker later
+    /// started on that port failed with "Address already in use" (seen in ReplayRestartTests, BrokerOutageTests).
     static func bindable(_ port: Int) throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket failed") }
         defer { close(fd) }
         var address = sockaddr_in()
@@ -145,7 +147,7 @@ public enum FreePort {
     }
 
     public static func accepts(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var address = sockaddr_in()

@@ -5,7 +5,9 @@ import Foundation
 public enum ScratchFileSystem {
     /// Writes zeros to `path` until the file system is full (bounded: at most 64 MiB); returns the bytes written.
     public static func fill(_ path: String) throws -> Int {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Close-on-exec: a child another test spawns meanwhile would otherwise inherit the descriptor and keep the
+        // ballast's space allocated after it is removed (SequenceRestartTests' run 3 then found the disk still full).
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw TestFailure("cannot create \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var total = 0
