@@ -39,29 +39,29 @@ enum SimulateComparison {
 
     /// A text table, one line per detector.
     static func text(_ summary: SimulationSummary) -> String {
-        func cell(_ text: String, _ width: Int) -> String {
-            text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-        }
-        func number(_ value: Double?, _ scale: Double = 10) -> String {
-            value.map { String((($0 * scale).rounded() / scale)) } ?? "-"
-        }
         func triple(_ values: [Double]) -> String {
-            "\(number(SimulationSummary.percentile(values, 0.5)))/\(number(SimulationSummary.percentile(values, 0.95)))/\(number(values.max()))"
+            "\(TableText.rounded(SimulationSummary.percentile(values, 0.5)))/\(TableText.rounded(SimulationSummary.percentile(values, 0.95)))/\(TableText.rounded(values.max()))"
         }
         var lines = [
-            "  " + cell("detector", 21) + cell("false/b-h", 10) + cell("false exits", 12) + cell("missed", 7)
-                + cell("right %", 8) + cell("enter p50/p95/max s", 21) + cell("p95 ≥1/≥5 Hz", 13)
+            "  " + TableText.cell("detector", 21) + TableText.cell("false/b-h", 10) + TableText.cell("false exits", 12)
+                + TableText.cell("missed", 7)
+                + TableText.cell("right %", 8) + TableText.cell("enter p50/p95/max s", 21)
+                + TableText.cell("p95 ≥1/≥5 Hz", 13)
                 + "exit p50/p95/max s"
         ]
         for row in rows(summary) {
             let scores = row.scores
             lines.append(
-                "  " + cell(row.name, 21) + cell(number(scores.falseTransitionsPerBeaconHour, 100), 10)
-                    + cell(String(scores.falseExitsDuringStays), 12) + cell(String(scores.missed), 7)
-                    + cell(number(scores.rightFraction * 100, 100), 8) + cell(triple(scores.enterLatencies), 21)
-                    + cell(
-                        "\(number(SimulationSummary.percentile(scores.enterLatencies(atLeast: 1), 0.95)))/"
-                            + number(SimulationSummary.percentile(scores.enterLatencies(atLeast: 5), 0.95)), 13)
+                "  " + TableText.cell(row.name, 21)
+                    + TableText.cell(TableText.rounded(scores.falseTransitionsPerBeaconHour, 100), 10)
+                    + TableText.cell(String(scores.falseExitsDuringStays), 12)
+                    + TableText.cell(String(scores.missed), 7)
+                    + TableText.cell(TableText.rounded(scores.rightFraction * 100, 100), 8)
+                    + TableText.cell(triple(scores.enterLatencies), 21)
+                    + TableText.cell(
+                        "\(TableText.rounded(SimulationSummary.percentile(scores.enterLatencies(atLeast: 1), 0.95)))/"
+                            + TableText.rounded(SimulationSummary.percentile(scores.enterLatencies(atLeast: 5), 0.95)),
+                        13)
                     + triple(scores.exitLatencies))
         }
         return lines.joined(separator: "\n")

@@ -22,13 +22,13 @@ enum SimulateFrontier {
                 JSONValue.object([
                     ("type", .string("frontier")), ("name", .string(point.name)),
                     ("family", .string(point.family.rawValue)),
-                    ("false_transitions_per_beacon_hour", number(point.falsePerBeaconHour, 1000)),
+                    ("false_transitions_per_beacon_hour", TableText.json(point.falsePerBeaconHour, 1000)),
                     ("false_exits_during_stays", .int(Int64(point.falseExitsDuringStays))),
                     ("missed_transitions", .int(Int64(point.missed))),
-                    ("right_state_fraction", number(point.rightFraction, 10_000)),
-                    ("enter_p95_1hz_s", number(point.enterP95, 10)),
-                    ("enter_p95_5hz_s", number(point.enterP95Fast, 10)),
-                    ("exit_p95_s", number(point.exitP95, 10)), ("pareto", .bool(point.pareto)),
+                    ("right_state_fraction", TableText.json(point.rightFraction, 10_000)),
+                    ("enter_p95_1hz_s", TableText.json(point.enterP95, 10)),
+                    ("enter_p95_5hz_s", TableText.json(point.enterP95Fast, 10)),
+                    ("exit_p95_s", TableText.json(point.exitP95, 10)), ("pareto", .bool(point.pareto)),
                     ("meets_latency_goals", .bool(point.meetsLatencyGoals(exitBound: exitBound))),
                 ]).serialized)
         }
@@ -38,34 +38,38 @@ enum SimulateFrontier {
         Output.stdout(
             JSONValue.object([
                 ("type", .string("frontier_verdict")), ("runs", .int(Int64(scenarios.count * seeds))),
-                ("best_baseline_false_per_beacon_hour", number(bestBaseline, 1000)),
-                ("false_goal_per_beacon_hour", number(goal, 1000)),
+                ("best_baseline_false_per_beacon_hour", TableText.json(bestBaseline, 1000)),
+                ("false_goal_per_beacon_hour", TableText.json(goal, 1000)),
                 ("points_meeting_latency_goals", .int(Int64(fastEnough.count))),
                 ("lowest_false_meeting_latency_goals", best.map { .string($0.name) } ?? .null),
-                ("lowest_false_per_beacon_hour", best.map { number($0.falsePerBeaconHour, 1000) } ?? .null),
+                ("lowest_false_per_beacon_hour", best.map { TableText.json($0.falsePerBeaconHour, 1000) } ?? .null),
                 ("goals_met_together", .bool(best.map { $0.falsePerBeaconHour <= goal } ?? false)),
             ]).serialized)
         var lines = [
             "frontier over \(scenarios.count * seeds) runs, \(points.count) rules (* = Pareto on false/b-h, enter p95s, exit p95; "
-                + "missed transitions count as infinitely late; goals: false/b-h <= \(format(goal, 100)) (a third of the "
-                + "best baseline's \(format(bestBaseline, 100))), enter p95 < 15 s at >= 1 Hz and < 8 s at >= 5 Hz, exit p95 <= "
-                + "\(format(exitBound, 10)) s):",
-            "  " + cell("rule", 30) + cell("false/b-h", 10) + cell("false exits", 12) + cell("missed", 7)
-                + cell("right %", 8)
-                + cell("enter p95 ≥1/≥5 Hz", 19) + "exit p95",
+                + "missed transitions count as infinitely late; goals: false/b-h <= \(TableText.roundedOrMissed(goal, 100)) (a third of the "
+                + "best baseline's \(TableText.roundedOrMissed(bestBaseline, 100))), enter p95 < 15 s at >= 1 Hz and < 8 s at >= 5 Hz, exit p95 <= "
+                + "\(TableText.roundedOrMissed(exitBound, 10)) s):",
+            "  " + TableText.cell("rule", 30) + TableText.cell("false/b-h", 10) + TableText.cell("false exits", 12)
+                + TableText.cell("missed", 7)
+                + TableText.cell("right %", 8)
+                + TableText.cell("enter p95 ≥1/≥5 Hz", 19) + "exit p95",
         ]
         for point in points {
             lines.append(
-                (point.pareto ? "* " : "  ") + cell(point.name, 30) + cell(format(point.falsePerBeaconHour, 100), 10)
-                    + cell(String(point.falseExitsDuringStays), 12) + cell(String(point.missed), 7)
-                    + cell(format(point.rightFraction * 100, 100), 8)
-                    + cell("\(format(point.enterP95, 10))/\(format(point.enterP95Fast, 10))", 19)
-                    + format(point.exitP95, 10))
+                (point.pareto ? "* " : "  ") + TableText.cell(point.name, 30)
+                    + TableText.cell(TableText.roundedOrMissed(point.falsePerBeaconHour, 100), 10)
+                    + TableText.cell(String(point.falseExitsDuringStays), 12) + TableText.cell(String(point.missed), 7)
+                    + TableText.cell(TableText.roundedOrMissed(point.rightFraction * 100, 100), 8)
+                    + TableText.cell(
+                        "\(TableText.roundedOrMissed(point.enterP95, 10))/\(TableText.roundedOrMissed(point.enterP95Fast, 10))",
+                        19)
+                    + TableText.roundedOrMissed(point.exitP95, 10))
         }
         if let best {
             lines.append(
                 "\(fastEnough.count) rule(s) meet the three latency goals; the one with the fewest false transitions is \(best.name) "
-                    + "with \(format(best.falsePerBeaconHour, 100)) per beacon-hour (goal \(format(goal, 100))): "
+                    + "with \(TableText.roundedOrMissed(best.falsePerBeaconHour, 100)) per beacon-hour (goal \(TableText.roundedOrMissed(goal, 100))): "
                     + (best.falsePerBeaconHour <= goal
                         ? "the goals are met together" : "the goals are NOT met together"))
         } else {
@@ -73,17 +77,5 @@ enum SimulateFrontier {
         }
         Output.stderr(lines.joined(separator: "\n"))
         return ExitCode.ok
-    }
-
-    private static func cell(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-    }
-
-    private static func format(_ value: Double, _ scale: Double) -> String {
-        value.isFinite ? String((value * scale).rounded() / scale) : "missed"
-    }
-
-    private static func number(_ value: Double, _ scale: Double) -> JSONValue {
-        value.isFinite ? .double((value * scale).rounded() / scale) : .null
     }
 }

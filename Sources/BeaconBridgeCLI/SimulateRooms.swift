@@ -144,21 +144,17 @@ enum SimulateRooms {
     }
 
     static func text(_ summary: RoomSummary) -> String {
-        func cell(_ text: String, _ width: Int) -> String {
-            text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-        }
-        func number(_ value: Double?, _ scale: Double = 10) -> String {
-            value.map { String(($0 * scale).rounded() / scale) } ?? "-"
-        }
         func row(_ rule: RoomSummary.Rule) -> String {
-            "  " + cell(rule.name, 20) + cell(number(rule.wrongShare * 100, 100), 13)
-                + cell(number(rule.falseSwitchesPerHour, 100), 10) + cell(String(rule.trueChanges), 8)
-                + cell(String(rule.missed), 7)
-                + "\(number(rule.latencyP50))/\(number(rule.latencyP95))/\(number(rule.latencies.max()))"
+            "  " + TableText.cell(rule.name, 20) + TableText.cell(TableText.rounded(rule.wrongShare * 100, 100), 13)
+                + TableText.cell(TableText.rounded(rule.falseSwitchesPerHour, 100), 10)
+                + TableText.cell(String(rule.trueChanges), 8)
+                + TableText.cell(String(rule.missed), 7)
+                + "\(TableText.rounded(rule.latencyP50))/\(TableText.rounded(rule.latencyP95))/\(TableText.rounded(rule.latencies.max()))"
         }
         var lines = [
-            "  " + cell("rule", 20) + cell("wrong room %", 13) + cell("false/b-h", 10) + cell("changes", 8)
-                + cell("missed", 7) + "latency p50/p95/max s"
+            "  " + TableText.cell("rule", 20) + TableText.cell("wrong room %", 13) + TableText.cell("false/b-h", 10)
+                + TableText.cell("changes", 8)
+                + TableText.cell("missed", 7) + "latency p50/p95/max s"
         ]
         lines += summary.rules.map(row)
         if !summary.oracles.isEmpty {
@@ -167,19 +163,22 @@ enum SimulateRooms {
         }
         // Where the wrong time falls, in % of the judged time (docs/rooms.md).
         lines.append(
-            "  " + cell("wrong time in %:", 20) + cell("ambiguous", 10) + cell("transit", 8) + cell("catch-up", 9)
-                + cell("relapse", 8) + "oracle-mean / -fixed wrong too   (judged time at ambiguous spots: "
-                + number(share(summary.rules.first?.wrongTime.ambiguousSeconds ?? 0, summary.rules.first), 100)
+            "  " + TableText.cell("wrong time in %:", 20) + TableText.cell("ambiguous", 10)
+                + TableText.cell("transit", 8) + TableText.cell("catch-up", 9)
+                + TableText.cell("relapse", 8) + "oracle-mean / -fixed wrong too   (judged time at ambiguous spots: "
+                + TableText.rounded(
+                    share(summary.rules.first?.wrongTime.ambiguousSeconds ?? 0, summary.rules.first), 100)
                 + " %)")
         for rule in summary.rules + summary.oracles {
             let wrong = rule.wrongTime
             lines.append(
-                "  " + cell(rule.name, 20) + cell(number(share(wrong.wrongAmbiguous, rule), 100), 10)
-                    + cell(number(share(wrong.wrongInTransit, rule), 100), 8)
-                    + cell(number(share(wrong.wrongCatchingUp, rule), 100), 9)
-                    + cell(number(share(wrong.wrongRelapse, rule), 100), 8)
-                    + number(share(wrong.wrongMeanFloor, rule), 100) + " / "
-                    + number(share(wrong.wrongFixedFloor, rule), 100))
+                "  " + TableText.cell(rule.name, 20)
+                    + TableText.cell(TableText.rounded(share(wrong.wrongAmbiguous, rule), 100), 10)
+                    + TableText.cell(TableText.rounded(share(wrong.wrongInTransit, rule), 100), 8)
+                    + TableText.cell(TableText.rounded(share(wrong.wrongCatchingUp, rule), 100), 9)
+                    + TableText.cell(TableText.rounded(share(wrong.wrongRelapse, rule), 100), 8)
+                    + TableText.rounded(share(wrong.wrongMeanFloor, rule), 100) + " / "
+                    + TableText.rounded(share(wrong.wrongFixedFloor, rule), 100))
         }
         return lines.joined(separator: "\n")
     }

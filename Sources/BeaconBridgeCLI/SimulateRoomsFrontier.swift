@@ -31,11 +31,12 @@ enum SimulateRoomsFrontier {
                 JSONValue.object([
                     ("type", .string("room_frontier")), ("name", .string(point.name)),
                     ("family", .string(point.family.rawValue)),
-                    ("wrong_room_share", number(point.wrongShare, 100_000)),
-                    ("false_switches_per_beacon_hour", number(point.falsePerBeaconHour, 1000)),
+                    ("wrong_room_share", TableText.json(point.wrongShare, 100_000)),
+                    ("false_switches_per_beacon_hour", TableText.json(point.falsePerBeaconHour, 1000)),
                     ("room_changes", .int(Int64(point.trueChanges))),
                     ("missed_room_changes", .int(Int64(point.missed))),
-                    ("latency_p50_s", number(point.latencyP50, 10)), ("latency_p95_s", number(point.latencyP95, 10)),
+                    ("latency_p50_s", TableText.json(point.latencyP50, 10)),
+                    ("latency_p95_s", TableText.json(point.latencyP95, 10)),
                     ("pareto", .bool(point.pareto)),
                     ("beats_default_on_every_figure", .bool(arbiter.map { point.beatsOnEveryFigure($0) } ?? false)),
                 ]).serialized)
@@ -54,29 +55,33 @@ enum SimulateRoomsFrontier {
                 ("rules_meeting_wrong_goal", .array(right.map { .string($0.name) })),
                 ("rules_meeting_every_goal", .array(allGoals.map { .string($0.name) })),
                 ("best_wrong_room_rule", best.map { .string($0.name) } ?? .null),
-                ("best_wrong_room_share", best.map { number($0.wrongShare, 100_000) } ?? .null),
+                ("best_wrong_room_share", best.map { TableText.json($0.wrongShare, 100_000) } ?? .null),
                 (
                     "oracle_wrong_room_share",
-                    .object(oracles.map { ($0.name, number($0.wrongShare, 100_000)) })
+                    .object(oracles.map { ($0.name, TableText.json($0.wrongShare, 100_000)) })
                 ),
                 ("rules_beating_default_on_every_figure", .array(beatDefault.map { .string($0.name) })),
                 ("rules_beating_both_baselines_on_every_figure", .array(beatBaselines.map { .string($0.name) })),
                 ("true_levels_meeting_false_and_p95_goals", .array(fedQuiet.map { .string($0.name) })),
                 ("true_levels_meeting_wrong_goal", .array(fedRight.map { .string($0.name) })),
-                ("true_levels_best_wrong_room_share", fedBest.map { number($0.wrongShare, 100_000) } ?? .null),
+                ("true_levels_best_wrong_room_share", fedBest.map { TableText.json($0.wrongShare, 100_000) } ?? .null),
             ]).serialized)
         var lines = [
             "rooms frontier over \(frontier.runCount) runs, \(rules.count) rules (* = Pareto on wrong %, false/b-h, "
                 + "p95; missed room changes count as infinitely late in p50/p95; goals: wrong < 3 %, false/b-h < 0.2, "
                 + "p95 < 15 s):",
-            "  " + cell("rule", 34) + cell("wrong %", 9) + cell("false/b-h", 10) + cell("missed", 7)
+            "  " + TableText.cell("rule", 34) + TableText.cell("wrong %", 9) + TableText.cell("false/b-h", 10)
+                + TableText.cell("missed", 7)
                 + "latency p50/p95 s",
         ]
         for point in points where (point.family != .variant || point.pareto) && !point.name.hasSuffix("@true-levels") {
             lines.append(
-                (point.pareto ? "* " : "  ") + cell(point.name, 34) + cell(format(point.wrongShare * 100, 100), 9)
-                    + cell(format(point.falsePerBeaconHour, 100), 10) + cell(String(point.missed), 7)
-                    + "\(format(point.latencyP50, 10))/\(format(point.latencyP95, 10))")
+                (point.pareto ? "* " : "  ") + TableText.cell(point.name, 34)
+                    + TableText.cell(TableText.roundedOrMissed(point.wrongShare * 100, 100), 9)
+                    + TableText.cell(TableText.roundedOrMissed(point.falsePerBeaconHour, 100), 10)
+                    + TableText.cell(String(point.missed), 7)
+                    + "\(TableText.roundedOrMissed(point.latencyP50, 10))/\(TableText.roundedOrMissed(point.latencyP95, 10))"
+            )
         }
         lines.append(
             "  (\(rules.filter { $0.family == .variant && !$0.pareto }.count) variants off the frontier not listed; "
@@ -86,8 +91,9 @@ enum SimulateRoomsFrontier {
                 + "every goal: \(names(allGoals))")
         if let best {
             lines.append(
-                "lowest wrong %: \(best.name) \(format(best.wrongShare * 100, 100)) % (oracles: "
-                    + oracles.map { "\($0.name) \(format($0.wrongShare * 100, 100)) %" }.joined(separator: ", ") + ")")
+                "lowest wrong %: \(best.name) \(TableText.roundedOrMissed(best.wrongShare * 100, 100)) % (oracles: "
+                    + oracles.map { "\($0.name) \(TableText.roundedOrMissed($0.wrongShare * 100, 100)) %" }.joined(
+                        separator: ", ") + ")")
         }
         lines.append(
             "ahead of the default on every figure: \(names(beatDefault)); ahead of both baselines on every figure: "
@@ -96,9 +102,9 @@ enum SimulateRoomsFrontier {
             lines.append(
                 "fed the true levels (\(fed.count) variants): false/b-h < 0.2 and p95 < 15 s together: \(names(fedQuiet)); "
                     + "wrong < 3 %: \(names(fedRight)); lowest wrong %: \(fedBest.name) "
-                    + "\(format(fedBest.wrongShare * 100, 100)) %, lowest false/b-h "
-                    + format(fed.map(\.falsePerBeaconHour).min() ?? .infinity, 100) + ", lowest p95 "
-                    + format(fed.map(\.latencyP95).min() ?? .infinity, 10) + " s")
+                    + "\(TableText.roundedOrMissed(fedBest.wrongShare * 100, 100)) %, lowest false/b-h "
+                    + TableText.roundedOrMissed(fed.map(\.falsePerBeaconHour).min() ?? .infinity, 100) + ", lowest p95 "
+                    + TableText.roundedOrMissed(fed.map(\.latencyP95).min() ?? .infinity, 10) + " s")
         }
         Output.stderr(lines.joined(separator: "\n"))
         return ExitCode.ok
@@ -106,17 +112,5 @@ enum SimulateRoomsFrontier {
 
     private static func names(_ points: [RoomFrontier.Point]) -> String {
         points.isEmpty ? "none" : points.map(\.name).joined(separator: ", ")
-    }
-
-    private static func cell(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-    }
-
-    private static func format(_ value: Double, _ scale: Double) -> String {
-        value.isFinite ? String((value * scale).rounded() / scale) : "missed"
-    }
-
-    private static func number(_ value: Double, _ scale: Double) -> JSONValue {
-        value.isFinite ? .double((value * scale).rounded() / scale) : .null
     }
 }
