@@ -104,9 +104,9 @@ public struct RoomFrontier: Sendable {
         }
 
         fileprivate func dominates(_ other: Point) -> Bool {
-            let mine = [wrongShare, falsePerBeaconHour, latencyP95]
-            let theirs = [other.wrongShare, other.falsePerBeaconHour, other.latencyP95]
-            return zip(mine, theirs).allSatisfy { $0 <= $1 } && zip(mine, theirs).contains { $0 < $1 }
+            SimulationMath.dominates(
+                [wrongShare, falsePerBeaconHour, latencyP95],
+                [other.wrongShare, other.falsePerBeaconHour, other.latencyP95])
         }
     }
 

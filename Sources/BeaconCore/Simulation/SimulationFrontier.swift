@@ -30,9 +30,9 @@ public struct SimulationFrontier: Sendable {
         }
 
         fileprivate func dominates(_ other: Point) -> Bool {
-            let mine = [falsePerBeaconHour, enterP95, enterP95Fast, exitP95]
-            let theirs = [other.falsePerBeaconHour, other.enterP95, other.enterP95Fast, other.exitP95]
-            return zip(mine, theirs).allSatisfy { $0 <= $1 } && zip(mine, theirs).contains { $0 < $1 }
+            SimulationMath.dominates(
+                [falsePerBeaconHour, enterP95, enterP95Fast, exitP95],
+                [other.falsePerBeaconHour, other.enterP95, other.enterP95Fast, other.exitP95])
         }
     }
 

@@ -53,4 +53,10 @@ enum SimulationMath {
 
     /// 10^x.
     static func pow10(_ x: Double) -> Double { exp(x * ln10) }
+
+    /// Pareto dominance of two rows of figures where lower is better: `mine` is at least as good on every figure
+    /// and better on one (the frontiers of `simulate --frontier`, single-gateway and rooms).
+    static func dominates(_ mine: [Double], _ theirs: [Double]) -> Bool {
+        zip(mine, theirs).allSatisfy { $0 <= $1 } && zip(mine, theirs).contains { $0 < $1 }
+    }
 }
