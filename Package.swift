@@ -61,7 +61,7 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strict),
 
-        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
+        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BeaconRuntimeTests", dependencies: ["BeaconRuntime", "BeaconCore"], swiftSettings: strict),
         .testTarget(
             name: "HCIScannerTests", dependencies: ["HCIScanner", "BeaconCore", "BeaconRuntime"], swiftSettings: strict),

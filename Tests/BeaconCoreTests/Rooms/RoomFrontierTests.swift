@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import BeaconCore
 
 /// The rooms frontier (`RoomFrontier`, `simulate --frontier` on rooms scenarios) on a tiny case: two rooms, a
 /// walker and a tag at rest, three variants.
-@Suite struct RoomFrontierTests {
+@Suite(.ownThread) struct RoomFrontierTests {
     static func tiny() throws -> RoomScenario {
         try RoomScenario(
             json: """

@@ -1,9 +1,10 @@
+import TestSupport
 import Testing
 
 @testable import BeaconCore
 
 /// The multi-gateway simulation: floor plan geometry, scenario files, and the rules compared on one stream.
-@Suite struct RoomSimulationTests {
+@Suite(.ownThread) struct RoomSimulationTests {
     @Test func wallsAttenuateLinesThatCrossThemAndDoorwaysDoNot() {
         let plan = FloorPlan(
             rooms: [

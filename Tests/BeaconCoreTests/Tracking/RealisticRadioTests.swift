@@ -1,9 +1,10 @@
+import TestSupport
 import Testing
 
 @testable import BeaconCore
 
 /// The realistic radio's terms, each checked alone (the others off) on a still or moving beacon.
-@Suite struct RealisticRadioTests {
+@Suite(.ownThread) struct RealisticRadioTests {
     static func quiet(_ change: (inout RealisticRadio) -> Void) -> ScenarioRadio {
         var realistic = RealisticRadio(
             shadowingSigma: 0, fadingSigma: 0, channelOffsetSigma: 0,

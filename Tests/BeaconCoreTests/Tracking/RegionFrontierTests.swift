@@ -1,9 +1,10 @@
+import TestSupport
 import Testing
 
 @testable import BeaconCore
 
 /// `simulate --frontier`'s window-mean rules (`FrontierBank`) and the frontier's bookkeeping.
-@Suite struct RegionFrontierTests {
+@Suite(.ownThread) struct RegionFrontierTests {
     @Test func windowMeanRuleEntersOnTheMeanAndExitsAfterTheTimeout() {
         let rules = [
             FrontierRule(window: 10, offset: 2, exitShortening: 0),

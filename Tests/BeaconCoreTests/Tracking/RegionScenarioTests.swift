@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import BeaconCore
 
 /// The must-show behaviours, over simulated scenarios with the default settings (geometry in
 /// `ScenarioFixtures`: boundary = the 3 m enter radius).
-@Suite struct RegionScenarioTests {
+@Suite(.ownThread) struct RegionScenarioTests {
     /// Report rates and losses across the simulator's range, all with the worst shadowing (8 dB), plus occasional
     /// 2-8 s dropouts.
     static let radioCases: [(rate: Double, loss: Double)] = [(1, 0.5), (2, 0.2), (5, 0.3), (10, 0.2), (10, 0.5)]
@@ -36,7 +37,7 @@ import Testing
     }
 }
 
-@Suite struct RegionLatencyTests {
+@Suite(.ownThread) struct RegionLatencyTests {
     /// A beacon waits at 8 m, walks straight in at 1.2 m/s from t = 20 s and stops at 1 m from the gateway; it
     /// crosses the 3 m boundary at t = 24.17 s. 10 reports/s before loss (a 100 ms advertiser).
     static func walkIn(seed: UInt64, sigma: Double, loss: Double) -> Scenario {
