@@ -44,8 +44,7 @@ import Testing
         try await bed.broker.start()
         let tools = bed.directory + "/tools"
         try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
-        try Self.fakeTool.write(toFile: tools + "/avahi-publish-service", atomically: true, encoding: .utf8)
-        chmod(tools + "/avahi-publish-service", 0o755)
+        try ExecutableScript.write(Self.fakeTool, to: tools + "/avahi-publish-service")
         let port = try FreePort.find()
         try bed.writeConfig(
             """
@@ -132,8 +131,7 @@ import Testing
         try await bed.broker.start()
         let tools = bed.directory + "/tools"
         try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
-        try Self.failingTool.write(toFile: tools + "/avahi-publish-service", atomically: true, encoding: .utf8)
-        chmod(tools + "/avahi-publish-service", 0o755)
+        try ExecutableScript.write(Self.failingTool, to: tools + "/avahi-publish-service")
         try bed.writeConfig(
             """
             esphome_api:

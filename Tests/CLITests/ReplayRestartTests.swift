@@ -72,7 +72,7 @@ import Testing
         let late = try TestSubscriber(port: bed.broker.port, patterns: [regionPrefix + "#"])
         try await late.start()
         defer { Task { await late.stop() } }
-        try await waitUntil("the retained region states", timeout: 10) { late.messages.count >= 2 }
+        try await waitUntil("the retained region states", timeout: 60) { late.messages.count >= 2 }
         let retained = Dictionary(
             late.messages.map { ($0.string("beacon_id") ?? "-", $0.string("state") ?? "-") },
             uniquingKeysWith: { $1 })
