@@ -62,7 +62,7 @@ enum OutboxCommand {
 
     static func report(_ settings: OutboxSettings, options: Options) async -> Int32 {
         do {
-            let database = try GatewayDatabase(settings: settings)
+            let database = try await GatewayDatabase.open(settings: settings)
             if options.requeue {
                 let moved = try await database.requeueDeadLetters()
                 Output.stdout("requeued \(moved) dead letter\(moved == 1 ? "" : "s") into the outbox")

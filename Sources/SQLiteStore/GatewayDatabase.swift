@@ -6,8 +6,9 @@ import Dispatch
 /// The gateway's SQLite database: outbox, region state and sequence counter in one WAL-mode file.
 ///
 /// All SQLite work runs on one private serial dispatch queue, never on the cooperative thread pool: the async
-/// methods hop onto it and resume the caller when done; the `RegionStateStore` methods (a synchronous
-/// contract) wait for it with `queue.sync`.
+/// methods (and `open(settings:)`) hop onto it and resume the caller when done; `init(settings:)` and the
+/// `RegionStateStore` methods (a synchronous contract) wait for it with `queue.sync`, so they are for threads
+/// that may block (the main thread of a command, a `DedicatedThread`), never for a task.
 ///
 /// `@unchecked Sendable`: the invariant is that `connection` (the SQLite handle and everything holding it) and
 /// the other `var`s are only touched from blocks running on `queue`. The connection is replaced when the file
@@ -62,21 +63,45 @@ public final class GatewayDatabase: @unchecked Sendable {
     /// Opens or creates the database at `settings.path` and migrates it. Throws `SQLiteError` with a clear
     /// message for a damaged file (`isCorrupt`), a full disk (`isDiskFull`) or an unreadable path. A new file
     /// is created with mode 0600 whatever the umask (and its `-wal`/`-shm` files get the same mode).
-    public init(settings: OutboxSettings) throws(SQLiteError) {
+    /// Blocks the calling thread while SQLite opens and migrates the file: from a task, use `open(settings:)`.
+    public convenience init(settings: OutboxSettings) throws(SQLiteError) {
         let queue = DispatchQueue(label: "beaconbridge.sqlite")
-        let result: Result<Connection, SQLiteError> = queue.sync {
-            do throws(SQLiteError) {
-                DatabaseFile.createPrivately(settings.path)
-                let database = try SQLiteDatabase(path: settings.path)
-                return .success(try Connection(database: database, settings: settings))
-            } catch {
-                return .failure(error)
-            }
+        let result = queue.sync { Self.connect(settings) }
+        self.init(queue: queue, opened: try result.get(), settings: settings)
+    }
+
+    /// Opens the database like `init(settings:)`, on the database's own queue, resuming the caller when done:
+    /// no thread of the cooperative pool waits for SQLite's open and migration (the `outbox` command).
+    public static func open(settings: OutboxSettings) async throws(SQLiteError) -> GatewayDatabase {
+        let queue = DispatchQueue(label: "beaconbridge.sqlite")
+        let result = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: connect(settings)) }
         }
+        return GatewayDatabase(queue: queue, opened: try result.get(), settings: settings)
+    }
+
+    /// The open connection and its sequence counter's value.
+    private struct Opened: Sendable {
+        let connection: Connection
+        let highestReserved: UInt64
+    }
+
+    /// Creates the file if needed, opens and migrates it, reads the counter (on the new database's queue).
+    private static func connect(_ settings: OutboxSettings) -> Result<Opened, SQLiteError> {
+        do throws(SQLiteError) {
+            DatabaseFile.createPrivately(settings.path)
+            let database = try SQLiteDatabase(path: settings.path)
+            let connection = try Connection(database: database, settings: settings)
+            return .success(Opened(connection: connection, highestReserved: (try? connection.counter.value()) ?? 0))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private init(queue: DispatchQueue, opened: Opened, settings: OutboxSettings) {
         self.queue = queue
-        let opened = try result.get()
-        self.connection = opened
-        self.highestReserved = (try? opened.counter.value()) ?? 0
+        self.connection = opened.connection
+        self.highestReserved = opened.highestReserved
         self.settings = settings
         self.path = settings.path
     }

@@ -175,7 +175,7 @@ enum PublishBench {
         var viaQueue: [Double] = []
         var python: [Double] = []
         for round in 0..<rounds {
-            let queued = try GatewayDatabase(
+            let queued = try await GatewayDatabase.open(
                 settings: OutboxSettings(
                     path: directory + "/write-queue-\(round).sqlite",
                     maxRows: 10_000_000, maxBytes: 1 << 34))
@@ -185,7 +185,7 @@ enum PublishBench {
 
             let settings = OutboxSettings(
                 path: directory + "/write-direct-\(round).sqlite", maxRows: 10_000_000, maxBytes: 1 << 34)
-            _ = try GatewayDatabase(settings: settings)  // creates and migrates the file
+            _ = try await GatewayDatabase.open(settings: settings)  // creates and migrates the file
             let database = try SQLiteDatabase(path: settings.path)
             try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
             let outbox = try Outbox(database: database, maxRows: settings.maxRows, maxBytes: settings.maxBytes)

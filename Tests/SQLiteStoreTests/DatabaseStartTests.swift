@@ -98,6 +98,30 @@ import Testing
         }
     }
 
+    /// `open(settings:)` (the `outbox` command's open from a task): the same database as `init(settings:)`,
+    /// a new file private, the counter read at open (on the database's queue) so the floor is known at once, and
+    /// a damaged file refused with the same error.
+    @Test func openFromATaskIsTheSameOpenWithoutBlockingTheTask() async throws {
+        let first = try await GatewayDatabase.open(settings: settings())
+        let reserved = try await first.reserveSequences(10)
+        try await first.append([EnvelopeFactory.make(1), EnvelopeFactory.make(2)])
+        let attributes = try FileManager.default.attributesOfItem(atPath: settings().path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+
+        let reopened = try await GatewayDatabase.open(settings: settings())
+        let floor = await reopened.sequenceFloor()
+        #expect(floor >= reserved.end - 1)
+        #expect(try await reopened.reserveSequences(1).next > floor)
+        #expect(try await reopened.stats().rows == 2)
+
+        let damaged = directory.file("damaged.sqlite")
+        try Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }).write(to: URL(fileURLWithPath: damaged))
+        let error = await #expect(throws: SQLiteError.self) {
+            _ = try await GatewayDatabase.open(settings: OutboxSettings(path: damaged))
+        }
+        #expect(error?.isCorrupt == true)
+    }
+
     @Test func pathProblemsAreNamed() throws {
         let folder = directory.file("folder")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
