@@ -69,7 +69,8 @@ let package = Package(
             name: "MQTTPublisherTests",
             dependencies: ["MQTTPublisher", "SQLiteStore", "BeaconCore", "BeaconRuntime", "TestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "BeaconCore"], swiftSettings: strict),
+        .testTarget(
+            name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "BeaconCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "YAMLConfigTests", dependencies: ["YAMLConfig", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "ESPHomeProxyTests", dependencies: ["ESPHomeProxy", "BeaconCore"], swiftSettings: strict),
         .testTarget(

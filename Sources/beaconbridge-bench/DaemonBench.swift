@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// `beaconbridge run`'s cost in real time: the release `beaconbridge replay CAPTURE --speed 1` (the whole
 /// pipeline: replay source, decoder, tracker, regions, SQLite outbox, MQTT) fed 5,000 reports/s from 500
@@ -198,13 +199,7 @@ enum DaemonBench {
         return path
     }
 
-    static func makeDirectory() throws -> String {
-        var template = Array((NSTemporaryDirectory() + "/beaconbridge-bench-XXXXXX").utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw BenchFailure("mkdtemp failed")
-        }
-        return String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
-    }
+    static func makeDirectory() throws -> String { try TestDirectory.make(prefix: "beaconbridge-bench") }
 
     static func mb(_ bytes: Int) -> String { format(Double(bytes) / 1_048_576, 1) }
 

@@ -1,6 +1,7 @@
 import BeaconCore
 import MQTTPublisher
 import Synchronization
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -124,13 +125,7 @@ extension PublishBench {
     }
 
     enum BenchFiles {
-        static func temporaryDirectory() throws -> String {
-            var template = Array("/tmp/bb-bench-XXXXXX".utf8CString)
-            guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-                throw BenchError("mkdtemp failed")
-            }
-            return String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
-        }
+        static func temporaryDirectory() throws -> String { try TestDirectory.make(prefix: "bb-bench") }
 
         static func write(_ text: String, to path: String) throws {
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)

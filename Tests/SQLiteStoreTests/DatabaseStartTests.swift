@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SQLiteStore
@@ -7,7 +8,7 @@ import Testing
 /// Issue 17, items 5 (at start) and 6: the database file's checks before opening, a damaged file moved aside,
 /// files created private, and a sequence counter that never goes backwards.
 @Suite struct DatabaseStartTests {
-    let directory = TemporaryDirectory()
+    let directory = TemporaryDirectory(prefix: "bb-sqlite")
 
     func settings(_ name: String = "outbox.sqlite") -> OutboxSettings { OutboxSettings(path: directory.file(name)) }
 

@@ -1,12 +1,13 @@
 import BeaconCore
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SQLiteStore
 
 /// The `dead_letter` table: refused events moved out of the outbox, kept across a reopen, bounded, requeued.
 @Suite struct DeadLetterTests {
-    let directory = TemporaryDirectory()
+    let directory = TemporaryDirectory(prefix: "bb-sqlite")
 
     func settings(maxRows: Int = 1000) -> OutboxSettings {
         OutboxSettings(path: directory.file("outbox.sqlite"), maxRows: maxRows, maxBytes: 100_000_000)

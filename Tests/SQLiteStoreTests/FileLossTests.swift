@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SQLiteStore
@@ -8,7 +9,7 @@ import Testing
 /// or damaged file, copies what the open handle still reads into a new database at the path, carries the
 /// sequence counter and the drop counts forward, and counts what it could not copy as `file_lost`.
 @Suite struct FileLossTests {
-    let directory = TemporaryDirectory()
+    let directory = TemporaryDirectory(prefix: "bb-sqlite")
     var path: String { directory.file("outbox.sqlite") }
 
     func open() throws -> GatewayDatabase { try GatewayDatabase(settings: OutboxSettings(path: path)) }

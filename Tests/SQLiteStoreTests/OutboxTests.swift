@@ -1,11 +1,12 @@
 import BeaconCore
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SQLiteStore
 
 @Suite struct OutboxTests {
-    let directory = TemporaryDirectory()
+    let directory = TemporaryDirectory(prefix: "bb-sqlite")
 
     func settings(_ name: String = "outbox.sqlite", maxRows: Int = 1000, maxBytes: Int = 10_000_000) -> OutboxSettings {
         OutboxSettings(path: directory.file(name), maxRows: maxRows, maxBytes: maxBytes)

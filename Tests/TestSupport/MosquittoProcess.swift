@@ -91,16 +91,6 @@ public struct TestFailure: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-public enum TestDirectory {
-    public static func make(prefix: String) throws -> String {
-        var template = Array((NSTemporaryDirectory() + "/\(prefix)-XXXXXX").utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw TestFailure("mkdtemp failed")
-        }
-        return String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
-    }
-}
-
 public enum FreePort {
     /// A port on 127.0.0.1 that is free now, picked at random below the kernel's ephemeral range
     /// (net.ipv4.ip_local_port_range, 32768-60999 by default). A port the kernel hands out for `bind(0)` comes
