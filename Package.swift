@@ -19,22 +19,27 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // glibc calls Swift's Glibc module does not show (pipe2, accept4, posix_spawn's closefrom).
+        .systemLibrary(name: "CLinux"),
 
         // The pure core.
         .target(name: "BeaconCore", swiftSettings: strict),
 
         // The runtime shared by the adapters and the commands: mailboxes between threads and tasks, the one
         // thread spawner.
-        .target(name: "BeaconRuntime", dependencies: ["BeaconCore"], swiftSettings: strict),
+        .target(name: "BeaconRuntime", dependencies: ["BeaconCore", "CLinux"], swiftSettings: strict),
 
         // Adapters: the only modules that import C.
         .target(name: "HCIScanner", dependencies: ["BeaconCore", "BeaconRuntime", "CBlueZ"], swiftSettings: strict),
         .target(
-            name: "MQTTPublisher", dependencies: ["BeaconCore", "BeaconRuntime", "CMosquitto"], swiftSettings: strict),
+            name: "MQTTPublisher", dependencies: ["BeaconCore", "BeaconRuntime", "CMosquitto", "CLinux"],
+            swiftSettings: strict),
         .target(name: "SQLiteStore", dependencies: ["BeaconCore", "BeaconRuntime", "CSQLite"], swiftSettings: strict),
         .target(name: "YAMLConfig", dependencies: ["BeaconCore", "CYAML"], swiftSettings: strict),
         // The ESPHome native API server (Bluetooth proxy for Home Assistant); Noise crypto from libcrypto.
-        .target(name: "ESPHomeProxy", dependencies: ["BeaconCore", "BeaconRuntime", "CCrypto"], swiftSettings: strict),
+        .target(
+            name: "ESPHomeProxy", dependencies: ["BeaconCore", "BeaconRuntime", "CCrypto", "CLinux"],
+            swiftSettings: strict),
 
         // Command implementations (wiring), kept out of main.swift so tests and the bench can reuse them.
         .target(
@@ -62,7 +67,9 @@ let package = Package(
             swiftSettings: strict),
 
         .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "BeaconRuntimeTests", dependencies: ["BeaconRuntime", "BeaconCore"], swiftSettings: strict),
+        .testTarget(
+            name: "BeaconRuntimeTests", dependencies: ["BeaconRuntime", "BeaconCore", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "HCIScannerTests", dependencies: ["HCIScanner", "BeaconCore", "BeaconRuntime"], swiftSettings: strict),
         .testTarget(

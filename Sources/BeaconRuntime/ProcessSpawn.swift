@@ -1,12 +1,16 @@
+import CLinux
+
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// The one way the gateway, its tests and its benches start a child process: `posix_spawn` with an empty signal
 /// mask and the default action for the signals a parent may ignore or block (the daemon ignores SIGTERM, SIGINT
-/// and SIGHUP for `SignalStream`), so the child can be ended with SIGTERM like any process.
+/// and SIGHUP for `SignalStream`), so the child can be ended with SIGTERM like any process. The child inherits
+/// descriptors 0-2 only (after the file actions, everything from 3 up is closed: glibc's
+/// `posix_spawn_file_actions_addclosefrom_np`), whether or not a descriptor of this process was close-on-exec.
 public enum ProcessSpawn {
-    /// A file action, applied in order before the child runs.
+    /// A file action, applied in order before the child runs. Only descriptors 0-2 survive into the child.
     public enum FileAction: Sendable {
         /// Opens `path` as descriptor `fd` (`O_*` flags; `mode` when creating).
         case open(fd: Int32, path: String, flags: Int32, mode: mode_t = 0)
@@ -48,6 +52,7 @@ public enum ProcessSpawn {
             case let .duplicate(source, fd): posix_spawn_file_actions_adddup2(&fileActions, source, fd)
             }
         }
+        bb_spawn_addclosefrom(&fileActions, 3)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup($0) } + [nil] }

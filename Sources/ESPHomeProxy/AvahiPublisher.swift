@@ -1,4 +1,5 @@
 import BeaconRuntime
+import CLinux
 import Synchronization
 
 #if canImport(Glibc)
@@ -207,11 +208,11 @@ public final class AvahiPublisher: Sendable {
         return status
     }
 
-    /// A pipe whose ends are not inherited by children (the child gets its copy through dup2).
+    /// A pipe whose ends are not inherited by children (the child gets its copy through dup2), close-on-exec
+    /// from the start. The corresponding C call is `pipe2`.
     static func closeOnExecPipe() -> (read: Int32, write: Int32)? {
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { return nil }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        guard bb_pipe2(&fds, O_CLOEXEC) == 0 else { return nil }
         return (fds[0], fds[1])
     }
 

@@ -97,12 +97,12 @@ public final class ESPHomeProxyServer: @unchecked Sendable {
         let bound = try ESPHomeSocket.listen(address: configuration.bind, port: configuration.port)
         listener = bound.fd
         port = bound.port
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0, ESPHomeSocket.makeNonBlocking(fds[0]), ESPHomeSocket.makeNonBlocking(fds[1]) else {
+        guard let pipe = ESPHomeSocket.nonBlockingPipe() else {
+            let code = errno
             close(listener)
-            throw ESPHomeSocket.Failure(call: "pipe2", code: errno)
+            throw ESPHomeSocket.Failure(call: "pipe2", code: code)
         }
-        wake = (fds[0], fds[1])
+        wake = pipe
         running.store(true, ordering: .releasing)
         let code = DedicatedThread.start { [self] in
             loop()

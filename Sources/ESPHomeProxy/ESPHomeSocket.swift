@@ -1,4 +1,5 @@
 import BeaconCore
+import CLinux
 
 #if canImport(Glibc)
 import Glibc
@@ -66,27 +67,24 @@ enum ESPHomeSocket {
         return (fd, peer(storage).port)
     }
 
-    /// O_NONBLOCK and FD_CLOEXEC on `fd` (`fcntl`).
-    static func makeNonBlocking(_ fd: Int32) -> Bool {
-        let flags = fcntl(fd, F_GETFL)
-        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { return false }
-        return fcntl(fd, F_SETFD, FD_CLOEXEC) == 0
+    /// A pipe with both ends non-blocking and close-on-exec from the start. The corresponding C call is `pipe2`.
+    static func nonBlockingPipe() -> (read: Int32, write: Int32)? {
+        var fds: [Int32] = [-1, -1]
+        guard bb_pipe2(&fds, O_NONBLOCK | O_CLOEXEC) == 0 else { return nil }
+        return (fds[0], fds[1])
     }
 
-    /// The next pending connection, nil when none. The corresponding C calls are `accept` and `fcntl`.
+    /// The next pending connection, nil when none; non-blocking and close-on-exec from the start (no window in
+    /// which a child spawned by another thread inherits it). The corresponding C call is `accept4`.
     static func accept(_ listener: Int32) -> (fd: Int32, address: [UInt8], text: String)? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let fd = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.accept(listener, $0, &length)
+                bb_accept4(listener, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
             }
         }
         guard fd >= 0 else { return nil }
-        guard makeNonBlocking(fd) else {
-            close(fd)
-            return nil
-        }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         let (address, port) = peer(storage)

@@ -1,5 +1,6 @@
 import BeaconCore
 import BeaconRuntime
+import CLinux
 import CMosquitto
 import Synchronization
 
@@ -66,15 +67,12 @@ public final class MQTTClient: @unchecked Sendable {
             throw MQTTError(operation: "create client", code: MQTTError.errno, detail: String(cString: strerror(errno)))
         }
         var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else {
+        guard bb_pipe2(&pipeEnds, O_NONBLOCK | O_CLOEXEC) == 0 else {
+            let code = errno
             mosquitto_destroy(handle)
             throw MQTTError(
                 operation: "create the network thread's wake-up pipe", code: MQTTError.errno,
-                detail: String(cString: strerror(errno)))
-        }
-        for end in pipeEnds {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+                detail: String(cString: strerror(code)))
         }
         self.wakeDescriptors = (pipeEnds[0], pipeEnds[1])
         self.handle = handle
