@@ -38,7 +38,14 @@ public enum CommandLineTool {
           78  configuration: every problem printed as FILE:LINE:COL: KEYPATH: MESSAGE (also an invalid scenario)
         """
 
+    /// Runs the command and returns its exit code once its output is written (`Output.flush()`).
     public static func main(_ arguments: [String]) -> Int32 {
+        let code = dispatch(arguments)
+        Output.flush()
+        return code
+    }
+
+    static func dispatch(_ arguments: [String]) -> Int32 {
         guard let command = arguments.first else {
             Output.stderr(usage)
             return ExitCode.usage

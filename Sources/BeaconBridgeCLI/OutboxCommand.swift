@@ -65,25 +65,25 @@ enum OutboxCommand {
             let database = try await GatewayDatabase.open(settings: settings)
             if options.requeue {
                 let moved = try await database.requeueDeadLetters()
-                Output.stdout("requeued \(moved) dead letter\(moved == 1 ? "" : "s") into the outbox")
+                await Output.line("requeued \(moved) dead letter\(moved == 1 ? "" : "s") into the outbox")
             }
             let stats = try await database.stats()
-            Output.stdout(
+            await Output.line(
                 "\(settings.path): \(stats.rows) event\(stats.rows == 1 ? "" : "s") waiting (\(stats.bytes) bytes), "
                     + "\(stats.deadLetters) dead letter\(stats.deadLetters == 1 ? "" : "s")")
             for letter in try await database.deadLetters(limit: options.limit) {
                 let envelope = letter.envelope
-                Output.stdout(
+                await Output.line(
                     "  seq=\(envelope.sequence) time=\(LogfmtHandler.timestamp(epoch: letter.time)) kind=\(envelope.kind.rawValue) "
                         + "topic=\(envelope.topic) bytes=\(envelope.payloadSize) attempts=\(letter.attempts) "
                         + "reason=\"\(letter.reason)\"")
             }
             if stats.deadLetters > options.limit {
-                Output.stdout("  ... \(stats.deadLetters - options.limit) more (--limit N)")
+                await Output.line("  ... \(stats.deadLetters - options.limit) more (--limit N)")
             }
             return ExitCode.ok
         } catch {
-            Output.stderr("beaconbridge outbox: \(settings.path): \(error)")
+            await Output.line("beaconbridge outbox: \(settings.path): \(error)", to: 2)
             return ExitCode.ioError
         }
     }

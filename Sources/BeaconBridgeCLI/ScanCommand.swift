@@ -181,7 +181,7 @@ enum ScanCommand {
             for await event in stream where event.isAdvertisingReport {
                 count.add(1, ordering: .relaxed)
                 guard json else {
-                    Output.stdout("\(format(event.timestamp)) \(HexText.hex(event.bytes))")
+                    await Output.line("\(format(event.timestamp)) \(HexText.hex(event.bytes))")
                     continue
                 }
                 do {
@@ -190,10 +190,10 @@ enum ScanCommand {
                         if case let .object(decoded) = decoder.decode(report).json(includeReport: true) {
                             members += decoded
                         }
-                        Output.stdout(JSONValue.object(members).serialized)
+                        await Output.line(JSONValue.object(members).serialized)
                     }
                 } catch {
-                    Output.stdout(
+                    await Output.line(
                         JSONValue.object([
                             ("time", .double(event.timestamp)), ("event", .string(HexText.hex(event.bytes))),
                             ("error", .string("\(error)")),

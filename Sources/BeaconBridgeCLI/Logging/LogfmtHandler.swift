@@ -77,7 +77,9 @@ public struct LogfmtHandler: LogHandler {
 }
 
 /// One output file descriptor and the lock that keeps its lines whole. A handler's copies (`Logger.child`)
-/// share its sink; every handler on stderr shares `standardError` (a constant, not a registry).
+/// share its sink; every handler on stderr shares `standardError` (a constant, not a registry), whose lines
+/// go through `Output`'s writer: in order with the commands' own stderr lines, and a slow stderr holds up a
+/// logging task only once 64 KiB wait.
 final class LogSink: Sendable {
     private let fileDescriptor: Int32
     private let lock = Mutex(())
@@ -91,6 +93,7 @@ final class LogSink: Sendable {
 
     /// The corresponding C function is `write` (EINTR retried, partial writes continued).
     func write(_ text: String) {
+        guard fileDescriptor != 2 else { return Output.write(text, to: 2) }
         lock.withLock { _ in _ = FileDescriptorWrite.all(fileDescriptor, text) }
     }
 }
