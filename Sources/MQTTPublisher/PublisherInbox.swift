@@ -60,6 +60,9 @@ final class PublisherInbox: Sendable {
         var wakeups = Wakeups()
         state.withLock { state in
             guard !state.finished else { return }
+            if let superseded = state.inputs.lastIndex(where: { Self.supersedes(input, $0) }) {
+                state.inputs.remove(at: superseded)
+            }
             state.inputs.append(input)
             if state.wake != nil {
                 if urgent { Self.announce(&state, &wakeups) }
@@ -199,6 +202,25 @@ final class PublisherInbox: Sendable {
             Self.resumeConsumer(&state, &wakeups)
         }
         wakeups.perform()
+    }
+
+    /// Whether `new` makes the waiting `old` pointless, so the inbox keeps only `new`: a tick (one waiting tick
+    /// does everything many would: the handler reads the clock), and an inbound message on the same topic (only
+    /// Home Assistant's status topic reaches the inbox, where the newest `online`/`offline` is what matters).
+    ///
+    /// This is what bounds the inbox. Without it, a broker or a client flooding `homeassistant/status`, or ticks
+    /// arriving while the run task is busy, would grow it without limit. What else waits is bounded by its
+    /// producer: at most one `.mailbox` and one `.acknowledgements` marker (queued only when their list was
+    /// empty), connection events (one per connection attempt, attempts spaced by the reconnect backoff,
+    /// `mqtt.reconnect_min_s` to `reconnect_max_s`), SUBACKs (one per subscription per connect), and snapshots,
+    /// discovery and subscriptions, which the daemon's loop queues at most once per turn while it is also the
+    /// one that takes them.
+    static func supersedes(_ new: EventPublisher.Input, _ old: EventPublisher.Input) -> Bool {
+        switch (new, old) {
+        case (.tick, .tick): return true
+        case let (.client(.message(newTopic, _)), .client(.message(oldTopic, _))): return newTopic == oldTopic
+        default: return false
+        }
     }
 
     private static func announce(_ state: inout State, _ wakeups: inout Wakeups) {
