@@ -1,18 +1,20 @@
 import BeaconCore
+import Dispatch
 import Synchronization
 
 /// The bounded mailbox in front of one consuming task (the daemon's loop): HCI event batches from a source
 /// (a reading thread or a replay task) and a few control inputs (ticks, signals, snapshot requests).
 ///
 /// - At most `capacity` HCI events wait. `offer` (the live reading thread) never waits: the oldest waiting
-///   events make room and are counted. `deliver` (a replay) waits for room instead, so nothing is lost.
+///   events make room and are counted. `deliver` (a replay) waits for room instead, so nothing is lost;
+///   `deliverWaiting` is the same for a producer on its own thread (the replay thread), which blocks.
 /// - `next()` hands the consumer one control input (controls first: a stop is never stuck behind events) or
 ///   every waiting batch at once (one wake-up per burst, however many batches arrived meanwhile), or, with
 ///   nothing else waiting, `.poked` after `poke()`.
 /// - At most `controlCapacity` controls wait; beyond that the oldest is dropped and counted.
 ///
-/// One consumer; any number of producers. No thread ever blocks: the consumer and waiting producers are
-/// suspended tasks, resumed outside the lock.
+/// One consumer; any number of producers. No pool thread ever blocks: the consumer and waiting producers are
+/// suspended tasks (or, for `deliverWaiting`, a dedicated thread on a semaphore), resumed outside the lock.
 public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
     public enum Item: Sendable {
         case control(Control)
@@ -54,16 +56,20 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
         var consumer: CheckedContinuation<Item, Never>?
         /// Producers waiting for room; resumed with nil to try again (or after `close`/`finish`).
         var producers: [CheckedContinuation<Bool?, Never>] = []
+        /// Producer threads waiting for room (`deliverWaiting`); signalled to try again.
+        var threads: [DispatchSemaphore] = []
     }
 
     /// Resumptions decided under the lock, performed after it.
     private struct Wakeups {
         var consumer: (CheckedContinuation<Item, Never>, Item)?
         var producers: [CheckedContinuation<Bool?, Never>] = []
+        var threads: [DispatchSemaphore] = []
 
         func perform() {
             if let (continuation, item) = consumer { continuation.resume(returning: item) }
             for producer in producers { producer.resume(returning: nil) }
+            for thread in threads { thread.signal() }
         }
     }
 
@@ -134,6 +140,31 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
         }
     }
 
+    /// `deliver` for a producer on a thread of its own (never a pool thread): blocks that thread while the
+    /// mailbox is full. False once the consumer is gone or the sink finished.
+    public func deliverWaiting(_ batch: [CapturedHCIEvent]) -> Bool {
+        guard !batch.isEmpty else { return !isClosedOrFinished }
+        var waiter: DispatchSemaphore?
+        while true {
+            var wakeups = Wakeups()
+            let outcome = state.withLock { state -> Bool? in
+                guard !state.closed, !state.finished else { return false }
+                guard state.counters.waiting == 0 || state.counters.waiting + batch.count <= capacity else {
+                    let semaphore = waiter ?? DispatchSemaphore(value: 0)
+                    waiter = semaphore
+                    state.threads.append(semaphore)
+                    return nil
+                }
+                Self.enqueue(batch, &state)
+                wakeups = Self.handOff(&state)
+                return true
+            }
+            wakeups.perform()
+            if let outcome { return outcome }
+            waiter?.wait()
+        }
+    }
+
     public func finish() {
         var wakeups = Wakeups()
         state.withLock { state in
@@ -141,6 +172,8 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
             wakeups = Self.handOff(&state)
             wakeups.producers += state.producers
             state.producers.removeAll()
+            wakeups.threads += state.threads
+            state.threads.removeAll()
         }
         wakeups.perform()
     }
@@ -208,6 +241,8 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
             }
             wakeups.producers = state.producers
             state.producers.removeAll()
+            wakeups.threads = state.threads
+            state.threads.removeAll()
         }
         wakeups.perform()
     }
@@ -234,6 +269,8 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
             state.counters.waiting = 0
             wakeups.producers = state.producers
             state.producers.removeAll()
+            wakeups.threads = state.threads
+            state.threads.removeAll()
         } else if state.finished || state.closed {
             item = .finished
         } else if state.poked {

@@ -88,6 +88,42 @@ public final class BTSnoopFileReader {
 
     /// The next record, nil at a clean end of file. After a failure the reader stays at end.
     public func next() throws(Failure) -> BTSnoopRecord? {
+        try nextRecord { original, flags, drops, timestamp, payload, recordStart in
+            BTSnoopRecord(
+                originalLength: original, flags: flags, drops: drops, timestampMicros: timestamp,
+                payload: Array(payload), fileOffset: recordStart)
+        }
+    }
+
+    /// The next LE Meta event (`BTSnoopRecord.hciEvent(datalink:)` starting with 0x3E) with its capture time,
+    /// nil at a clean end of file; other records are passed over. The same records and failures as `next()`,
+    /// but one allocation per event (its bytes) and none for the records passed over.
+    public func nextLEMetaEvent() throws(Failure) -> CapturedHCIEvent? {
+        let datalink = datalink
+        return try nextRecord { _, flags, _, timestamp, payload, _ in
+            let event: ArraySlice<UInt8>
+            switch datalink {
+            case .hciUART:
+                guard payload.first == 0x04 else { return nil }
+                event = payload.dropFirst()
+            case .hciUnencapsulated:
+                guard flags & 0x3 == 0x3 else { return nil }
+                event = payload
+            }
+            guard event.first == 0x3E else { return nil }
+            return CapturedHCIEvent(
+                timestamp: BTSnoopTime.unixSeconds(fromBTSnoop: timestamp), bytes: Array(event))
+        }
+    }
+
+    /// Reads records until `make` returns a value for one (given the header fields and the payload, which is
+    /// only valid during the call), nil at a clean end of file. After a failure the reader stays at end.
+    private func nextRecord<Result>(
+        _ make: (
+            _ original: UInt32, _ flags: UInt32, _ drops: UInt32, _ timestamp: UInt64, _ payload: ArraySlice<UInt8>,
+            _ recordStart: Int
+        ) -> Result?
+    ) throws(Failure) -> Result? {
         while true {
             guard !failed else { return nil }
             do throws(Failure) {
@@ -126,11 +162,9 @@ public final class BTSnoopFileReader {
                             offset: recordStart,
                             reason: "truncated record: \(included) bytes declared, \(end - start) left"))
                 }
-                let payload = Array(buffer[start..<(start + included)])
+                let payload = start..<(start + included)
                 start += included
-                return BTSnoopRecord(
-                    originalLength: original, flags: flags, drops: drops, timestampMicros: timestamp,
-                    payload: payload, fileOffset: recordStart)
+                if let result = make(original, flags, drops, timestamp, buffer[payload], recordStart) { return result }
             } catch {
                 failed = true
                 close(fd)

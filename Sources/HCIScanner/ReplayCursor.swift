@@ -28,13 +28,7 @@ final class ReplayCursor: @unchecked Sendable {
     /// Throws at damage (what precedes it has been delivered).
     func next() throws(BTSnoopFileReader.Failure) -> (CapturedHCIEvent, Duration)? {
         try state.withLock { (state) throws(BTSnoopFileReader.Failure) -> (CapturedHCIEvent, Duration)? in
-            var found: CapturedHCIEvent?
-            while found == nil {
-                guard let record = try reader.next() else { return nil }
-                guard let event = record.hciEvent(datalink: reader.datalink), event.first == 0x3E else { continue }
-                found = CapturedHCIEvent(timestamp: record.unixTime, bytes: Array(event))
-            }
-            guard let event = found else { return nil }
+            guard let event = try reader.nextLEMetaEvent() else { return nil }
             guard speed > 0 else { return (event, .zero) }
             let previous = state.lastTimestamp ?? event.timestamp
             state.lastTimestamp = max(previous, event.timestamp)

@@ -1,5 +1,10 @@
 import BeaconCore
+import BeaconRuntime
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Feeds the HCI events of a btsnoop capture, with the capture's timestamps, as fast as possible or paced at a
 /// speed factor (1 = real time). Delivers the same events the live scanner does (LE Meta events); the stream
@@ -36,25 +41,38 @@ public final class ReplaySource: HCIEventSource, Sendable {
     /// Paced replays wait at most this long (real seconds) between two events, however far apart their
     /// timestamps are (a capture with a one-hour gap does not pause for an hour); nil: no cap.
     public let maxIdleGap: Double?
+    private let started = Atomic<Bool>(false)
     private let stopRequested = Atomic<Bool>(false)
     private let deliveredCount = Atomic<UInt64>(0)
     private let failureBox = Mutex<Failure?>(nil)
+    /// Written by `stop()` to end the replay thread's pause at once (-1 when the pipe could not be made: the
+    /// thread then looks at the stop flag at least every 100 ms).
+    private let wakeDescriptors: (read: Int32, write: Int32)
 
-    /// Shortest pause between paced events, the scanner's `batch_window_ms` (at least 1 ms): a paced replay
-    /// hands over one batch per window as the live reading thread does (at 5,000 reports/s and 25 ms, 40
-    /// wake-ups a second rather than 5,000); timestamps are unaffected.
-    let pacingQuantum: Duration
+    /// The pause between paced hand-overs, as the live reading thread's (`BatchWindow`): after a batch of n
+    /// events that gathered over t seconds the next one is `batchWindow.next(events: n, elapsed: t)`, so a
+    /// paced replay hands over one batch per window (at 5,000 reports/s and 25 ms, 40 wake-ups a second rather
+    /// than 5,000; at low rates the window grows); timestamps are unaffected.
+    public let batchWindow: BatchWindow
 
-    /// - Parameter batchWindow: seconds, `scanner.batch_window_ms` / 1000.
+    /// - Parameter batchWindow: the scanner's effective window (`ScannerSettings.effectiveBatchWindow`).
     public init(
         path: String, speed: Double = 0, maxIdleGap: Double? = ReplaySource.defaultMaxIdleGap,
-        batchWindow: Double = ScannerSettings.defaultBatchWindowMilliseconds / 1000
+        batchWindow: BatchWindow = ScannerSettings().effectiveBatchWindow(esphomeProxy: false)
     ) {
         self.path = path
         self.speed = speed.isFinite && speed > 0 ? speed : 0
         self.maxIdleGap = maxIdleGap.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-        let window = batchWindow.isFinite ? min(1, max(0.001, batchWindow)) : 0.025
-        self.pacingQuantum = .microseconds(Int64((window * 1e6).rounded()))
+        // At least 1 ms, at most 1 s.
+        self.batchWindow = BatchWindow(
+            minimum: min(1, max(0.001, batchWindow.minimum)), maximum: min(1, max(0.001, batchWindow.maximum)),
+            targetEvents: batchWindow.targetEvents)
+        wakeDescriptors = Self.makeWakePipe()
+    }
+
+    deinit {
+        if wakeDescriptors.read >= 0 { close(wakeDescriptors.read) }
+        if wakeDescriptors.write >= 0 { close(wakeDescriptors.write) }
     }
 
     /// The default cap of a paced replay's pauses (`scanner.replay_max_gap_s`).
@@ -64,35 +82,58 @@ public final class ReplaySource: HCIEventSource, Sendable {
         HCISourceStatistics(delivered: deliveredCount.load(ordering: .relaxed))
     }
     public var failure: (any Error)? { failureBox.withLock { $0 } }
-    public func stop() { stopRequested.store(true, ordering: .relaxed) }
+
+    public func stop() {
+        stopRequested.store(true, ordering: .relaxed)
+        guard wakeDescriptors.write >= 0 else { return }
+        var byte: UInt8 = 1
+        // A full pipe already wakes the thread.
+        _ = write(wakeDescriptors.write, &byte, 1)
+    }
+
     public var isStopped: Bool { stopRequested.load(ordering: .relaxed) }
 
-    /// Events handed over in one batch at most when replaying as fast as possible.
+    /// Events handed over in one batch at most.
     static let batchLimit = 256
 
     /// Opens the capture and checks its header; throws `Failure` when it cannot be read or is not btsnoop.
-    /// The records are then read incrementally by a task of their own, which hands them to `sink` in batches:
-    /// at speed 0 up to `batchLimit` at a time, paced one batch per pacing quantum (everything due by then),
+    /// The records are then read incrementally on a thread of its own (`bb-replay`: file reads are blocking
+    /// calls, kept off the concurrency pool as the live reading thread is), which hands them to `sink` in
+    /// batches: at speed 0 up to `batchLimit` at a time, paced one batch per window (everything due by then),
     /// waiting while the sink is full (memory does not grow with the capture). Damage found on the way ends
-    /// the replay and is reported through `failure`; the sink is finished at the end.
+    /// the replay and is reported through `failure`; the sink is finished at the end. Single use.
     public func start(into sink: any HCIEventSink) async throws {
         let reader: BTSnoopFileReader
         do { reader = try BTSnoopFileReader(path: path) } catch {
             throw Failure(path: path, failure: error, atOpen: true)
         }
+        guard !started.exchange(true, ordering: .relaxed) else {
+            throw Failure(path: path, message: "the replay was already started", kind: .readError)
+        }
         let cursor = ReplayCursor(reader: reader, speed: speed, maxIdleGap: maxIdleGap)
-        Task { [self] in
-            await pump(cursor, into: sink)
+        let result = DedicatedThread.start(name: "bb-replay") { [self] in
+            pump(cursor, into: sink)
             sink.finish()
+        }
+        guard result == 0 else {
+            throw Failure(
+                path: path, message: "cannot start the replay thread: \(String(cString: strerror(result)))",
+                kind: .readError)
         }
     }
 
-    private func pump(_ cursor: ReplayCursor, into sink: any HCIEventSink) async {
+    /// The replay thread: reads, paces and hands over until the end, a stop, damage or a refusing sink.
+    private func pump(_ cursor: ReplayCursor, into sink: any HCIEventSink) {
         var batch: [CapturedHCIEvent] = []
-        func handOver() async -> Bool {
+        batch.reserveCapacity(Self.batchLimit)
+        // Events read since the last paced hand-over and when it was (the live reader's "since the previous
+        // read"), for the next window.
+        var gathered = 0
+        var lastHandOver = SystemClock.monotonic()
+        func handOver() -> Bool {
             guard !batch.isEmpty else { return true }
             let count = batch.count
-            guard await sink.deliver(batch) else { return false }
+            guard sink.deliverWaiting(batch) else { return false }
             deliveredCount.add(UInt64(count), ordering: .relaxed)
             batch.removeAll(keepingCapacity: true)
             return true
@@ -105,22 +146,51 @@ public final class ReplaySource: HCIEventSource, Sendable {
             }
             guard let (event, delay) = next else { break }
             if delay > .zero {
-                // Not due yet: hand over what is, then sleep at least `pacingQuantum` (events due meanwhile
-                // then go out together, at most that late), in slices so that stop() takes effect within 100 ms.
-                guard await handOver() else { return }
-                var remaining = max(delay, pacingQuantum)
-                while remaining > .zero, !stopRequested.load(ordering: .relaxed) {
-                    let slice = min(remaining, Duration.milliseconds(100))
-                    try? await Task.sleep(for: slice)
-                    remaining -= slice
-                }
+                // Not due yet: hand over what is, then pause at least one window (events due meanwhile then go
+                // out together, at most that late); stop() ends the pause at once.
+                guard handOver() else { return }
+                let now = SystemClock.monotonic()
+                let window = batchWindow.next(events: gathered, elapsed: now - lastHandOver)
+                gathered = 0
+                lastHandOver = now
+                pauseUnlessStopped(max(Self.seconds(delay), window))
                 guard !stopRequested.load(ordering: .relaxed) else { return }
             }
+            gathered += 1
             batch.append(event)
-            if batch.count >= Self.batchLimit { guard await handOver() else { return } }
+            if batch.count >= Self.batchLimit { guard handOver() else { return } }
         }
         guard !stopRequested.load(ordering: .relaxed) else { return }
-        _ = await handOver()
+        _ = handOver()
+    }
+
+    /// Waits `seconds` or until `stop()`, whichever comes first.
+    private func pauseUnlessStopped(_ seconds: Double) {
+        let deadline = SystemClock.monotonic() + seconds
+        while !stopRequested.load(ordering: .relaxed) {
+            let left = deadline - SystemClock.monotonic()
+            guard left > 0 else { return }
+            // Without the pipe, look at the stop flag every 100 ms.
+            let slice = wakeDescriptors.read >= 0 ? left : min(left, 0.1)
+            var descriptor = pollfd(fd: wakeDescriptors.read, events: Int16(POLLIN), revents: 0)
+            _ = poll(&descriptor, 1, Int32(min(slice * 1000, 3_600_000).rounded(.up)))
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) * 1e-18
+    }
+
+    /// A non-blocking, close-on-exec pipe; (-1, -1) when it cannot be made.
+    private static func makeWakePipe() -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return (-1, -1) }
+        for end in ends {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        return (ends[0], ends[1])
     }
 }
 

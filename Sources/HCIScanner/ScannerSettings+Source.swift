@@ -11,7 +11,8 @@ extension ScannerSettings {
         switch source {
         case let .replay(path):
             return ReplaySource(
-                path: path, speed: replaySpeed, maxIdleGap: replayMaxGap, batchWindow: batchWindowMilliseconds / 1000)
+                path: path, speed: replaySpeed, maxIdleGap: replayMaxGap,
+                batchWindow: effectiveBatchWindow(esphomeProxy: false))
         case .hci:
             let recorder = try record.map { try BTSnoopFileRecorder(path: $0) }
             return HCIScanner(settings: self, recorder: recorder, onNotice: onNotice)

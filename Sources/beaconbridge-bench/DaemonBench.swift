@@ -152,9 +152,11 @@ enum DaemonBench {
         )
     }
 
-    /// The release `beaconbridge` next to this bench binary.
+    /// The release `beaconbridge` next to this bench binary, or `BENCH_GATEWAY` when set (an A/B of two builds
+    /// in one session: the same bench run against each binary).
     static var gatewayBinary: String {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
+        if let path = ProcessInfo.processInfo.environment["BENCH_GATEWAY"], !path.isEmpty { return path }
+        return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
             + "/beaconbridge"
     }
 

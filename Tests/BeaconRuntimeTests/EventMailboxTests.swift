@@ -108,6 +108,31 @@ import Testing
         #expect(mailbox.counters.dropped == 0)
     }
 
+    /// The thread form (the replay thread): blocks its thread, not a task, until the consumer makes room; a
+    /// close releases it with false.
+    @Test func deliverWaitingBlocksItsThreadUntilThereIsRoomAndLosesNothing() async throws {
+        let mailbox = EventMailbox<String>(capacity: 4)
+        #expect(mailbox.deliverWaiting(Self.batch(0..<3)))
+        let returned = Latch<Bool>()
+        #expect(DedicatedThread.start { returned.open(mailbox.deliverWaiting(Self.batch(3..<6))) } == 0)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(returned.value == nil)
+        #expect(mailbox.counters.waiting == 3)
+        #expect(Self.times(await mailbox.next()) == [0, 1, 2])
+        #expect(await returned.wait() == true)
+        #expect(Self.times(await mailbox.next()) == [3, 4, 5])
+        #expect(mailbox.counters.dropped == 0)
+
+        let refused = Latch<Bool>()
+        #expect(mailbox.deliverWaiting(Self.batch(6..<9)))
+        #expect(DedicatedThread.start { refused.open(mailbox.deliverWaiting(Self.batch(9..<12))) } == 0)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(refused.value == nil)
+        mailbox.close()
+        #expect(await refused.wait() == false)
+        #expect(!mailbox.deliverWaiting(Self.batch(12..<13)))
+    }
+
     @Test func finishHandsOutWhatWaitsThenFinished() async {
         let mailbox = EventMailbox<String>(capacity: 10)
         _ = mailbox.offer(Self.batch(0..<2))

@@ -134,12 +134,63 @@ final class BatchCountingSink: HCIEventSink {
 
     func deliver(_ batch: [CapturedHCIEvent]) async -> Bool { offer(batch).accepted }
 
+    func deliverWaiting(_ batch: [CapturedHCIEvent]) -> Bool { offer(batch).accepted }
+
     func finish() { ended.finish() }
 
     var sizes: [Int] { batchSizes.withLock { $0 } }
 }
 
 @Suite struct ReplayPacingTests {
+    /// A capture of `count` iBeacon reports `interval` seconds apart.
+    static func capture(count: Int, interval: Double) throws -> String {
+        let writer = BTSnoopWriter(datalink: .hciUART)
+        var bytes = writer.header()
+        for index in 0..<count {
+            let observation = Observation(
+                timestamp: 1_700_000_000 + Double(index) * interval, beaconID: "", format: "ibeacon",
+                identifiers: ["2f234454-cf6d-4a0f-adf2-f4911ba9ffa6", "1", String(index % 10)],
+                address: BluetoothAddress(rawValue: 0xC0_0000_0000 | UInt64(index % 10)),
+                rssi: -60, measuredPower: -59)
+            let event = SyntheticAdvertisement.report(for: observation).flatMap(AdvertisingReportEncoder.legacyEvent)!
+            bytes += writer.eventRecord(event, timestamp: observation.timestamp)
+        }
+        return try TemporaryFile.write(bytes)
+    }
+
+    /// At a low rate the window grows as the live reader's does (`BatchWindow`): 40 reports 25 ms apart
+    /// (40/s) with a window of 10...250 ms aiming at 8 events come in a handful of batches, not one per
+    /// report (10 ms alone would give about 40). Every event arrives, in order.
+    @Test func aPacedReplayGrowsItsWindowAtLowRates() async throws {
+        let path = try Self.capture(count: 40, interval: 0.025)
+        defer { unlink(path) }
+        let sink = BatchCountingSink()
+        let source = ReplaySource(
+            path: path, speed: 1, batchWindow: BatchWindow(minimum: 0.01, maximum: 0.25, targetEvents: 8))
+        try await source.start(into: sink)
+        for await _ in sink.end {}
+        let sizes = sink.sizes
+        #expect(sizes.reduce(0, +) == 40)
+        #expect(sizes.count <= 12, "batches: \(sizes)")
+        #expect(source.statistics.delivered == 40)
+    }
+
+    /// stop() ends a long pause at once (the replay thread waits on its wake-up pipe), not after the pause.
+    @Test func stopEndsALongPauseAtOnce() async throws {
+        let path = try Self.capture(count: 2, interval: 30)
+        defer { unlink(path) }
+        let sink = BatchCountingSink()
+        let source = ReplaySource(path: path, speed: 1, maxIdleGap: 60)
+        try await source.start(into: sink)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while sink.sizes.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let stopped = ContinuousClock.now
+        source.stop()
+        for await _ in sink.end {}
+        #expect(ContinuousClock.now - stopped < .seconds(2))
+        #expect(sink.sizes == [1])
+    }
+
     /// A paced replay sleeps at least one batch window between hand-overs and only while the next event is not
     /// due yet, so 0.5 s of events 1 ms apart arrive in at most 0.5 / window + 2 batches (+1 when a late
     /// machine lets more than `batchLimit` pile up), however slow the machine. Every event arrives.
@@ -158,7 +209,7 @@ final class BatchCountingSink: HCIEventSink {
         let path = try TemporaryFile.write(bytes)
         defer { unlink(path) }
         let sink = BatchCountingSink()
-        let source = ReplaySource(path: path, speed: 1, batchWindow: window)
+        let source = ReplaySource(path: path, speed: 1, batchWindow: BatchWindow(minimum: window, maximum: window))
         try await source.start(into: sink)
         for await _ in sink.end {}
         let sizes = sink.sizes

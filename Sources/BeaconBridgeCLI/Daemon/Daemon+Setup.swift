@@ -164,7 +164,8 @@ extension Daemon {
         }
 
         let source: any HCIEventSource
-        // The live window grows at low rates unless the ESPHome proxy passes reports on (docs/scanner.md).
+        // The window (live and paced replay) grows at low rates unless the ESPHome proxy passes reports on
+        // (docs/scanner.md).
         let batchWindow = configuration.scanner.effectiveBatchWindow(esphomeProxy: configuration.esphomeAPI.enabled)
         let maxGap = options.replayMaxGap ?? configuration.scanner.replayMaxGap
         let replayPath: String? =
@@ -175,7 +176,7 @@ extension Daemon {
         if let path = replayPath {
             source = ReplaySource(
                 path: path, speed: options.replaySpeed ?? configuration.scanner.replaySpeed, maxIdleGap: maxGap,
-                batchWindow: configuration.scanner.batchWindowMilliseconds / 1000)
+                batchWindow: batchWindow)
         } else if let feed = options.hciFeedDescriptor {
             source = HCIScanner(settings: configuration.scanner, feedDescriptor: feed, batchWindow: batchWindow)
         } else {
