@@ -175,7 +175,7 @@ final class BatchCountingSink: HCIEventSink {
         #expect(source.statistics.delivered == 40)
     }
 
-    /// stop() ends a long pause at once (the replay thread waits on its wake-up pipe), not after the pause.
+    /// stop() ends a long pause at once (the replay thread waits on its wake-up pipe), not after the pause (an hour).
     @Test func stopEndsALongPauseAtOnce() async throws {
         // The second report is an hour later (so it cannot come before the stop, however loaded the machine).
         let path = try Self.capture(count: 2, interval: 3600)
@@ -188,7 +188,8 @@ final class BatchCountingSink: HCIEventSink {
         let stopped = ContinuousClock.now
         source.stop()
         for await _ in sink.end {}
-        #expect(ContinuousClock.now - stopped < .seconds(2))
+        // Far below the hour's pause; generous for a loaded machine (the full suite delayed this task by 2.3 s).
+        #expect(ContinuousClock.now - stopped < .seconds(30))
         #expect(sink.sizes == [1])
     }
 
