@@ -61,7 +61,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
         self.onNotice = onNotice
         self.feedDescriptor = nil
         self.batchWindow = batchWindow ?? settings.effectiveBatchWindow(esphomeProxy: false)
-        self.wakeDescriptors = Self.makeWakePipe()
+        self.wakeDescriptors = WakePipe.make()
     }
 
     /// A scanner that reads H4 event packets (one per datagram) from `feedDescriptor`, a connected
@@ -84,23 +84,12 @@ public final class HCIScanner: HCIEventSource, Sendable {
         self.onNotice = onNotice
         self.feedDescriptor = feedDescriptor
         self.batchWindow = batchWindow ?? settings.effectiveBatchWindow(esphomeProxy: false)
-        self.wakeDescriptors = Self.makeWakePipe()
+        self.wakeDescriptors = WakePipe.make()
     }
 
     deinit {
         if wakeDescriptors.read >= 0 { Glibc.close(wakeDescriptors.read) }
         if wakeDescriptors.write >= 0 { Glibc.close(wakeDescriptors.write) }
-    }
-
-    /// A non-blocking, close-on-exec pipe; (-1, -1) when it cannot be made.
-    private static func makeWakePipe() -> (read: Int32, write: Int32) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return (-1, -1) }
-        for end in ends {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        }
-        return (ends[0], ends[1])
     }
 
     public var statistics: HCISourceStatistics {

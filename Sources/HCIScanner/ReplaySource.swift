@@ -67,7 +67,7 @@ public final class ReplaySource: HCIEventSource, Sendable {
         self.batchWindow = BatchWindow(
             minimum: min(1, max(0.001, batchWindow.minimum)), maximum: min(1, max(0.001, batchWindow.maximum)),
             targetEvents: batchWindow.targetEvents)
-        wakeDescriptors = Self.makeWakePipe()
+        wakeDescriptors = WakePipe.make()
     }
 
     deinit {
@@ -180,17 +180,6 @@ public final class ReplaySource: HCIEventSource, Sendable {
     private static func seconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) + Double(attoseconds) * 1e-18
-    }
-
-    /// A non-blocking, close-on-exec pipe; (-1, -1) when it cannot be made.
-    private static func makeWakePipe() -> (read: Int32, write: Int32) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return (-1, -1) }
-        for end in ends {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        }
-        return (ends[0], ends[1])
     }
 }
 
