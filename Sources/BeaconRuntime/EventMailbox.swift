@@ -123,15 +123,9 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
             let outcome: Bool? = await withCheckedContinuation { (continuation: CheckedContinuation<Bool?, Never>) in
                 var wakeups = Wakeups()
                 let immediate = state.withLock { state -> Bool? in
-                    guard !state.closed, !state.finished else { return false }
-                    // Room, or nothing waiting at all (a batch larger than the capacity still goes in whole).
-                    guard state.counters.waiting == 0 || state.counters.waiting + batch.count <= capacity else {
-                        state.producers.append(continuation)
-                        return nil
-                    }
-                    Self.enqueue(batch, &state)
-                    wakeups = Self.handOff(&state)
-                    return true
+                    let admitted = admit(batch, &state, &wakeups)
+                    if admitted == nil { state.producers.append(continuation) }
+                    return admitted
                 }
                 wakeups.perform()
                 if let immediate { continuation.resume(returning: immediate) }
@@ -148,16 +142,13 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
         while true {
             var wakeups = Wakeups()
             let outcome = state.withLock { state -> Bool? in
-                guard !state.closed, !state.finished else { return false }
-                guard state.counters.waiting == 0 || state.counters.waiting + batch.count <= capacity else {
+                let admitted = admit(batch, &state, &wakeups)
+                if admitted == nil {
                     let semaphore = waiter ?? DispatchSemaphore(value: 0)
                     waiter = semaphore
                     state.threads.append(semaphore)
-                    return nil
                 }
-                Self.enqueue(batch, &state)
-                wakeups = Self.handOff(&state)
-                return true
+                return admitted
             }
             wakeups.perform()
             if let outcome { return outcome }
@@ -248,6 +239,17 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
     }
 
     private var isClosedOrFinished: Bool { state.withLock { $0.closed || $0.finished } }
+
+    /// A waiting producer's batch (`deliver`, `deliverWaiting`): enqueued when there is room, or nothing waiting at
+    /// all (a batch larger than the capacity still goes in whole): true; false once closed or finished; nil when
+    /// full (the caller registers its waiter under the same lock).
+    private func admit(_ batch: [CapturedHCIEvent], _ state: inout State, _ wakeups: inout Wakeups) -> Bool? {
+        guard !state.closed, !state.finished else { return false }
+        guard state.counters.waiting == 0 || state.counters.waiting + batch.count <= capacity else { return nil }
+        Self.enqueue(batch, &state)
+        wakeups = Self.handOff(&state)
+        return true
+    }
 
     private static func enqueue(_ batch: [CapturedHCIEvent], _ state: inout State) {
         state.batches.append(batch)
