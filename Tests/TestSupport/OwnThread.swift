@@ -1,6 +1,9 @@
 import BeaconRuntime
 import Foundation
+
+#if canImport(Testing)
 import Testing
+#endif
 
 /// A task executor with one thread of its own (`DedicatedThread`), for the test traits below.
 ///
@@ -52,6 +55,10 @@ public final class OwnThreadExecutor: TaskExecutor, @unchecked Sendable {
     }
 }
 
+// The trait needs swift-testing, which the toolchain ships for the host build only: a release build with
+// `--static-swift-stdlib` (`make release`, `make bench`, which link TestSupport's helpers into the bench) cannot
+// import it. Test targets always can.
+#if canImport(Testing)
 /// Runs each test (each case of a parameterized test) of what it marks on a thread of its own instead of the
 /// cooperative pool (see `OwnThreadExecutor`). For tests whose body computes for a long time without suspending;
 /// tests that wait on brokers or child processes belong on the pool.
@@ -72,3 +79,4 @@ extension Trait where Self == OwnThreadTrait {
     /// Each test runs on a thread of its own, off the cooperative pool (CPU-bound tests: simulations).
     public static var ownThread: Self { Self() }
 }
+#endif
