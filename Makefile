@@ -31,7 +31,9 @@ release: deps
 # docs/home-assistant.md; SKIP without PyPI), the ESPHome Bluetooth proxy stage (the pinned aioesphomeapi against
 # the built gateway, about 35 s; SKIP without PyPI), then the end-to-end stage through the Linux BlueZ stack in a QEMU
 # guest (docs/e2e.md; it prints SKIP only where QEMU cannot run at all), then the systemd stage: the Debian
-# package (make deb) in a Debian 12 guest booted with systemd as init (docs/e2e.md, "The systemd stage").
+# package (make deb) in a Debian 12 guest booted with systemd as init (docs/e2e.md, "The systemd stage"); last,
+# every target in the release configuration `make release`, `make demo` and `make bench` build (incremental after
+# the package's build: the bench and TestSupport, about a minute), so a change that breaks them fails here.
 test: deps lint
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; scripts/suite-times.sh .build/test.log; exit $$status
@@ -40,6 +42,7 @@ test: deps lint
 	scripts/esphome-stage.sh $(CURDIR)/.build/debug/beaconbridge
 	E2E_BIN=$(CURDIR)/.build/debug/beaconbridge scripts/e2e.sh
 	SWIFT=$(SWIFT) scripts/systemd-stage.sh
+	$(SWIFT) build -c release --static-swift-stdlib $(BUILD_FLAGS)
 
 # Formatting gate (.swift-format): `make format` rewrites, `make lint` fails on any difference (about 4 s).
 lint:
