@@ -18,19 +18,26 @@ public struct GatewayPipeline: Sendable {
     public private(set) var publishUnresolved: Bool
     private var assembler = ExtendedReportAssembler()
     private var names: DeviceNameCache
+    /// Decoded observations of recent advertisements, by bytes and sender (`RepeatDecodeCache`).
+    private var repeats: RepeatDecodeCache
     /// Last-seen times already handed out by `takeSeenDeviceKeys`, per device.
     private var savedSeen: [Timestamp?] = []
     var replayGuard = EncryptedCounterGuard()
 
     /// `learnedOrders`: byte orders of keys seen before (by device name, from the state database).
+    /// `repeatCacheCapacity`: entries per generation of the repeated-advertisement cache (`RepeatDecodeCache`);
+    /// 0 decodes every report. The default holds every beacon of a busy site (the RSS bench's 1,000) in one
+    /// generation.
     public init(
         decoder: BeaconDecoder, engine: RegionEngine, includeDevices: Bool, nameCacheCapacity: Int = 2048,
-        devices: PrivateDeviceSettings = PrivateDeviceSettings(), learnedOrders: [String: KeyByteOrder] = [:]
+        devices: PrivateDeviceSettings = PrivateDeviceSettings(), learnedOrders: [String: KeyByteOrder] = [:],
+        repeatCacheCapacity: Int = 1024
     ) {
         self.decoder = decoder
         self.engine = engine
         self.includeDevices = includeDevices
         self.names = DeviceNameCache(capacity: nameCacheCapacity)
+        self.repeats = RepeatDecodeCache(capacity: repeatCacheCapacity)
         self.resolver = devices.resolver(learnedOrders: learnedOrders)
         self.privateDevices = devices.resolvable
         self.publishUnresolved = devices.publishUnresolved
@@ -62,25 +69,24 @@ public struct GatewayPipeline: Sendable {
     public mutating func ingest(_ report: AdvertisingReport, into events: inout [EngineEvent]) {
         counters.reports += 1
         guard let complete = assembler.add(report) else { return }
-        // The one decode path (the decode bench measures it): observations straight from the AD structures.
-        let data = AdvertisingData(complete.data)
-        if let name = data.localName { names.remember(name, for: complete.address) }
         var observations: [Observation]
         switch resolver.resolve(complete.address, type: complete.addressType, at: complete.timestamp) {
         case .notPrivate:
-            observations = decoder.observations(of: complete, in: data, includeDevices: includeDevices)
+            observations = decodeRepeatable(complete)
         case .resolved(let index, _):
             counters.resolvedReports += 1
+            let data = parse(complete)
             observations = decoder.observations(of: complete, in: data, includeDevices: false)
             let device = DecodedAdvertisement(report: complete, advertisingData: data, beacons: [])
             observations.append(privateDevices[index].observation(from: device))
         case .unresolved where publishUnresolved:
-            observations = decoder.observations(of: complete, in: data, includeDevices: includeDevices)
+            observations = decodeRepeatable(complete)
         case .unresolved:
             // Privacy by default: nothing identified by this address (device sightings, frames keyed by the
             // address) leaves the gateway; beacons with identifiers of their own still do.
             counters.unresolvedPrivateReports += 1
-            observations = decoder.observations(of: complete, in: data, includeDevices: false, addressFrames: false)
+            observations = decoder.observations(
+                of: complete, in: parse(complete), includeDevices: false, addressFrames: false)
         }
         if !observations.isEmpty {
             observations.removeAll { !replayGuard.admit($0) }
@@ -93,6 +99,36 @@ public struct GatewayPipeline: Sendable {
         for observation in observations {
             events.append(contentsOf: engine.process(observation))
         }
+    }
+
+    /// Parses the report's AD structures and remembers the device's local name, if it sent one.
+    private mutating func parse(_ report: AdvertisingReport) -> AdvertisingData {
+        let data = AdvertisingData(report.data)
+        if let name = data.localName { names.remember(name, for: report.address) }
+        return data
+    }
+
+    /// Observations straight from the AD structures (the one decode path; the decode bench measures it), or, when
+    /// the device sent the same bytes recently, the cached observations with this report's time and RSSI.
+    private mutating func decodeRepeatable(_ report: AdvertisingReport) -> [Observation] {
+        guard report.data.count <= RepeatDecodeCache.maximumDataLength else {
+            return decoder.observations(of: report, in: parse(report), includeDevices: includeDevices)
+        }
+        let key = RepeatDecodeCache.Key(data: report.data, address: report.address, addressType: report.addressType)
+        if var entry = repeats.entry(for: key) {
+            counters.repeatedReports += 1
+            if let name = entry.localName { names.remember(name, for: report.address) }
+            let rssi = report.rssi.map { Int($0) }
+            for index in entry.observations.indices {
+                entry.observations[index].timestamp = report.timestamp
+                entry.observations[index].rssi = rssi
+            }
+            return entry.observations
+        }
+        let data = parse(report)
+        let observations = decoder.observations(of: report, in: data, includeDevices: includeDevices)
+        repeats.insert(.init(observations: observations, localName: data.localName), for: key)
+        return observations
     }
 
     /// Lets time pass (exit periods, away timeouts) without a report.
@@ -129,6 +165,7 @@ public struct GatewayPipeline: Sendable {
             if let order = resolver.orders[index] { learned[device.name] = order }
         }
         resolver = devices.resolver(learnedOrders: learned)
+        repeats.removeAll()
         privateDevices = devices.resolvable
         savedSeen = []
         publishUnresolved = devices.publishUnresolved
@@ -158,6 +195,7 @@ public struct GatewayPipeline: Sendable {
     ) -> [EngineEvent] {
         self.decoder = decoder
         self.includeDevices = includeDevices
+        repeats.removeAll()
         return engine.reload(regions: regions, settings: settings, now: now)
     }
 }
@@ -175,5 +213,7 @@ public struct PipelineCounters: Sendable, Equatable {
     public var unresolvedPrivateReports: UInt64 = 0
     /// Encrypted frames dropped because their counter was not newer than the device's last one.
     public var replayedFrames: UInt64 = 0
+    /// Reports whose advertising data repeated bytes the same device sent recently: decoded from the cache.
+    public var repeatedReports: UInt64 = 0
     public init() {}
 }

@@ -151,6 +151,8 @@ import Testing
         }
         #expect(pipeline.counters.replayedFrames == 2)
         #expect(pipeline.counters.beacons == 2)
+        // The third frame repeats the first one's bytes: decoded from the repeat cache, and still a replay.
+        #expect(pipeline.counters.repeatedReports == 1)
     }
 
     /// A device that starts counting again (battery change): a counter below 100 when the last accepted one is at
