@@ -80,6 +80,44 @@ import Testing
         }
     }
 
+    /// JSONWriter writes short decimals itself (`appendShortDecimal`): the text must be exactly what
+    /// `description` gives (JSONValue's rule) for every double, short or not.
+    @Test func doublesAreWrittenAsTheirDescription() {
+        func reference(_ value: Double) -> String {
+            guard value.isFinite else { return "null" }
+            if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+            return value.description
+        }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {  // xorshift64*: fixed seed, same values every run
+            state ^= state >> 12
+            state ^= state << 25
+            state ^= state >> 27
+            return state &* 0x2545_F491_4F6C_DD1D
+        }
+        func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+        var values: [Double] = [
+            0.1, 0.2, 0.1 + 0.2, 1e-4, 1.5e-4, 9.99e-5, 0.001, 0.5, -0.5, 2.675, 1e15 - 0.5, 1e14 + 0.25,
+            123_456_789.123, 1_796_294_306.57915, -63.4, 0.07, 4_503_599_627_370_495.5, .nan, .infinity, -0.0,
+            .ulpOfOne, 1 - .ulpOfOne, 1 + .ulpOfOne, .leastNormalMagnitude, .greatestFiniteMagnitude,
+        ]
+        for _ in 0..<20_000 {
+            let x = (unit() - 0.5) * 400
+            values.append((x * 10).rounded() / 10)  // a smoothed RSSI
+            values.append((x * 100).rounded() / 100)  // a distance, a rate
+            values.append(1_700_000_000 + (unit() * 1e6 * 1e6).rounded() / 1e6)  // a capture time in microseconds
+            values.append(x)  // anything: mostly the long form
+            values.append(unit() * 1e-3)  // small, around the exponent form's threshold
+            values.append(Double(bitPattern: next()))  // any bit pattern
+        }
+        var mismatches: [String] = []
+        for value in values {
+            let written = Self.written { $0.double(value) }
+            if written != reference(value) { mismatches.append("\(reference(value)) written as \(written)") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) mismatches, first: \(mismatches.prefix(5))")
+    }
+
     @Test func theBufferIsReusedAcrossPayloads() {
         var writer = JSONWriter()
         writer.value(.object([("a", .int(1))]))

@@ -9,23 +9,56 @@
 /// - `espresense/devices/<esp_id>/<room>`, `espresense/rooms/<room>/status` in ESPresense mode
 /// - `homeassistant/<component>/<node>/<object>/config` and `homeassistant/status` with discovery on
 public struct TopicLayout: Sendable, Equatable {
-    public var settings: TopicSettings
-    public var gatewayID: String
+    public var settings: TopicSettings { didSet { base = Self.base(settings, gatewayID) } }
+    public var gatewayID: String { didSet { base = Self.base(settings, gatewayID) } }
+    /// `<prefix>/<gateway_id>`, kept with the two it is made of (every event's topic starts with it).
+    public private(set) var base: String
 
     public init(settings: TopicSettings, gatewayID: String) {
         self.settings = settings
         self.gatewayID = gatewayID
+        self.base = Self.base(settings, gatewayID)
     }
 
-    /// `<prefix>/<gateway_id>`.
-    public var base: String { settings.prefix + "/" + TopicLayout.level(gatewayID) }
+    private static func base(_ settings: TopicSettings, _ gatewayID: String) -> String {
+        settings.prefix + "/" + TopicLayout.level(gatewayID)
+    }
 
     public var availability: String { base + "/availability" }
     public var telemetry: String { base + "/telemetry" }
-    public func sighting(beaconID: String) -> String { base + "/sighting/" + TopicLayout.level(beaconID) }
-    public func presence(beaconID: String) -> String { base + "/presence/" + TopicLayout.level(beaconID) }
+    public func sighting(beaconID: String) -> String { joined("/sighting/", TopicLayout.level(beaconID)) }
+    public func presence(beaconID: String) -> String { joined("/presence/", TopicLayout.level(beaconID)) }
     public func region(_ region: String, beaconID: String) -> String {
-        base + "/region/" + TopicLayout.level(region) + "/" + TopicLayout.level(beaconID)
+        joined("/region/", TopicLayout.level(region), "/", TopicLayout.level(beaconID))
+    }
+
+    /// `base` followed by the other parts, copied into one new string (a chain of `+` makes one string per step).
+    private func joined(_ first: String, _ second: String, _ third: String = "", _ fourth: String = "") -> String {
+        let total = base.utf8.count + first.utf8.count + second.utf8.count + third.utf8.count + fourth.utf8.count
+        return String(unsafeUninitializedCapacity: total) { out in
+            var position = 0
+            func copy(_ part: String) {
+                let copied = part.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+                    guard let source = bytes.baseAddress, let target = out.baseAddress,
+                        position + bytes.count <= out.count
+                    else { return false }
+                    (target + position).update(from: source, count: bytes.count)
+                    position += bytes.count
+                    return true
+                }
+                guard copied != true else { return }
+                for byte in part.utf8 where position < out.count {  // a bridged or small string
+                    out[position] = byte
+                    position += 1
+                }
+            }
+            copy(base)
+            copy(first)
+            copy(second)
+            copy(third)
+            copy(fourth)
+            return position
+        }
     }
 
     /// `<espresense prefix>/devices/<id>/<room>`; nil unless ESPresense mode has a room.
@@ -52,17 +85,17 @@ public struct TopicLayout: Sendable, Equatable {
     public var discoveryNodeID: String { "beaconbridge_" + TopicLayout.slug(gatewayID) }
 
     /// Makes `text` safe as one topic level: `/`, `+`, `#` and NUL become `_`; empty becomes `_`.
+    ///
+    /// Works on the UTF-8 bytes: the four are ASCII, and no byte of a multi-byte sequence is below 0x80, so
+    /// replacing those bytes is replacing those characters. Text without any of them (every canonical id) is
+    /// returned as it is, without a copy; this runs for every published event's topic.
     public static func level(_ text: String) -> String {
         guard !text.isEmpty else { return "_" }
-        var out = ""
-        out.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "/", "+", "#", "\u{0}": out.unicodeScalars.append("_")
-            default: out.unicodeScalars.append(scalar)
-            }
+        @inline(__always) func reserved(_ byte: UInt8) -> Bool {
+            byte == UInt8(ascii: "/") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "#") || byte == 0
         }
-        return out
+        guard text.utf8.contains(where: reserved) else { return text }
+        return String(decoding: text.utf8.map { reserved($0) ? UInt8(ascii: "_") : $0 }, as: UTF8.self)
     }
 
     /// Lower-case `[a-z0-9_]` form of `text` for Home Assistant ids (runs of other characters become one `_`).

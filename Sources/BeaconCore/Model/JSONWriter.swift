@@ -65,18 +65,7 @@ public struct JSONWriter: Sendable {
 
     public mutating func int(_ value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        guard magnitude > 0 else {
-            bytes.append(UInt8(ascii: "0"))
-            needsComma = true
-            return
-        }
-        let start = bytes.count
-        while magnitude > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        }
-        bytes[start...].reverse()
+        appendDigits(value.magnitude)
         needsComma = true
     }
 
@@ -85,8 +74,57 @@ public struct JSONWriter: Sendable {
     public mutating func double(_ value: Double) {
         guard value.isFinite else { return null() }
         if value == value.rounded(), abs(value) < 1e15 { return int(Int64(value)) }
-        bytes.append(contentsOf: value.description.utf8)
+        if !appendShortDecimal(value) { bytes.append(contentsOf: value.description.utf8) }
         needsComma = true
+    }
+
+    /// Powers of ten that are exact doubles, for `appendShortDecimal`.
+    private static let powersOfTen: [Double] = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9]
+
+    /// Writes `value` with the fewest fraction digits (at most 9) that read back as `value`, which is the text
+    /// `description` gives, without building a `String` (rounded readings, distances and capture times are most
+    /// of what events carry). False, having written nothing, when there is no such form: then `description`
+    /// decides (more digits, or the exponent form Swift uses below 1e-4 and from 1e16 on).
+    ///
+    /// Why it is the same text: for `m` and `10^k` below 2^53 both are exact doubles and one IEEE division rounds
+    /// the exact quotient correctly, so `Double(m) / 10^k == value` says the decimal `m / 10^k` parses back to
+    /// `value`. The first `k` that works is the shortest such decimal (any decimal with fewer fraction digits that
+    /// read back would be the nearest one, `rounded()`, and would have been found), it has no trailing zero, and
+    /// `rounded()` picks the nearest of equally short ones, as Swift's shortest round-trip printing does.
+    private mutating func appendShortDecimal(_ value: Double) -> Bool {
+        let magnitude = abs(value)
+        guard magnitude >= 1e-4, magnitude < 1e15 else { return false }
+        for k in 1..<Self.powersOfTen.count {
+            let power = Self.powersOfTen[k]
+            let scaled = (magnitude * power).rounded()
+            guard scaled < 9_007_199_254_740_992 else { return false }  // 2^53
+            guard scaled / power == magnitude else { continue }
+            let digits = UInt64(scaled)
+            let unit = UInt64(power)
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            appendDigits(digits / unit)
+            bytes.append(UInt8(ascii: "."))
+            appendDigits(digits % unit, width: k)
+            return true
+        }
+        return false
+    }
+
+    /// The decimal digits of `value`, most significant first, padded with leading zeros to `width`.
+    private mutating func appendDigits(_ value: UInt64, width: Int = 1) {
+        var count = 1
+        var unit: UInt64 = 1
+        while unit <= value / 10 {
+            unit *= 10
+            count += 1
+        }
+        for _ in count..<max(count, width) { bytes.append(UInt8(ascii: "0")) }
+        var rest = value
+        while unit > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / unit))
+            rest %= unit
+            unit /= 10
+        }
     }
 
     /// A quoted string with JSON escapes (as `JSONValue.string`).
