@@ -116,7 +116,7 @@ extension EventPayload {
         writer.beginObject()
         if !beacon.fields.isEmpty {
             for (name, value) in beacon.fields.sorted(by: { $0.key < $1.key }) {
-                writer.key(name)
+                writer.key(named: name)
                 writer.value(JSONValue(value))
             }
         }

@@ -41,9 +41,23 @@ public struct JSONWriter: Sendable {
     }
 
     /// Starts an object member: the comma when needed, the quoted key and the colon.
-    public mutating func key(_ name: String) {
+    public mutating func key(named name: String) {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
         string(name)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// `key(named:)` for the payloads' fixed member names, copied without the escape check: a literal key must
+    /// be plain ASCII without quotes, backslashes or control characters (every name in EventPayload is; checked in debug).
+    public mutating func key(_ name: StaticString) {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { text in
+            assert(!text.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 >= 0x80 })
+            bytes.append(contentsOf: text)
+        }
+        bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
         needsComma = false
     }
@@ -110,20 +124,22 @@ public struct JSONWriter: Sendable {
         return false
     }
 
-    /// The decimal digits of `value`, most significant first, padded with leading zeros to `width`.
+    /// The decimal digits of `value`, most significant first, padded with leading zeros to `width` (at most 20),
+    /// written back to front into a small stack buffer and appended in one go.
     private mutating func appendDigits(_ value: UInt64, width: Int = 1) {
-        var count = 1
-        var unit: UInt64 = 1
-        while unit <= value / 10 {
-            unit *= 10
-            count += 1
-        }
-        for _ in count..<max(count, width) { bytes.append(UInt8(ascii: "0")) }
-        var rest = value
-        while unit > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(rest / unit))
-            rest %= unit
-            unit /= 10
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var position = 20
+            var rest = value
+            repeat {
+                position -= 1
+                digits[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0 && position > 0
+            while 20 - position < width, position > 0 {
+                position -= 1
+                digits[position] = UInt8(ascii: "0")
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[position...]))
         }
     }
 
@@ -178,7 +194,7 @@ public struct JSONWriter: Sendable {
         case let .object(members):
             beginObject()
             for (name, value) in members {
-                key(name)
+                key(named: name)
                 self.value(value)
             }
             endObject()
