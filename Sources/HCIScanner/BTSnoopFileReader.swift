@@ -101,16 +101,9 @@ public final class BTSnoopFileReader {
     public func nextLEMetaEvent() throws(Failure) -> CapturedHCIEvent? {
         let datalink = datalink
         return try nextRecord { _, flags, _, timestamp, payload, _ in
-            let event: ArraySlice<UInt8>
-            switch datalink {
-            case .hciUART:
-                guard payload.first == 0x04 else { return nil }
-                event = payload.dropFirst()
-            case .hciUnencapsulated:
-                guard flags & 0x3 == 0x3 else { return nil }
-                event = payload
-            }
-            guard event.first == 0x3E else { return nil }
+            guard let event = BTSnoopRecord.hciEvent(in: payload, flags: flags, datalink: datalink),
+                event.first == 0x3E
+            else { return nil }
             return CapturedHCIEvent(
                 timestamp: BTSnoopTime.unixSeconds(fromBTSnoop: timestamp), bytes: Array(event))
         }

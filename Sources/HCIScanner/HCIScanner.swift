@@ -39,7 +39,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
     public let batchWindow: BatchWindow
     /// `stop()` writes a byte here to end the reading thread's `poll` at once: read end first; -1 when the pipe
     /// could not be made (the thread then looks at the stop flag every 250 ms instead).
-    private let wakeDescriptors: (read: Int32, write: Int32)
+    private let wakeDescriptors: WakePipe
 
     /// - Parameters:
     ///   - settings: must have passed `validate()`; an invalid adapter or scan timing throws at `events()`.
@@ -88,8 +88,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
     }
 
     deinit {
-        if wakeDescriptors.read >= 0 { Glibc.close(wakeDescriptors.read) }
-        if wakeDescriptors.write >= 0 { Glibc.close(wakeDescriptors.write) }
+        wakeDescriptors.close()
     }
 
     public var statistics: HCISourceStatistics {
@@ -139,14 +138,11 @@ public final class HCIScanner: HCIEventSource, Sendable {
     /// Asks the reading thread to stop scanning, restore the socket filter and close; the sink then finishes.
     public func stop() {
         stopRequested.store(true, ordering: .relaxed)
-        guard wakeDescriptors.write >= 0 else { return }
-        var byte: UInt8 = 1
-        // A full pipe already wakes the thread; nothing else can fail that matters here.
-        _ = write(wakeDescriptors.write, &byte, 1)
+        wakeDescriptors.wake()
     }
 
     /// The longest the reading thread waits without looking at the stop flag: no limit with the wake-up pipe.
-    private var stopCheckInterval: Double { wakeDescriptors.read >= 0 ? 3600 : 0.25 }
+    private var stopCheckInterval: Double { wakeDescriptors.isOpen ? 3600 : 0.25 }
 
     /// Waits `seconds` or until `stop()`, whichever comes first (off the concurrency pool: the reading thread).
     private func pauseUnlessStopped(_ seconds: Double) {

@@ -47,7 +47,7 @@ public final class ReplaySource: HCIEventSource, Sendable {
     private let failureBox = Mutex<Failure?>(nil)
     /// Written by `stop()` to end the replay thread's pause at once (-1 when the pipe could not be made: the
     /// thread then looks at the stop flag at least every 100 ms).
-    private let wakeDescriptors: (read: Int32, write: Int32)
+    private let wakeDescriptors: WakePipe
 
     /// The pause between paced hand-overs, as the live reading thread's (`BatchWindow`): after a batch of n
     /// events that gathered over t seconds the next one is `batchWindow.next(events: n, elapsed: t)`, so a
@@ -71,8 +71,7 @@ public final class ReplaySource: HCIEventSource, Sendable {
     }
 
     deinit {
-        if wakeDescriptors.read >= 0 { close(wakeDescriptors.read) }
-        if wakeDescriptors.write >= 0 { close(wakeDescriptors.write) }
+        wakeDescriptors.close()
     }
 
     /// The default cap of a paced replay's pauses (`scanner.replay_max_gap_s`).
@@ -85,10 +84,7 @@ public final class ReplaySource: HCIEventSource, Sendable {
 
     public func stop() {
         stopRequested.store(true, ordering: .relaxed)
-        guard wakeDescriptors.write >= 0 else { return }
-        var byte: UInt8 = 1
-        // A full pipe already wakes the thread.
-        _ = write(wakeDescriptors.write, &byte, 1)
+        wakeDescriptors.wake()
     }
 
     public var isStopped: Bool { stopRequested.load(ordering: .relaxed) }
@@ -171,7 +167,7 @@ public final class ReplaySource: HCIEventSource, Sendable {
             let left = deadline - SystemClock.monotonic()
             guard left > 0 else { return }
             // Without the pipe, look at the stop flag every 100 ms.
-            let slice = wakeDescriptors.read >= 0 ? left : min(left, 0.1)
+            let slice = wakeDescriptors.isOpen ? left : min(left, 0.1)
             var descriptor = pollfd(fd: wakeDescriptors.read, events: Int16(POLLIN), revents: 0)
             _ = poll(&descriptor, 1, Int32(min(slice * 1000, 3_600_000).rounded(.up)))
         }

@@ -33,13 +33,21 @@ public struct BTSnoopRecord: Sendable, Equatable {
     /// The HCI event bytes (event code first, no H4 byte) if this record is an HCI event, else nil.
     /// For datalink 1002 the H4 byte decides (0x04); for 1001 the flags do (received command/event).
     public func hciEvent(datalink: BTSnoopDatalink) -> ArraySlice<UInt8>? {
+        Self.hciEvent(in: payload[...], flags: flags, datalink: datalink)
+    }
+
+    /// `hciEvent(datalink:)` for a record's payload and flags that were not made into a record (the streaming
+    /// reader's).
+    public static func hciEvent(in payload: ArraySlice<UInt8>, flags: UInt32, datalink: BTSnoopDatalink)
+        -> ArraySlice<UInt8>?
+    {
         switch datalink {
         case .hciUART:
             guard let first = payload.first, first == 0x04 else { return nil }
             return payload.dropFirst()
         case .hciUnencapsulated:
             guard flags & 0x3 == 0x3 else { return nil }
-            return payload[...]
+            return payload
         }
     }
 }

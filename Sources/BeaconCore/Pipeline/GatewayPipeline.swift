@@ -111,11 +111,11 @@ public struct GatewayPipeline: Sendable {
     /// Observations straight from the AD structures (the one decode path; the decode bench measures it), or, when
     /// the device sent the same bytes recently, the cached observations with this report's time and RSSI.
     private mutating func decodeRepeatable(_ report: AdvertisingReport) -> [Observation] {
-        guard report.data.count <= RepeatDecodeCache.maximumDataLength else {
-            return decoder.observations(of: report, in: parse(report), includeDevices: includeDevices)
-        }
-        let key = RepeatDecodeCache.Key(data: report.data, address: report.address, addressType: report.addressType)
-        if var entry = repeats.entry(for: key) {
+        let key =
+            report.data.count <= RepeatDecodeCache.maximumDataLength
+            ? RepeatDecodeCache.Key(data: report.data, address: report.address, addressType: report.addressType)
+            : nil
+        if let key, var entry = repeats.entry(for: key) {
             counters.repeatedReports += 1
             if let name = entry.localName { names.remember(name, for: report.address) }
             let rssi = report.rssi.map { Int($0) }
@@ -127,7 +127,7 @@ public struct GatewayPipeline: Sendable {
         }
         let data = parse(report)
         let observations = decoder.observations(of: report, in: data, includeDevices: includeDevices)
-        repeats.insert(.init(observations: observations, localName: data.localName), for: key)
+        if let key { repeats.insert(.init(observations: observations, localName: data.localName), for: key) }
         return observations
     }
 
