@@ -31,6 +31,8 @@ extension MQTTClient {
                 $0.connackSeen = false
                 $0.awaitingAck.removeAll()
                 $0.packetBoundary = 0
+                $0.packetEndedSinceCheck = false
+                $0.readSinceCheck = false
             }
             installLogCallback()
             let rc = firstAttempt ? connect() : mosquitto_reconnect(handle)
@@ -128,6 +130,7 @@ extension MQTTClient {
         let readable = descriptors.0.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
         let writable = descriptors.0.revents & Int16(POLLOUT) != 0
         if readable || (writable && !state.withLock({ $0.connackSeen })) {
+            state.withLock { $0.readSinceCheck = true }
             let rc = mosquitto_loop_read(handle, 1)
             guard rc == MQTTError.success else { return rc }
         }
@@ -165,12 +168,11 @@ extension MQTTClient {
             handle, settings.host, Int32(settings.port), Int32(settings.keepalive), nil, properties)
     }
 
-    /// Notes that a whole incoming packet was handled (called from the callbacks): the bytes received so far
-    /// on the socket are where the next packet starts, at the latest.
+    /// Notes that a whole incoming packet was handled (called from the callbacks). The socket's byte count is
+    /// read once per turn, in `incomingPacketOverLimit`, not here: with QoS 1 every message brings a PUBACK, and
+    /// a `TCP_INFO` call per acknowledgement was about 6 % of the gateway's CPU with a message per report.
     func incomingPacketEnded() {
-        let received = beaconbridge_tcp_bytes_received(mosquitto_socket(handle))
-        guard received >= 0 else { return }
-        state.withLock { $0.packetBoundary = received }
+        state.withLock { $0.packetEndedSinceCheck = true }
     }
 
     /// libmosquitto reads a packet of whatever length the broker declares (up to 256 MiB) into memory before
@@ -178,10 +180,27 @@ extension MQTTClient {
     /// received byte count instead: more than `maxIncomingPacket` bytes (plus a 64 KiB margin for small packets
     /// that fire no callback, such as PINGRESP) since the last packet it saw completed means a packet over the
     /// limit is arriving. Returns the bytes received since then, nil while within the limit.
+    ///
+    /// Called after every turn of the loop; only a turn that read from the socket can have moved libmosquitto
+    /// on, so the others cost no system call. When packets completed during the turn, the boundary becomes the
+    /// count now: the packet after the last completed one starts there at the latest (the kernel may already
+    /// hold some of it, as it may hold bytes beyond any boundary taken from the kernel's count), so a packet
+    /// over the limit is still cut off within one receive buffer of the limit.
     func incomingPacketOverLimit() -> Int64? {
+        let (didRead, packetEnded) = state.withLock { state in
+            defer {
+                state.readSinceCheck = false
+                state.packetEndedSinceCheck = false
+            }
+            return (state.readSinceCheck, state.packetEndedSinceCheck)
+        }
+        guard didRead || packetEnded else { return nil }
         let received = beaconbridge_tcp_bytes_received(mosquitto_socket(handle))
         guard received >= 0 else { return nil }
-        let since = received - state.withLock { $0.packetBoundary }
+        let since = state.withLock { state -> Int64 in
+            if packetEnded { state.packetBoundary = received }
+            return received - state.packetBoundary
+        }
         return since > Int64(MQTTClient.maxIncomingPacket + 65536) ? since : nil
     }
 

@@ -33,8 +33,13 @@ public final class MQTTClient: @unchecked Sendable {
         var unflushed = false
         /// Messages published since the network thread's last write turn (more than one: write them corked).
         var publishedSinceWrite = 0
-        /// The socket's received byte count when the last incoming packet was handled (`incomingPacketEnded`).
+        /// The socket's received byte count at the end of the last turn in which an incoming packet was
+        /// handled (`incomingPacketOverLimit`).
         var packetBoundary: Int64 = 0
+        /// An incoming packet was handled since the last `incomingPacketOverLimit` (`incomingPacketEnded`).
+        var packetEndedSinceCheck = false
+        /// The network thread read from the socket since the last `incomingPacketOverLimit`.
+        var readSinceCheck = false
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
