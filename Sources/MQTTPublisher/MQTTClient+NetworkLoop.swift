@@ -183,9 +183,10 @@ extension MQTTClient {
     ///
     /// Called after every turn of the loop; only a turn that read from the socket can have moved libmosquitto
     /// on, so the others cost no system call. When packets completed during the turn, the boundary becomes the
-    /// count now: the packet after the last completed one starts there at the latest (the kernel may already
-    /// hold some of it, as it may hold bytes beyond any boundary taken from the kernel's count), so a packet
-    /// over the limit is still cut off within one receive buffer of the limit.
+    /// count now: the packet after the last completed one starts there at the latest, as it did when the count
+    /// was read in every callback (the kernel's count always runs ahead of what libmosquitto has read). The
+    /// boundary can be later than the packet's end by what else arrived in that turn (for a paced peer, one
+    /// read's worth), so a packet over the limit is cut off that much later, never earlier (docs/mqtt.md).
     func incomingPacketOverLimit() -> Int64? {
         let (didRead, packetEnded) = state.withLock { state in
             defer {
