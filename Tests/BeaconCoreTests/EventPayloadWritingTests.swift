@@ -1,4 +1,5 @@
 import BeaconCore
+import TestSupport
 import Testing
 
 /// The payloads the encoder writes into its byte buffer are byte for byte the documented `JSONValue` ones.
@@ -82,7 +83,7 @@ import Testing
 
     /// JSONWriter writes short decimals itself (`appendShortDecimal`): the text must be exactly what
     /// `description` gives (JSONValue's rule) for every double, short or not.
-    @Test func doublesAreWrittenAsTheirDescription() {
+    @Test(.ownThread) func doublesAreWrittenAsTheirDescription() {
         func reference(_ value: Double) -> String {
             guard value.isFinite else { return "null" }
             if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }

@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 
 @testable import BeaconCore
 
 /// The oracle rows of the rooms table (`RoomOracle`, docs/rooms.md "The oracle floor"): small hand-made floor
 /// plans with fixed seeds, figures checked against values computed by hand.
-@Suite struct RoomOracleTests {
+@Suite(.ownThread) struct RoomOracleTests {
     /// Two 5 × 4 m rooms side by side with no wall, gw-a at (1, 2) and gw-b at (9, 2); `radio` and `arbiter`
     /// blocks and the people are spliced in.
     static func scenario(radio: String, gatewayB: String = "", arbiter: String = "", people: String) throws

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import BeaconCore
@@ -7,7 +8,7 @@ import Testing
 /// leader had just moved nor undoes the move; it overrides an announced decision only once its own evidence beats
 /// it by the margin for the dwell, counted from the adoption, and continues the decision numbers. Fake clock (the
 /// capture times and wall times passed in), no broker: messages shaped as gateways publish them.
-@Suite struct RoomTakeoverTests {
+@Suite(.ownThread) struct RoomTakeoverTests {
     typealias Support = RoomCoordinatorTests
     static let t0 = Support.t0
 
