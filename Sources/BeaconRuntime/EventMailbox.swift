@@ -58,6 +58,8 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
         var producers: [CheckedContinuation<Bool?, Never>] = []
         /// Producer threads waiting for room (`deliverWaiting`); signalled to try again.
         var threads: [DispatchSemaphore] = []
+        /// Emptied batch buffers given back by the consumer (`recycle`), for `spareBatch()`.
+        var spares: [[CapturedHCIEvent]] = []
     }
 
     /// Resumptions decided under the lock, performed after it.
@@ -66,8 +68,10 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
         var producers: [CheckedContinuation<Bool?, Never>] = []
         var threads: [DispatchSemaphore] = []
 
-        func perform() {
-            if let (continuation, item) = consumer { continuation.resume(returning: item) }
+        /// The consumer's item is moved out before it is resumed: the resumed task then holds the only reference
+        /// (this thread may be preempted before it returns).
+        mutating func perform() {
+            if let (continuation, item) = consumer.take() { continuation.resume(returning: consume item) }
             for producer in producers { producer.resume(returning: nil) }
             for thread in threads { thread.signal() }
         }
@@ -86,12 +90,14 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
 
     // MARK: Producers
 
-    public func offer(_ batch: [CapturedHCIEvent]) -> HCIEventOffer {
+    public func offer(_ batch: consuming [CapturedHCIEvent]) -> HCIEventOffer {
         guard !batch.isEmpty else { return HCIEventOffer(accepted: !isClosedOrFinished) }
         var wakeups = Wakeups()
+        // Moved into the waiting batches under the lock, so no reference of this call's is left when the
+        // consumer runs (it may finish with the batch before this thread returns).
+        var batch = consume batch
         let offer = state.withLock { state -> HCIEventOffer in
             guard !state.closed, !state.finished else { return .closed }
-            var batch = batch
             let trimmed = max(0, batch.count - capacity)
             var dropped = trimmed
             if trimmed > 0 { batch.removeFirst(trimmed) }
@@ -107,7 +113,9 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
                     state.counters.waiting -= excess
                 }
             }
-            Self.enqueue(batch, &state)
+            var taken: [CapturedHCIEvent] = []
+            swap(&taken, &batch)
+            Self.enqueue(consume taken, &state)
             state.counters.delivered += UInt64(trimmed)
             state.counters.dropped += UInt64(dropped)
             wakeups = Self.handOff(&state)
@@ -205,6 +213,28 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
 
     /// The next control input, or every waiting batch, or `.finished`; waits (suspended) while there is none.
     /// One consumer at a time.
+    /// Buffers kept for the producers at most (`recycle`): the live reading thread takes one per hand-over, and
+    /// the consumer gives back the batches of one `.events` item at a time.
+    public static var spareLimit: Int { 2 }
+
+    /// Gives the buffers of batches the consumer is done with back to the producers (`spareBatch()`), emptied
+    /// with their capacity kept; at most `spareLimit` are kept. A hand-over then allocates no batch buffer (a
+    /// fresh buffer of a reading thread's batch capacity is a 4 KiB `malloc`, which makes glibc consolidate its
+    /// free lists). Leaves `batches` empty.
+    public func recycle(_ batches: inout [[CapturedHCIEvent]]) {
+        let kept = min(batches.count, Self.spareLimit)
+        // The events' own buffers are released here, outside the lock.
+        for index in batches.indices.suffix(kept) { batches[index].removeAll(keepingCapacity: true) }
+        state.withLock { state in
+            for _ in 0..<kept where state.spares.count < Self.spareLimit {
+                state.spares.append(batches.removeLast())
+            }
+        }
+        batches.removeAll()
+    }
+
+    public func spareBatch() -> [CapturedHCIEvent]? { state.withLock { $0.spares.popLast() } }
+
     public func next() async -> Item {
         await withCheckedContinuation { (continuation: CheckedContinuation<Item, Never>) in
             var wakeups = Wakeups()
@@ -251,10 +281,11 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
         return true
     }
 
-    private static func enqueue(_ batch: [CapturedHCIEvent], _ state: inout State) {
-        state.batches.append(batch)
-        state.counters.waiting += batch.count
-        state.counters.delivered += UInt64(batch.count)
+    private static func enqueue(_ batch: consuming [CapturedHCIEvent], _ state: inout State) {
+        let count = batch.count
+        state.batches.append(consume batch)
+        state.counters.waiting += count
+        state.counters.delivered += UInt64(count)
     }
 
     /// When the consumer waits and something is there for it: its item (waking waiting producers when the

@@ -190,8 +190,15 @@ public final class HCIScanner: HCIEventSource, Sendable {
                     let count = batch.count
                     let full = count >= Self.batchLimit
                     action = handle(&batch, supervisor: &supervisor)
-                    hand(batch, to: sink)
-                    batch.removeAll(keepingCapacity: true)
+                    hand(consume batch, to: sink)
+                    // A buffer the loop gave back, else a new one (emptying this one would copy it: the
+                    // mailbox holds it now).
+                    if let spare = sink.spareBatch() {
+                        batch = spare
+                    } else {
+                        batch = []
+                        batch.reserveCapacity(Self.batchLimit)
+                    }
                     // Let the next events gather in the kernel's socket buffer: at most one wake-up (of this
                     // thread and of the loop) per window, whatever the report rate, unless the batch was full;
                     // the window grows at low rates (`BatchWindow`).
@@ -264,14 +271,16 @@ public final class HCIScanner: HCIEventSource, Sendable {
     }
 
     /// One hand-over per wake-up; a sink that refuses (its consumer is gone) stops the scanner.
-    private func hand(_ batch: [CapturedHCIEvent], to sink: any HCIEventSink) {
-        guard !batch.isEmpty else { return }
-        let offer = sink.offer(batch)
+    /// The batch is passed on (`consuming`), so the loop holds the only reference and can give the buffer back.
+    private func hand(_ batch: consuming [CapturedHCIEvent], to sink: any HCIEventSink) {
+        let count = batch.count
+        guard count > 0 else { return }
+        let offer = sink.offer(consume batch)
         guard offer.accepted else {
             stopRequested.store(true, ordering: .relaxed)
             return
         }
-        deliveredCount.add(UInt64(batch.count), ordering: .relaxed)
+        deliveredCount.add(UInt64(count), ordering: .relaxed)
         if offer.dropped > 0 { droppedCount.add(UInt64(offer.dropped), ordering: .relaxed) }
     }
 

@@ -209,9 +209,31 @@ final class HCISocket {
     /// Datagrams received by one `recvmmsg` at most.
     static let chunkLimit = 64
 
-    /// The reused receive buffer (made on first use): `chunkLimit` slots of an H4 byte and `maxEventSize`
-    /// bytes each, then `chunkLimit` slots of control data (`controlSize` bytes each, the receive times).
-    private var chunkStorage: UnsafeMutableRawBufferPointer?
+    /// The reused receive state (made on first use): `chunkLimit` slots of an H4 byte and `maxEventSize` bytes
+    /// each, `chunkLimit` slots of control data (`controlSize` bytes each, the receive times), and the
+    /// `recvmmsg` headers and vectors that point into them. Made once: a temporary allocation of the headers
+    /// per call was a 4 KiB `malloc` per read, which made glibc consolidate its free lists every time.
+    private struct ChunkStorage {
+        let buffer: UnsafeMutableRawBufferPointer
+        let vectors: UnsafeMutableBufferPointer<iovec>
+        let messages: UnsafeMutableBufferPointer<bb_mmsghdr>
+
+        init() {
+            buffer = .allocate(byteCount: HCISocket.chunkLimit * (slotSize + controlSize), alignment: 16)
+            vectors = .allocate(capacity: HCISocket.chunkLimit)
+            messages = .allocate(capacity: HCISocket.chunkLimit)
+            for index in 0..<HCISocket.chunkLimit {
+                vectors[index] = iovec(iov_base: buffer.baseAddress! + index * slotSize, iov_len: slotSize)
+            }
+        }
+
+        func deallocate() {
+            buffer.deallocate()
+            vectors.deallocate()
+            messages.deallocate()
+        }
+    }
+    private var chunkStorage: ChunkStorage?
     private static let slotSize = 1 + maxEventSize
     /// Room for one receive-time control message, rounded up to 16 bytes.
     private static let controlSize = (Int(bb_cmsg_timestamp_space()) + 15) / 16 * 16
@@ -228,56 +250,50 @@ final class HCISocket {
     /// `batch` with the kernel's receive time (when the socket gives it; otherwise the time right after the
     /// call), so the pause between reads (`BatchWindow`) does not move capture times.
     private func receiveChunk(_ wanted: Int, into batch: inout [CapturedHCIEvent]) -> ChunkResult {
+        let storage = chunkStorage ?? ChunkStorage()
+        chunkStorage = storage
         let slot = Self.slotSize
         let controlSize = Self.controlSize
-        let buffer =
-            chunkStorage
-            ?? UnsafeMutableRawBufferPointer.allocate(
-                byteCount: Self.chunkLimit * (slot + controlSize), alignment: 16)
-        chunkStorage = buffer
-        let controls = buffer.baseAddress! + Self.chunkLimit * slot
+        let base = storage.buffer.baseAddress!
+        let controls = base + Self.chunkLimit * slot
         let stamp = timestampControl
-        let tap = self.tap
-        return withUnsafeTemporaryAllocation(of: iovec.self, capacity: wanted) { vectors -> ChunkResult in
-            withUnsafeTemporaryAllocation(of: bb_mmsghdr.self, capacity: wanted) { messages -> ChunkResult in
-                for index in 0..<wanted {
-                    vectors[index] = iovec(iov_base: buffer.baseAddress! + index * slot, iov_len: slot)
-                    var header = msghdr()
-                    header.msg_iov = vectors.baseAddress! + index
-                    header.msg_iovlen = 1
-                    if stamp != nil {
-                        header.msg_control = controls + index * controlSize
-                        header.msg_controllen = controlSize
-                    }
-                    messages[index] = bb_mmsghdr(msg_hdr: header, msg_len: 0)
-                }
-                let received = Int(bb_recvmmsg(fd, messages.baseAddress, UInt32(wanted), Int32(MSG_DONTWAIT)))
-                if received < 0 { return .failed(errno: errno) }
-                if received == 0 { return .ended(events: 0) }
-                let readTime = SystemClock.realtime()
-                var events = 0
-                for index in 0..<received {
-                    let start = buffer.baseAddress! + index * slot
-                    let length = Int(messages[index].msg_len)
-                    if length == 0 { return .ended(events: events) }
-                    // H4 packet type first; the filter only lets events through, but check anyway.
-                    guard length >= 3, length <= slot, start.load(as: UInt8.self) == UInt8(HCI_EVENT_PKT) else {
-                        continue
-                    }
-                    var time = readTime
-                    if let stamp {
-                        let kernel = bb_cmsg_timestamp(&messages[index].msg_hdr, stamp.level, stamp.type)
-                        // A receive time later than the read (a clock step between the two) is not believed.
-                        if kernel > 0, kernel <= readTime { time = kernel }
-                    }
-                    let bytes = [UInt8](UnsafeRawBufferPointer(start: start + 1, count: length - 1))
-                    if let tap { tap([UInt8(HCI_EVENT_PKT)] + bytes, true, time) }
-                    batch.append(CapturedHCIEvent(timestamp: time, bytes: bytes))
-                    events += 1
-                }
-                return .received(datagrams: received, events: events)
+        let messages = storage.messages
+        // The kernel writes back each header's control length and flags and the message length: set afresh.
+        for index in 0..<wanted {
+            var header = msghdr()
+            header.msg_iov = storage.vectors.baseAddress! + index
+            header.msg_iovlen = 1
+            if stamp != nil {
+                header.msg_control = controls + index * controlSize
+                header.msg_controllen = controlSize
             }
+            messages[index] = bb_mmsghdr(msg_hdr: header, msg_len: 0)
         }
+        let received = Int(bb_recvmmsg(fd, messages.baseAddress, UInt32(wanted), Int32(MSG_DONTWAIT)))
+        if received < 0 { return .failed(errno: errno) }
+        if received == 0 { return .ended(events: 0) }
+        let readTime = SystemClock.realtime()
+        var events = 0
+        for index in 0..<received {
+            let start = base + index * slot
+            let length = Int(messages[index].msg_len)
+            if length == 0 { return .ended(events: events) }
+            // H4 packet type first; the filter only lets events through, but check anyway.
+            guard length >= 3, length <= slot, start.load(as: UInt8.self) == UInt8(HCI_EVENT_PKT) else {
+                continue
+            }
+            var time = readTime
+            if let stamp {
+                let kernel = bb_cmsg_timestamp(&messages[index].msg_hdr, stamp.level, stamp.type)
+                // A receive time later than the read (a clock step between the two) is not believed.
+                if kernel > 0, kernel <= readTime { time = kernel }
+            }
+            let bytes = [UInt8](UnsafeRawBufferPointer(start: start + 1, count: length - 1))
+            if let tap { tap([UInt8(HCI_EVENT_PKT)] + bytes, true, time) }
+            batch.append(CapturedHCIEvent(timestamp: time, bytes: bytes))
+            events += 1
+        }
+        return .received(datagrams: received, events: events)
     }
 
     /// Receives one packet into a new event array (H4 indicator into a separate byte, through `recvmsg`'s

@@ -131,7 +131,13 @@ public final class ReplaySource: HCIEventSource, Sendable {
             let count = batch.count
             guard sink.deliverWaiting(batch) else { return false }
             deliveredCount.add(UInt64(count), ordering: .relaxed)
-            batch.removeAll(keepingCapacity: true)
+            // A buffer the loop gave back, else a new one (the sink holds this one now).
+            if let spare = sink.spareBatch() {
+                batch = spare
+            } else {
+                batch = []
+                batch.reserveCapacity(Self.batchLimit)
+            }
             return true
         }
         while !stopRequested.load(ordering: .relaxed) {

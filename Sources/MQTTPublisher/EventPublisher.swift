@@ -297,11 +297,12 @@ public final class EventPublisher: Sendable {
                 return entries.count == 1
             }
         }
-        func takeAll() -> [Entry] {
-            entries.withLock { entries in
-                defer { entries.removeAll(keepingCapacity: true) }
-                return entries
-            }
+        /// Moves the acknowledgements into `buffer` (emptied first) and gives the list `buffer`'s storage, so
+        /// once both have grown neither side allocates (emptying the list with its capacity kept while the
+        /// caller held its old storage allocated a new buffer every time).
+        func takeAll(into buffer: inout [Entry]) {
+            buffer.removeAll(keepingCapacity: true)
+            entries.withLock { swap(&$0, &buffer) }
         }
     }
 

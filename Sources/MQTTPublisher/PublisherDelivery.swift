@@ -27,6 +27,8 @@ final class PublisherDelivery {
     var lastFileCheck = SystemClock.monotonic()
     var transportError: String?
     var lastMachineError: String?
+    /// The acknowledgements being handled; its storage goes back and forth with the inbox's list.
+    var acknowledgements: [EventPublisher.AckInbox.Entry] = []
 
     init(publisher: EventPublisher) {
         self.publisher = publisher
@@ -63,7 +65,8 @@ final class PublisherDelivery {
         case let .subscribe(filter, qos): await run(.subscribe(filter: filter, qos: qos))
         case let .client(event): await handle(event)
         case .acknowledgements:
-            for entry in publisher.ackInbox.takeAll() {
+            publisher.ackInbox.takeAll(into: &acknowledgements)
+            for entry in acknowledgements {
                 await run(.acknowledged(messageID: entry.messageID, reasonCode: Int(entry.reasonCode)))
             }
         case .tick:

@@ -22,6 +22,54 @@ import Testing
         #expect(mailbox.counters == .init(delivered: 5, dropped: 0, droppedControls: 0, waiting: 0))
     }
 
+    @Test func recycledBuffersComeBackEmptyWithTheirCapacityAtMostSpareLimitOfThem() async {
+        let mailbox = EventMailbox<String>(capacity: 1_000)
+        #expect(mailbox.spareBatch() == nil)
+        for start in stride(from: 0, to: 300, by: 100) {
+            var batch: [CapturedHCIEvent] = []
+            batch.reserveCapacity(256)
+            batch.append(contentsOf: Self.batch(start..<start + 100))
+            _ = mailbox.offer(batch)
+        }
+        guard case var .events(batches) = await mailbox.next() else {
+            Issue.record("expected the offered batches")
+            return
+        }
+        #expect(batches.count == 3)
+        mailbox.recycle(&batches)
+        #expect(batches.isEmpty)
+        var spares: [[CapturedHCIEvent]] = []
+        while let spare = mailbox.spareBatch() { spares.append(spare) }
+        #expect(spares.count == EventMailbox<String>.spareLimit)
+        for spare in spares {
+            #expect(spare.isEmpty)
+            #expect(spare.capacity >= 256)
+        }
+        // Recycling changes nothing that is counted or waiting.
+        #expect(mailbox.counters == .init(delivered: 300, dropped: 0, droppedControls: 0, waiting: 0))
+    }
+
+    @Test func theOfferedBufferItselfComesBackAsTheSpare() async {
+        let mailbox = EventMailbox<String>(capacity: 1_000)
+        var batch: [CapturedHCIEvent] = []
+        batch.reserveCapacity(256)
+        batch.append(contentsOf: Self.batch(0..<10))
+        let offered = batch.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        _ = mailbox.offer(batch)
+        batch = []
+        let item = await mailbox.next()
+        guard case var .events(batches) = consume item else {
+            Issue.record("expected the offered batch")
+            return
+        }
+        var seen = 0
+        for taken in batches { seen += taken.count }
+        #expect(seen == 10)
+        mailbox.recycle(&batches)
+        let spare = mailbox.spareBatch()
+        #expect(spare?.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == offered)
+    }
+
     @Test func offerBeyondCapacityDropsTheOldestAndCountsThem() async {
         let mailbox = EventMailbox<String>(capacity: 4)
         _ = mailbox.offer(Self.batch(0..<3))

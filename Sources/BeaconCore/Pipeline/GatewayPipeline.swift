@@ -47,15 +47,15 @@ public struct GatewayPipeline: Sendable {
     /// events to `events`. Malformed events are counted and skipped (reports before the problem are kept).
     public mutating func ingest(_ event: CapturedHCIEvent, into events: inout [EngineEvent]) {
         counters.hciEvents += 1
-        var reports: [AdvertisingReport] = []
+        // Each report goes on as it is parsed (no array of the event's reports per event); the reports before a
+        // malformed one are ingested before the error arrives, as when they were collected first.
         do {
-            try HCIEventParser.forEachReport(in: event.bytes, timestamp: event.timestamp) { reports.append($0) }
+            try HCIEventParser.forEachReport(in: event.bytes, timestamp: event.timestamp) { report in
+                ingest(report, into: &events)
+            }
         } catch {
             counters.malformedEvents += 1
             lastDecodeError = error
-        }
-        for report in reports {
-            ingest(report, into: &events)
         }
     }
 
@@ -70,9 +70,12 @@ public struct GatewayPipeline: Sendable {
         counters.reports += 1
         guard let complete = assembler.add(report) else { return }
         var observations: [Observation]
+        // A repeat's observations come from the cache as they are; this report's time and RSSI go on each copy
+        // below (so the cached array is not copied to be changed).
+        var repeated = false
         switch resolver.resolve(complete.address, type: complete.addressType, at: complete.timestamp) {
         case .notPrivate:
-            observations = decodeRepeatable(complete)
+            (observations, repeated) = decodeRepeatable(complete)
         case .resolved(let index, _):
             counters.resolvedReports += 1
             let data = parse(complete)
@@ -80,7 +83,7 @@ public struct GatewayPipeline: Sendable {
             let device = DecodedAdvertisement(report: complete, advertisingData: data, beacons: [])
             observations.append(privateDevices[index].observation(from: device))
         case .unresolved where publishUnresolved:
-            observations = decodeRepeatable(complete)
+            (observations, repeated) = decodeRepeatable(complete)
         case .unresolved:
             // Privacy by default: nothing identified by this address (device sightings, frames keyed by the
             // address) leaves the gateway; beacons with identifiers of their own still do.
@@ -88,17 +91,19 @@ public struct GatewayPipeline: Sendable {
             observations = decoder.observations(
                 of: complete, in: parse(complete), includeDevices: false, addressFrames: false)
         }
-        if !observations.isEmpty {
-            observations.removeAll { !replayGuard.admit($0) }
-            counters.replayedFrames = replayGuard.duplicates
-        }
-        counters.beacons += UInt64(observations.count)
-        for index in observations.indices where observations[index].name == nil {
-            observations[index].name = names.name(for: complete.address)
-        }
-        for observation in observations {
+        guard !observations.isEmpty else { return }
+        let rssi = complete.rssi.map { Int($0) }
+        for var observation in observations {
+            if repeated {
+                observation.timestamp = complete.timestamp
+                observation.rssi = rssi
+            }
+            guard replayGuard.admit(observation) else { continue }
+            counters.beacons += 1
+            if observation.name == nil { observation.name = names.name(for: complete.address) }
             events.append(contentsOf: engine.process(observation))
         }
+        counters.replayedFrames = replayGuard.duplicates
     }
 
     /// Parses the report's AD structures and remembers the device's local name, if it sent one.
@@ -109,26 +114,22 @@ public struct GatewayPipeline: Sendable {
     }
 
     /// Observations straight from the AD structures (the one decode path; the decode bench measures it), or, when
-    /// the device sent the same bytes recently, the cached observations with this report's time and RSSI.
-    private mutating func decodeRepeatable(_ report: AdvertisingReport) -> [Observation] {
+    /// the device sent the same bytes recently, the cached observations (`repeated`: they still carry the time
+    /// and RSSI of the report that was decoded; the caller puts this report's on them).
+    private mutating func decodeRepeatable(_ report: AdvertisingReport) -> (list: [Observation], repeated: Bool) {
         let key =
             report.data.count <= RepeatDecodeCache.maximumDataLength
             ? RepeatDecodeCache.Key(data: report.data, address: report.address, addressType: report.addressType)
             : nil
-        if let key, var entry = repeats.entry(for: key) {
+        if let key, let entry = repeats.entry(for: key) {
             counters.repeatedReports += 1
             if let name = entry.localName { names.remember(name, for: report.address) }
-            let rssi = report.rssi.map { Int($0) }
-            for index in entry.observations.indices {
-                entry.observations[index].timestamp = report.timestamp
-                entry.observations[index].rssi = rssi
-            }
-            return entry.observations
+            return (entry.observations, true)
         }
         let data = parse(report)
         let observations = decoder.observations(of: report, in: data, includeDevices: includeDevices)
         if let key { repeats.insert(.init(observations: observations, localName: data.localName), for: key) }
-        return observations
+        return (observations, false)
     }
 
     /// Lets time pass (exit periods, away timeouts) without a report.

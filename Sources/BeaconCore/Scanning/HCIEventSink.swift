@@ -4,7 +4,9 @@ public protocol HCIEventSink: AnyObject, Sendable {
     /// Hands a batch over without waiting (the live reading thread must never block on the consumer). When
     /// more than the mailbox's capacity would be waiting, the oldest waiting events make room and are
     /// counted in the result.
-    func offer(_ batch: [CapturedHCIEvent]) -> HCIEventOffer
+    /// The batch is taken over (`consuming`): a producer that passes it with `consume` keeps no reference, so the
+    /// consumer can give its buffer back empty without a copy (`spareBatch()`).
+    func offer(_ batch: consuming [CapturedHCIEvent]) -> HCIEventOffer
 
     /// Hands a batch over, waiting while the mailbox is full (a replay: nothing is dropped, the source
     /// slows down to the consumer). False once the consumer is gone or the sink finished.
@@ -17,6 +19,15 @@ public protocol HCIEventSink: AnyObject, Sendable {
     /// The source ended (stopped, end of a capture, or a failure reported through its `failure`). Nothing is
     /// handed over after it.
     func finish()
+
+    /// An emptied buffer the consumer is done with, for the producer's next batch (nil: make one). A source
+    /// that fills a batch and hands it over on every wake-up then allocates no batch buffer once the consumer
+    /// gives buffers back (`EventMailbox.recycle`).
+    func spareBatch() -> [CapturedHCIEvent]?
+}
+
+extension HCIEventSink {
+    public func spareBatch() -> [CapturedHCIEvent]? { nil }
 }
 
 /// What happened to an offered batch.
