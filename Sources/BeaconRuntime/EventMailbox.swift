@@ -127,11 +127,12 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
 
     public func deliver(_ batch: [CapturedHCIEvent]) async -> Bool {
         guard !batch.isEmpty else { return !isClosedOrFinished }
+        var batch = batch
         while true {
             let outcome: Bool? = await withCheckedContinuation { (continuation: CheckedContinuation<Bool?, Never>) in
                 var wakeups = Wakeups()
                 let immediate = state.withLock { state -> Bool? in
-                    let admitted = admit(batch, &state, &wakeups)
+                    let admitted = admit(&batch, &state, &wakeups)
                     if admitted == nil { state.producers.append(continuation) }
                     return admitted
                 }
@@ -144,13 +145,14 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
 
     /// `deliver` for a producer on a thread of its own (never a pool thread): blocks that thread while the
     /// mailbox is full. False once the consumer is gone or the sink finished.
-    public func deliverWaiting(_ batch: [CapturedHCIEvent]) -> Bool {
+    public func deliverWaiting(_ batch: consuming [CapturedHCIEvent]) -> Bool {
         guard !batch.isEmpty else { return !isClosedOrFinished }
+        var batch = consume batch
         var waiter: DispatchSemaphore?
         while true {
             var wakeups = Wakeups()
             let outcome = state.withLock { state -> Bool? in
-                let admitted = admit(batch, &state, &wakeups)
+                let admitted = admit(&batch, &state, &wakeups)
                 if admitted == nil {
                     let semaphore = waiter ?? DispatchSemaphore(value: 0)
                     waiter = semaphore
@@ -272,11 +274,14 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
 
     /// A waiting producer's batch (`deliver`, `deliverWaiting`): enqueued when there is room, or nothing waiting at
     /// all (a batch larger than the capacity still goes in whole): true; false once closed or finished; nil when
-    /// full (the caller registers its waiter under the same lock).
-    private func admit(_ batch: [CapturedHCIEvent], _ state: inout State, _ wakeups: inout Wakeups) -> Bool? {
+    /// full (the caller registers its waiter under the same lock). An admitted batch is moved into the waiting
+    /// batches (`batch` is left empty), so the consumer holds the only reference once it has it.
+    private func admit(_ batch: inout [CapturedHCIEvent], _ state: inout State, _ wakeups: inout Wakeups) -> Bool? {
         guard !state.closed, !state.finished else { return false }
         guard state.counters.waiting == 0 || state.counters.waiting + batch.count <= capacity else { return nil }
-        Self.enqueue(batch, &state)
+        var taken: [CapturedHCIEvent] = []
+        swap(&taken, &batch)
+        Self.enqueue(consume taken, &state)
         wakeups = Self.handOff(&state)
         return true
     }

@@ -129,7 +129,10 @@ public final class ReplaySource: HCIEventSource, Sendable {
         func handOver() -> Bool {
             guard !batch.isEmpty else { return true }
             let count = batch.count
-            guard sink.deliverWaiting(batch) else { return false }
+            // Passed on whole (this thread keeps no reference), so the loop can give the buffer back.
+            var handed: [CapturedHCIEvent] = []
+            swap(&handed, &batch)
+            guard sink.deliverWaiting(consume handed) else { return false }
             deliveredCount.add(UInt64(count), ordering: .relaxed)
             // A buffer the loop gave back, else a new one (the sink holds this one now).
             if let spare = sink.spareBatch() {

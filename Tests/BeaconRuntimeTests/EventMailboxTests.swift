@@ -49,13 +49,18 @@ import Testing
         #expect(mailbox.counters == .init(delivered: 300, dropped: 0, droppedControls: 0, waiting: 0))
     }
 
-    @Test func theOfferedBufferItselfComesBackAsTheSpare() async {
+    @Test(arguments: [false, true])
+    func theHandedOverBufferItselfComesBackAsTheSpare(waiting: Bool) async {
         let mailbox = EventMailbox<String>(capacity: 1_000)
         var batch: [CapturedHCIEvent] = []
         batch.reserveCapacity(256)
         batch.append(contentsOf: Self.batch(0..<10))
         let offered = batch.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
-        _ = mailbox.offer(batch)
+        if waiting {
+            #expect(mailbox.deliverWaiting(batch))
+        } else {
+            _ = mailbox.offer(batch)
+        }
         batch = []
         let item = await mailbox.next()
         guard case var .events(batches) = consume item else {

@@ -14,7 +14,7 @@ public protocol HCIEventSink: AnyObject, Sendable {
 
     /// `deliver` for a source on a thread of its own (the replay thread; never a pool thread): blocks that
     /// thread while the mailbox is full. False once the consumer is gone or the sink finished.
-    func deliverWaiting(_ batch: [CapturedHCIEvent]) -> Bool
+    func deliverWaiting(_ batch: consuming [CapturedHCIEvent]) -> Bool
 
     /// The source ended (stopped, end of a capture, or a failure reported through its `failure`). Nothing is
     /// handed over after it.
