@@ -213,8 +213,6 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
 
     // MARK: The consumer
 
-    /// The next control input, or every waiting batch, or `.finished`; waits (suspended) while there is none.
-    /// One consumer at a time.
     /// Buffers kept for the producers at most (`recycle`): the live reading thread takes one per hand-over, and
     /// the consumer gives back the batches of one `.events` item at a time.
     public static var spareLimit: Int { 2 }
@@ -237,6 +235,8 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
 
     public func spareBatch() -> [CapturedHCIEvent]? { state.withLock { $0.spares.popLast() } }
 
+    /// The next control input, or every waiting batch, or `.finished`; waits (suspended) while there is none.
+    /// One consumer at a time.
     public func next() async -> Item {
         await withCheckedContinuation { (continuation: CheckedContinuation<Item, Never>) in
             var wakeups = Wakeups()

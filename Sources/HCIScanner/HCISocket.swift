@@ -257,6 +257,7 @@ final class HCISocket {
         let base = storage.buffer.baseAddress!
         let controls = base + Self.chunkLimit * slot
         let stamp = timestampControl
+        let tap = self.tap
         let messages = storage.messages
         // The kernel writes back each header's control length and flags and the message length: set afresh.
         for index in 0..<wanted {
