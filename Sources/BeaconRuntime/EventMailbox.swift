@@ -113,9 +113,7 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
                     state.counters.waiting -= excess
                 }
             }
-            var taken: [CapturedHCIEvent] = []
-            swap(&taken, &batch)
-            Self.enqueue(consume taken, &state)
+            Self.enqueue(&batch, &state)
             state.counters.delivered += UInt64(trimmed)
             state.counters.dropped += UInt64(dropped)
             wakeups = Self.handOff(&state)
@@ -279,16 +277,18 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
     private func admit(_ batch: inout [CapturedHCIEvent], _ state: inout State, _ wakeups: inout Wakeups) -> Bool? {
         guard !state.closed, !state.finished else { return false }
         guard state.counters.waiting == 0 || state.counters.waiting + batch.count <= capacity else { return nil }
-        var taken: [CapturedHCIEvent] = []
-        swap(&taken, &batch)
-        Self.enqueue(consume taken, &state)
+        Self.enqueue(&batch, &state)
         wakeups = Self.handOff(&state)
         return true
     }
 
-    private static func enqueue(_ batch: consuming [CapturedHCIEvent], _ state: inout State) {
-        let count = batch.count
-        state.batches.append(consume batch)
+    /// Moves `batch` into the waiting batches (it is left empty), so no reference of the producer's is left when
+    /// the consumer runs: it may be done with the batch and give its buffer back before the producer returns.
+    private static func enqueue(_ batch: inout [CapturedHCIEvent], _ state: inout State) {
+        var taken: [CapturedHCIEvent] = []
+        swap(&taken, &batch)
+        let count = taken.count
+        state.batches.append(consume taken)
         state.counters.waiting += count
         state.counters.delivered += UInt64(count)
     }

@@ -191,14 +191,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
                     let full = count >= Self.batchLimit
                     action = handle(&batch, supervisor: &supervisor)
                     hand(consume batch, to: sink)
-                    // A buffer the loop gave back, else a new one (emptying this one would copy it: the
-                    // mailbox holds it now).
-                    if let spare = sink.spareBatch() {
-                        batch = spare
-                    } else {
-                        batch = []
-                        batch.reserveCapacity(Self.batchLimit)
-                    }
+                    batch = sink.nextBatch(capacity: Self.batchLimit)
                     // Let the next events gather in the kernel's socket buffer: at most one wake-up (of this
                     // thread and of the loop) per window, whatever the report rate, unless the batch was full;
                     // the window grows at low rates (`BatchWindow`).

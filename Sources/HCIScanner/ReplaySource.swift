@@ -134,13 +134,7 @@ public final class ReplaySource: HCIEventSource, Sendable {
             swap(&handed, &batch)
             guard sink.deliverWaiting(consume handed) else { return false }
             deliveredCount.add(UInt64(count), ordering: .relaxed)
-            // A buffer the loop gave back, else a new one (the sink holds this one now).
-            if let spare = sink.spareBatch() {
-                batch = spare
-            } else {
-                batch = []
-                batch.reserveCapacity(Self.batchLimit)
-            }
+            batch = sink.nextBatch(capacity: Self.batchLimit)
             return true
         }
         while !stopRequested.load(ordering: .relaxed) {

@@ -57,6 +57,7 @@ import Testing
         batch.append(contentsOf: Self.batch(0..<10))
         let offered = batch.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
         if waiting {
+            // On a pool thread, which `deliverWaiting` must not block: it cannot here (10 events, capacity 1,000).
             #expect(mailbox.deliverWaiting(batch))
         } else {
             _ = mailbox.offer(batch)
@@ -71,8 +72,13 @@ import Testing
         for taken in batches { seen += taken.count }
         #expect(seen == 10)
         mailbox.recycle(&batches)
-        let spare = mailbox.spareBatch()
-        #expect(spare?.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == offered)
+        // What a source takes for its next batch (`HCIEventSink.nextBatch`): that very buffer, then new ones.
+        let spare = mailbox.nextBatch(capacity: 64)
+        #expect(spare.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == offered)
+        #expect(spare.isEmpty && spare.capacity >= 256)
+        let fresh = mailbox.nextBatch(capacity: 64)
+        #expect(fresh.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } != offered)
+        #expect(fresh.isEmpty && fresh.capacity >= 64)
     }
 
     @Test func offerBeyondCapacityDropsTheOldestAndCountsThem() async {

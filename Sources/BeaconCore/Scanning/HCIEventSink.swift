@@ -28,6 +28,16 @@ public protocol HCIEventSink: AnyObject, Sendable {
 
 extension HCIEventSink {
     public func spareBatch() -> [CapturedHCIEvent]? { nil }
+
+    /// The buffer for a producer's next batch, after it handed the last one over: one the consumer gave back
+    /// (`spareBatch()`), else a new one with room for `capacity` events (emptying the handed-over one instead
+    /// would copy it, since the sink holds it now).
+    public func nextBatch(capacity: Int) -> [CapturedHCIEvent] {
+        if let spare = spareBatch() { return spare }
+        var fresh: [CapturedHCIEvent] = []
+        fresh.reserveCapacity(capacity)
+        return fresh
+    }
 }
 
 /// What happened to an offered batch.
