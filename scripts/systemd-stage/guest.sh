@@ -19,7 +19,8 @@ CURRENT=setup
 PIDS=""
 
 say() { echo "SYSTEMD-STAGE: $*"; }
-scenario() { CURRENT=$1; echo "$1 $(date +%s)" > /tmp/current-scenario; say "--- $1 (guest uptime $(cut -d" " -f1 /proc/uptime) s): $2"; }
+# (/tmp/current-scenario, for the hang watchdog below, is replaced whole so the watchdog never reads half of it.)
+scenario() { CURRENT=$1; echo "$1 $(date +%s)" > /tmp/current-scenario.new && mv /tmp/current-scenario.new /tmp/current-scenario; say "--- $1 (guest uptime $(cut -d" " -f1 /proc/uptime) s): $2"; }
 pass() { say "PASS $CURRENT: $*"; }
 # (Replaces guest-lib's fail, which exits: a failed scenario does not stop the others.)
 fail() { say "FAIL $CURRENT: $*"; FAILS=$((FAILS + 1)); journalctl -u "$UNIT" --no-pager -n 15 -o short-monotonic | sed 's/^/SYSTEMD-STAGE:   journal: /'; }
