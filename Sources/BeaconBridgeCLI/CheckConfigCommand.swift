@@ -62,6 +62,7 @@ enum CheckConfigCommand {
             "  regions: \(c.regions.count)"
                 + (c.regions.isEmpty ? "" : " (" + c.regions.map(\.name).joined(separator: ", ") + ")"))
         lines.append("  beacons: \(c.beacons.count) named")
+        lines.append(roomsSummary(c))
         if !c.devices.known.isEmpty {
             lines.append(
                 "  devices: \(c.devices.known.count) with identity resolving keys"
@@ -85,5 +86,19 @@ enum CheckConfigCommand {
                 ? "  telemetry: every \(ConfigDuration.format(seconds: c.telemetry.interval))"
                 : "  telemetry: off")
         return lines.joined(separator: "\n")
+    }
+
+    /// `  rooms: off`, or the site: its gateways by room, this gateway's room and the signal the rule compares.
+    static func roomsSummary(_ c: GatewayConfiguration) -> String {
+        guard c.rooms.enabled else { return "  rooms: off" }
+        let site = c.rooms.gatewayRooms(own: c.gateway)
+        let rooms = Set(site.values).sorted()
+        var line = "  rooms: \(site.count) gateway(s) in \(rooms.count) room(s) (\(rooms.joined(separator: ", ")))"
+        if let own = site[c.gateway.id] { line += ", this gateway in \(own)" }
+        line += ", signal \(c.rooms.arbiter.useRawRSSI ? "raw" : "smoothed")"
+        if c.rooms.replayWaitForGateways > 0 {
+            line += ", replays wait for \(c.rooms.replayWaitForGateways) gateway(s)"
+        }
+        return line
     }
 }

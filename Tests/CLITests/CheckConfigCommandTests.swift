@@ -52,6 +52,16 @@ import Testing
         #expect(result.stdout.contains("valid-minimal.yaml: configuration is valid"))
         #expect(result.stdout.contains("gateway: id=pi-kitchen name=\"Kitchen gateway\" room=kitchen"))
         #expect(result.stdout.contains("telemetry: every 2m"))
+        #expect(result.stdout.contains("  rooms: off\n"))
+    }
+
+    @Test func summaryNamesTheRoomsSite() async throws {
+        let result = try await Self.run(["check-config", "--config", "valid-rooms.yaml"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout.contains(
+                "  rooms: 3 gateway(s) in 3 room(s) (hall, kitchen, office), this gateway in hall, signal raw,"
+                    + " replays wait for 3 gateway(s)\n"), "\(result.stdout)")
     }
 
     /// The shipped example names the packaged state directory, which exists where the service is installed

@@ -78,6 +78,18 @@ import Testing
         #expect(lines.contains { $0.contains("rooms.gateways") && $0.contains("has no room") })
     }
 
+    /// A replay waits (up to 60 s) for gateways of the site: more than the site has can never come.
+    @Test func replayCannotWaitForMoreGatewaysThanTheSiteHas() {
+        let site = "gateway: {id: gw-hall, room: hall}\nrooms:\n  enabled: true\n  gateways: {gw-kitchen: kitchen}\n"
+        let lines = problems(site + "  replay_wait_for_gateways: 3\n")
+        #expect(
+            lines.contains {
+                $0.hasPrefix("t.yaml:5:") && $0.contains("rooms.replay_wait_for_gateways")
+                    && $0.contains("more than the site's 2 gateway(s)")
+            }, "\(lines)")
+        #expect(problems(site + "  replay_wait_for_gateways: 2\n").isEmpty)
+    }
+
     @Test func theRoomsTopicLevelIsNoGatewayID() {
         let lines = problems("gateway: {id: rooms, room: hall}\nrooms: {enabled: true}\n")
         #expect(lines.contains { $0.contains("gateway.id") && $0.contains("topic level of the room events") })

@@ -223,6 +223,7 @@ extension Daemon {
             ("rooms_published", Int64(counters.published)),
             ("rooms_own_sightings", Int64(counters.ownSightings)),
             ("rooms_peer_sightings", Int64(counters.peerSightings)),
+            ("rooms_peer_gone", Int64(counters.peerGone)),
             ("rooms_echoes_dropped", Int64(counters.echoesDropped)),
             ("rooms_bad_inbound", Int64(counters.malformed)),
             ("rooms_beacons_refused", Int64(counters.beaconsRefused)),

@@ -26,6 +26,8 @@ public struct RoomCoordinator: Sendable {
         public var peerSightings = 0
         /// Our own sightings echoed by the broker (dropped: already fed from the engine).
         public var echoesDropped = 0
+        /// Other gateways' "gone" sightings (RSSI null: they no longer hear the beacon; their evidence ages out).
+        public var peerGone = 0
         /// Inbound messages that were not what their topic promised (ignored).
         public var malformed = 0
         /// New beacons ignored because `maxBeacons` are tracked.
@@ -131,12 +133,17 @@ public struct RoomCoordinator: Sendable {
                 counters.echoesDropped += 1
                 return []
             }
-            guard let sighting = RoomSighting(gatewayID: gateway, payload: message.payload) else {
+            switch RoomSighting.inbound(gatewayID: gateway, payload: message.payload) {
+            case let .sighting(sighting):
+                counters.peerSightings += 1
+                return feed(sighting)
+            case .gone:
+                counters.peerGone += 1
+                return []
+            case .malformed:
                 counters.malformed += 1
                 return []
             }
-            counters.peerSightings += 1
-            return feed(sighting)
         case .state:
             guard let state = AnnouncedRoom(payload: message.payload) else {
                 counters.malformed += 1

@@ -67,7 +67,16 @@ public struct RoomSettings: Sendable, Equatable {
                     message: "`\(id)` is not a gateway of rooms.gateways"))
         }
         guard enabled else { return issues }
-        if gatewayRooms(own: gateway)[gateway.id] == nil {
+        let site = gatewayRooms(own: gateway)
+        if replayWaitForGateways > site.count {
+            issues.append(
+                ConfigIssue(
+                    path: "rooms.replay_wait_for_gateways",
+                    message:
+                        "\(replayWaitForGateways) is more than the site's \(site.count) gateway(s) (rooms.gateways and this one): a replay would wait its 60 s for gateways that do not exist"
+                ))
+        }
+        if site[gateway.id] == nil {
             issues.append(
                 ConfigIssue(
                     path: "rooms.gateways",

@@ -169,8 +169,7 @@ import Testing
                 payload: Array(#"{"kind":"sighting","beacon_id":"tag","time":1e400,"rssi":-50}"#.utf8)),
             InboundMessage(
                 topic: "beaconbridge/gw-a/sighting/tag",
-                payload: Array(#"{"kind":"sighting","beacon_id":"tag","time":5,"rssi":null,"rssi_smoothed":null}"#.utf8)
-            ),
+                payload: Array(#"{"kind":"sighting","beacon_id":"tag","time":5,"rssi":"loud"}"#.utf8)),
             InboundMessage(
                 topic: "beaconbridge/gw-a/sighting/tag", payload: Array(String(repeating: "[", count: 10_000).utf8)),
             InboundMessage(
@@ -182,6 +181,15 @@ import Testing
         ]
         for message in garbage { #expect(b.receive(message, wall: 0).isEmpty) }
         #expect(b.counters.malformed == garbage.count)
+        // A "gone" sighting (RSSI null, or no RSSI at all) is documented, not malformed: counted apart, no evidence.
+        for payload in [
+            #"{"kind":"sighting","beacon_id":"tag","time":5,"rssi":null,"rssi_smoothed":null}"#,
+            #"{"kind":"sighting","beacon_id":"tag","time":6}"#,
+        ] {
+            let gone = InboundMessage(topic: "beaconbridge/gw-a/sighting/tag", payload: Array(payload.utf8))
+            #expect(b.receive(gone, wall: 0).isEmpty)
+        }
+        #expect(b.counters.peerGone == 2 && b.counters.malformed == garbage.count && b.counters.peerSightings == 0)
         #expect(b.arbiter.tracks.isEmpty && b.announced.isEmpty)
         // Topics outside the filters' shapes are nothing.
         #expect(Self.topics.parse("beaconbridge/gw-a/presence/tag") == nil)
