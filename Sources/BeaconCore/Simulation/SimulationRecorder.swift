@@ -296,13 +296,16 @@ struct SimulationRecorder {
             var matched = Array(repeating: false, count: engine.count)
             var floor = -Double.infinity
             let felt = feltStarts[key] ?? []
+            var enteredThisStay = true
             for (position, transition) in truth.enumerated() {
                 let feltStart = position < felt.count ? felt[position] : nil
+                var matchedNow = false
                 if let index = engine.indices.first(where: {
                     !matched[$0] && engine[$0].kind == transition.kind
                         && engine[$0].time >= max(floor, transition.time - 10)
                 }) {
                     matched[index] = true
+                    matchedNow = true
                     let latency = engine[index].time - observable(transition.time)
                     let feltLatency = feltStart.map { engine[index].time - observable($0) }
                     if transition.kind == .enter {
@@ -317,9 +320,15 @@ struct SimulationRecorder {
                     pair.missed += 1
                     if transition.kind == .enter { pair.missedEnters += 1 }
                     if feltStart != nil {
-                        if transition.kind == .enter { pair.feltMissedEnters += 1 } else { pair.feltMissedExits += 1 }
+                        if transition.kind == .enter {
+                            pair.feltMissedEnters += 1
+                        } else if enteredThisStay {
+                            // A stay the detector never entered has no exit to make (its missed enter counts).
+                            pair.feltMissedExits += 1
+                        }
                     }
                 }
+                if transition.kind == .enter { enteredThisStay = matchedNow }
             }
             pair.falseTransitions = matched.filter { !$0 }.count
             pair.falseExitsDuringStays =
