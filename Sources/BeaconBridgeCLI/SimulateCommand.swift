@@ -4,18 +4,24 @@ import BeaconCore
 import Glibc
 #endif
 
-/// `beaconbridge simulate --scenario FILE [--seed N] [--seeds K] [--summary-only] [--capture OUT]`: runs a scripted
+/// `beaconbridge simulate --scenario FILE [--seed N] [--seeds K] [--radio MODEL] [--summary-only] [--capture OUT]`:
+/// runs a scripted
 /// scenario through the tracker and region engine (and the peer baselines beside it); prints every event as one
 /// JSON line on stdout, then a `summary` line, and the summary as text on stderr. With several scenarios or
 /// seeds: one `summary` line per run (no events), then an `aggregate` line over all runs.
 /// Exit 0; 64 usage; 66 unreadable file; 65 malformed scenario; 78 invalid settings.
 enum SimulateCommand {
     static let usage = """
-        Usage: beaconbridge simulate --scenario FILE... [--seed N] [--seeds K] [--summary-only] [--capture OUT]
-                                     [--frontier [--true-levels]]
+        Usage: beaconbridge simulate --scenario FILE... [--seed N] [--seeds K] [--radio MODEL] [--sensitivity P]
+                                     [--summary-only] [--capture OUT] [--frontier [--true-levels]]
           --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
           --seed N          override the scenario's seed (0...2^64-1)
           --seeds K         run K seeds (the seed, seed+1, ...) and print the aggregate (1...1000)
+          --radio MODEL     run every region scenario on this radio instead of its own: measured (the
+                            default of files that name none), pessimistic (the 5 s model before issue 30)
+                            or independent (docs/scenarios.md, "The radio model")
+          --sensitivity P   run every region with this preset (fast, balanced, steady) instead of its own
+                            timing keys (docs/tracking-and-regions.md, "Sensitivity presets")
           --summary-only    print only the summary line, not the events
           --capture OUT     also write the scenario's reports as a btsnoop capture (for replay); for a rooms
                             scenario one capture per gateway, OUT containing {gateway}, and the ground truth
@@ -35,6 +41,8 @@ enum SimulateCommand {
         var capturePath: String?
         var frontier = false
         var trueLevels = false
+        var radioModel: ScenarioRadio.Model?
+        var preset: RegionSensitivity?
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -51,6 +59,16 @@ enum SimulateCommand {
                     return usageError("--seed needs a number 0...18446744073709551615")
                 }
                 seed = parsed
+            case "--radio":
+                guard let value = rest.popFirst(), let parsed = ScenarioRadio.Model(rawValue: value) else {
+                    return usageError("--radio needs measured, pessimistic or independent")
+                }
+                radioModel = parsed
+            case "--sensitivity":
+                guard let value = rest.popFirst(), let parsed = RegionSensitivity(rawValue: value) else {
+                    return usageError("--sensitivity needs fast, balanced or steady")
+                }
+                preset = parsed
             case "--summary-only": summaryOnly = true
             case "--frontier": frontier = true
             case "--true-levels": trueLevels = true
@@ -83,6 +101,10 @@ enum SimulateCommand {
         // Multi-gateway scenarios ("kind": "rooms") go to the room arbiter's simulation (docs/rooms.md).
         let rooms = texts.filter { RoomScenario.isRoomScenario(json: $0.text) }
         if !rooms.isEmpty {
+            if radioModel != nil || preset != nil {
+                return usageError(
+                    "--radio and --sensitivity take region scenarios (rooms have their own radio and arbiter)")
+            }
             guard rooms.count == texts.count else {
                 return usageError("rooms scenarios cannot be mixed with region scenarios")
             }
@@ -93,8 +115,15 @@ enum SimulateCommand {
         }
         for (path, text) in texts {
             do {
-                var scenario = try Scenario(json: text)
+                var scenario = try Scenario(json: text, radioModel: radioModel)
                 if let seed { scenario.seed = seed }
+                if let preset {
+                    scenario.regions = scenario.regions.map { rule in
+                        var rule = rule
+                        rule.apply(preset)
+                        return rule
+                    }
+                }
                 scenarios.append(scenario)
             } catch {
                 Output.stderr("beaconbridge simulate: \(path): \(error)")

@@ -24,6 +24,11 @@ enum SimulateComparison {
                     ("enter_latency_1hz_s", latencies(scores.enterLatencies(atLeast: 1))),
                     ("enter_latency_5hz_s", latencies(scores.enterLatencies(atLeast: 5))),
                     ("exit_latency_s", latencies(scores.exitLatencies)),
+                    ("felt_enter_latency_1hz_s", latencies(scores.feltEnterLatencies(atLeast: 1))),
+                    ("felt_enter_latency_5hz_s", latencies(scores.feltEnterLatencies(atLeast: 5))),
+                    ("felt_missed_enters_1hz", .int(Int64(scores.feltMissedEnters(atLeast: 1)))),
+                    ("felt_exit_latency_s", latencies(scores.feltExitLatencies)),
+                    ("felt_missed_exits", .int(Int64(scores.feltMissedExits))),
                 ])
             })
     }
@@ -47,7 +52,8 @@ enum SimulateComparison {
                 + TableText.cell("missed", 7)
                 + TableText.cell("right %", 8) + TableText.cell("enter p50/p95/max s", 21)
                 + TableText.cell("p95 ≥1/≥5 Hz", 13)
-                + "exit p50/p95/max s"
+                + TableText.cell("exit p50/p95/max s", 20)
+                + TableText.cell("felt enter p95 ≥1/≥5 Hz (missed)", 33) + "felt exit p95 (missed)"
         ]
         for row in rows(summary) {
             let scores = row.scores
@@ -62,7 +68,13 @@ enum SimulateComparison {
                         "\(TableText.rounded(SimulationSummary.percentile(scores.enterLatencies(atLeast: 1), 0.95)))/"
                             + TableText.rounded(SimulationSummary.percentile(scores.enterLatencies(atLeast: 5), 0.95)),
                         13)
-                    + triple(scores.exitLatencies))
+                    + TableText.cell(triple(scores.exitLatencies), 20)
+                    + TableText.cell(
+                        "\(TableText.rounded(SimulationSummary.percentile(scores.feltEnterLatencies(atLeast: 1), 0.95)))/"
+                            + "\(TableText.rounded(SimulationSummary.percentile(scores.feltEnterLatencies(atLeast: 5), 0.95))) "
+                            + "(\(scores.feltMissedEnters(atLeast: 1)))", 33)
+                    + "\(TableText.rounded(SimulationSummary.percentile(scores.feltExitLatencies, 0.95))) "
+                    + "(\(scores.feltMissedExits))")
         }
         return lines.joined(separator: "\n")
     }

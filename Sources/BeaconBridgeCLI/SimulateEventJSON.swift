@@ -96,8 +96,8 @@ enum SimulateEventJSON {
         let periods = Set(scenario.regions.map(\.exitPeriod)).sorted().map { "\(rounded2($0)) s" }.joined(
             separator: ", ")
         return """
-            scenario \(scenario.name), seed \(scenario.seed): \(summary.observations) reports over \(rounded2(scenario.duration)) s, \
-            \(summary.restarts) restart(s)
+            scenario \(scenario.name), seed \(scenario.seed), \(scenario.radio.model.rawValue) radio: \(summary.observations) reports \
+            over \(rounded2(scenario.duration)) s, \(summary.restarts) restart(s)
               events: \(summary.events.enter) enter, \(summary.events.exit) exit, \(summary.events.seen) seen, \
             \(summary.events.away) away, \(summary.events.sighting) sightings
               time in the right state: \(rounded2(summary.rightFraction * 100)) %
@@ -107,7 +107,7 @@ enum SimulateEventJSON {
               exit latency: p50 \(seconds(SimulationSummary.percentile(exit, 0.5))), \
             p95 \(seconds(SimulationSummary.percentile(exit, 0.95))) (n=\(exit.count); includes the exit period: \(periods.isEmpty ? "-" : periods))
               side by side over \(rounded2(summary.beaconHours)) beacon-hours (false/b-h: false transitions per beacon-hour; \
-            false exits: during true stays; latencies include the exit period):
+            false exits: during true stays; latencies include the exit period; felt: as users feel them, docs/scenarios.md):
             \(SimulateComparison.text(summary))
             """
     }

@@ -113,6 +113,26 @@ import Glibc
         #expect(a.stdout.contains("\"seed\":99,"))
     }
 
+    @Test func radioAndSensitivityOptionsReplaceTheFilesChoices() async throws {
+        try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
+        let scenario = Self.packageRoot + "/config/scenarios/carry-in.json"
+        let measured = try await Self.run(["simulate", "--scenario", scenario, "--summary-only"])
+        let pessimistic = try await Self.run([
+            "simulate", "--scenario", scenario, "--summary-only", "--radio", "pessimistic",
+        ])
+        let steady = try await Self.run([
+            "simulate", "--scenario", scenario, "--summary-only", "--sensitivity", "steady",
+        ])
+        #expect(measured.status == 0 && pessimistic.status == 0 && steady.status == 0)
+        #expect(measured.stderr.contains("measured radio") && pessimistic.stderr.contains("pessimistic radio"))
+        #expect(measured.stdout != pessimistic.stdout, "another radio, other reports")
+        // The same reports judged with the steady preset: the same observation count, other decisions.
+        #expect(measured.stdout != steady.stdout)
+        #expect(measured.stderr.contains("felt enter p95"))
+        #expect(try await Self.run(["simulate", "--scenario", scenario, "--radio", "loud"]).status == 64)
+        #expect(try await Self.run(["simulate", "--scenario", scenario, "--sensitivity", "eager"]).status == 64)
+    }
+
     @Test func malformedScenarioNamesTheProblem() async throws {
         try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
         let path = Self.writeTemporary(#"{"duration_s": 60, "beacons": [{"path": [{"t": "soon"}]}]}"#)

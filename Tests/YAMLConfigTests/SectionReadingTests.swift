@@ -63,6 +63,34 @@ import Testing
         #expect(c.outbox.maxBytes == 64 << 20 && c.outbox.sightingMaxAge == 120 && c.outbox.synchronous == "full")
     }
 
+    @Test func sensitivityPresetsSetTheTimingKeys() throws {
+        let c = try load(
+            """
+            tracking: {sensitivity: steady}
+            regions:
+              - {name: a, match: {}, enter: {rssi_above: -70}}
+              - {name: b, match: {}, enter: {rssi_above: -70}, sensitivity: fast, exit_period_s: 40}
+              - {name: c, match: {}, enter: {rssi_above: -70}, sensitivity: balanced, fast_enter_margin_db: 7}
+            """
+        ).get()
+        #expect(c.tracking.sensitivity == .steady)
+        let (a, b, cc) = (c.regions[0], c.regions[1], c.regions[2])
+        // a inherits steady: no fast path, 60 dB·s, 45 s exit period.
+        #expect(a.sensitivity == nil && a.fastEnterEvidence == 0 && a.enterEvidence == 60 && a.exitPeriod == 45)
+        // b is fast except for the exit period it sets itself.
+        #expect(b.sensitivity == .fast && b.fastEnterEvidence == 6 && b.fastEnterMargin == 4 && b.exitPeriod == 40)
+        #expect(b.enterEvidence == 15 && b.enterMargin == 2)
+        #expect(cc.fastEnterEvidence == 10 && cc.fastEnterMargin == 7 && cc.enterEvidence == 30)
+        #expect(
+            problems("tracking: {sensitivity: quick}\n") == [
+                "t.yaml:1:25: tracking.sensitivity: `quick` is not one of fast, balanced, steady"
+            ])
+        #expect(
+            problems(
+                "regions:\n  - name: r\n    match: {}\n    enter: {rssi_above: -70}\n    fast_enter_margin_db: 2\n"
+            ) == ["t.yaml:5:27: regions[0].fast_enter_margin_db: must be at least enter_margin_db (3.5), got 2.0"])
+    }
+
     @Test func ownersValidationIsPlacedAtTheKey() {
         #expect(
             problems("scanner:\n  interval_ms: 50\n  window_ms: 80\n") == [

@@ -57,6 +57,14 @@ extension RegionRule {
             add("enter_evidence_db", "must be > 0 and <= 100000, got \(enterEvidence)")
         }
         if !(enterMargin >= 0 && enterMargin <= 30) { add("enter_margin_db", "must be 0...30 dB, got \(enterMargin)") }
+        if !(fastEnterEvidence >= 0 && fastEnterEvidence <= 100_000) {
+            add("fast_enter_evidence_db", "must be 0 (off) ... 100000, got \(fastEnterEvidence)")
+        }
+        if !(fastEnterMargin >= 0 && fastEnterMargin <= 30) {
+            add("fast_enter_margin_db", "must be 0...30 dB, got \(fastEnterMargin)")
+        } else if fastEnterEvidence > 0, fastEnterMargin < enterMargin {
+            add("fast_enter_margin_db", "must be at least enter_margin_db (\(enterMargin)), got \(fastEnterMargin)")
+        }
         if !(exitEvidence > 0 && exitEvidence <= 100_000) {
             add("exit_evidence_db", "must be > 0 and <= 100000, got \(exitEvidence)")
         }

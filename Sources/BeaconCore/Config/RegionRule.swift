@@ -8,6 +8,12 @@
 /// spent below the exit level; a report that leaves it at 0 is a qualifying sighting. The beacon exits once it
 /// has been heard without qualifying for `exitPeriod`, or after `dropoutGrace` of total silence after
 /// qualifying reports. See docs/tracking-and-regions.md for the numbers behind the defaults.
+///
+/// Two speeds (issue 30): beside that slow sum, a fast one adds (clamped margin − `fastEnterMargin`) × time; a
+/// beacon whose reports stand well above the enter level, consistently (the sum only grows while reports keep
+/// clearing the higher margin, and it needs `RegionEvaluator.fastMinReports` reports), enters once it reaches
+/// `fastEnterEvidence`, in seconds. Weak evidence near the boundary still takes the slow sum's time. The
+/// defaults are the `balanced` preset's (`RegionSensitivity`).
 public struct RegionRule: Sendable, Equatable {
     public var name: String
     public var match: RegionMatch
@@ -29,13 +35,24 @@ public struct RegionRule: Sendable, Equatable {
     public var exitPeriod: Double
     /// nil: region decisions use every report's raw RSSI; set: they use this filter's output instead.
     public var filter: FilterSettings?
+    /// dB·s of strong evidence before a fast enter (YAML `fast_enter_evidence_db`, default 10; 0 turns it off).
+    public var fastEnterEvidence: Double
+    /// dB a report must be above the enter level to add strong evidence (YAML `fast_enter_margin_db`, default 6).
+    public var fastEnterMargin: Double
+    /// The preset the region named itself (YAML `sensitivity`); nil when it named none (its timing keys then
+    /// come from `tracking.sensitivity`, `balanced` unless set).
+    public var sensitivity: RegionSensitivity?
 
     public init(
         name: String, match: RegionMatch, enter: RegionCondition? = nil, exit: RegionCondition? = nil,
         enterEvidence: Double = 30, minDwell: Double = 1, exitPeriod: Double = 30,
         filter: FilterSettings? = nil, enterMargin: Double = 3.5, exitEvidence: Double = 20,
-        dropoutGrace: Double = 60
+        dropoutGrace: Double = 60, fastEnterEvidence: Double = 10, fastEnterMargin: Double = 6,
+        sensitivity: RegionSensitivity? = nil
     ) {
+        self.fastEnterEvidence = fastEnterEvidence
+        self.fastEnterMargin = fastEnterMargin
+        self.sensitivity = sensitivity
         self.enterMargin = enterMargin
         self.exitEvidence = exitEvidence
         self.dropoutGrace = dropoutGrace

@@ -15,6 +15,9 @@ public struct TrackerSettings: Sendable, Equatable {
     public var publish: PublishPolicy
     /// Away timeouts of single beacons by id (from `devices.known[].away_timeout_s`; not a `tracking` key).
     public var awayTimeoutOverrides: [String: Double] = [:]
+    /// The regions' preset when they name none (YAML `tracking.sensitivity`, default `balanced`). Applied when
+    /// the regions are read (`RegionRule(from:inherited:)`).
+    public var sensitivity: RegionSensitivity = .balanced
 
     public init(
         maxBeacons: Int = 10_000, awayTimeout: Double = 60, restoreMaxAge: Double = 900,

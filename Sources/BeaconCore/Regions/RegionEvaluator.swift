@@ -220,6 +220,8 @@ struct RegionEvaluator: Sendable {
         membership.state = state
         membership.since = time
         membership.enterSum = 0
+        membership.fastSum = 0
+        membership.fastReports = 0
         membership.otherSum = 0
         membership.outTime = 0
         if state == .inside { membership.lastQualifying = time }

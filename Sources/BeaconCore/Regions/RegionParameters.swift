@@ -11,6 +11,9 @@ struct RegionParameters: Sendable {
     var unknownMargin: Float
     var exitEvidence: Float
     var dropoutGrace: Double
+    /// The fast path (issue 30): strong evidence needed (0: off) and the margin it counts above.
+    var fastEnterEvidence: Float
+    var fastEnterMargin: Float
     /// The region's own filter, nil to judge raw reports.
     var filter: FilterSettings?
 
@@ -24,6 +27,8 @@ struct RegionParameters: Sendable {
         unknownMargin = Float(rule.enterMargin) * RegionEvaluator.unknownMarginShare
         exitEvidence = Float(rule.exitEvidence)
         dropoutGrace = rule.dropoutGrace
+        fastEnterEvidence = Float(rule.fastEnterEvidence)
+        fastEnterMargin = Float(rule.fastEnterMargin)
         filter = rule.filter
     }
 }

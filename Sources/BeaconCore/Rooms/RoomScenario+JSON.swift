@@ -22,8 +22,9 @@ extension RoomScenario {
             throw ScenarioError(path: "duration_s", message: "required, > 0 and <= 604800 seconds")
         }
         let radio =
-            try fields.object("radio").map { fields throws(ScenarioError) in try ScenarioRadio(fields) }
-            ?? ScenarioRadio()
+            try fields.object("radio").map { fields throws(ScenarioError) in
+                try ScenarioRadio(fields, defaultModel: .pessimistic)
+            } ?? ScenarioRadio(model: .pessimistic)
         var tracker = RoomScenario.defaultTracker
         if let block = try fields.object("tracker") {
             var hasPublish = block

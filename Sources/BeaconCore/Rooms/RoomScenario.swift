@@ -22,7 +22,8 @@ public struct RoomScenario: Sendable {
 
     public init(
         name: String = "rooms", seed: UInt64 = 1, startTime: Timestamp = 1_700_000_000, duration: Double,
-        radio: ScenarioRadio = ScenarioRadio(), tracker: TrackerSettings = RoomScenario.defaultTracker,
+        radio: ScenarioRadio = ScenarioRadio(model: .pessimistic),
+        tracker: TrackerSettings = RoomScenario.defaultTracker,
         plan: FloorPlan, people: [ScenarioBeacon], arbiter: RoomArbiterSettings? = nil, warmup: Double = 10,
         minimumStay: Double = 30, matchGrace: Double = 15
     ) {

@@ -1,5 +1,6 @@
 /// The multi-gateway world of a `RoomScenario`: every person's beacon advertises on one schedule, and every
-/// gateway hears each advertisement through its own link of the simulator's realistic radio (`RealisticRadio`:
+/// gateway hears each advertisement through its own link of the simulator's pessimistic radio (`RealisticRadio`,
+/// the model before issue 30; the measured radio's channel mixing and constant offsets are not drawn here:
 /// shadowing correlated in time and metres moved, per-channel offsets with this scanner's channel dwell, fast
 /// fading, body blocking, Gilbert-Elliott loss, the sensitivity curve), plus the loss of every wall the line of
 /// sight crosses and the gateway's receiver offset. Silences of the beacon itself (scripted or random dropouts)

@@ -3,7 +3,9 @@ extension Scenario {
     public static let maxAdvertisements = 50_000_000.0
 
     /// Parses and validates a scenario file (format in docs/scenarios.md). Errors name the key path.
-    public init(json text: String) throws(ScenarioError) {
+    /// `radioModel` runs the file on that radio model instead of its own (`simulate --radio`): the file's keys
+    /// of the realistic models still apply on top of that model's defaults, keys of the other family are ignored.
+    public init(json text: String, radioModel: ScenarioRadio.Model? = nil) throws(ScenarioError) {
         let root: JSONValue
         do {
             root = try JSONValue(parsing: text)
@@ -23,14 +25,17 @@ extension Scenario {
             throw ScenarioError(path: "advance_interval_s", message: "must be > 0 and <= 60 seconds")
         }
         let radio =
-            try fields.object("radio").map { fields throws(ScenarioError) in try ScenarioRadio(fields) }
-            ?? ScenarioRadio()
+            try fields.object("radio").map { fields throws(ScenarioError) in
+                try ScenarioRadio(fields, forcing: radioModel)
+            } ?? ScenarioRadio(model: radioModel ?? .measured)
         let settings =
             try fields.object("tracker").map { fields throws(ScenarioError) in try TrackerSettings(scenario: fields) }
             ?? .default
         var regions: [RegionRule] = []
         for (index, value) in (try fields.array("regions") ?? []).enumerated() {
-            regions.append(try RegionRule(scenario: try ScenarioFields(value, path: "regions[\(index)]")))
+            regions.append(
+                try RegionRule(
+                    scenario: try ScenarioFields(value, path: "regions[\(index)]"), inherited: settings.sensitivity))
         }
         guard let beaconValues = try fields.array("beacons"), !beaconValues.isEmpty else {
             throw ScenarioError(path: "beacons", message: "required: a non-empty list of beacons")
@@ -80,16 +85,24 @@ extension Scenario {
 }
 
 extension ScenarioRadio {
-    init(_ fields: ScenarioFields) throws(ScenarioError) {
+    /// `defaultModel`: the model of a file that names none (rooms scenarios keep the pessimistic radio: the room
+    /// simulator does not draw the measured radio's channel mixing or constant offsets).
+    init(
+        _ fields: ScenarioFields, forcing forced: Model? = nil, defaultModel: Model = .measured
+    ) throws(ScenarioError) {
         var fields = fields
-        self.init()
+        var chosen = defaultModel
         if let name = try fields.string("model") {
-            guard let parsed = Model(rawValue: name) else {
+            // `realistic` is the pessimistic model's name from before the measured radio (issue 30).
+            guard let parsed = name == "realistic" ? .pessimistic : Model(rawValue: name) else {
                 throw ScenarioError(
-                    path: fields.keyPath("model"), message: "must be 'realistic' or 'independent', got '\(name)'")
+                    path: fields.keyPath("model"),
+                    message: "must be 'measured', 'pessimistic' (or its old name 'realistic') or 'independent', "
+                        + "got '\(name)'")
             }
-            model = parsed
+            chosen = parsed
         }
+        self.init(model: forced ?? chosen)
         pathLossExponent = try fields.double("path_loss_exponent", default: pathLossExponent)
         sigma = try fields.double("sigma_db", default: sigma)
         noiseFloor = try fields.double("noise_floor_dbm", default: noiseFloor)
@@ -105,16 +118,17 @@ extension ScenarioRadio {
         }
         channelDwell = try fields.double("channel_dwell_s", default: channelDwell)
         let realisticKeys = RealisticRadio.keys.filter { fields.has($0) }
-        realistic = try RealisticRadio(&fields)
+        realistic = try RealisticRadio(&fields, base: realistic)
         try fields.finish()
-        if model == .independent, let key = realisticKeys.first {
+        if forced == nil, model == .independent, let key = realisticKeys.first {
             throw ScenarioError(
-                path: fields.keyPath(key), message: "belongs to the realistic model; this radio is 'independent'")
+                path: fields.keyPath(key),
+                message: "belongs to the measured and pessimistic models; this radio is 'independent'")
         }
-        if model == .realistic, fields.has("sigma_db") {
+        if forced == nil, model != .independent, fields.has("sigma_db") {
             throw ScenarioError(
                 path: fields.keyPath("sigma_db"),
-                message: "belongs to the independent model; the realistic "
+                message: "belongs to the independent model; the measured and pessimistic "
                     + "model's terms are shadowing_sigma_db and fading_sigma_db (or set \"model\": \"independent\")")
         }
         guard channelDwell > 0, channelDwell <= 3_600 else {
@@ -140,12 +154,12 @@ extension RealisticRadio {
     static let keys = [
         "shadowing_sigma_db", "shadowing_time_s", "shadowing_distance_m", "fading_sigma_db",
         "channel_offset_sigma_db", "loss_burst_s", "loss_burst_share", "sensitivity_width_db",
-        "adv_delay_max_s", "body_blocking",
+        "adv_delay_max_s", "body_blocking", "channel_mixing", "placement_sigma_db", "posture_sigma_db",
     ]
 
     /// Reads the realistic model's keys from the `radio` object (docs/scenarios.md) and checks their ranges.
-    init(_ fields: inout ScenarioFields) throws(ScenarioError) {
-        self.init()
+    init(_ fields: inout ScenarioFields, base: RealisticRadio) throws(ScenarioError) {
+        self = base
         func read(
             _ key: String, _ value: inout Double, _ range: ClosedRange<Double>, _ unit: String,
             in fields: inout ScenarioFields
@@ -166,6 +180,9 @@ extension RealisticRadio {
         try read("loss_burst_share", &lossBurstShare, 0...0.99, "(fraction of time)", in: &fields)
         try read("sensitivity_width_db", &sensitivityWidth, 0.01...20, "dB", in: &fields)
         try read("adv_delay_max_s", &advDelayMax, 0...1, "seconds", in: &fields)
+        try read("placement_sigma_db", &placementSigma, 0...20, "dB", in: &fields)
+        try read("posture_sigma_db", &postureSigma, 0...20, "dB", in: &fields)
+        channelMixing = try fields.bool("channel_mixing") ?? channelMixing
         if var block = try fields.object("body_blocking") {
             try read("mean_interval_s", &blocking.meanInterval, 0...1_000_000, "seconds (0: off)", in: &block)
             try read("min_s", &blocking.minLength, 0.01...86_400, "seconds", in: &block)

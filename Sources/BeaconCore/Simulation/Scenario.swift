@@ -43,11 +43,12 @@ public struct Scenario: Sendable {
     }
 }
 
-/// The propagation model: log-distance path loss, then either the realistic radio (correlated shadowing,
-/// channels, fading, body blocking, bursty loss, a sensitivity curve; the default) or independent log-normal
-/// shadowing per report with a hard noise floor (the original model).
+/// The propagation model: log-distance path loss, then one of the correlated radios (placement and posture
+/// offsets, correlated shadowing, channels, fading, body blocking, bursty loss, a sensitivity curve): `measured`
+/// (the default, from the measured traces) or `pessimistic` (the 5 s model before issue 30, once called
+/// `realistic`); or independent log-normal shadowing per report with a hard noise floor (the original model).
 public struct ScenarioRadio: Sendable, Equatable {
-    public enum Model: String, Sendable, Equatable { case realistic, independent }
+    public enum Model: String, Sendable, Equatable, CaseIterable { case measured, pessimistic, independent }
 
     public var model: Model
     public var pathLossExponent: Double
@@ -61,16 +62,17 @@ public struct ScenarioRadio: Sendable, Equatable {
     /// next every `channelDwell` seconds, so every report in that time carries that channel's offset. Empty: off.
     public var channelOffsets: [Double]
     public var channelDwell: Double
-    /// The realistic model's parameters (unused by the independent model).
+    /// The measured or pessimistic model's parameters (unused by the independent model).
     public var realistic: RealisticRadio
 
+    /// `realistic` nil: the model's own defaults (`RealisticRadio.measured` or `.pessimistic`).
     public init(
-        model: Model = .realistic, pathLossExponent: Double = 2.7, sigma: Double = 6,
+        model: Model = .measured, pathLossExponent: Double = 2.7, sigma: Double = 6,
         noiseFloor: Double = -100, defaultMeasuredPower: Int = -59, channelOffsets: [Double] = [],
-        channelDwell: Double = 10, realistic: RealisticRadio = RealisticRadio()
+        channelDwell: Double = 10, realistic: RealisticRadio? = nil
     ) {
         self.model = model
-        self.realistic = realistic
+        self.realistic = realistic ?? (model == .measured ? .measured : .pessimistic)
         self.pathLossExponent = pathLossExponent
         self.sigma = sigma
         self.noiseFloor = noiseFloor

@@ -71,6 +71,15 @@ public struct ScenarioBeacon: Sendable {
         return max((x * x + y * y).squareRoot(), 0.1)
     }
 
+    /// The index of the part of the path at `time`: 0 before the first waypoint, k while between waypoint k−1
+    /// and k (or resting at waypoint k−1 before moving on), `path.count` after the last. The measured radio
+    /// holds one posture offset per part.
+    public func segment(at time: Double) -> Int {
+        var index = 0
+        for waypoint in path where time >= waypoint.time { index += 1 }
+        return index
+    }
+
     /// Position (metres, gateway at the origin) at scenario time `time`.
     public func position(at time: Double) -> (x: Double, y: Double) {
         guard let first = path.first else { return (1, 0) }

@@ -41,6 +41,14 @@ struct ScenarioFields {
         throw ScenarioError(path: keyPath(key), message: "expected an integer")
     }
 
+    mutating func bool(_ key: String) throws(ScenarioError) -> Bool? {
+        guard let value = raw(key) else { return nil }
+        guard case let .bool(flag) = value else {
+            throw ScenarioError(path: keyPath(key), message: "expected true or false")
+        }
+        return flag
+    }
+
     mutating func string(_ key: String) throws(ScenarioError) -> String? {
         guard let value = raw(key) else { return nil }
         guard case let .string(text) = value else {

@@ -7,6 +7,9 @@ extension TrackerSettings {
         awayTimeout = try fields.double("away_timeout_s", default: awayTimeout)
         restoreMaxAge = try fields.double("restore_max_age_s", default: restoreMaxAge)
         statePersistInterval = try fields.double("state_persist_interval_s", default: statePersistInterval)
+        if let presetName = try fields.string("sensitivity") {
+            sensitivity = try RegionSensitivity(scenario: presetName, path: fields.keyPath("sensitivity"))
+        }
         if let filterFields = try fields.object("filter") { filter = try FilterSettings(scenario: filterFields) }
         if var publishFields = try fields.object("publish") {
             publish.sightingInterval = try publishFields.double(
@@ -40,8 +43,9 @@ extension FilterSettings {
 }
 
 extension RegionRule {
-    /// One entry of `regions`: the same keys as the YAML configuration.
-    init(scenario fields: ScenarioFields) throws(ScenarioError) {
+    /// One entry of `regions`: the same keys as the YAML configuration; `inherited` is the `tracker` block's
+    /// `sensitivity`, used when the region names none.
+    init(scenario fields: ScenarioFields, inherited: RegionSensitivity = .balanced) throws(ScenarioError) {
         var fields = fields
         guard let name = try fields.string("name") else {
             throw ScenarioError(path: fields.keyPath("name"), message: "required")
@@ -59,6 +63,13 @@ extension RegionRule {
             exit = try Self.condition(&exitFields, rssiKey: "rssi_below", distanceKey: "distance_above")
         }
         self.init(name: name, match: match, enter: enter, exit: exit)
+        apply(inherited)
+        sensitivity = nil
+        if let presetName = try fields.string("sensitivity") {
+            apply(try RegionSensitivity(scenario: presetName, path: fields.keyPath("sensitivity")))
+        }
+        fastEnterEvidence = try fields.double("fast_enter_evidence_db", default: fastEnterEvidence)
+        fastEnterMargin = try fields.double("fast_enter_margin_db", default: fastEnterMargin)
         enterEvidence = try fields.double("enter_evidence_db", default: enterEvidence)
         minDwell = try fields.double("min_dwell_s", default: minDwell)
         exitPeriod = try fields.double("exit_period_s", default: exitPeriod)
@@ -120,5 +131,14 @@ extension RegionMatch {
         }
         namePattern = try fields.string("name")
         try fields.finish()
+    }
+}
+
+extension RegionSensitivity {
+    init(scenario name: String, path: String) throws(ScenarioError) {
+        guard let preset = RegionSensitivity(rawValue: name) else {
+            throw ScenarioError(path: path, message: "must be fast, balanced or steady, got '\(name)'")
+        }
+        self = preset
     }
 }

@@ -1,5 +1,5 @@
 extension ScenarioSimulator {
-    /// One beacon's reports through the realistic radio (`RealisticRadio` documents the terms). Every random term
+    /// One beacon's reports through the measured or pessimistic radio (`RealisticRadio` documents the terms). Every random term
     /// is drawn at every advertisement, heard or not, so the shadowing's correlation runs through losses.
     func observationsRealistic(
         of beacon: ScenarioBeacon, dropouts: [Dropout],
@@ -21,6 +21,14 @@ extension ScenarioSimulator {
         var previous: (t: Double, x: Double, y: Double)?
         let shadowingSigma = beacon.sigma ?? params.shadowingSigma
         var shadowing = shadowingSigma * random.gaussian()
+        // The measured radio: one shadowing process per channel (the first is `shadowing`), a constant placement
+        // offset, a posture offset per waypoint segment. The pessimistic radio draws none of these, so its
+        // streams stay those of before issue 30.
+        var channelShadowing: [Double] =
+            params.channelMixing ? (1..<offsets.count).map { _ in shadowingSigma * random.gaussian() } : []
+        let placement = params.placementSigma > 0 ? params.placementSigma * random.gaussian() : 0
+        let postures =
+            params.postureSigma > 0 ? (0...beacon.path.count).map { _ in params.postureSigma * random.gaussian() } : []
         var blockIndex = 0
         loss.start(random: &random)
         while t < scenario.duration {
@@ -33,10 +41,21 @@ extension ScenarioSimulator {
                     (t - previous.t) / max(params.shadowingTime, 1e-9)
                     + (params.shadowingDistance > 0 ? moved / params.shadowingDistance : .infinity)
                 let rho = SimulationMath.exp(-decay)
-                shadowing = rho * shadowing + (max(0, 1 - rho * rho)).squareRoot() * shadowingSigma * random.gaussian()
+                let innovation = (max(0, 1 - rho * rho)).squareRoot() * shadowingSigma
+                shadowing = rho * shadowing + innovation * random.gaussian()
+                for index in channelShadowing.indices {
+                    channelShadowing[index] = rho * channelShadowing[index] + innovation * random.gaussian()
+                }
                 loss.step(elapsed: t - previous.t, random: &random)
             }
             previous = (t, position.x, position.y)
+            var channel = radio.channel(at: t, count: offsets.count)
+            var shadow = shadowing
+            if params.channelMixing {
+                channel = min(Int(random.uniform() * Double(offsets.count)), offsets.count - 1)
+                if channel > 0, channel - 1 < channelShadowing.count { shadow = channelShadowing[channel - 1] }
+            }
+            let posture = postures.isEmpty ? 0 : postures[beacon.segment(at: t)]
             let fading = params.fadingSigma * random.gaussian()
             let lost = loss.lost(random: &random)
             let heardDraw = random.uniform()
@@ -47,7 +66,7 @@ extension ScenarioSimulator {
             let distance = max((position.x * position.x + position.y * position.y).squareRoot(), 0.1)
             let rssi =
                 model.meanRSSI(atDistance: distance, measuredPower: beacon.measuredPower) - beacon.attenuation
-                + shadowing + offsets[radio.channel(at: t, count: offsets.count)] + fading - blocked
+                + placement + posture + shadow + offsets[channel] + fading - blocked
             let received = 1 / (1 + SimulationMath.exp(-(rssi - radio.noiseFloor) / max(params.sensitivityWidth, 1e-9)))
             let now = t
             t += interval + random.uniform() * params.advDelayMax

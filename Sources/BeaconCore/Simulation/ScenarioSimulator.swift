@@ -1,6 +1,6 @@
 /// Produces a scenario's report stream and its ground truth, deterministically from the scenario's seed.
 ///
-/// With the realistic radio (the default) see `RealisticRadio` and `observationsRealistic`. With the
+/// With the measured radio (the default) or the pessimistic one see `RealisticRadio` and `observationsRealistic`. With the
 /// independent model each beacon advertises `rate` times a second (±10 % jitter); each advertisement is lost with probability
 /// `loss`, or during a scripted or random dropout, or when its RSSI falls below the noise floor. RSSI is the
 /// log-distance mean at the beacon's true distance plus Gaussian shadowing of `sigma` dB (plus the scanner's
@@ -23,7 +23,7 @@ public struct ScenarioSimulator: Sendable {
     func observations(of beacon: ScenarioBeacon, index: Int) -> [Observation] {
         var random = SimulationRandom(seed: scenario.seed, stream: index)
         let dropouts = beacon.dropouts + randomDropouts(of: beacon, random: &random)
-        if scenario.radio.model == .realistic {
+        if scenario.radio.model != .independent {
             return observationsRealistic(of: beacon, dropouts: dropouts, random: &random)
         }
         let model = scenario.distanceModel

@@ -15,6 +15,8 @@ struct SimulationRecorder {
 
     let scenario: Scenario
     private var truthByPair: [PairKey: [TruthTransition]] = [:]
+    /// Per pair, parallel to its truth: the time from which a user feels the transition (nil: a graze).
+    private var feltStarts: [PairKey: [Timestamp?]] = [:]
     private var heardBeacons: Set<String> = []
     private var exitPeriods: [String: Double] = [:]
     private var rates: [String: Double] = [:]
@@ -57,6 +59,10 @@ struct SimulationRecorder {
                 guard let enterLevel = Self.level(enter, model: model, beacon: beacon),
                     let exitLevel = Self.level(exit, model: model, beacon: beacon)
                 else { continue }
+                feltStarts[key] = Self.feltStartTimes(
+                    truthByPair[key] ?? [], beacon: beacon, scenario: scenario,
+                    enterRadius: Self.radius(enterLevel, model: model, beacon: beacon),
+                    exitRadius: Self.radius(exitLevel, model: model, beacon: beacon))
                 if !frontier.isEmpty {
                     banks[beacon.beaconID, default: []].append(
                         (
@@ -87,6 +93,56 @@ struct SimulationRecorder {
                 format: beacon.format)
         }
     }
+
+    /// The distance at which the beacon's true mean RSSI (with its attenuation) equals `level`.
+    private static func radius(_ level: Double, model: SimulationDistance, beacon: ScenarioBeacon) -> Double {
+        model.distance(rssi: level + beacon.attenuation, measuredPower: beacon.measuredPower, format: beacon.format)
+            ?? 0
+    }
+
+    /// When users feel each true transition (issue 30), sampled every 50 ms like the truth. An enter: the beacon
+    /// must come to rest at least 1 m inside the enter radius during the stay (a run of at least
+    /// `feltRestSeconds` that deep; it may leave afterwards, as every stay ends by walking out), and the clock
+    /// starts at the last moment before that run at which it was at or beyond the enter radius (the true enter
+    /// when it was carried straight in). An exit: from the first moment after the true exit, before the next
+    /// true enter, at which it is 1 m beyond the exit radius. Otherwise nil: a graze.
+    static func feltStartTimes(
+        _ truth: [TruthTransition], beacon: ScenarioBeacon, scenario: Scenario, enterRadius: Double,
+        exitRadius: Double
+    ) -> [Timestamp?] {
+        let step = 0.05
+        let origin = scenario.startTime
+        return truth.enumerated().map { (index, transition) -> Timestamp? in
+            let from = transition.time - origin
+            let until = index + 1 < truth.count ? truth[index + 1].time - origin : scenario.duration
+            if transition.kind == .exit {
+                var t = from
+                while t <= until {
+                    if beacon.distance(at: t) >= exitRadius + 1 { return origin + t }
+                    t += step
+                }
+                return nil
+            }
+            var lastOutside = from
+            var deepSince: Double?
+            var t = from
+            while t <= until {
+                let distance = beacon.distance(at: t)
+                if distance <= enterRadius - 1 {
+                    if deepSince == nil { deepSince = t }
+                    if let since = deepSince, t - since >= feltRestSeconds { return origin + lastOutside }
+                } else {
+                    deepSince = nil
+                    if distance >= enterRadius { lastOutside = t }
+                }
+                t += step
+            }
+            return nil
+        }
+    }
+
+    /// How long a beacon must stay at least 1 m inside the enter radius for its enter to count as felt.
+    static let feltRestSeconds = 10.0
 
     /// A report the gateway heard: feeds the baselines of its pairs.
     mutating func heard(_ observation: Observation) {
@@ -239,23 +295,40 @@ struct SimulationRecorder {
             let engine = log.transitions[key] ?? []
             var matched = Array(repeating: false, count: engine.count)
             var floor = -Double.infinity
-            for transition in truth {
+            let felt = feltStarts[key] ?? []
+            var enteredThisStay = true
+            for (position, transition) in truth.enumerated() {
+                let feltStart = position < felt.count ? felt[position] : nil
+                var matchedNow = false
                 if let index = engine.indices.first(where: {
                     !matched[$0] && engine[$0].kind == transition.kind
                         && engine[$0].time >= max(floor, transition.time - 10)
                 }) {
                     matched[index] = true
+                    matchedNow = true
                     let latency = engine[index].time - observable(transition.time)
+                    let feltLatency = feltStart.map { engine[index].time - observable($0) }
                     if transition.kind == .enter {
                         pair.enterLatencies.append(latency)
+                        if let feltLatency { pair.feltEnterLatencies.append(feltLatency) }
                     } else {
                         pair.exitLatencies.append(latency)
+                        if let feltLatency { pair.feltExitLatencies.append(feltLatency) }
                     }
                     floor = engine[index].time
                 } else {
                     pair.missed += 1
                     if transition.kind == .enter { pair.missedEnters += 1 }
+                    if feltStart != nil {
+                        if transition.kind == .enter {
+                            pair.feltMissedEnters += 1
+                        } else if enteredThisStay {
+                            // A stay the detector never entered has no exit to make (its missed enter counts).
+                            pair.feltMissedExits += 1
+                        }
+                    }
                 }
+                if transition.kind == .enter { enteredThisStay = matchedNow }
             }
             pair.falseTransitions = matched.filter { !$0 }.count
             pair.falseExitsDuringStays =

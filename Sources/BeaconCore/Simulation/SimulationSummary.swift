@@ -25,6 +25,14 @@ public struct SimulationSummary: Sendable, Equatable, PairScores {
         /// true transition while the gateway was down counts from the end of the downtime.
         public var enterLatencies: [Double] = []
         public var exitLatencies: [Double] = []
+        /// Latency as users feel it (issue 30): an enter counted from the moment the beacon crossed into the
+        /// enter radius before it stayed at least 1 m inside it for the rest of its stay, an exit from the moment
+        /// it was 1 m beyond the exit radius. Stays that only graze the boundary have none (they are judged by
+        /// false transitions). `feltMissedEnters`/`feltMissedExits`: such transitions the detector never made.
+        public var feltEnterLatencies: [Double] = []
+        public var feltExitLatencies: [Double] = []
+        public var feltMissedEnters = 0
+        public var feltMissedExits = 0
     }
 
     /// A peer baseline's scores on the same stream (`BaselineDetector.Kind` names it).
@@ -72,6 +80,16 @@ extension PairScores {
     public func enterLatencies(atLeast minimumRate: Double) -> [Double] {
         pairs.filter { $0.rate >= minimumRate }.flatMap(\.enterLatencies).sorted()
     }
+    /// Felt enter latencies (see `Pair.feltEnterLatencies`) of beacons advertising at `minimumRate` Hz or faster.
+    public func feltEnterLatencies(atLeast minimumRate: Double) -> [Double] {
+        pairs.filter { $0.rate >= minimumRate }.flatMap(\.feltEnterLatencies).sorted()
+    }
+    public var feltExitLatencies: [Double] { pairs.flatMap(\.feltExitLatencies).sorted() }
+    /// Felt enters of beacons at `minimumRate` Hz or faster the detector never made.
+    public func feltMissedEnters(atLeast minimumRate: Double) -> Int {
+        pairs.filter { $0.rate >= minimumRate }.reduce(0) { $0 + $1.feltMissedEnters }
+    }
+    public var feltMissedExits: Int { pairs.reduce(0) { $0 + $1.feltMissedExits } }
     /// Judged (region, beacon) pair-hours: a "beacon-hour" per region.
     public var beaconHours: Double { pairs.reduce(0) { $0 + $1.judgedSeconds } / 3_600 }
     public var falseTransitionsPerBeaconHour: Double {

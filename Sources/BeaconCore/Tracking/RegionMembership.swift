@@ -19,6 +19,11 @@ struct RegionMembership: Sendable {
     /// While inside: the exit debt, CUSUM of (`exitLevel - rssi`) × seconds, bounded by the region's
     /// `exitEvidence`. While unknown: CUSUM of (`enterLevel - rssi` − margin) × seconds (evidence of being outside).
     var otherSum: Float = 0
+    /// While not inside: the fast path's CUSUM of (clamped `rssi - enterLevel` − fast margin) × seconds, and the
+    /// reports in the run that built it.
+    var fastSum: Float = 0
+    var fastReports: Int16 = 0
+    var fastRunStart: Timestamp = 0
     /// Start of the run of reports that built `enterSum`.
     var runStart: Timestamp = 0
     /// Cached RSSI levels for the region's conditions, valid for `levelPower`.

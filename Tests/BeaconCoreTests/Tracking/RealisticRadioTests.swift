@@ -11,7 +11,7 @@ import Testing
             blocking: .init(meanInterval: 0), lossBurst: 0, lossBurstShare: 0,
             sensitivityWidth: 0.01, advDelayMax: 0)
         change(&realistic)
-        return ScenarioRadio(model: .realistic, noiseFloor: -127, realistic: realistic)
+        return ScenarioRadio(model: .pessimistic, noiseFloor: -127, realistic: realistic)
     }
 
     static func reports(_ radio: ScenarioRadio, beacon: ScenarioBeacon, duration: Double, seed: UInt64 = 3)
@@ -152,7 +152,7 @@ import Testing
                     lossBurst: 0.5, lossBurstShare: 0.05, sensitivityWidth: 3, advDelayMax: 0.005))
         #expect(scenario.radio.channelDwell == 6)
         #expect(scenario.beacons[0].attenuation == 10)
-        #expect(try Scenario(json: #"{"duration_s": 1, "beacons": [{"path": [{"t": 0}]}]}"#).radio.model == .realistic)
+        #expect(try Scenario(json: #"{"duration_s": 1, "beacons": [{"path": [{"t": 0}]}]}"#).radio.model == .measured)
         for (bad, path) in [
             (#""model": "fancy""#, "radio.model"), (#""fading_sigma_db": -1"#, "radio.fading_sigma_db"),
             (#""body_blocking": {"min_s": 9, "max_s": 3}"#, "radio.body_blocking"),

@@ -7,13 +7,14 @@ import Testing
 
     @Test func entersOnEvidenceAfterTheMinimumDwellAndExitsAfterTheExitPeriod() {
         var engine = F.engine()
-        // −60 dBm against a −70 dBm level, from `unknown` (margin 3.5 × 0.25 = 0.875 dB): (10 − 0.875) dB for each
-        // 0.1 s, 0.9125 dB·s a report after the first, so the 30 dB·s are reached at the 33rd report (3.3 s), past
-        // the 1 s dwell.
+        // −60 dBm against a −70 dBm level, 10 dB above it: strong evidence (issue 30's fast path), (10 − 6) dB for
+        // each 0.1 s, 0.4 dB·s a report after the first, reaches the 10 dB·s at the 26th report (2.5 s), past
+        // the 1 s dwell and the 5 reports. (The slow sum alone, from `unknown`, margin 3.5 × 0.25 = 0.875 dB,
+        // would reach its 30 dB·s at the 34th report, 3.3 s.)
         let events = F.feed(&engine, from: 0, to: 4.95, rssi: -60)
         let enters = F.regionEvents(events).filter { $0.kind == .enter }
         #expect(enters.count == 1)
-        #expect(abs(enters[0].time - (F.t0 + 3.3)) < 0.01)
+        #expect(abs(enters[0].time - (F.t0 + 2.5)) < 0.01)
         #expect(enters[0].beacon?.beaconID == F.id(1))
         // Silent from t = 4.9 right after qualifying reports: a dropout, exit after the 60 s grace, at 64.9
         // (compared with a little slack: times near 1.7e9 s carry ~2e-7 s of rounding).
@@ -49,10 +50,14 @@ import Testing
     }
 
     @Test func evidencePerSecondDoesNotDependOnTheAdvertisingRate() {
-        // The same margin at 1 and at 10 reports/s enters after the same time (to within one report interval).
+        // The same margin at 1 and at 10 reports/s enters after the same time (to within one report interval),
+        // on the evidence sums. (The fast path also needs 5 reports: at 1 Hz those take 4 s, more than the
+        // 2.5 s of strong evidence a 10 Hz beacon 10 dB above needs; TwoSpeedRegionTests covers that.)
         var times: [Double] = []
+        var slowOnly = F.hall
+        slowOnly.fastEnterEvidence = 0
         for step in [1.0, 0.1] {
-            var engine = F.engine()
+            var engine = F.engine(regions: [slowOnly])
             let enter = F.regionEvents(F.feed(&engine, from: 0, to: 20, step: step, rssi: -60)).first {
                 $0.kind == .enter
             }

@@ -47,18 +47,27 @@ import Testing
             ],
             rate: 5)
         let scenario = ScenarioFixtures.scenario(
-            seed: 3, duration: 420, beacons: [walker], radio: ScenarioRadio(model: .realistic))
+            seed: 3, duration: 420, beacons: [walker], radio: ScenarioRadio(model: .pessimistic))
         let rules = Array(FrontierRule.family.prefix(6))
         var frontier = SimulationFrontier(rules: rules)
         frontier.add(scenario)
         let points = frontier.points()
-        #expect(points.count == 1 + SimulationFrontier.engineGrid.count + BaselineDetector.Kind.allCases.count + 6)
+        #expect(
+            points.count
+                == 1 + SimulationFrontier.engineGrid.count + SimulationFrontier.presets.count
+                + BaselineDetector.Kind.allCases.count + 6)
         #expect(frontier.exitPeriod == 30)
         let plain = ScenarioRun(scenario).run()
         let engine = points.first { $0.name == "beaconbridge" }
         #expect(engine?.falsePerBeaconHour == plain.falseTransitionsPerBeaconHour)
         #expect(engine?.enterP95 == plain.enterLatencies.max())
         #expect(engine?.exitP95 == plain.exitLatencies.max())
+        // The walker rests 1 m from the gateway, 2 m inside the 3 m enter radius, and leaves to 8 m, beyond the
+        // 4.5 m exit radius + 1 m: one felt enter and one felt exit.
+        #expect(engine?.feltEnterP95 == plain.feltEnterLatencies(atLeast: 1).max())
+        #expect(engine?.feltExitP95 == plain.feltExitLatencies.max())
+        #expect(plain.feltEnterLatencies(atLeast: 1).count + plain.feltMissedEnters(atLeast: 1) == 1)
+        #expect(plain.feltExitLatencies.count + plain.feltMissedExits == 1)
         for kind in BaselineDetector.Kind.allCases {
             let baseline = plain.baselines.first { $0.name == kind.rawValue }
             let point = points.first { $0.name == kind.rawValue }
@@ -67,11 +76,12 @@ import Testing
         #expect(Set(points.map(\.name)).count == points.count, "names are unique")
         #expect(points.contains { $0.pareto })
         for point in points where !point.pareto {
-            // Some Pareto point is at least as good on all four figures.
+            // Some Pareto point is at least as good on all four figures (false transitions, felt latencies).
             #expect(
                 points.contains {
-                    $0.pareto && $0.falsePerBeaconHour <= point.falsePerBeaconHour && $0.enterP95 <= point.enterP95
-                        && $0.enterP95Fast <= point.enterP95Fast && $0.exitP95 <= point.exitP95
+                    $0.pareto && $0.falsePerBeaconHour <= point.falsePerBeaconHour
+                        && $0.feltEnterP95 <= point.feltEnterP95 && $0.feltEnterP95Fast <= point.feltEnterP95Fast
+                        && $0.feltExitP95 <= point.feltExitP95
                 }, "\(point.name)")
         }
     }

@@ -17,7 +17,8 @@ extension GatewayConfiguration {
         formats = r.section("formats") { FormatSettings(from: &$0) }
         distance = r.section("distance") { DistanceSettings(from: &$0) }
         tracking = r.section("tracking") { TrackerSettings(from: &$0) }
-        regions = r.list("regions") { RegionRule(from: &$0) }
+        let inherited = tracking.sensitivity
+        regions = r.list("regions") { RegionRule(from: &$0, inherited: inherited) }
         beacons = r.list("beacons") { KnownBeacon(from: &$0) }
         devices = r.section("devices") { PrivateDeviceSettings(from: &$0) }
         mqtt = r.section("mqtt") { MQTTSettings(from: &$0) }

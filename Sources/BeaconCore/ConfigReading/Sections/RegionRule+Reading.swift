@@ -1,6 +1,8 @@
 extension RegionRule {
-    /// One element of `regions:`. Ranges and hysteresis are checked by `RegionRule.validate` (caller).
-    public init(from r: inout ConfigReader) {
+    /// One element of `regions:`. Ranges and hysteresis are checked by `RegionRule.validate` (caller). The
+    /// region's `sensitivity` (else `inherited`, the `tracking:` one) gives the defaults of the timing keys;
+    /// keys set in the region override it.
+    public init(from r: inout ConfigReader, inherited: RegionSensitivity = .balanced) {
         let name = r.requiredString("name") ?? ""
         var match = RegionMatch()
         if r.has("match") {
@@ -21,7 +23,9 @@ extension RegionRule {
             r.optionalSection("exit") { c in
                 RegionRule.condition(&c, rssiKey: "rssi_below", distanceKey: "distance_above")
             } ?? nil
-        let d = RegionRule(name: "", match: RegionMatch())
+        let own = r.choice("sensitivity", as: RegionSensitivity.self)
+        var d = RegionRule(name: "", match: RegionMatch())
+        d.apply(own ?? inherited)
         self.init(
             name: name, match: match, enter: enter, exit: exit,
             enterEvidence: r.value("enter_evidence_db", default: d.enterEvidence),
@@ -30,7 +34,10 @@ extension RegionRule {
             filter: FilterSettings.read("filter", from: &r),
             enterMargin: r.value("enter_margin_db", default: d.enterMargin),
             exitEvidence: r.value("exit_evidence_db", default: d.exitEvidence),
-            dropoutGrace: r.duration("dropout_grace_s", default: d.dropoutGrace))
+            dropoutGrace: r.duration("dropout_grace_s", default: d.dropoutGrace),
+            fastEnterEvidence: r.value("fast_enter_evidence_db", default: d.fastEnterEvidence),
+            fastEnterMargin: r.value("fast_enter_margin_db", default: d.fastEnterMargin),
+            sensitivity: own)
     }
 
     /// Exactly one of an RSSI level (dBm) and a distance (metres).

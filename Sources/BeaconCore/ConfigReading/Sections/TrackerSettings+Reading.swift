@@ -7,6 +7,7 @@ extension TrackerSettings {
         restoreMaxAge = r.duration("restore_max_age_s", default: restoreMaxAge)
         statePersistInterval = r.duration("state_persist_interval_s", default: statePersistInterval)
         filter = FilterSettings.read("filter", from: &r) ?? filter
+        sensitivity = r.choice("sensitivity", default: sensitivity)
         publish = r.section("publish") { p in
             let d = PublishPolicy()
             return PublishPolicy(
