@@ -259,9 +259,10 @@ final class SlowStoppingService: Service {
         }
         #expect(try await signals.fire(SIGTERM))
         #expect(await running.value == .finished("loop"))
+        // The loop ended by itself (logged before the group hears of it), then the stop in reverse order.
         #expect(
             Array(log.all.dropFirst(2)) == [
-                "onStop \(ServiceGroup.Reason.finished("loop"))", "stop loop", "ended loop", "stop publisher: waiting",
+                "ended loop", "onStop \(ServiceGroup.Reason.finished("loop"))", "stop loop", "stop publisher: waiting",
                 "hurry \(SIGTERM)", "stop publisher: hurried",
             ])
     }
