@@ -6,8 +6,15 @@ SWIFTC ?= swiftc
 APT_PACKAGES := libbluetooth-dev libmosquitto-dev libsqlite3-dev libyaml-dev libssl-dev pkg-config mosquitto mosquitto-clients openssl python3 python3-venv
 FUZZ_SECONDS ?= 60
 BUILD_FLAGS := -Xswiftc -warnings-as-errors
+# The release configuration of every target that builds one (release, test, deb, bench, demo, e2e), so they share
+# one compile: the Swift runtime linked statically, as the Debian package ships it, and the package's hardening
+# (full RELRO, lintian's hardening-no-bindnow).
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(BUILD_FLAGS)
+RELEASE_BIN := $(CURDIR)/.build/release/beaconbridge
+# Runs a stage and prints its wall time when it ends (one line per stage; scripts/stage.sh).
+STAGE := scripts/stage.sh
 
-.PHONY: deps build release test lint format fuzz bench demo e2e deb clean
+.PHONY: deps build release check test lint format fuzz bench demo e2e deb clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
@@ -23,26 +30,34 @@ build: deps
 # The Swift runtime linked statically, as the Debian package ships it (scripts/deb.sh), so the benches measure the
 # binary users run (its RSS is about 1.5 MB lower than with the shared runtime).
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib $(BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE_FLAGS)
 
-# Unit and integration tests (real mosquitto, SQLite files, the built binary), the cross-check against Home
-# Assistant's reference sensor decoders (scripts/reference-check.sh, about 15 s; SKIP without PyPI), the Home
-# Assistant stage (a pinned Home Assistant Core in a cached venv against the built gateway, about 75 s,
-# docs/home-assistant.md; SKIP without PyPI), the ESPHome Bluetooth proxy stage (the pinned aioesphomeapi against
-# the built gateway, about 35 s; SKIP without PyPI), then the end-to-end stage through the Linux BlueZ stack in a QEMU
-# guest (docs/e2e.md; it prints SKIP only where QEMU cannot run at all), then the systemd stage: the Debian
-# package (make deb) in a Debian 12 guest booted with systemd as init (docs/e2e.md, "The systemd stage"); last,
-# every target in the release configuration `make release`, `make demo` and `make bench` build (incremental after
-# the package's build: the bench and TestSupport, about a minute), so a change that breaks them fails here.
-test: deps lint
-	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; scripts/suite-times.sh .build/test.log; exit $$status
-	SWIFT=$(SWIFT) scripts/reference-check.sh
-	scripts/ha-stage.sh $(CURDIR)/.build/debug/beaconbridge
-	scripts/esphome-stage.sh $(CURDIR)/.build/debug/beaconbridge
-	E2E_BIN=$(CURDIR)/.build/debug/beaconbridge scripts/e2e.sh
-	SWIFT=$(SWIFT) scripts/systemd-stage.sh
-	$(SWIFT) build -c release --static-swift-stdlib $(BUILD_FLAGS)
+# The inner loop (docs/testing.md): lint, the Swift suites (unit and integration: real mosquitto, SQLite files, the
+# built binary) and the cross-check against Home Assistant's reference sensor decoders (scripts/reference-check.sh,
+# about 15 s; SKIP without PyPI). No QEMU, no Home Assistant or ESPHome venv stages, no release build.
+check: deps
+	@$(STAGE) --reset
+	@$(STAGE) lint $(MAKE) --no-print-directory lint
+	@$(STAGE) build $(SWIFT) build --build-tests $(BUILD_FLAGS)
+	@$(STAGE) swift-tests scripts/swift-tests.sh $(SWIFT)
+	@$(STAGE) reference env SWIFT=$(SWIFT) scripts/reference-check.sh
+	@$(STAGE) --summary
+
+# Everything `make check` runs, then the Home Assistant stage (a pinned Home Assistant Core in a cached venv against
+# the built gateway, about 75 s, docs/home-assistant.md; SKIP without PyPI), the ESPHome Bluetooth proxy stage (the
+# pinned aioesphomeapi against the built gateway, about 35 s; SKIP without PyPI), the end-to-end stage through the
+# Linux BlueZ stack in a QEMU guest (docs/e2e.md; it prints SKIP only where QEMU cannot run at all), the release
+# build of every target (`make release`, `make demo`, `make bench` use it, so a change that breaks them fails here),
+# then the systemd stage: the Debian package made from that release binary (scripts/deb.sh with DEB_BIN: one
+# compile, not a second one for the package) in a Debian 12 guest booted with systemd as init (docs/e2e.md, "The
+# systemd stage"). Every stage prints its wall time when it ends, and the list of them comes last.
+test: check
+	@$(STAGE) home-assistant scripts/ha-stage.sh $(CURDIR)/.build/debug/beaconbridge
+	@$(STAGE) esphome scripts/esphome-stage.sh $(CURDIR)/.build/debug/beaconbridge
+	@$(STAGE) e2e env E2E_BIN=$(CURDIR)/.build/debug/beaconbridge scripts/e2e.sh
+	@$(STAGE) release $(SWIFT) build $(RELEASE_FLAGS)
+	@$(STAGE) systemd env DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/systemd-stage.sh
+	@$(STAGE) --summary
 
 # Formatting gate (.swift-format): `make format` rewrites, `make lint` fails on any difference (about 4 s).
 lint:
@@ -55,19 +70,19 @@ fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 bench: release
-	$(SWIFT) build -c release --static-swift-stdlib --product beaconbridge-bench $(BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE_FLAGS) --product beaconbridge-bench
 	.build/release/beaconbridge-bench
 
 demo: release
 	scripts/demo.sh
 
 e2e: release
-	scripts/e2e.sh
+	E2E_BIN=$(RELEASE_BIN) scripts/e2e.sh
 
 # The Debian package (docs/install.md): release binary with the Swift runtime linked statically, unit, conffile,
 # docs, man page; Depends from dpkg-shlibdeps; checked with lintian. Writes .build/deb/beaconbridge_<v>_<arch>.deb.
-deb: deps
-	SWIFT=$(SWIFT) scripts/deb.sh
+deb: release
+	DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/deb.sh
 
 clean:
 	rm -rf .build

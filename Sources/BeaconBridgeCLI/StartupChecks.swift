@@ -12,10 +12,11 @@ import Glibc
 /// callers: `check-config` (exit 78 on a problem) and `run`/`replay` before anything starts (also exit 78),
 /// so a file `check-config` accepts is one the daemon can start with.
 ///
-/// Problems: the outbox path cannot hold a database (a directory, a missing directory, a place where files
-/// cannot be created), the layouts do not build a decoder, the MQTT client refuses the settings (libmosquitto's
-/// own checks of the client id, user name, will topic and TLS files, without connecting). Warnings (printed, not
-/// fatal): a secret file other users can read, `mqtt.tls.verify: false`, an outbox file that is not a database
+/// Problems: the outbox path cannot hold a database (a directory, a missing directory whose parent is missing
+/// too, a place where files cannot be created; a missing directory whose parent exists is created at start),
+/// the layouts do not build a decoder, the MQTT client refuses the settings (libmosquitto's own checks of the
+/// client id, user name, will topic and TLS files, without connecting). Warnings (printed, not fatal): a
+/// missing outbox directory this user could not create, a secret file other users can read, `mqtt.tls.verify: false`, an outbox file that is not a database
 /// (moved aside at start).
 enum StartupChecks {
     struct Findings {
@@ -27,6 +28,16 @@ enum StartupChecks {
         var findings = Findings()
         if let problem = DatabaseFile.problem(with: c.outbox.path) {
             findings.problems.append(ConfigIssue(path: "outbox.path", message: problem))
+        } else if let missing = DatabaseFile.missingDirectory(for: c.outbox.path) {
+            // Created by the daemon at start; said only when this user could not.
+            if !missing.creatable {
+                findings.warnings.append(
+                    ConfigIssue(
+                        path: "outbox.path",
+                        message: "directory `\(missing.directory)` does not exist; the gateway creates it at start, "
+                            + "which this user may not (the package's service has systemd create it: "
+                            + "StateDirectory=)"))
+            }
         } else if DatabaseFile.lacksDatabaseHeader(c.outbox.path) {
             findings.warnings.append(
                 ConfigIssue(

@@ -23,8 +23,11 @@ public protocol Service: AnyObject, Sendable {
 /// service's `run()` before the next one is stopped, so a service can rely on the ones before it (started
 /// earlier) while it winds down. Other signals (`otherSignals`, e.g. SIGHUP for a reload) go to `onSignal`
 /// and stop nothing. `onStop` hears why the group stops, once, before the first service is stopped (the
-/// daemon's loop logs the signal). Signals are received once, for the whole group, through `SignalStream` (or
-/// an injected source in tests); nobody blocks: waiting is suspended tasks.
+/// daemon's loop logs the signal). A stop signal that arrives while the services are being stopped (a service
+/// manager's stop during a long wind-down, such as a replay waiting for delivery) goes to
+/// `onStopSignalWhileStopping`, so a service can cut its wind-down short. Signals are received once, for the
+/// whole group, through `SignalStream` (or an injected source in tests); nobody blocks: waiting is suspended
+/// tasks.
 public final class ServiceGroup: Sendable {
     /// Why the group stopped.
     public enum Reason: Sendable, Equatable {
@@ -62,12 +65,14 @@ public final class ServiceGroup: Sendable {
     let otherSignals: [Int32]
     let onSignal: @Sendable (Int32) -> Void
     let onStop: @Sendable (Reason) -> Void
+    let onStopSignalWhileStopping: @Sendable (Int32) -> Void
     let installSignals: SignalInstaller
 
     public init(
         _ services: [any Service], stopSignals: [Int32] = [SIGTERM, SIGINT], otherSignals: [Int32] = [],
         onSignal: @escaping @Sendable (Int32) -> Void = { _ in },
         onStop: @escaping @Sendable (Reason) -> Void = { _ in },
+        onStopSignalWhileStopping: @escaping @Sendable (Int32) -> Void = { _ in },
         installSignals: @escaping SignalInstaller = ServiceGroup.processSignals
     ) {
         self.services = services
@@ -75,13 +80,16 @@ public final class ServiceGroup: Sendable {
         self.otherSignals = otherSignals
         self.onSignal = onSignal
         self.onStop = onStop
+        self.onStopSignalWhileStopping = onStopSignalWhileStopping
         self.installSignals = installSignals
     }
 
     /// Runs the services until a stop signal or the end of one of them, then stops them all in reverse order;
     /// returns why it stopped once every `run()` has returned.
     public func run() async -> Reason {
-        let (reasons, reasonSink) = AsyncStream.makeStream(of: Reason.self, bufferingPolicy: .bufferingOldest(1))
+        // Unbounded: at most one element per service and per signal received, and a signal must not be lost
+        // behind a service's end while the group is stopping.
+        let (reasons, reasonSink) = AsyncStream.makeStream(of: Reason.self, bufferingPolicy: .unbounded)
         let stops = Set(stopSignals)
         let forward = onSignal
         let uninstall = installSignals(stopSignals + otherSignals) { number in
@@ -97,18 +105,27 @@ public final class ServiceGroup: Sendable {
                     reasonSink.yield(.finished(service.name))
                 }
             }
-            var reason = Reason.finished("")
-            for await first in reasons {
-                reason = first
-                break
+            // One reader of the reasons for the group's whole life: the first is why the group stops; stop
+            // signals after it go to `onStopSignalWhileStopping` (the ends of services are not news by then).
+            let first = Latch<Reason>()
+            let (stopping, hurry) = (onStop, onStopSignalWhileStopping)
+            group.addTask {
+                for await reason in reasons {
+                    if first.value == nil {
+                        stopping(reason)
+                        first.open(reason)
+                    } else if case let .signal(number) = reason {
+                        hurry(number)
+                    }
+                }
             }
-            onStop(reason)
+            let reason = await first.wait() ?? .finished("")
             for (service, end) in zip(services, ends).reversed() {
                 await service.stop()
                 _ = await end.wait()
             }
-            await group.waitForAll()
             reasonSink.finish()
+            await group.waitForAll()
             return reason
         }
     }

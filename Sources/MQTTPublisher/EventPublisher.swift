@@ -34,8 +34,13 @@ public final class EventPublisher: Sendable {
         public var password: String?
         public var layout: TopicLayout
         public var outbox: OutboxSettings
-        /// Wall clock in seconds since the Unix epoch (injected so tests can age sightings).
+        /// Wall clock in seconds since the Unix epoch (injected so tests can age sightings): stop deadline,
+        /// refusal windows, dead-letter times, and sighting ages unless `ageClock` is set.
         public var now: @Sendable () -> Double
+        /// The clock sightings age by in the outbox (`outbox.sighting_max_age_s`), when it is not `now`: a
+        /// replay's capture time. Only ageing reads it, so a clock that stands still (a replay's capture has
+        /// ended) never holds up the stop.
+        public var ageClock: (@Sendable () -> Double)?
 
         public init(
             mqtt: MQTTSettings, clientID: String? = nil, password: String? = nil, layout: TopicLayout,

@@ -19,6 +19,8 @@ public struct PublisherCounters: Sendable, Equatable {
     public var dropped: [String: Int] = [:]
     /// Events moved to the dead-letter table (refused by the broker or the client library) by this process.
     public var deadLettered = 0
+    /// Of those, events the client library refused before handing them over (never `published`).
+    public var refusedUnsent = 0
     /// Refusals that were retried (a transient reason code, or a connection dropped right after the event).
     public var refusalsRetried = 0
     /// Rows in the dead-letter table.
@@ -47,8 +49,9 @@ public struct PublisherCounters: Sendable, Equatable {
     public var droppedTotal: Int { dropped.values.reduce(0, +) }
 
     /// Submitted events whose fate is settled without an acknowledgement pending: handed to the transport,
-    /// dropped (counted) or superseded snapshot entries. Equal to `submitted` once nothing waits.
-    public var settled: Int { published + droppedTotal + snapshotSuperseded }
+    /// refused by the client library (dead letters never handed over), dropped (counted) or superseded
+    /// snapshot entries. Equal to `submitted` once nothing waits.
+    public var settled: Int { published + refusedUnsent + droppedTotal + snapshotSuperseded }
 
     /// Counters as telemetry name/value pairs (snake_case), stable order.
     public var telemetry: [(String, Int64)] {

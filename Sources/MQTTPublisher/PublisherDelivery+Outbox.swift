@@ -20,7 +20,8 @@ extension PublisherDelivery {
                 return .outboxFailed(.delete(sequences), message: "\(error)")
             }
         case let .expire(before):
-            do { try await store.expire(before: before) } catch { return .outboxFailed(.expire, message: "\(error)") }
+            let cutoff = publisher.configuration.ageClock.map { $0() - settings.sightingMaxAge } ?? before
+            do { try await store.expire(before: cutoff) } catch { return .outboxFailed(.expire, message: "\(error)") }
         case let .deadLetter(letters):
             do { try await store.deadLetter(letters) } catch {
                 return .outboxFailed(.deadLetter(letters), message: "\(error)")

@@ -180,6 +180,7 @@ final class PublisherDelivery {
             if let late = counters.dropped["publisher_stopped"] { dropped["publisher_stopped"] = late }
             counters.dropped = dropped
             counters.deadLettered = figures.deadLettered
+            counters.refusedUnsent = figures.refusedUnsent
             counters.refusalsRetried = figures.refusalsRetried
             counters.connects = figures.connects
             counters.connected = figures.connected

@@ -39,8 +39,11 @@ public enum DatabaseFile {
         let parent = directory(of: path)
         var parentInfo = stat()
         guard stat(parent, &parentInfo) == 0 else {
+            // The daemon creates a missing directory whose own parent exists (`createDirectory(for:)`).
+            if errno == ENOENT, missingDirectory(for: path) != nil { return nil }
             return errno == ENOENT
-                ? "directory `\(parent)` does not exist (create it, or point outbox.path elsewhere)"
+                ? "directory `\(parent)` does not exist, nor does its parent (create it, or point outbox.path "
+                    + "elsewhere)"
                 : "directory `\(parent)` cannot be checked: \(describe(errno))"
         }
         guard parentInfo.st_mode & S_IFMT == S_IFDIR else { return "`\(parent)` is not a directory" }
@@ -52,6 +55,30 @@ public enum DatabaseFile {
         }
         close(fd)
         unlink(probe)
+        return nil
+    }
+
+    /// The database's directory when it does not exist but its parent does (`/var/lib/beaconbridge` on a
+    /// machine where the package's unit has not run yet): the daemon creates it at start. `creatable`: this
+    /// user may create it (write and search permission on the parent). The corresponding C functions are
+    /// `stat` and `access`.
+    public static func missingDirectory(for path: String) -> (directory: String, creatable: Bool)? {
+        let folder = directory(of: path)
+        var info = stat()
+        guard stat(folder, &info) != 0, errno == ENOENT else { return nil }
+        let parent = directory(of: folder)
+        guard parent != folder, stat(parent, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+        return (folder, access(parent, W_OK | X_OK) == 0)
+    }
+
+    /// Creates the database's directory (mode 0700: it holds the outbox and region state) when it is missing
+    /// and its parent exists; returns why it could not, or nil (also when there was nothing to create). The
+    /// corresponding C function is `mkdir`.
+    public static func createDirectory(for path: String) -> String? {
+        guard let missing = missingDirectory(for: path) else { return nil }
+        guard mkdir(missing.directory, 0o700) == 0 || errno == EEXIST else {
+            return "cannot create the directory `\(missing.directory)`: \(describe(errno))"
+        }
         return nil
     }
 

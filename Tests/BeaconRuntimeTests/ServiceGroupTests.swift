@@ -210,3 +210,60 @@ final class FakeSignals: Sendable {
         #expect(await latch.wait() != nil)
     }
 }
+
+/// A service whose stop takes a long wind-down (a replay waiting for delivery) unless hurried.
+final class SlowStoppingService: Service {
+    let name = "publisher"
+    let log: ServiceLog
+    let hurried = Latch<Void>()
+    let ended = Latch<Void>()
+
+    init(log: ServiceLog) { self.log = log }
+
+    func run() async {
+        log.add("run \(name)")
+        _ = await ended.wait()
+    }
+
+    func stop() async {
+        log.add("stop \(name): waiting")
+        // Ends only when hurried: a group that does not pass on the signal never returns (the test's bound).
+        _ = await hurried.wait()
+        log.add("stop \(name): hurried")
+        ended.open()
+    }
+}
+
+@Suite struct ServiceGroupHurryTests {
+    /// The group stops because a service ended; a stop signal during the stop reaches the service that winds
+    /// down (issue 32: SIGTERM was ignored while a replay waited for delivery at the end of its capture).
+    @Test(.timeLimit(.minutes(2))) func aStopSignalDuringTheStopReachesOnStopSignalWhileStopping() async throws {
+        let log = ServiceLog()
+        let signals = FakeSignals()
+        let slow = SlowStoppingService(log: log)
+        let loop = FakeService("loop", log: log)
+        let group = ServiceGroup(
+            [slow, loop], onStop: { log.add("onStop \($0)") },
+            onStopSignalWhileStopping: { number in
+                log.add("hurry \(number)")
+                slow.hurried.open()
+            },
+            installSignals: signals.installer)
+        let running = Task { await group.run() }
+        for _ in 0..<6000 where log.all.filter({ $0.hasPrefix("run ") }).count < 2 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        loop.finish()
+        for _ in 0..<6000 where !log.all.contains("stop publisher: waiting") {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(try await signals.fire(SIGTERM))
+        #expect(await running.value == .finished("loop"))
+        // The loop ended by itself (logged before the group hears of it), then the stop in reverse order.
+        #expect(
+            Array(log.all.dropFirst(2)) == [
+                "ended loop", "onStop \(ServiceGroup.Reason.finished("loop"))", "stop loop", "stop publisher: waiting",
+                "hurry \(SIGTERM)", "stop publisher: hurried",
+            ])
+    }
+}

@@ -72,7 +72,9 @@ import Testing
             [(10, 2000), (11, 2100), (12, 2200)])
         let run1 = try await BuiltBinary.run(["replay", first, "--config", bed.configPath], timeout: 60)
         #expect(run1.status == 0, "stderr: \(run1.stderr)")
-        #expect(logValue(run1.stderr, message: "capture replayed", key: "beacons") == "3", "stderr: \(run1.stderr)")
+        #expect(
+            logValue(run1.stderr, message: "capture replayed", key: "beacon_observations") == "3",
+            "stderr: \(run1.stderr)")
         try await waitUntil("the first run's three readings", timeout: 60) {
             Self.temperatures(subscriber.messages(under: topic)).count >= 3
         }
@@ -83,7 +85,9 @@ import Testing
             [(11, 3100), (12, 3200), (13, 2300)])
         let run2 = try await BuiltBinary.run(["replay", second, "--config", bed.configPath], timeout: 60)
         #expect(run2.status == 0, "stderr: \(run2.stderr)")
-        #expect(logValue(run2.stderr, message: "capture replayed", key: "beacons") == "1", "stderr: \(run2.stderr)")
+        #expect(
+            logValue(run2.stderr, message: "capture replayed", key: "beacon_observations") == "1",
+            "stderr: \(run2.stderr)")
         try await waitUntil("the second run's reading", timeout: 60) {
             Self.temperatures(subscriber.messages(under: topic)).contains(23)
         }

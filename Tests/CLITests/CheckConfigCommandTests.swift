@@ -65,21 +65,23 @@ import Testing
     }
 
     /// The shipped example names the packaged state directory, which exists where the service is installed
-    /// (systemd's StateDirectory=) and usually not on a build machine: there its only problem is that one.
+    /// (systemd's StateDirectory=) and usually not on a build machine: it is valid there too (issue 32), since
+    /// the gateway creates the directory at start; a user who could not is warned, nothing more.
     /// A copy pointing the outbox at a temporary directory is valid everywhere.
     @Test func shippedExampleIsValid() async throws {
         let example = Self.packageRoot.appendingPathComponent("config/beaconbridge.yaml").path
         let result = try await Self.run(["check-config", "--config", example])
-        if FileManager.default.fileExists(atPath: "/var/lib/beaconbridge") {
-            #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.status == 0, "\(result.stderr)")
+        let located = result.stderr.split(separator: "\n").filter {
+            $0.hasPrefix(example + ":") && !$0.hasPrefix(example + ": ")
+        }
+        if FileManager.default.fileExists(atPath: "/var/lib/beaconbridge") || access("/var/lib", W_OK | X_OK) == 0 {
+            #expect(located.isEmpty, "\(result.stderr)")
         } else {
-            #expect(result.status == 78)
-            let problems = result.stderr.split(separator: "\n").filter {
-                $0.hasPrefix(example + ":") && !$0.hasPrefix(example + ": ")
-            }
-            #expect(problems.count == 1, "\(result.stderr)")
+            #expect(located.count == 1, "\(result.stderr)")
             #expect(
-                problems.first?.contains("outbox.path: directory `/var/lib/beaconbridge` does not exist") == true,
+                located.first?.contains("outbox.path: warning: directory `/var/lib/beaconbridge` does not exist")
+                    == true,
                 "\(result.stderr)")
         }
 

@@ -12,9 +12,10 @@ final class DaemonTestBed: Sendable {
 
     /// - Parameter persistentBroker: the broker keeps sessions and queued messages (QoS 0 too: sightings)
     ///   across a restart, for a persistent subscriber that reconnects after the gateway did.
-    init(persistentBroker: Bool = false) throws {
+    /// - Parameter brokerConfig: lines added to the broker's listener configuration (e.g. `max_packet_size`).
+    init(persistentBroker: Bool = false, brokerConfig: String = "") throws {
         directory = try TestDirectory.make(prefix: "bb-daemon")
-        broker = try MosquittoProcess(persistent: persistentBroker)
+        broker = try MosquittoProcess(extraConfig: brokerConfig, persistent: persistentBroker)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }
@@ -23,10 +24,12 @@ final class DaemonTestBed: Sendable {
     var outboxPath: String { directory + "/outbox.sqlite" }
 
     /// Writes the bed's config: the gateway (in `room`), `telemetry` (a setting of that section; none when nil),
-    /// the bed's broker with fast reconnects, the outbox at `outbox` (the bed's by default), then `extra` YAML.
-    /// Tests that check `FILE:LINE:COL` lines count on this layout (StartupCheckTests: no room, no telemetry).
+    /// the bed's broker with fast reconnects (and `mqtt`, more settings of that section), the outbox at `outbox`
+    /// (the bed's by default), then `extra` YAML. Tests that check `FILE:LINE:COL` lines count on this layout
+    /// (StartupCheckTests: no room, no telemetry).
     func writeConfig(
-        _ extra: String = "", room: String? = "lab", telemetry: String? = "interval_s: 5", outbox: String? = nil
+        _ extra: String = "", room: String? = "lab", telemetry: String? = "interval_s: 5", outbox: String? = nil,
+        mqtt: [String] = []
     ) throws {
         var lines = ["gateway:", "  id: \(gatewayID)"]
         if let room { lines.append("  room: \(room)") }
@@ -34,6 +37,9 @@ final class DaemonTestBed: Sendable {
         lines += [
             "mqtt:", "  host: 127.0.0.1", "  port: \(broker.port)", "  reconnect_min_s: 100ms",
             "  reconnect_max_s: 500ms",
+        ]
+        lines += mqtt.map { "  " + $0 }
+        lines += [
             "outbox:", "  path: \(outbox ?? outboxPath)", extra,
         ]
         try lines.joined(separator: "\n").write(toFile: configPath, atomically: true, encoding: .utf8)

@@ -81,7 +81,10 @@ import Testing
         try "x".write(toFile: regular, atomically: true, encoding: .utf8)
         let cases: [(path: String, message: String)] = [
             (directory, "is a directory"),
-            (bed.directory + "/missing/outbox.sqlite", "directory `\(bed.directory)/missing` does not exist"),
+            (
+                bed.directory + "/missing/deeper/outbox.sqlite",
+                "directory `\(bed.directory)/missing/deeper` does not exist, nor does its parent"
+            ),
             (regular + "/outbox.sqlite", "is not a directory"),
             ("/proc/beaconbridge-outbox.sqlite", "cannot create files in `/proc`"),
         ]
@@ -101,6 +104,28 @@ import Testing
         }
         // Nothing was left behind by the checks (the probe file is removed).
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+    }
+
+    /// Issue 32: a missing state directory whose parent exists (`/var/lib/beaconbridge` before the package's
+    /// unit ran) is no problem for `check-config`, and the daemon creates it (mode 0700) with the database.
+    @Test func aMissingStateDirectoryIsCreatedAtStart() async throws {
+        let bed = try DaemonTestBed()
+        try await bed.broker.start()
+        let state = bed.directory + "/state-new"
+        try Self.write(bed, outbox: state + "/outbox.sqlite")
+        let check = try await BuiltBinary.run(["check-config", "--config", bed.configPath], timeout: 60)
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(Self.located(check.stderr, bed).isEmpty, "\(check.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: state), "check-config creates nothing")
+        let capture = try bed.writeCapture(
+            "short.btsnoop",
+            DaemonTestBed.iBeaconObservations(
+                minor: 1, start: Date().timeIntervalSince1970 - 60, duration: 5, interval: 1))
+        let run = try await BuiltBinary.run(["replay", capture, "--config", bed.configPath], timeout: 120)
+        #expect(run.status == 0, "\(run.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: state)
+        #expect((attributes[.posixPermissions] as? Int) == 0o700)
+        #expect(FileManager.default.fileExists(atPath: state + "/outbox.sqlite"))
     }
 
     @Test func aDamagedDatabaseIsMovedAsideKeptAndReplacedAtStart() async throws {

@@ -131,7 +131,12 @@ import Testing
         let fifo = directory.file("fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
         #expect(DatabaseFile.problem(with: folder)?.contains("is a directory") == true)
-        #expect(DatabaseFile.problem(with: directory.file("missing/outbox.sqlite"))?.contains("does not exist") == true)
+        #expect(
+            DatabaseFile.problem(with: directory.file("missing/deeper/outbox.sqlite"))?.contains("does not exist")
+                == true)
+        // Only the database's own directory missing: created at start (`createDirectory(for:)`), not a problem.
+        #expect(DatabaseFile.problem(with: directory.file("missing/outbox.sqlite")) == nil)
+        #expect(DatabaseFile.missingDirectory(for: directory.file("missing/outbox.sqlite"))?.creatable == true)
         #expect(DatabaseFile.problem(with: plain + "/outbox.sqlite")?.contains("is not a directory") == true)
         #expect(DatabaseFile.problem(with: fifo)?.contains("not a regular file") == true)
         #expect(DatabaseFile.problem(with: "/proc/outbox.sqlite")?.contains("cannot create files") == true)

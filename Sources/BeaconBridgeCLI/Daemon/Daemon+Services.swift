@@ -107,18 +107,20 @@ final class DaemonPublisherService: Service {
 /// The daemon's loop (`Daemon.runLoop`): the only task that touches the `Daemon`, which is not Sendable.
 /// Invariant (why `@unchecked Sendable` holds): `daemon` is used by `run()` and, once `run()` has returned, by
 /// `drain()`, which the publisher's `stop()` calls; the group stops the publisher (the first service) only
-/// after the loop (the last one) has ended. `stop()` only posts to the mailbox.
+/// after the loop (the last one) has ended. `stop()` only posts to the mailbox and opens a latch.
 final class DaemonLoopService: Service, @unchecked Sendable {
     let name = "loop"
     private let daemon: Daemon
     private let mailbox: EventMailbox<DaemonInput>
     private let publisherGate: Latch<Bool>
+    private let stopRequested: Latch<Void>
     private let state = Mutex<(reason: ServiceGroup.Reason?, exitCode: Int32)>((nil, ExitCode.software))
 
     init(daemon: Daemon, publisherGate: Latch<Bool>) {
         self.daemon = daemon
         self.mailbox = daemon.mailbox
         self.publisherGate = publisherGate
+        self.stopRequested = daemon.stopRequested
     }
 
     /// The exit code: the loop's, or the drain's when delivery did not finish.
@@ -134,6 +136,7 @@ final class DaemonLoopService: Service, @unchecked Sendable {
 
     func stop() async {
         let reason = state.withLock { $0.reason } ?? .finished(name)
+        stopRequested.open()
         _ = mailbox.post(.stop(reason))
     }
 

@@ -146,7 +146,7 @@ extension Daemon {
             var publisherConfiguration = EventPublisher.Configuration(
                 mqtt: configuration.mqtt, password: password, layout: layout,
                 outbox: configuration.outbox)
-            if isReplay { publisherConfiguration.now = { captureClock.now } }
+            if isReplay { publisherConfiguration.ageClock = { captureClock.now } }
             publisher = try EventPublisher(configuration: publisherConfiguration, outbox: database)
         } catch {
             Output.stderr("beaconbridge: cannot set up the MQTT client: \(error)")
@@ -205,13 +205,19 @@ extension Daemon {
         return await daemon.run()
     }
 
-    /// Opens a database, moving a damaged file aside (logged loudly: its buffered events are not sent) and
+    /// Opens a database (creating its directory when only that is missing), moving a damaged file aside (logged loudly: its buffered events are not sent) and
     /// creating a fresh one; nil after printing why when that is impossible (disk full, permissions, a newer
     /// schema): the caller exits 74 rather than run without durable buffering. SQLite's open and migration
     /// block, so they run on a thread of their own (inline only if no thread can be created).
     static func openDatabase(_ settings: OutboxSettings, role: String, now: Double, logger: Logger) async
         -> GatewayDatabase?
     {
+        // The state directory (`/var/lib/beaconbridge` outside the package's unit) when only it is missing.
+        if let problem = DatabaseFile.createDirectory(for: settings.path) {
+            Output.stderr(
+                "beaconbridge: cannot open the \(role) database \(settings.path): \(problem); nothing started")
+            return nil
+        }
         let open: @Sendable () -> Result<(GatewayDatabase, GatewayDatabase.MovedAside?), SQLiteError> = {
             do throws(SQLiteError) {
                 let opened = try GatewayDatabase.openMovingAsideDamaged(settings: settings, unixTime: now)

@@ -39,6 +39,11 @@ final class Daemon {
     var lastAdvance: Timestamp = 0
     var lastDecodeErrorLog: Timestamp = -.infinity
     var stoppedBySignal = false
+    /// A stop signal that arrived after the loop had ended (while the group stops the services): it cuts the
+    /// replay's wait for delivery short (`drain`). Set from the signal queue, read by the drain.
+    let lateStopSignal = Latch<Int32>()
+    /// The group asked the loop to stop (`DaemonLoopService.stop()`), for waits outside the loop.
+    let stopRequested = Latch<Void>()
     /// The source started (the loop ran).
     var sourceStarted = false
     /// The loop's only input: HCI batches (at most `scanner.queue_capacity` events wait: a live scanner
@@ -81,11 +86,13 @@ final class Daemon {
         let services = makeServices()
         let group = ServiceGroup(
             services.all, otherSignals: [SIGHUP], onSignal: { [mailbox] _ in _ = mailbox.post(.reload) },
-            onStop: { [loop = services.loop] reason in loop.stopping(because: reason) })
+            onStop: { [loop = services.loop] reason in loop.stopping(because: reason) },
+            onStopSignalWhileStopping: { [lateStopSignal] signal in lateStopSignal.open(signal) })
         _ = await group.run()
         // Nothing to sum up when the source could not start (nothing else ran).
         if services.publisher.ran {
-            logger.notice("stopped", metadata: telemetry.summary(pipeline: pipeline, publisher: publisher.counters))
+            logger.notice(
+                "stopped", metadata: telemetry.summary(pipeline: pipeline, publisher: publisher.counters))
         }
         return services.loop.exitCode
     }
@@ -109,6 +116,7 @@ final class Daemon {
             publisherGate.open(true)
         }
         notifySystemd(.ready)
+        if isReplay { await waitForFirstConnection(timeout: Daemon.firstConnectionTimeout) }
         // The loop delivers inline (no hand-over to the publisher's task per batch); the publisher's own
         // task takes over for the stop and the wait for delivery.
         publisher.drive { [mailbox] in mailbox.poke() }
@@ -121,7 +129,9 @@ final class Daemon {
 
     /// Before the publisher stops (the loop has ended): saves the state, and a replay that reached its end
     /// delivers what it produced before exiting (bounded); a stop by signal leaves undelivered events in the
-    /// outbox for the next start. Returns the exit code, 75 when a replay could not deliver everything.
+    /// outbox for the next start, also one that arrives during that wait (it ends the wait at once: a service
+    /// manager's stop must not wait for delivery). Returns the exit code, 75 when a replay could not deliver
+    /// everything.
     func drain(exitCode: Int32) async -> Int32 {
         guard sourceStarted else { return exitCode }
         await persistStates()
@@ -131,6 +141,24 @@ final class Daemon {
             return ExitCode.tempFail
         }
         return exitCode
+    }
+
+    /// Seconds a replay waits for its first broker connection before it takes in the capture (as long as its
+    /// wait for delivery at the end goes without progress).
+    static let firstConnectionTimeout: Double = 10
+
+    /// A replay takes in its capture once the publisher is connected (or after `timeout` seconds without a
+    /// connection, or at a stop): its source waits meanwhile (the mailbox fills and the replay thread waits for
+    /// room), so the capture clock, by which sightings age in the outbox, does not run minutes ahead of a
+    /// slow first connection and expire the start of the capture (issue 32). What a replay delivers then
+    /// depends on the capture only.
+    private func waitForFirstConnection(timeout: Double) async {
+        guard !publisher.counters.connected else { return }
+        logger.info("waiting for the MQTT broker before replaying", metadata: ["timeout_s": "\(Int(timeout))"])
+        let start = SystemClock.monotonic()
+        while !publisher.counters.connected, !stopRequested.isOpen, SystemClock.monotonic() - start < timeout {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     /// Starts the source; the exit code when it cannot start.
@@ -206,7 +234,7 @@ final class Daemon {
             await reload()
         case .stop(.signal(let signal)):
             stoppedBySignal = true
-            logger.notice("stopping", metadata: ["signal": "\(signal == SIGTERM ? "SIGTERM" : "SIGINT")"])
+            logStopping(signal)
             return ExitCode.ok
         case .stop(.finished(let service)):
             // Another part ended by itself, which none should (a bug).
@@ -301,15 +329,22 @@ final class Daemon {
             "capture replayed",
             metadata: [
                 "hci_events": "\(pipeline.counters.hciEvents)", "reports": "\(pipeline.counters.reports)",
-                "beacons": "\(pipeline.counters.beacons)", "malformed": "\(pipeline.counters.malformedEvents)",
+                "beacons": "\(pipeline.engine.counters.beaconsAdded)",
+                "beacon_observations": "\(pipeline.counters.beacons)",
+                "malformed": "\(pipeline.counters.malformedEvents)",
             ])
         return code
     }
 
+    /// The log line of a stop by signal.
+    func logStopping(_ signal: Int32) {
+        logger.notice("stopping", metadata: ["signal": "\(signal == SIGTERM ? "SIGTERM" : "SIGINT")"])
+    }
+
     /// Waits until the publisher has drained the outbox (including a backlog from earlier runs) and has nothing
     /// in flight: as long as delivery makes progress (acknowledgements, a shrinking backlog), giving up after
-    /// `stallTimeout` seconds without any (broker unreachable) or after an hour in all. False: events remain in
-    /// the outbox (the replay then exits 75, EX_TEMPFAIL).
+    /// `stallTimeout` seconds without any (broker unreachable) or after an hour in all, and at once on a stop
+    /// signal (`lateStopSignal`). False: events remain in the outbox (the replay then exits 75, EX_TEMPFAIL).
     private func waitForDelivery(stallTimeout: Double) async -> Bool {
         let start = SystemClock.monotonic()
         var lastProgress = start
@@ -319,6 +354,11 @@ final class Daemon {
             if counters.live, counters.inflight == 0, counters.backlogRows == 0, counters.settled >= telemetry.submitted
             {
                 return true
+            }
+            if let signal = lateStopSignal.value {
+                stoppedBySignal = true
+                logStopping(signal)
+                break
             }
             let now = (counters.acknowledged, counters.backlogRows, counters.deadLettered)
             if now != mark {

@@ -55,13 +55,16 @@ struct DaemonTelemetry {
         return GatewayTelemetry(time: time, uptime: now - startedAt, counters: counters)
     }
 
-    /// Log metadata summing up a run.
+    /// Log metadata summing up a run: `beacons` counts beacons (tracker entries made: distinct beacons, one
+    /// evicted at `max_beacons` and heard again counts again), `beacon_observations` their reports.
     func summary(pipeline: GatewayPipeline, publisher: PublisherCounters) -> Logger.Metadata {
         [
-            "hci_events": "\(pipeline.counters.hciEvents)", "beacons": "\(pipeline.counters.beacons)",
+            "hci_events": "\(pipeline.counters.hciEvents)", "beacons": "\(pipeline.engine.counters.beaconsAdded)",
+            "beacon_observations": "\(pipeline.counters.beacons)",
             "events": "\(submitted)", "published": "\(publisher.published)",
             "acknowledged": "\(publisher.acknowledged)",
             "outbox_rows": "\(publisher.backlogRows)", "dropped": "\(publisher.droppedTotal)",
+            "dead_lettered": "\(publisher.deadLettered)",
             "private_resolved": "\(pipeline.counters.resolvedReports)",
             "private_unresolved": "\(pipeline.counters.unresolvedPrivateReports)",
         ]

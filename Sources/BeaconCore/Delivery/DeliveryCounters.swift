@@ -10,7 +10,14 @@ public struct DeliveryCounters: Sendable, Equatable {
     public var drained = 0
     /// Drops counted by the machine: `connection_lost` (QoS 0 in flight at a disconnect), `outbox_unavailable`.
     public var dropped: [String: Int] = [:]
+    /// Events moved to the dead-letter table: refused by the broker (they were published first), by the client
+    /// library (`refusedUnsent`), or blamed for connection drops.
     public var deadLettered = 0
+    /// Events the transport refused outright (over the broker's maximum packet size, invalid topic, ...): dead
+    /// letters that were never handed over, so `published` does not count them. An event's fate is settled by
+    /// `published`, `refusedUnsent`, a drop or a superseded snapshot entry: counting all four is what tells a
+    /// waiter that nothing is outstanding (`PublisherCounters.settled`).
+    public var refusedUnsent = 0
     public var refusalsRetried = 0
     public var connects = 0
     public var connected = false

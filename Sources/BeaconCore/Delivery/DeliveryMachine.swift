@@ -280,6 +280,7 @@ public struct DeliveryMachine: Sendable {
                 drainBatch.removeLast()
                 drainCursor = sequence
             }
+            counters.refusedUnsent += 1
             deadLetter([envelope], refusal, attempts: 1, now: now, into: &actions)
             return
         }

@@ -200,6 +200,9 @@ import Testing
         h.acknowledgeEverything()
         #expect(h.deadLetters.map(\.envelope.sequence) == [2])
         #expect(h.wire.map(\.sequence) == [1, 3])
+        // Every accepted event's fate is counted: handed over, or refused before it could be.
+        #expect(h.machine.counters.published == 2)
+        #expect(h.machine.counters.refusedUnsent == 1)
     }
 
     @Test func aBrokerThatDropsTheConnectionRightAfterOneEventDeadLettersItAfterFiveDrops() {
