@@ -7,7 +7,7 @@ APT_PACKAGES := libbluetooth-dev libmosquitto-dev libsqlite3-dev libyaml-dev lib
 FUZZ_SECONDS ?= 60
 BUILD_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build release test lint format fuzz bench demo e2e deb clean
+.PHONY: deps build release test lint format fuzz bench demo e2e deb deb-arm64 deb-trixie arm64-smoke arm64-stage clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
@@ -33,7 +33,9 @@ release: deps
 # guest (docs/e2e.md; it prints SKIP only where QEMU cannot run at all), then the systemd stage: the Debian
 # package (make deb) in a Debian 12 guest booted with systemd as init (docs/e2e.md, "The systemd stage"); last,
 # every target in the release configuration `make release`, `make demo` and `make bench` build (incremental after
-# the package's build: the bench and TestSupport, about a minute), so a change that breaks them fails here.
+# the package's build: the bench and TestSupport, about a minute), so a change that breaks them fails here; then the
+# arm64 stage (scripts/arm64-stage.sh): the arm64 package cross-built with trixie's Swift 6.0.3 (so the sources
+# keep compiling with 6.0) and its smoke tests under qemu-user against the release binary of the step before.
 test: deps lint
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; scripts/suite-times.sh .build/test.log; exit $$status
@@ -43,6 +45,7 @@ test: deps lint
 	E2E_BIN=$(CURDIR)/.build/debug/beaconbridge scripts/e2e.sh
 	SWIFT=$(SWIFT) scripts/systemd-stage.sh
 	$(SWIFT) build -c release --static-swift-stdlib $(BUILD_FLAGS)
+	scripts/arm64-stage.sh
 
 # Formatting gate (.swift-format): `make format` rewrites, `make lint` fails on any difference (about 4 s).
 lint:
@@ -68,6 +71,24 @@ e2e: release
 # docs, man page; Depends from dpkg-shlibdeps; checked with lintian. Writes .build/deb/beaconbridge_<v>_<arch>.deb.
 deb: deps
 	SWIFT=$(SWIFT) scripts/deb.sh
+
+# The Debian 13 (trixie) packages, built with trixie's own Swift (swiftlang 6.0.3) in two debootstrapped roots
+# cached outside the repository (scripts/cross-roots.sh; BB_ROOTS, default /var/cache/beaconbridge/roots): arm64
+# cross-compiled against the arm64 root, amd64 natively. Write .build/deb/trixie/beaconbridge_<v>_<arch>.deb.
+# Need root. docs/install.md, "Building the packages".
+deb-arm64:
+	scripts/cross-build.sh arm64
+
+deb-trixie:
+	scripts/cross-build.sh amd64
+
+# The arm64 package's binary under qemu-user against the amd64 release binary (scripts/arm64-smoke.sh).
+arm64-smoke: deb-arm64 release
+	scripts/arm64-smoke.sh
+
+# What `make test` runs last: deb-arm64 then arm64-smoke, timed; SKIP where qemu-user cannot run.
+arm64-stage:
+	scripts/arm64-stage.sh
 
 clean:
 	rm -rf .build
