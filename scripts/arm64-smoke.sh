@@ -6,7 +6,8 @@
 # example configuration and on a broken one, and the exit codes 64, 65, 66 and 78.
 # Usage: scripts/arm64-smoke.sh [PACKAGE.deb]   (default: .build/deb/trixie/beaconbridge_*_arm64.deb)
 # Environment:
-#   REF_BIN   the amd64 binary to compare with (default .build/release/beaconbridge, else .build/debug/...)
+#   REF_BIN   the amd64 binary to compare with (default .build/release/beaconbridge, else .build/debug/...,
+#             else the trixie amd64 build .build/trixie-amd64/release/beaconbridge, run with its root's ld.so)
 #   BB_ROOTS  where scripts/cross-roots.sh keeps the roots; the arm64 one is qemu's library prefix (-L)
 # Prints one PASS/FAIL line per check and exits non-zero on any failure. Where qemu-user cannot run at all (no
 # binfmt_misc and no qemu-aarch64-static) it prints SKIP with the reason and exits 0.
@@ -42,7 +43,14 @@ pass() { echo "PASS: arm64 $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL: arm64 $*"; failed=$((failed + 1)); }
 # The packaged arm64 binary under qemu-user, trixie's arm64 libraries from the root (glibc 2.41, libmosquitto...).
 arm() { timeout 300 "$QEMU" -L "$SYSROOT" "$BIN" "$@"; }
-ref() { timeout 300 "$REF_BIN" "$@"; }
+REF_LOADER=()
+if [ -z "$REF_BIN" ] && [ -x "$REPO/.build/trixie-amd64/release/beaconbridge" ] && [ -d "$BB_ROOTS/trixie-amd64" ]; then
+    # Built against glibc 2.41: run with the trixie root's dynamic loader and libraries, natively.
+    REF_BIN="$REPO/.build/trixie-amd64/release/beaconbridge"
+    REF_LOADER=("$BB_ROOTS/trixie-amd64/usr/lib64/ld-linux-x86-64.so.2" --library-path
+        "$BB_ROOTS/trixie-amd64/usr/lib/x86_64-linux-gnu")
+fi
+ref() { timeout 300 "${REF_LOADER[@]}" "$REF_BIN" "$@"; }
 expect_status() { # NAME WANT COMMAND...
     local name=$1 want=$2 got; shift 2
     "$@" >"$WORK/status.out" 2>&1; got=$?
