@@ -7,7 +7,8 @@
 #   ROOTS/trixie-arm64  the arm64 sysroot: the same -dev packages, libstdc++-14-dev and swiftlang:arm64 (its
 #                       static Swift runtime, usr/libexec/swift/lib/swift_static); runs under qemu-user for the
 #                       package's dpkg-shlibdeps and for the smoke tests.
-# Usage: scripts/cross-roots.sh [amd64|arm64]...   (default: both). Prints each root's path, one a line.
+# Usage: scripts/cross-roots.sh [amd64|arm64]...   (default: both, created side by side). Prints each root's path.
+#        scripts/cross-roots.sh tools               only installs the host's tools (debootstrap, qemu-user-static)
 # Environment:
 #   BB_ROOTS    where the roots live (default /var/cache/beaconbridge/roots)
 #   BB_MIRROR   the Debian mirror (default http://deb.debian.org/debian)
@@ -84,16 +85,25 @@ make_root() {
     echo "$dest"
 }
 
-archs=("$@")
-[ ${#archs[@]} -gt 0 ] || archs=(amd64 arm64)
 host_tools
+[ "${1:-}" = tools ] && exit 0
 mkdir -p "$BB_ROOTS"
-for arch in "${archs[@]}"; do
+if [ $# = 0 ]; then
+    # Both, side by side (the amd64 root is mostly downloads, the arm64 one mostly qemu-user): about the time of
+    # the arm64 one alone.
+    "$0" amd64 > "$BB_ROOTS/both-amd64.out" 2>&1 &
+    amd=$!
+    "$0" arm64 || { wait "$amd"; exit 1; }
+    wait "$amd" || { cat "$BB_ROOTS/both-amd64.out" >&2; exit 1; }
+    cat "$BB_ROOTS/both-amd64.out"
+    exit 0
+fi
+for arch in "$@"; do
     case $arch in amd64 | arm64) ;; *) die "unknown root '$arch' (amd64 or arm64)" ;; esac
     [ "$arch" = arm64 ] && { ensure_binfmt || die "binfmt_misc with qemu-aarch64 is not available"; }
-    # One creator at a time per root; a second run waits (at most 30 min), then finds the root made.
+    # One creator at a time per root; a second run waits (at most 40 min), then finds the root made.
     exec {lock}> "$BB_ROOTS/$SUITE-$arch.lock"
-    flock -w 1800 "$lock" || die "timed out waiting for $BB_ROOTS/$SUITE-$arch.lock"
+    flock -w 2400 "$lock" || die "timed out waiting for $BB_ROOTS/$SUITE-$arch.lock"
     make_root "$arch"
     exec {lock}>&-
 done
