@@ -15,7 +15,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BB_ROOTS=${BB_ROOTS:-/var/cache/beaconbridge/roots}
 N1=${N1:-1000} N2=${N2:-3000} N3=${N3:-100000}
-ARM_BIN="$REPO/.build/trixie-arm64/release/beaconbridge"
+ARM_BIN="$REPO/.build/trixie-arm64/aarch64-unknown-linux-gnu/release/beaconbridge"
 AMD_BIN="$REPO/.build/trixie-amd64/release/beaconbridge"
 [ -x "$ARM_BIN" ] && [ -x "$AMD_BIN" ] || { echo "build first: make deb-arm64 deb-trixie" >&2; exit 1; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bb-arm64-figures.XXXXXX")

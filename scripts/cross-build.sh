@@ -49,7 +49,7 @@ in_root() {
     ' _ "$root" "$REPO" "$ARM" "$@"
 }
 
-FLAGS=(-c release --product beaconbridge --static-swift-stdlib --scratch-path "/src/.build/trixie-$ARCH"
+FLAGS=(--package-path /src -c release --product beaconbridge --static-swift-stdlib --scratch-path "/src/.build/trixie-$ARCH"
     -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now)
 if [ "$ARCH" = arm64 ]; then
     FLAGS+=(--triple aarch64-unknown-linux-gnu --sdk /sysroot -Xswiftc -sdk -Xswiftc /sysroot
@@ -66,7 +66,8 @@ exec {lock}> /tmp/bb-build.lock
 flock "$lock"
 in_root "$AMD" env "${PC[@]}" swift build "${FLAGS[@]}" >&2 || die "swift build ($ARCH) failed"
 exec {lock}>&-
-BIN="/src/.build/trixie-$ARCH/release/beaconbridge"
+# (A cross build's products are under the target triple's directory, not .build/trixie-ARCH/release.)
+BIN="$(in_root "$AMD" env "${PC[@]}" swift build "${FLAGS[@]}" --show-bin-path)/beaconbridge"
 log "built $BIN in $((SECONDS - t1)) s"
 
 # Package in the target's own root: its dpkg-shlibdeps, strip and help2man (which runs the binary, under
