@@ -14,7 +14,7 @@ RELEASE_BIN := $(CURDIR)/.build/release/beaconbridge
 # Runs a stage and prints its wall time when it ends (one line per stage; scripts/stage.sh).
 STAGE := scripts/stage.sh
 
-.PHONY: deps build release check test lint format fuzz bench demo e2e deb clean
+.PHONY: deps build release check test lint format fuzz bench demo e2e deb deb-arm64 deb-trixie arm64-smoke arm64-stage clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
@@ -83,6 +83,25 @@ e2e: release
 # docs, man page; Depends from dpkg-shlibdeps; checked with lintian. Writes .build/deb/beaconbridge_<v>_<arch>.deb.
 deb: release
 	DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/deb.sh
+
+# The Debian 13 (trixie) packages, built with trixie's own Swift (swiftlang 6.0.3) in two debootstrapped roots
+# cached outside the repository (scripts/cross-roots.sh; BB_ROOTS, default /var/cache/beaconbridge/roots): arm64
+# cross-compiled against the arm64 root, amd64 natively. Write .build/deb/trixie/beaconbridge_<v>_<arch>.deb.
+# Need root. docs/install.md, "Building the packages".
+deb-arm64:
+	scripts/cross-build.sh arm64
+
+deb-trixie:
+	scripts/cross-build.sh amd64
+
+# The arm64 package's binary under qemu-user against the amd64 release binary (scripts/arm64-smoke.sh).
+arm64-smoke: deb-arm64 release
+	scripts/arm64-smoke.sh
+
+# The arm64 stage (not yet in `make test`, docs/testing.md): deb-arm64 then arm64-smoke, timed; SKIP where qemu-user
+# cannot run.
+arm64-stage:
+	scripts/arm64-stage.sh
 
 clean:
 	rm -rf .build

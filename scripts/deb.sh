@@ -8,6 +8,9 @@
 #   DEB_VERSION  package version (default: `beaconbridge --version`)
 #   DEB_UNIT     the systemd unit to package (default config/beaconbridge.service)
 #   DEB_LINTIAN  0 to skip the lintian check (default 1)
+#   DEB_COMMIT   the commit named in the changelog (default: the repository's HEAD)
+# The package is for the architecture of the machine (or root) it runs on: scripts/cross-build.sh runs it in the
+# trixie roots for the trixie amd64 and arm64 packages.
 # Prints the path of the package as its last line. Exits non-zero on any problem (lintian errors or warnings
 # that are not overridden in packaging/deb/lintian-overrides included).
 set -euo pipefail
@@ -50,7 +53,7 @@ ARCH=$(dpkg --print-architecture)
 DEB_VERSION=${DEB_VERSION:-$("$DEB_BIN" --version | awk '{ print $2 }')}
 [[ "$DEB_VERSION" =~ ^[0-9][A-Za-z0-9.+~-]*$ ]] || die "bad version '$DEB_VERSION'"
 # Reproducible dates and a changelog entry that says where the package came from.
-COMMIT=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
+COMMIT=${DEB_COMMIT:-$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$REPO" log -1 --format=%ct 2>/dev/null || date +%s)}
 
 WORK="$DEB_OUT/work"

@@ -25,17 +25,23 @@ enum SimulateEventJSON {
     }
 
     static func beacon(_ snapshot: BeaconSnapshot) -> JSONValue {
-        .object([
+        // Typed step by step: Swift 6.0.3 (trixie's swiftlang) gives up type-checking this as one literal.
+        let fields: [(String, JSONValue)] = snapshot.fields.sorted { $0.key < $1.key }.map {
+            ($0.key, JSONValue($0.value))
+        }
+        let members: [(String, JSONValue)] = [
             ("id", .string(snapshot.beaconID)), ("format", .string(snapshot.format)),
-            ("identifiers", .array(snapshot.identifiers.map { .string($0) })),
-            ("address", .string(snapshot.address.description)), ("name", snapshot.name.map { .string($0) } ?? .null),
-            ("rssi", snapshot.rssi.map { .int(Int64($0)) } ?? .null),
+            ("identifiers", .array(snapshot.identifiers.map { JSONValue.string($0) })),
+            ("address", .string(snapshot.address.description)),
+            ("name", snapshot.name.map { JSONValue.string($0) } ?? .null),
+            ("rssi", snapshot.rssi.map { JSONValue.int(Int64($0)) } ?? .null),
             ("smoothed_rssi", snapshot.smoothedRSSI.map { rounded($0, 100) } ?? .null),
             ("distance", snapshot.distance.map { rounded($0, 100) } ?? .null),
-            ("measured_power", snapshot.measuredPower.map { .int(Int64($0)) } ?? .null),
+            ("measured_power", snapshot.measuredPower.map { JSONValue.int(Int64($0)) } ?? .null),
             ("report_rate", rounded(snapshot.reportRate, 100)), ("last_seen", time(snapshot.lastSeen)),
-            ("fields", .object(snapshot.fields.sorted { $0.key < $1.key }.map { ($0.key, JSONValue($0.value)) })),
-        ])
+            ("fields", .object(fields)),
+        ]
+        return .object(members)
     }
 
     static func encode(_ summary: SimulationSummary, scenario: Scenario) -> JSONValue {
