@@ -71,7 +71,10 @@ import Testing
         let run = try await BuiltBinary.run(["replay", capture, "--config", bed.configPath], timeout: 120)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(logValue(run.stderr, message: "capture replayed", key: "hci_events") == "\(observations.count)")
-        #expect(logValue(run.stderr, message: "capture replayed", key: "beacons") == "\(observations.count)")
+        // Every report decoded to a beacon observation, of 8 distinct beacons (minors 1...8).
+        #expect(
+            logValue(run.stderr, message: "capture replayed", key: "beacon_observations") == "\(observations.count)")
+        #expect(logValue(run.stderr, message: "capture replayed", key: "beacons") == "8")
     }
 
     @Test func sigtermDuringABacklogLosesNothing() async throws {
