@@ -11,15 +11,8 @@ public enum InboundRoomSighting: Sendable, Equatable {
 
 extension RoomSighting {
     /// Reads another gateway's `sighting` payload (docs/schemas/sighting.schema.json) received on
-    /// `<prefix>/<gateway>/sighting/<beacon_id>`; the gateway is the topic's. nil for anything that is not a
-    /// sighting with a finite time and RSSI (a gateway's "gone" sighting has RSSI null), or too large.
-    public init?(gatewayID: String, payload: [UInt8]) {
-        guard case let .sighting(sighting) = Self.inbound(gatewayID: gatewayID, payload: payload) else { return nil }
-        self = sighting
-    }
-
-    /// Reads another gateway's `sighting` payload and says what it is: evidence, a "gone" sighting (both RSSI
-    /// fields null or absent), or malformed (not JSON, not a sighting, a non-finite time or RSSI, an RSSI out of
+    /// `<prefix>/<gateway>/sighting/<beacon_id>`, the gateway being the topic's, and says what it is: evidence, a
+    /// "gone" sighting (both RSSI fields null or absent), or malformed (not JSON, not a sighting, a non-finite time or RSSI, an RSSI out of
     /// -200...200, larger than 64 KiB).
     public static func inbound(gatewayID: String, payload: [UInt8]) -> InboundRoomSighting {
         guard payload.count <= 65_536, let text = String(validating: payload, as: UTF8.self),
