@@ -62,7 +62,8 @@ enum SimulateEventJSON {
                 "events",
                 .object([
                     ("enter", .int(Int64(counts.enter))), ("exit", .int(Int64(counts.exit))),
-                    ("seen", .int(Int64(counts.seen))), ("away", .int(Int64(counts.away))),
+                    ("seen", .int(Int64(counts.seen))), ("stale", .int(Int64(counts.stale))),
+                    ("away", .int(Int64(counts.away))),
                     ("sighting", .int(Int64(counts.sighting))),
                 ])
             ),
@@ -105,7 +106,7 @@ enum SimulateEventJSON {
             scenario \(scenario.name), seed \(scenario.seed), \(scenario.radio.model.rawValue) radio: \(summary.observations) reports \
             over \(rounded2(scenario.duration)) s, \(summary.restarts) restart(s)
               events: \(summary.events.enter) enter, \(summary.events.exit) exit, \(summary.events.seen) seen, \
-            \(summary.events.away) away, \(summary.events.sighting) sightings
+            \(summary.events.stale) stale, \(summary.events.away) away, \(summary.events.sighting) sightings
               time in the right state: \(rounded2(summary.rightFraction * 100)) %
               flaps: \(summary.flaps) (false transitions \(summary.falseTransitions), missed \(summary.missed))
               enter latency: p50 \(seconds(SimulationSummary.percentile(enter, 0.5))), \

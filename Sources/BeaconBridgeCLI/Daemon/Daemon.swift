@@ -316,10 +316,13 @@ final class Daemon {
             code = ExitCode.forSourceFailure(failure)
         }
         guard isReplay else { return ExitCode.unavailable }
+        // Long enough for every beacon to end `away`: a habitually quiet one is held `stale` for at most
+        // `stale_max_s`.
         let tail =
             max(
                 configuration.tracking.awayTimeout,
                 configuration.tracking.awayTimeoutOverrides.values.max() ?? 0,
+                configuration.tracking.staleMax,
                 configuration.regions.map(\.exitPeriod).max() ?? 0) + 1
         clock += tail
         // Only the pipeline's clock runs on: the publisher still judges the age of undelivered sightings

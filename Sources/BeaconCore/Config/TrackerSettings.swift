@@ -15,6 +15,9 @@ public struct TrackerSettings: Sendable, Equatable {
     public var publish: PublishPolicy
     /// Away timeouts of single beacons by id (from `devices.known[].away_timeout_s`; not a `tracking` key).
     public var awayTimeoutOverrides: [String: Double] = [:]
+    /// The longest silence a beacon is held `stale` instead of `away` when it has shown that it goes quiet that
+    /// long and comes back (`stale_max_s`; 0 turns the learning off). See `RegionEvaluator.awayTimeout(of:)`.
+    public var staleMax: Double = 900
     /// The regions' preset when they name none (YAML `tracking.sensitivity`, default `balanced`). Applied when
     /// the regions are read (`RegionRule(from:inherited:)`).
     public var sensitivity: RegionSensitivity = .balanced
@@ -54,6 +57,11 @@ public struct TrackerSettings: Sendable, Equatable {
                 ConfigIssue(
                     path: "\(path).state_persist_interval_s",
                     message: "must be > 0 and <= 3600 seconds, got \(statePersistInterval)"))
+        }
+        if !(staleMax >= 0 && staleMax <= 86_400) {
+            issues.append(
+                ConfigIssue(
+                    path: "\(path).stale_max_s", message: "must be 0...86400 seconds, got \(staleMax)"))
         }
         issues += filter.validate(path: "\(path).filter")
         issues += publish.validate(path: "\(path).publish")

@@ -56,6 +56,15 @@ extension EventPayload {
         writer.key("state")
         writer.string(event.state.rawValue)
         writeBeaconMembers(event.beacon, to: &writer)
+        // What the gateway learned of the beacon's timing: its interval as heard and its away time.
+        if let interval = event.interval {
+            writer.key("interval_s")
+            writer.double(rounded(interval, places: 2))
+        }
+        if let awayAfter = event.awayAfter {
+            writer.key("away_after_s")
+            writer.double(rounded(awayAfter, places: 1))
+        }
         writer.endObject()
     }
 

@@ -8,6 +8,11 @@ extension HomeAssistantDiscovery {
         return "{{ value_json.state if value_json.state in [\(list)] else 'None' }}"
     }
 
+    /// The presence topic's state for the tracker and the presence sensor: `stale` (silent, but not longer than
+    /// the beacon usually is) still shows as `seen`, so Home Assistant keeps it home.
+    static let presenceTemplate =
+        "{{ 'seen' if value_json.state in ['seen', 'stale'] else ('away' if value_json.state == 'away' else 'None') }}"
+
     /// The tracker's attributes: the stable identity fields of the presence payload (and the gateway that
     /// reports it), none of the values that change with every event (`seq`, `time`, distance, RSSI).
     static let identityAttributesTemplate =

@@ -43,7 +43,9 @@ public enum RegionState: String, Sendable, Equatable, Hashable, Codable {
 }
 
 public enum PresenceState: String, Sendable, Equatable, Hashable {
-    case seen, away
+    /// `stale`: silent for longer than the away timeout, but not longer than this beacon usually is (a phone
+    /// that stops advertising for minutes); still counted present, its regions held.
+    case seen, stale, away
 }
 
 /// An event out of the tracker / region engine. `time` is always a capture time taken from the reports
@@ -67,10 +69,20 @@ public struct PresenceEvent: Sendable, Equatable {
     public var time: Timestamp
     public var state: PresenceState
     public var beacon: BeaconSnapshot
-    public init(time: Timestamp, state: PresenceState, beacon: BeaconSnapshot) {
+    /// The beacon's advertising interval as heard (median gap, seconds), once learned.
+    public var interval: Double?
+    /// The silence after which this beacon turns `away` (its away timeout, lengthened for a beacon that
+    /// habitually goes quiet longer), seconds.
+    public var awayAfter: Double?
+    public init(
+        time: Timestamp, state: PresenceState, beacon: BeaconSnapshot, interval: Double? = nil,
+        awayAfter: Double? = nil
+    ) {
         self.time = time
         self.state = state
         self.beacon = beacon
+        self.interval = interval
+        self.awayAfter = awayAfter
     }
 }
 

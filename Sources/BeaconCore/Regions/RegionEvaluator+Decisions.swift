@@ -91,15 +91,19 @@ extension RegionEvaluator {
 
     /// Whether an inside membership is due to exit at `time`: heard without qualifying for the exit period
     /// (the current silence counted up to `heardGap`), or silent since qualifying for the dropout grace.
-    /// Regions without an enter condition exit after the exit period without a sighting (iOS style).
-    func exitDue(_ membership: RegionMembership, params: RegionParameters, at time: Timestamp) -> Bool {
-        time >= exitDeadline(membership, params: params)
+    /// Regions without an enter condition exit after the exit period without a sighting (iOS style). A silence
+    /// that is usual for the beacon (`hold`, from `RegionEvaluator.silenceHold(of:)`) holds the region until
+    /// the beacon turns away; reports heard below the exit level still end it.
+    func exitDue(_ membership: RegionMembership, params: RegionParameters, hold: Timestamp, at time: Timestamp)
+        -> Bool
+    {
+        time >= exitDeadline(membership, params: params, hold: hold)
     }
 
     /// The time at which an inside membership exits if nothing more is heard.
-    func exitDeadline(_ membership: RegionMembership, params: RegionParameters) -> Timestamp {
-        guard params.enter != nil else { return membership.lastQualifying + params.exitPeriod }
-        let grace = membership.lastQualifying + params.dropoutGrace
+    func exitDeadline(_ membership: RegionMembership, params: RegionParameters, hold: Timestamp) -> Timestamp {
+        guard params.enter != nil else { return max(membership.lastQualifying + params.exitPeriod, hold) }
+        let grace = max(membership.lastQualifying + params.dropoutGrace, hold)
         let remaining = params.exitPeriod - Double(membership.outTime)
         guard remaining <= Self.heardGap else { return grace }
         return min(grace, max(membership.lastSample, membership.lastQualifying) + max(remaining, 0))

@@ -38,6 +38,7 @@ struct RegionEvaluator: Sendable {
             freshEvent = SensorEventFields.admit(&observation, events: eventFields, previous: beacon.fields)
         }
         let wasKnown = beacon.identityKnown
+        if wasKnown { beacon.silence.record(gap: time - beacon.lastSeen, at: time) }
         let identityChanged = beacon.adoptIdentity(of: observation)
         let firstEventIndex = events.count
         if identityChanged && (!wasKnown || usesAddressOrName) {
@@ -76,11 +77,12 @@ struct RegionEvaluator: Sendable {
                             state: kind == .enter ? .inside : .outside, since: time, beacon: nil)))
             }
         }
-        if !beacon.present || regionChanged {
+        if !beacon.present || beacon.stale || regionChanged {
             let snapshot = beacon.snapshot(at: time)
-            if !beacon.present {
+            if !beacon.present || beacon.stale {
                 beacon.present = true
-                events.insert(.presence(PresenceEvent(time: time, state: .seen, beacon: snapshot)), at: firstEventIndex)
+                beacon.stale = false
+                events.insert(.presence(presence(of: beacon, .seen, snapshot: snapshot, at: time)), at: firstEventIndex)
             }
             if regionChanged {
                 for index in events.indices.dropFirst(firstEventIndex) {
@@ -113,23 +115,59 @@ struct RegionEvaluator: Sendable {
     ) {
         guard time >= beacon.deadline else { return }
         defer { updateDeadline(&beacon) }
+        let hold = silenceHold(of: beacon)
         for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
             let region = Int(beacon.memberships[index].region)
-            guard exitDue(beacon.memberships[index], params: parameters[region], at: time) else { continue }
+            guard exitDue(beacon.memberships[index], params: parameters[region], hold: hold, at: time) else {
+                continue
+            }
             exit(&beacon, membership: index, at: time, events: &events, changes: &changes)
         }
-        if beacon.present, time - beacon.quietSince >= awayTimeout(of: beacon) {
+        guard beacon.present else { return }
+        let silence = time - beacon.quietSince
+        let away = awayTimeout(of: beacon)
+        if silence >= away {
             beacon.present = false
-            events.append(.presence(PresenceEvent(time: time, state: .away, beacon: beacon.snapshot(at: time))))
+            beacon.stale = false
+            events.append(.presence(presence(of: beacon, .away, snapshot: beacon.snapshot(at: time), at: time)))
+        } else if !beacon.stale, silence >= settings.awayTimeout {
+            beacon.stale = true
+            events.append(.presence(presence(of: beacon, .stale, snapshot: beacon.snapshot(at: time), at: time)))
         }
     }
 
-    /// The beacon's own away timeout when one is configured, else the gateway's.
-    @inline(__always)
+    /// The silence after which the beacon turns `away`: its own away timeout when one is configured
+    /// (`devices.known[].away_timeout_s`), else the gateway's, lengthened for a beacon that has shown it goes
+    /// quiet longer and comes back (`SilenceProfile.usualSilence`) to one and a half times that silence, at
+    /// most `stale_max_s`. Past the gateway's timeout and short of this one the beacon is `stale`.
     func awayTimeout(of beacon: TrackedBeacon) -> Double {
-        settings.awayTimeoutOverrides.isEmpty
-            ? settings.awayTimeout
-            : settings.awayTimeoutOverrides[beacon.beaconID] ?? settings.awayTimeout
+        if !settings.awayTimeoutOverrides.isEmpty, let configured = settings.awayTimeoutOverrides[beacon.beaconID] {
+            return configured
+        }
+        guard settings.staleMax > settings.awayTimeout, let usual = beacon.silence.usualSilence,
+            usual > settings.awayTimeout
+        else { return settings.awayTimeout }
+        return min(settings.staleMax, Self.habitualSilenceFactor * usual)
+    }
+
+    /// A learned hold is this many times the longest habitual silence (the bucket's upper edge already
+    /// rounds up by up to a half-octave).
+    static let habitualSilenceFactor = 1.5
+
+    /// When a silent, present beacon's regions stop being held (its away time); -infinity when nothing holds
+    /// them, that is when the beacon turns away at the gateway's timeout or sooner.
+    func silenceHold(of beacon: TrackedBeacon) -> Timestamp {
+        let away = awayTimeout(of: beacon)
+        return beacon.present && away > settings.awayTimeout ? beacon.quietSince + away : -.infinity
+    }
+
+    /// A presence event with the beacon's learned figures.
+    func presence(
+        of beacon: TrackedBeacon, _ state: PresenceState, snapshot: BeaconSnapshot, at time: Timestamp
+    ) -> PresenceEvent {
+        PresenceEvent(
+            time: time, state: state, beacon: snapshot, interval: beacon.silence.interval,
+            awayAfter: awayTimeout(of: beacon))
     }
 
     private func exit(
@@ -148,10 +186,19 @@ struct RegionEvaluator: Sendable {
 
     /// Sets `beacon.deadline`: the earliest time at which `expire` would fire something for this beacon.
     func updateDeadline(_ beacon: inout TrackedBeacon) {
-        var deadline = beacon.present ? beacon.quietSince + awayTimeout(of: beacon) : .infinity
+        var deadline = Timestamp.infinity
+        if beacon.present {
+            let away = awayTimeout(of: beacon)
+            deadline = beacon.quietSince + away
+            if !beacon.stale, away > settings.awayTimeout {
+                deadline = beacon.quietSince + settings.awayTimeout
+            }
+        }
+        let hold = silenceHold(of: beacon)
         for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
             let membership = beacon.memberships[index]
-            deadline = min(deadline, exitDeadline(membership, params: parameters[Int(membership.region)]))
+            deadline = min(
+                deadline, exitDeadline(membership, params: parameters[Int(membership.region)], hold: hold))
         }
         beacon.deadline = deadline
     }
@@ -166,7 +213,7 @@ struct RegionEvaluator: Sendable {
             exit(&beacon, membership: index, at: time, events: &events, changes: &changes)
         }
         if beacon.present {
-            events.append(.presence(PresenceEvent(time: time, state: .away, beacon: beacon.snapshot(at: time))))
+            events.append(.presence(presence(of: beacon, .away, snapshot: beacon.snapshot(at: time), at: time)))
         }
     }
 

@@ -28,7 +28,7 @@ extension Scenario {
             try fields.object("radio").map { fields throws(ScenarioError) in
                 try ScenarioRadio(fields, forcing: radioModel)
             } ?? ScenarioRadio(model: radioModel ?? .measured)
-        let settings =
+        var settings =
             try fields.object("tracker").map { fields throws(ScenarioError) in try TrackerSettings(scenario: fields) }
             ?? .default
         var regions: [RegionRule] = []
@@ -43,6 +43,9 @@ extension Scenario {
         var beacons: [ScenarioBeacon] = []
         for (index, value) in beaconValues.enumerated() {
             beacons.append(try ScenarioBeacon(try ScenarioFields(value, path: "beacons[\(index)]"), index: index))
+        }
+        for beacon in beacons {
+            if let timeout = beacon.awayTimeout { settings.awayTimeoutOverrides[beacon.beaconID] = timeout }
         }
         let advertisements = beacons.reduce(0.0) { $0 + $1.rate * duration }
         guard advertisements <= Scenario.maxAdvertisements else {

@@ -66,7 +66,11 @@ extension ScenarioBeacon {
         let attenuation = try fields.double("attenuation_db", default: 0)
         let power = fields.has("measured_power") ? try fields.int("measured_power") : -59
         let name = try fields.string("name")
+        let awayTimeout = try fields.double("away_timeout_s")
         try fields.finish()
+        if let awayTimeout, !(awayTimeout > 0 && awayTimeout <= 86_400) {
+            throw ScenarioError(path: fields.keyPath("away_timeout_s"), message: "must be > 0 and <= 86400 seconds")
+        }
         guard rate > 0, rate <= 100 else {
             throw ScenarioError(path: fields.keyPath("rate_hz"), message: "must be > 0 and <= 100")
         }
@@ -87,5 +91,6 @@ extension ScenarioBeacon {
             measuredPower: power, rate: rate, loss: loss, sigma: sigma, attenuation: attenuation, path: path,
             dropouts: dropouts,
             randomDropouts: random.map { (meanInterval: $0.0, minLength: $0.1, maxLength: $0.2) })
+        self.awayTimeout = awayTimeout
     }
 }

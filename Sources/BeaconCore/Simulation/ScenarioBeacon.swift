@@ -42,6 +42,8 @@ public struct ScenarioBeacon: Sendable {
     public var dropouts: [Dropout]
     /// Random dropouts: mean seconds between their starts, and their length range.
     public var randomDropouts: (meanInterval: Double, minLength: Double, maxLength: Double)?
+    /// This beacon's own away timeout (`away_timeout_s`, as `devices.known[].away_timeout_s` in the YAML).
+    public var awayTimeout: Double?
 
     public init(
         beaconID: String, format: String = "ibeacon", identifiers: [String] = [],

@@ -5,6 +5,7 @@ extension TrackerSettings {
         self.init()
         maxBeacons = try fields.int("max_beacons") ?? maxBeacons
         awayTimeout = try fields.double("away_timeout_s", default: awayTimeout)
+        staleMax = try fields.double("stale_max_s", default: staleMax)
         restoreMaxAge = try fields.double("restore_max_age_s", default: restoreMaxAge)
         statePersistInterval = try fields.double("state_persist_interval_s", default: statePersistInterval)
         if let presetName = try fields.string("sensitivity") {

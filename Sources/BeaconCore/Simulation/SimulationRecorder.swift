@@ -176,7 +176,11 @@ struct SimulationRecorder {
         switch event {
         case .sighting: counts.sighting += 1
         case let .presence(presence):
-            if presence.state == .seen { counts.seen += 1 } else { counts.away += 1 }
+            switch presence.state {
+            case .seen: counts.seen += 1
+            case .stale: counts.stale += 1
+            case .away: counts.away += 1
+            }
         case let .region(region):
             switch region.kind {
             case .enter:

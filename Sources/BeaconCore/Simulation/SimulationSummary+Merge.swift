@@ -9,6 +9,7 @@ extension SimulationSummary {
             result.events.exit += run.events.exit
             result.events.state += run.events.state
             result.events.seen += run.events.seen
+            result.events.stale += run.events.stale
             result.events.away += run.events.away
             result.events.sighting += run.events.sighting
             result.restarts += run.restarts

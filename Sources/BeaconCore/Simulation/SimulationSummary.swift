@@ -1,7 +1,7 @@
 /// Accuracy of a simulation run against its ground truth: the engine's, and each peer baseline's beside it.
 public struct SimulationSummary: Sendable, Equatable, PairScores {
     public struct EventCounts: Sendable, Equatable {
-        public var enter = 0, exit = 0, state = 0, seen = 0, away = 0, sighting = 0
+        public var enter = 0, exit = 0, state = 0, seen = 0, stale = 0, away = 0, sighting = 0
     }
 
     /// One (region, beacon) pair.

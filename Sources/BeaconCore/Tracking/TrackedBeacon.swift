@@ -20,10 +20,14 @@ struct TrackedBeacon: Sendable {
     /// Silence (for `away`) counts from here: the last report, or the restore time for restored entries.
     var quietSince: Timestamp
     var present: Bool
+    /// Silent past the away timeout, but for no longer than the beacon usually is (`RegionEvaluator`).
+    var stale = false
     /// Earliest time a timeout (exit period, away) can fire for this beacon; kept by the evaluator.
     var deadline: Timestamp = .infinity
     var filter: RSSIFilter
     var rate = ReportRateMeter()
+    /// Its usual gaps between reports (advertising interval, habitual silences).
+    var silence = SilenceProfile()
     var memberships: [RegionMembership] = []
     /// Filters of regions that override the gateway's (see `RegionMembership.filterSlot`); usually empty.
     var regionFilters: [RSSIFilter] = []

@@ -75,11 +75,12 @@ import Testing
         #expect(sighting.address == addresses.last)
         #expect(ESPresenseMapping.deviceID(for: sighting) == "irk:alice-phone", "the name, never the key")
 
-        // The device's own away timeout (300 s), not the gateway's (30 s); the region exits after its period.
+        // The device's own away timeout (300 s), not the gateway's (30 s): past the gateway's it is `stale` and
+        // its region is held; at its own it turns away and the region exits with it.
         events = pipeline.advance(to: 39 + 100)
-        #expect(ids(events) == ["exit hall irk:alice-phone"])
+        #expect(ids(events) == ["stale irk:alice-phone"])
         events = pipeline.advance(to: 39 + 301)
-        #expect(ids(events) == ["away irk:alice-phone"])
+        #expect(ids(events) == ["exit hall irk:alice-phone", "away irk:alice-phone"])
 
         let rows = pipeline.takeSeenDeviceKeys()
         #expect(

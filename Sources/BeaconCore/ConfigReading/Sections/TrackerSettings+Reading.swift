@@ -4,6 +4,7 @@ extension TrackerSettings {
         self.init()
         maxBeacons = r.value("max_beacons", default: maxBeacons)
         awayTimeout = r.duration("away_timeout_s", default: awayTimeout)
+        staleMax = r.duration("stale_max_s", default: staleMax)
         restoreMaxAge = r.duration("restore_max_age_s", default: restoreMaxAge)
         statePersistInterval = r.duration("state_persist_interval_s", default: statePersistInterval)
         filter = FilterSettings.read("filter", from: &r) ?? filter
