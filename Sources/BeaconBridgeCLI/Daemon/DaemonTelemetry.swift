@@ -31,6 +31,7 @@ struct DaemonTelemetry {
         lastReports = reports
         lastReportTime = now
         let tracker = pipeline.engine.counters
+        let silences = pipeline.engine.silenceCounts
         var counters: [(String, Int64)] = [
             ("reports_per_second", Int64(rate.rounded())),
             ("hci_events", Int64(pipeline.counters.hciEvents)),
@@ -39,6 +40,8 @@ struct DaemonTelemetry {
             ("beacon_observations", Int64(pipeline.counters.beacons)),
             ("tracked_beacons", Int64(pipeline.engine.trackedCount)),
             ("tracker_evictions", Int64(tracker.evictions)),
+            ("beacons_stale", Int64(silences.stale)),
+            ("beacons_held", Int64(silences.held)),
             ("private_reports_resolved", Int64(pipeline.counters.resolvedReports)),
             ("private_reports_unresolved", Int64(pipeline.counters.unresolvedPrivateReports)),
             ("private_addresses_cached", Int64(pipeline.resolver.cachedResolved + pipeline.resolver.cachedUnresolved)),

@@ -14,4 +14,17 @@ extension RegionEngine {
         rows.sort { $0.beacon.beaconID < $1.beacon.beaconID }
         return rows.map { .presence($0) }
     }
+
+    /// Tracked beacons now `stale`, and those whose away time is longer than the gateway's (a configured or
+    /// learned hold), for telemetry (`beacons_stale`, `beacons_held`). One pass over the tracker.
+    public var silenceCounts: (stale: Int, held: Int) {
+        var stale = 0
+        var held = 0
+        for slot in tracker.liveSlots where tracker.slots[slot].identityKnown {
+            let beacon = tracker.slots[slot]
+            if beacon.present, beacon.stale { stale += 1 }
+            if evaluator.awayTimeout(of: beacon) > settings.awayTimeout { held += 1 }
+        }
+        return (stale, held)
+    }
 }

@@ -84,6 +84,7 @@ import Testing
         let awayAfter = stale.first?.awayAfter ?? 0
         #expect(abs(awayAfter - 1.5 * 204.8) < 1e-6, "held for 1.5 times the habitual silence: \(awayAfter)")
         #expect(F.regionEvents(quiet).isEmpty, "no exit while the silence is usual for the phone")
+        #expect(engine.silenceCounts == (stale: 1, held: 1))
         let back = engine.process(F.report(1, at: last + 180, rssi: -50))
         #expect(F.presenceEvents(back).map(\.state) == [.seen])
         #expect(F.regionEvents(back).isEmpty)
@@ -130,6 +131,7 @@ import Testing
         let presence = F.presenceEvents(events)
         #expect(presence.map(\.state) == [.stale, .away])
         #expect(presence.map { $0.time - F.t0 } == [89, 629])
+        #expect(engine.silenceCounts == (stale: 0, held: 1), "away now, but its configured timeout still holds")
         #expect(F.regionEvents(events).map { $0.time - F.t0 } == [629], "the region is held until away")
     }
 
