@@ -20,23 +20,47 @@ struct SilenceProfile: Sendable, Equatable {
 
     private var counts = SIMD32<UInt8>(repeating: 0)
     private var lastDecay = -Double.infinity
+    /// The sum of `counts` (at most 32 * 255).
+    private var total: UInt16 = 0
+    /// The bucket of the second-longest gap once `minimumGaps` were recorded, else -1: kept by `record`, since
+    /// the engine asks for the away time several times per report and the answer changes only when a gap at
+    /// or above it arrives.
+    private var usualBucket: Int8 = -1
 
     /// Records the gap between two reports ending at `time`; gaps of zero or less (the same instant, or a
     /// clock that stepped back) say nothing and are skipped.
     mutating func record(gap: Double, at time: Timestamp) {
         guard gap > 0, gap.isFinite else { return }
+        var decayed = false
         if !lastDecay.isFinite {
             lastDecay = time
         } else if time - lastDecay >= Self.decayPeriod {
             counts &>>= 1
+            total = UInt16(counts.indices.reduce(0) { $0 + Int(counts[$1]) })
             lastDecay = time
+            decayed = true
         }
         let bucket = Self.bucket(of: gap)
-        if counts[bucket] < .max { counts[bucket] += 1 }
+        if counts[bucket] < .max {
+            counts[bucket] += 1
+            total += 1
+        }
+        if decayed || bucket >= Int(usualBucket) { usualBucket = Int8(secondLongestBucket()) }
     }
 
     /// Gaps recorded (saturating per bucket, so a lower bound beyond 255 per bucket).
-    var gaps: Int { counts.indices.reduce(0) { $0 + Int(counts[$1]) } }
+    var gaps: Int { Int(total) }
+
+    /// The bucket holding the second-longest gap, -1 before `minimumGaps` gaps.
+    private func secondLongestBucket() -> Int {
+        guard total >= Self.minimumGaps else { return -1 }
+        var seen = 0
+        for bucket in counts.indices.reversed() {
+            seen += Int(counts[bucket])
+            if seen >= 2 { return bucket }
+        }
+        return -1
+    }
 
     /// The median gap, seconds (the centre of its bucket); nil until `minimumGaps` gaps were recorded.
     var interval: Double? {
@@ -53,15 +77,7 @@ struct SilenceProfile: Sendable, Equatable {
     /// The second-longest gap, rounded up to its bucket's upper edge: the longest silence the beacon came back
     /// from more than once (two silences of 3 and 4 minutes make 4 minutes usual, within a half-octave). Nil
     /// until `minimumGaps` gaps were recorded.
-    var usualSilence: Double? {
-        guard gaps >= Self.minimumGaps else { return nil }
-        var seen = 0
-        for bucket in counts.indices.reversed() {
-            seen += Int(counts[bucket])
-            if seen >= 2 { return Self.lowerEdge(bucket + 1) }
-        }
-        return nil
-    }
+    var usualSilence: Double? { usualBucket < 0 ? nil : Self.lowerEdge(Int(usualBucket) + 1) }
 
     static func bucket(of gap: Double) -> Int {
         let ratio = gap / base
