@@ -72,6 +72,17 @@ final class DaemonTestBed: Sendable {
     }
 
     func beaconID(minor: Int) -> String { "ibeacon:\(Self.uuid):1:\(minor)" }
+
+    /// A region `office` of the bed's iBeacons, entered above -70 dBm (the `balanced` preset), as `extra` YAML.
+    static let officeRegion = """
+        regions:
+          - name: office
+            match:
+              format: ibeacon
+              uuid: \(uuid)
+            enter:
+              rssi_above: -70
+        """
     var topicBase: String { "beaconbridge/\(gatewayID)" }
 }
 

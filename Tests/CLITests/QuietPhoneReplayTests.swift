@@ -19,16 +19,7 @@ import Testing
     @Test func theThirdSilenceOfAHabituallyQuietPhoneIsStaleAndKeepsItsRegion() async throws {
         let bed = try DaemonTestBed()
         try await bed.broker.start()
-        try bed.writeConfig(
-            """
-            regions:
-              - name: office
-                match:
-                  format: ibeacon
-                  uuid: \(DaemonTestBed.uuid)
-                enter:
-                  rssi_above: -70
-            """)
+        try bed.writeConfig(DaemonTestBed.officeRegion)
         // Minor 2: a tag heard for the first minute only, so the capture also shows a plain `away`.
         let tag = DaemonTestBed.iBeaconObservations(minor: 2, start: Self.start, duration: 60, interval: 0.5)
         let capture = try bed.writeCapture("quiet.btsnoop", Self.habituallyQuietPhone(minor: 1) + tag)

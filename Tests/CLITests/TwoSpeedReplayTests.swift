@@ -20,16 +20,7 @@ import Testing
     @Test func aStrongBeaconEntersInSecondsAndOneAtTheBoundarySlowly() async throws {
         let bed = try DaemonTestBed()
         try await bed.broker.start()
-        try bed.writeConfig(
-            """
-            regions:
-              - name: office
-                match:
-                  format: ibeacon
-                  uuid: \(DaemonTestBed.uuid)
-                enter:
-                  rssi_above: -70
-            """)
+        try bed.writeConfig(DaemonTestBed.officeRegion)
         let capture = try bed.writeCapture(
             "approach.btsnoop", Self.approach(minor: 1, rssi: -50) + Self.approach(minor: 2, rssi: -65))
         let subscriber = try await bed.startSubscriber()
