@@ -107,3 +107,14 @@ extension RealisticRadio {
         lossBurst: 0.8, lossBurstShare: 0.02, sensitivityWidth: 2, advDelayMax: 0.01, channelMixing: true,
         placementSigma: 4.5, postureSigma: 3.0)
 }
+
+extension RealisticRadio {
+    /// How much of the shadowing survives `elapsed` s in which the beacon moved `moved` m (both simulators):
+    /// e^−(elapsed/`shadowingTime` + moved/`shadowingDistance`); with `shadowingDistance` 0, nothing survives.
+    func shadowingCorrelation(elapsed: Double, moved: Double) -> Double {
+        let decay =
+            elapsed / max(shadowingTime, 1e-9)
+            + (shadowingDistance > 0 ? moved / shadowingDistance : .infinity)
+        return ElementaryMath.exp(-decay)
+    }
+}

@@ -14,7 +14,7 @@ extension ScenarioSimulator {
             radio.channelOffsets.isEmpty
             ? (0..<3).map { _ in params.channelOffsetSigma * random.gaussian() }
             : radio.channelOffsets
-        let blocks = blockingEpisodes(params.blocking, random: &random)
+        var blocks = BlockingEpisodes(params.blocking, duration: scenario.duration, random: &random)
         var loss = LossChannel(loss: beacon.loss, burst: params.lossBurst, share: params.lossBurstShare)
         let interval = 1 / beacon.rate
         var result: [Observation] = []
@@ -31,7 +31,6 @@ extension ScenarioSimulator {
         let placement = params.placementSigma > 0 ? params.placementSigma * random.gaussian() : 0
         let postures =
             params.postureSigma > 0 ? (0...beacon.path.count).map { _ in params.postureSigma * random.gaussian() } : []
-        var blockIndex = 0
         loss.start(random: &random)
         while t < scenario.duration {
             let position = beacon.position(at: t)
@@ -39,10 +38,7 @@ extension ScenarioSimulator {
                 let dx = position.x - previous.x
                 let dy = position.y - previous.y
                 let moved = (dx * dx + dy * dy).squareRoot()
-                let decay =
-                    (t - previous.t) / max(params.shadowingTime, 1e-9)
-                    + (params.shadowingDistance > 0 ? moved / params.shadowingDistance : .infinity)
-                let rho = ElementaryMath.exp(-decay)
+                let rho = params.shadowingCorrelation(elapsed: t - previous.t, moved: moved)
                 let innovation = (max(0, 1 - rho * rho)).squareRoot() * shadowingSigma
                 shadowing = rho * shadowing + innovation * random.gaussian()
                 for index in channelShadowing.indices {
@@ -61,10 +57,7 @@ extension ScenarioSimulator {
             let fading = params.fadingSigma * random.gaussian()
             let lost = loss.lost(random: &random)
             let heardDraw = random.uniform()
-            while blockIndex < blocks.count, blocks[blockIndex].start + blocks[blockIndex].length <= t {
-                blockIndex += 1
-            }
-            let blocked = blockIndex < blocks.count && blocks[blockIndex].start <= t ? blocks[blockIndex].depth : 0
+            let blocked = blocks.depth(at: t)
             let distance = max((position.x * position.x + position.y * position.y).squareRoot(), 0.1)
             let rssi =
                 model.meanRSSI(atDistance: distance, measuredPower: beacon.measuredPower) - beacon.attenuation
@@ -74,21 +67,6 @@ extension ScenarioSimulator {
             t += interval + random.uniform() * params.advDelayMax
             guard !lost, heardDraw < received, !dropouts.contains(where: { $0.contains(now) }) else { continue }
             result.append(observation(of: beacon, at: now, rssi: rssi.rounded()))
-        }
-        return result
-    }
-
-    private func blockingEpisodes(
-        _ spec: RealisticRadio.Blocking,
-        random: inout SimulationRandom
-    ) -> [(start: Double, length: Double, depth: Double)] {
-        guard spec.meanInterval > 0 else { return [] }
-        var result: [(start: Double, length: Double, depth: Double)] = []
-        var t = random.exponential(mean: spec.meanInterval)
-        while t < scenario.duration {
-            let length = random.uniform(spec.minLength, spec.maxLength)
-            result.append((t, length, random.uniform(spec.minDepth, spec.maxDepth)))
-            t += length + random.exponential(mean: spec.meanInterval)
         }
         return result
     }

@@ -97,13 +97,12 @@ public struct RoomSimulator: Sendable {
             : radio.channelOffsets
         // Scanners do not rotate channels in step: each starts its dwell cycle at its own phase.
         let phase = random.uniform() * radio.channelDwell * Double(offsets.count)
-        let blocks = blockingEpisodes(params.blocking, random: &random)
+        var blocks = BlockingEpisodes(params.blocking, duration: scenario.duration, random: &random)
         var loss = LossChannel(loss: person.loss, burst: params.lossBurst, share: params.lossBurstShare)
         loss.start(random: &random)
         let sigma = person.sigma ?? params.shadowingSigma
         var shadowing = sigma * random.gaussian()
         var previous: (t: Double, x: Double, y: Double)?
-        var blockIndex = 0
         let meanOffset = offsets.isEmpty ? 0 : offsets.reduce(0, +) / Double(offsets.count)
         var result: [Observation] = []
         result.reserveCapacity(schedule.count)
@@ -115,10 +114,7 @@ public struct RoomSimulator: Sendable {
                 let dx = position.x - previous.x
                 let dy = position.y - previous.y
                 let moved = (dx * dx + dy * dy).squareRoot()
-                let decay =
-                    (t - previous.t) / max(params.shadowingTime, 1e-9)
-                    + (params.shadowingDistance > 0 ? moved / params.shadowingDistance : .infinity)
-                let rho = ElementaryMath.exp(-decay)
+                let rho = params.shadowingCorrelation(elapsed: t - previous.t, moved: moved)
                 shadowing = rho * shadowing + max(0, 1 - rho * rho).squareRoot() * sigma * random.gaussian()
                 loss.step(elapsed: t - previous.t, random: &random)
             }
@@ -126,10 +122,7 @@ public struct RoomSimulator: Sendable {
             let fading = params.fadingSigma * random.gaussian()
             let lost = loss.lost(random: &random)
             let heardDraw = random.uniform()
-            while blockIndex < blocks.count, blocks[blockIndex].start + blocks[blockIndex].length <= t {
-                blockIndex += 1
-            }
-            let blocked = blockIndex < blocks.count && blocks[blockIndex].start <= t ? blocks[blockIndex].depth : 0
+            let blocked = blocks.depth(at: t)
             let dx = position.x - gateway.x
             let dy = position.y - gateway.y
             let distance = max((dx * dx + dy * dy).squareRoot(), 0.1)
@@ -151,20 +144,5 @@ public struct RoomSimulator: Sendable {
                     measuredPower: person.measuredPower, name: person.name))
         }
         return (result, levels, meanOffset + gateway.receiverOffset)
-    }
-
-    private func blockingEpisodes(
-        _ spec: RealisticRadio.Blocking,
-        random: inout SimulationRandom
-    ) -> [(start: Double, length: Double, depth: Double)] {
-        guard spec.meanInterval > 0 else { return [] }
-        var result: [(start: Double, length: Double, depth: Double)] = []
-        var t = random.exponential(mean: spec.meanInterval)
-        while t < scenario.duration {
-            let length = random.uniform(spec.minLength, spec.maxLength)
-            result.append((t, length, random.uniform(spec.minDepth, spec.maxDepth)))
-            t += length + random.exponential(mean: spec.meanInterval)
-        }
-        return result
     }
 }
