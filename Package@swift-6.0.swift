@@ -27,6 +27,9 @@ let package = Package(
 
         // The pure core.
         .target(name: "BeaconCore", swiftSettings: strict),
+        // The laboratory of `beaconbridge simulate`: the simulators, radio models, baselines, oracles, frontiers,
+        // scores and scenario files; on top of the core, never in it (the daemon does not link it).
+        .target(name: "BeaconSimulation", dependencies: ["BeaconCore"], swiftSettings: strict),
 
         // The runtime shared by the adapters and the commands: mailboxes between threads and tasks, the one
         // thread spawner.
@@ -49,7 +52,7 @@ let package = Package(
             name: "BeaconBridgeCLI",
             dependencies: [
                 "BeaconCore", "BeaconRuntime", "HCIScanner", "MQTTPublisher", "SQLiteStore", "YAMLConfig",
-                "ESPHomeProxy",
+                "ESPHomeProxy", "BeaconSimulation",
             ],
             swiftSettings: strict
         ),
@@ -58,7 +61,7 @@ let package = Package(
             name: "beaconbridge-bench",
             dependencies: [
                 "BeaconCore", "BeaconBridgeCLI", "BeaconRuntime", "MQTTPublisher", "SQLiteStore", "TestSupport",
-                "ESPHomeProxy",
+                "ESPHomeProxy", "BeaconSimulation",
             ],
             swiftSettings: strict
         ),
@@ -69,7 +72,13 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strict),
 
-        .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestSupport"], swiftSettings: strict),
+        // BeaconSimulation only for two fixtures: SimulationDistance (EngineFixtures) and SimulationRandom (FilterTests).
+        .testTarget(
+            name: "BeaconCoreTests", dependencies: ["BeaconCore", "BeaconSimulation", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "BeaconSimulationTests", dependencies: ["BeaconSimulation", "BeaconCore", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "BeaconRuntimeTests", dependencies: ["BeaconRuntime", "BeaconCore", "TestSupport"],
             swiftSettings: strict),

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconSimulation
 
 /// `beaconbridge simulate --capture OUT.btsnoop`: writes the scenario's radio traffic as a btsnoop capture of
 /// HCI LE Advertising Report events, for `beaconbridge replay` or `decode --btsnoop`. iBeacon, AltBeacon,

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconSimulation
 
 #if canImport(Glibc)
 import Glibc

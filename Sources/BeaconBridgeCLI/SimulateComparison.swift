@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconSimulation
 
 /// The side-by-side comparison `simulate` prints: BeaconBridge's region engine and each peer baseline on the
 /// same report stream (docs/scenarios.md, "Ground truth and the summary").

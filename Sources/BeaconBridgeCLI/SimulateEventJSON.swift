@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconSimulation
 
 /// JSON lines printed by `simulate` (layout in docs/scenarios.md). Doubles are rounded for reading:
 /// times to the millisecond, RSSI and distances to the centimetre/hundredth.

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconSimulation
 
 /// `simulate --frontier`: runs every scenario and seed through `SimulationFrontier` and prints one `frontier`
 /// JSON line per rule on stdout, then a `frontier_verdict` line, and the table on stderr (docs/scenarios.md).

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconSimulation
 
 /// `beaconbridge simulate` on multi-gateway scenarios (`"kind": "rooms"`, docs/rooms.md): the room arbiter and
 /// the two peer rules on the same sightings; per run a `room_summary` line (and, for a single run without

@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconSimulation
 
 /// `beaconbridge simulate --scenario ROOMS.json --capture 'DIR/{gateway}.btsnoop'`: one btsnoop capture per
 /// gateway of a multi-gateway scenario (what that gateway's adapter hears of the simulated world), for replaying

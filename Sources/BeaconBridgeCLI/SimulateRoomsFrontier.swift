@@ -1,4 +1,5 @@
 import BeaconCore
+import BeaconSimulation
 
 /// `simulate --frontier` on rooms scenarios: every scenario and seed through `RoomFrontier`; one `room_frontier`
 /// JSON line per row on stdout, then a `room_frontier_verdict` line, and the table on stderr (docs/rooms.md,

@@ -15,4 +15,15 @@ public enum RegionCondition: Sendable, Equatable, Hashable {
         case let .distance(metres): .distance(metres * 1.5)
         }
     }
+
+    /// The RSSI (dBm) at which the condition flips for a beacon of this format and measured power: the level
+    /// itself, or the distance model inverted (`RegionEvaluator.rssiLevel`). Nil when the model gives no estimate.
+    public func rssiLevel(estimator: any DistanceEstimating, format: String, measuredPower: Int?) -> Double? {
+        switch self {
+        case let .rssi(level): level
+        case let .distance(metres):
+            RegionEvaluator.rssiLevel(
+                forDistance: metres, estimator: estimator, measuredPower: measuredPower, format: format)
+        }
+    }
 }

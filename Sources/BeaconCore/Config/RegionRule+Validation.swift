@@ -132,7 +132,8 @@ extension RegionRule {
         return issues
     }
 
-    static func isUUID(_ text: String) -> Bool {
+    /// Whether the text is a UUID in its 8-4-4-4-12 hexadecimal form (the config reader and scenario files).
+    public static func isUUID(_ text: String) -> Bool {
         let scalars = Array(text.unicodeScalars)
         guard scalars.count == 36 else { return false }
         for (index, scalar) in scalars.enumerated() {

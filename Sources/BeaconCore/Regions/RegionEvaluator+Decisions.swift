@@ -151,13 +151,7 @@ extension RegionEvaluator {
 
     /// The RSSI at which the condition flips, for a beacon of this format and measured power.
     func level(for condition: RegionCondition, format: String, measuredPower: Int?) -> Double? {
-        switch condition {
-        case let .rssi(level): return level
-        case let .distance(metres):
-            return RegionEvaluator.rssiLevel(
-                forDistance: metres, estimator: estimator, measuredPower: measuredPower,
-                format: format)
-        }
+        condition.rssiLevel(estimator: estimator, format: format, measuredPower: measuredPower)
     }
 
     /// Inverts the distance model by bisection over -130...20 dBm (the model must decrease with RSSI, which

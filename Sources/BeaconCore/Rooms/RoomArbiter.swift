@@ -167,7 +167,7 @@ public struct RoomArbiter: Sendable {
         if var evidence = track.evidence[sighting.gatewayID] {
             guard sighting.time >= evidence.lastHeard else { return [] }
             let elapsed = sighting.time - evidence.lastHeard
-            let weight = settings.smoothingTime > 0 ? 1 - SimulationMath.exp(-elapsed / settings.smoothingTime) : 1
+            let weight = settings.smoothingTime > 0 ? 1 - ElementaryMath.exp(-elapsed / settings.smoothingTime) : 1
             evidence.fast += weight * (signal - evidence.fast)
             evidence.add(signal, at: sighting.time, window: settings.medianWindow)
             evidence.lastHeard = sighting.time

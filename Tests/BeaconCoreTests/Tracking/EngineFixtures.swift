@@ -1,3 +1,5 @@
+import BeaconSimulation
+
 @testable import BeaconCore
 
 /// Hand-built observations for engine unit tests. Distance model: `SimulationDistance` (n = 2.7, -59 dBm at 1 m).

@@ -1,3 +1,4 @@
+import BeaconSimulation
 import Testing
 
 @testable import BeaconCore

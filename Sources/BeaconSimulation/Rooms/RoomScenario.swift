@@ -1,0 +1,60 @@
+import BeaconCore
+
+/// A multi-gateway simulation (issue 12): a floor plan with rooms, walls and gateways, people carrying beacons
+/// along waypoint paths (floor-plan metres), the gateways' tracker settings and the arbiter's parameters. The
+/// file format (JSON, `"kind": "rooms"`) is documented in docs/rooms.md.
+public struct RoomScenario: Sendable {
+    public var name: String
+    public var seed: UInt64
+    public var startTime: Timestamp
+    public var duration: Double
+    public var radio: ScenarioRadio
+    /// Every gateway's tracker (filter, sighting publish policy).
+    public var tracker: TrackerSettings
+    public var plan: FloorPlan
+    public var people: [ScenarioBeacon]
+    /// The arbiter's parameters; `gatewayRooms` comes from the plan.
+    public var arbiter: RoomArbiterSettings
+    /// Seconds at the start not scored (every rule is still undecided).
+    public var warmup: Double
+    /// True stays shorter than this (passing through) are not counted in the room-change latency.
+    public var minimumStay: Double
+    /// A room change made up to this long after a true stay ended still counts as following it.
+    public var matchGrace: Double
+
+    public init(
+        name: String = "rooms", seed: UInt64 = 1, startTime: Timestamp = 1_700_000_000, duration: Double,
+        radio: ScenarioRadio = ScenarioRadio(model: .pessimistic),
+        tracker: TrackerSettings = RoomScenario.defaultTracker,
+        plan: FloorPlan, people: [ScenarioBeacon], arbiter: RoomArbiterSettings? = nil, warmup: Double = 10,
+        minimumStay: Double = 30, matchGrace: Double = 15
+    ) {
+        self.name = name
+        self.seed = seed
+        self.startTime = startTime
+        self.duration = duration
+        self.radio = radio
+        self.tracker = tracker
+        self.plan = plan
+        self.people = people
+        var settings = arbiter ?? RoomArbiterSettings()
+        settings.gatewayRooms = Dictionary(
+            plan.gateways.map { ($0.id, $0.room) }, uniquingKeysWith: { first, _ in first })
+        self.arbiter = settings
+        self.warmup = warmup
+        self.minimumStay = minimumStay
+        self.matchGrace = matchGrace
+    }
+
+    /// Gateways in a room deployment publish a sighting at least once a second (docs/rooms.md); the rest of
+    /// the tracker is the gateway default.
+    public static var defaultTracker: TrackerSettings {
+        var settings = TrackerSettings.default
+        settings.publish.sightingInterval = 1
+        return settings
+    }
+
+    public var distanceModel: SimulationDistance {
+        SimulationDistance(pathLossExponent: radio.pathLossExponent, defaultMeasuredPower: radio.defaultMeasuredPower)
+    }
+}

@@ -1,0 +1,118 @@
+import BeaconCore
+
+/// Runs a rooms scenario the way a site would: each gateway's reports through its own `RegionEngine` (the
+/// gateway's tracker, filter and sighting publish policy), the sightings of all gateways merged in capture-time
+/// order as the broker would deliver them (bounded skew: none in the simulation), and every room rule (the
+/// arbiter and the baselines) fed the same sightings and a tick every second. Scores each rule against the
+/// ground truth (`RoomScore`).
+public struct RoomScenarioRun {
+    public let scenario: RoomScenario
+    public let simulator: RoomSimulator
+
+    public init(_ scenario: RoomScenario) {
+        self.scenario = scenario
+        simulator = RoomSimulator(scenario)
+    }
+
+    /// One run's world, computed once and shared by every rule scored on it: the sightings every gateway would
+    /// publish, merged in time order (ties by gateway order), the links' true levels (`RoomOracle`) and the true
+    /// stays.
+    public struct World: Sendable {
+        public var sightings: [RoomSighting]
+        public var oracle: RoomOracle
+        var truth: [String: [RoomScore.Segment]]
+    }
+
+    public func world() -> World {
+        let generated = simulator.world()
+        var all: [(RoomSighting, Int)] = []
+        for (index, gateway) in scenario.plan.gateways.enumerated() {
+            var engine = RegionEngine(
+                settings: scenario.tracker, regions: [], distance: scenario.distanceModel,
+                now: scenario.startTime)
+            var nextTick = scenario.startTime + 1
+            func take(_ events: [EngineEvent]) {
+                for case let .sighting(event) in events {
+                    if let sighting = RoomSighting(gatewayID: gateway.id, event: event) {
+                        all.append((sighting, index))
+                    }
+                }
+            }
+            for observation in generated.observations[index] {
+                while nextTick <= observation.timestamp {
+                    take(engine.advance(to: nextTick))
+                    nextTick += 1
+                }
+                take(engine.process(observation))
+            }
+        }
+        all.sort { ($0.0.time, $0.1) < ($1.0.time, $1.1) }
+        return World(
+            sightings: all.map(\.0), oracle: generated.oracle, truth: RoomScore.segments(scenario, simulator))
+    }
+
+    /// The sightings every gateway would publish, merged in time order (ties by gateway order).
+    public func sightings() -> [RoomSighting] { world().sightings }
+
+    /// The rules compared: the arbiter first, then the baselines.
+    public func deciders() -> [any RoomDeciding] {
+        let n = scenario.radio.pathLossExponent
+        return [RoomArbiter(settings: scenario.arbiter)]
+            + RoomBaseline.Kind.allCases.map { RoomBaseline($0, settings: scenario.arbiter, pathLossExponent: n) }
+    }
+
+    /// Runs every rule over the same sightings, then the oracle rows (`RoomOracle.tableKinds`, and
+    /// `oracle-mean+arbiter` / `oracle-fixed+arbiter`: the arbiter with the scenario's settings fed the links'
+    /// true levels / long-run levels once a second); `onChange` sees the arbiter's decisions in order.
+    public func run(onChange: (RoomChange) -> Void = { _ in }) -> RoomSummary {
+        run(in: world(), onChange: onChange)
+    }
+
+    /// `run` on a world already computed.
+    public func run(in world: World, onChange: (RoomChange) -> Void = { _ in }) -> RoomSummary {
+        var summary = RoomSummary(sightings: world.sightings.count)
+        for (ruleIndex, decider) in deciders().enumerated() {
+            summary.rules.append(
+                score(decider, stream: world.sightings, in: world, onChange: ruleIndex == 0 ? onChange : { _ in }))
+        }
+        for kind in RoomOracle.tableKinds {
+            summary.oracles.append(score(RoomOracleRule(kind, oracle: world.oracle), stream: [], in: world))
+        }
+        for fixed in [false, true] {
+            summary.oracles.append(
+                score(
+                    RoomArbiter(settings: scenario.arbiter),
+                    name: fixed ? "oracle-fixed+arbiter" : "oracle-mean+arbiter",
+                    stream: world.oracle.sightings(fixed: fixed), in: world))
+        }
+        return summary
+    }
+
+    /// One rule over a stream of sightings with a tick every second, scored against the world's truth.
+    public func score(
+        _ rule: some RoomDeciding, name: String? = nil, stream: [RoomSighting], in world: World,
+        onChange: (RoomChange) -> Void = { _ in }
+    ) -> RoomSummary.Rule {
+        var decider = rule
+        var score = RoomScore(scenario: scenario, segments: world.truth, oracle: world.oracle)
+        var next = 0
+        var tick = scenario.startTime + 1
+        let end = scenario.startTime + scenario.duration
+        while tick <= end {
+            while next < stream.count, stream[next].time <= tick {
+                for change in decider.process(stream[next]) {
+                    score.record(change)
+                    onChange(change)
+                }
+                next += 1
+            }
+            for change in decider.advance(to: tick) {
+                score.record(change)
+                onChange(change)
+            }
+            score.sample(at: tick, interval: 1) { decider.room(of: $0) }
+            tick += 1
+        }
+        return score.finish(name: name ?? decider.name)
+    }
+}
