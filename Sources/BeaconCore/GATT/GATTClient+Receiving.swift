@@ -30,6 +30,15 @@ extension GATTClient {
             return [.send(.exchangeMTUResponse(serverRxMTU: UInt16(preferredMTU)))]
         case .writeCommand, .handleValueConfirmation:
             return []
+        case .other(let opcode, _) where Self.responseOpcodes.contains(opcode):
+            // A response this client never asks for (Find By Type Value, Read Multiple, Prepare Write...).
+            guard let current = outstanding else {
+                return [
+                    .failed(
+                        nil, .malformedResponse(.unsolicited, reason: "opcode \(opcode) with no request outstanding"))
+                ]
+            }
+            return respond(to: current, with: pdu, now: now)
         case .other(let opcode, _) where !ATTOpcode.isRequest(opcode):
             return []  // commands and unknown PDUs that expect no answer
         case .other, .findInformationRequest, .readByTypeRequest, .readRequest, .readBlobRequest,

@@ -67,8 +67,6 @@ public struct GATTClient: Sendable {
                 return [.failed(procedure, .valueTooLong(procedure.step, length: value.count, maximum: mtu - 3))]
             }
             return [.send(.writeCommand(handle: handle, value: value)), .completed(procedure, .written)]
-        case .write(_, let value) where value.count > mtu - 3:
-            return [.failed(procedure, .valueTooLong(procedure.step, length: value.count, maximum: mtu - 3))]
         default:
             queue.append(procedure)
             return outstanding == nil ? startNext(now: now) : []
@@ -124,6 +122,12 @@ public struct GATTClient: Sendable {
             case .read(let handle):
                 request = .readRequest(handle: handle)
             case .write(let handle, let value):
+                // Checked when sent, so an MTU exchange queued before the write counts.
+                guard value.count <= mtu - 3 else {
+                    let error = GATTError.valueTooLong(procedure.step, length: value.count, maximum: mtu - 3)
+                    actions.append(.failed(procedure, error))
+                    continue
+                }
                 request = .writeRequest(handle: handle, value: value)
             case .subscribe(let cccd, let subscription):
                 request = .writeRequest(handle: cccd, value: subscription.cccdValue)

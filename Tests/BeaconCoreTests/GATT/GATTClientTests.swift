@@ -249,6 +249,40 @@ extension GATTClientAction {
                 == .valueTooLong(.writeWithoutResponse, length: 21, maximum: 20))
     }
 
+    @Test func aWriteQueuedBehindAnMTUExchangeUsesTheNewMTU() {
+        var script = GATTPeerScript(mtu: 100)
+        let value = [UInt8](repeating: 1, count: 60)
+        _ = script.submit(.exchangeMTU)
+        #expect(script.submit(.write(handle: 5, value: value)) == [])
+        #expect(
+            script.peer(.exchangeMTUResponse(serverRxMTU: 247))
+                == [.completed(.exchangeMTU, .mtu(100)), .send(.writeRequest(handle: 5, value: value))])
+        // Too long for the MTU in force when its turn comes: refused, and the next one goes out.
+        _ = script.submit(.read(handle: 1))
+        _ = script.submit(.write(handle: 5, value: value + value))
+        _ = script.submit(.read(handle: 2))
+        #expect(
+            script.peer(.writeResponse)
+                == [.completed(.write(handle: 5, value: value), .written), .send(.readRequest(handle: 1))])
+        #expect(
+            script.peer(.readResponse(value: [1]))
+                == [
+                    .completed(.read(handle: 1), .value([1])),
+                    .failed(.write(handle: 5, value: value + value), .valueTooLong(.write, length: 120, maximum: 97)),
+                    .send(.readRequest(handle: 2)),
+                ])
+    }
+
+    @Test func aResponseThisClientNeverAsksForIsMalformed() {
+        var script = GATTPeerScript()
+        _ = script.submit(.read(handle: 1))
+        // Read Multiple Response (0x0F) to a Read Request.
+        let actions = script.peer([0x0F, 0x01, 0x02])
+        #expect(actions.count == 1)
+        #expect(actions.first?.error?.step == .read)
+        #expect(script.peer([0x17, 0x01, 0x00]).first?.error?.step == .unsolicited)
+    }
+
     @Test func subscribesAndConfirmsIndications() {
         var script = GATTPeerScript()
         #expect(
