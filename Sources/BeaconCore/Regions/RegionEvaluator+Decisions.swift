@@ -92,7 +92,7 @@ extension RegionEvaluator {
     /// Whether an inside membership is due to exit at `time`: heard without qualifying for the exit period
     /// (the current silence counted up to `heardGap`), or silent since qualifying for the dropout grace.
     /// Regions without an enter condition exit after the exit period without a sighting (iOS style). A silence
-    /// that is usual for the beacon (`hold`, from `RegionEvaluator.silenceHold(of:)`) holds the region until
+    /// that is usual for the beacon (`hold`, from `RegionEvaluator.silenceHold(of:away:)`) holds the region until
     /// the beacon turns away; reports heard below the exit level still end it.
     func exitDue(_ membership: RegionMembership, params: RegionParameters, hold: Timestamp, at time: Timestamp)
         -> Bool

@@ -115,7 +115,9 @@ struct RegionEvaluator: Sendable {
     ) {
         guard time >= beacon.deadline else { return }
         defer { updateDeadline(&beacon) }
-        let hold = silenceHold(of: beacon)
+        // Exits below leave presence and the silence profile alone, so the away time holds for the whole call.
+        let away = awayTimeout(of: beacon)
+        let hold = silenceHold(of: beacon, away: away)
         for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
             let region = Int(beacon.memberships[index].region)
             guard exitDue(beacon.memberships[index], params: parameters[region], hold: hold, at: time) else {
@@ -125,7 +127,6 @@ struct RegionEvaluator: Sendable {
         }
         guard beacon.present else { return }
         let silence = time - beacon.quietSince
-        let away = awayTimeout(of: beacon)
         if silence >= away {
             beacon.present = false
             beacon.stale = false
@@ -154,11 +155,10 @@ struct RegionEvaluator: Sendable {
     /// rounds up by up to a half-octave).
     static let habitualSilenceFactor = 1.5
 
-    /// When a silent, present beacon's regions stop being held (its away time); -infinity when nothing holds
-    /// them, that is when the beacon turns away at the gateway's timeout or sooner.
-    func silenceHold(of beacon: TrackedBeacon) -> Timestamp {
-        let away = awayTimeout(of: beacon)
-        return beacon.present && away > settings.awayTimeout ? beacon.quietSince + away : -.infinity
+    /// When a silent, present beacon's regions stop being held (its away time, `away`, from `awayTimeout(of:)`);
+    /// -infinity when nothing holds them, that is when the beacon turns away at the gateway's timeout or sooner.
+    func silenceHold(of beacon: TrackedBeacon, away: Double) -> Timestamp {
+        beacon.present && away > settings.awayTimeout ? beacon.quietSince + away : -.infinity
     }
 
     /// A presence event with the beacon's learned figures.
@@ -186,15 +186,13 @@ struct RegionEvaluator: Sendable {
 
     /// Sets `beacon.deadline`: the earliest time at which `expire` would fire something for this beacon.
     func updateDeadline(_ beacon: inout TrackedBeacon) {
+        let away = awayTimeout(of: beacon)
         var deadline = Timestamp.infinity
         if beacon.present {
-            let away = awayTimeout(of: beacon)
-            deadline = beacon.quietSince + away
-            if !beacon.stale, away > settings.awayTimeout {
-                deadline = beacon.quietSince + settings.awayTimeout
-            }
+            // Not yet stale but held: the next thing due is `stale`, at the gateway's timeout.
+            deadline = beacon.quietSince + (!beacon.stale && away > settings.awayTimeout ? settings.awayTimeout : away)
         }
-        let hold = silenceHold(of: beacon)
+        let hold = silenceHold(of: beacon, away: away)
         for index in beacon.memberships.indices where beacon.memberships[index].state == .inside {
             let membership = beacon.memberships[index]
             deadline = min(
