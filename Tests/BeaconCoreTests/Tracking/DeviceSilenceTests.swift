@@ -1,3 +1,4 @@
+import BeaconSimulation
 import Testing
 
 @testable import BeaconCore
@@ -52,6 +53,32 @@ import Testing
         // Seven hours on: the counts halve (2 -> 1) and the habit no longer counts.
         profile.record(gap: 1, at: 400 + 7 * 3_600)
         #expect(profile.usualSilence.map { $0 < 2 } == true)
+    }
+
+    /// A 10 Hz tag losing about one report in ten, for two hours: its one- and two-interval gaps soon fill
+    /// their buckets, and the interval stated must stay the tag's, not drift to twice it.
+    @Test func aLossyTenHertzTagKeepsItsIntervalForHours() {
+        var profile = SilenceProfile()
+        var random = SimulationRandom(seed: 10)
+        var t = 0.0
+        var checked = 0
+        for report in 0..<72_000 {
+            var gap = 0.1 + Double.random(in: 0..<0.01, using: &random)  // advDelay, 0-10 ms
+            while Double.random(in: 0..<1, using: &random) < 0.1 { gap += 0.1 }  // lost reports
+            t += gap
+            profile.record(gap: gap, at: t)
+            if report >= 100, report % 6_000 == 0, let interval = profile.interval {
+                #expect(interval > 0.09 && interval < 0.125, "interval after \(Int(t)) s: \(interval)")
+                checked += 1
+            }
+        }
+        #expect(checked == 11)
+        #expect(profile.gaps == 255, "the gap count saturates")
+        #expect(profile.usualSilence.map { $0 < 1 } == true, "no silence is usual for a tag that never went quiet")
+    }
+
+    @Test func aProfileStaysSmallEnoughForEveryTrackedBeacon() {
+        #expect(MemoryLayout<SilenceProfile>.stride <= 32)
     }
 
     /// A 1 Hz phone inside `hall` that falls silent for 180 s twice and comes back.
