@@ -104,11 +104,18 @@ extension Daemon {
         }
     }
 
+    /// The clock the coordinator's leader settle runs on: the wall (monotonic) clock live, the capture clock in a
+    /// replay, so that a replay's decisions depend only on its capture and not on `--speed` (at speed 16 a
+    /// wall-clock settle of 1 s kept the site silent for 16 s of capture). In a replay the gateway connects
+    /// before it reads the capture (clock 0), so it settles at once when the capture starts: every gateway of a
+    /// side-by-side replay is online by then (`replay_wait_for_gateways`).
+    private var roomWall: Double { isReplay ? clock : SystemClock.monotonic() }
+
     /// Every waiting inbound message through the coordinator.
     func handleRoomMessages() async {
         guard rooms != nil else { return }
         var effects = noteRoomConnection()
-        let wall = SystemClock.monotonic()
+        let wall = roomWall
         for message in rooms?.inbox.takeAll() ?? [] {
             effects += rooms?.coordinator.receive(message, wall: wall) ?? []
         }
@@ -131,7 +138,7 @@ extension Daemon {
         guard let current = rooms, force || clock - current.lastAdvance >= 1 else { return }
         rooms?.lastAdvance = clock
         var effects = noteRoomConnection()
-        effects += rooms?.coordinator.advance(to: clock, wall: SystemClock.monotonic()) ?? []
+        effects += rooms?.coordinator.advance(to: clock, wall: roomWall) ?? []
         await perform(effects)
     }
 
@@ -144,7 +151,7 @@ extension Daemon {
         guard counters.connected != current.connected else { return [] }
         rooms?.connected = counters.connected
         return rooms?.coordinator.connection(
-            counters.connected, number: counters.connects, wall: SystemClock.monotonic()) ?? []
+            counters.connected, number: counters.connects, wall: roomWall) ?? []
     }
 
     private func perform(_ effects: [RoomCoordinator.Effect]) async {
@@ -204,7 +211,7 @@ extension Daemon {
         rooms?.gateways = Set(settings.gatewayRooms.keys)
         let effects =
             rooms?.coordinator.reconfigure(
-                settings: settings, leaderSettle: loaded.rooms.leaderSettle, wall: SystemClock.monotonic()) ?? []
+                settings: settings, leaderSettle: loaded.rooms.leaderSettle, wall: roomWall) ?? []
         configuration.rooms = loaded.rooms
         logger.notice("rooms reloaded", metadata: ["gateways": "\(settings.gatewayRooms.count)"])
         await perform(effects)

@@ -191,7 +191,7 @@ final class Daemon {
             // (a second reference would make emptying them allocate new buffers instead).
             switch consume item {
             case .events(var batches):
-                for batch in batches { handle(batch) }
+                for batch in batches { await handle(batch) }
                 mailbox.recycle(&batches)
             case .finished:
                 return await sourceEnded()
@@ -212,12 +212,17 @@ final class Daemon {
         switch control {
         case .tick:
             heartbeat.beat()
-            if !isReplay { clock = max(clock, SystemClock.realtime()) }
-            await publish(pipeline.advance(to: clock))
-            lastAdvance = clock
+            // Live, the tick is what advances time. A replay's time is its capture: the pipeline and the rooms
+            // advance from the events (every second of capture time), never at a wall-clock tick, whose capture
+            // time would depend on `--speed` and on how the reader batched the events.
+            if !isReplay {
+                clock = max(clock, SystemClock.realtime())
+                await publish(pipeline.advance(to: clock))
+                lastAdvance = clock
+            }
             await persistStates()
             await handleRoomMessages()
-            await advanceRooms(force: true)
+            await advanceRooms(force: !isReplay)
             await publishTelemetryIfDue()
         case .rooms:
             await handleRoomMessages()
@@ -249,10 +254,19 @@ final class Daemon {
 
     /// One batch of HCI events. Live, the pipeline takes it whole; a replay goes event by event, since its clock
     /// (capture time) advances the pipeline every second between events and restores state at the first one.
-    private func handle(_ batch: [CapturedHCIEvent]) {
+    private func handle(_ batch: [CapturedHCIEvent]) async {
         esphome?.submit(batch)
         guard !isReplay else {
-            for event in batch { handle(event) }
+            for event in batch {
+                handle(event)
+                // The rooms advance at each second of capture time, after that second's own sightings, as the
+                // engine does: where the reader's batches happen to end (which depends on `--speed`) must not
+                // move a room decision.
+                if let rooms, clock - rooms.lastAdvance >= 1 {
+                    await flushPending()
+                    await advanceRooms(force: false)
+                }
+            }
             return
         }
         guard let last = batch.last else { return }
