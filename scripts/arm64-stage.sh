@@ -17,7 +17,7 @@ fi
 mkdir -p "$REPO/.build"
 "$REPO/scripts/cross-build.sh" arm64 > "$REPO/.build/arm64-stage.log" 2>&1 \
     || { tail -n 40 "$REPO/.build/arm64-stage.log"; echo "FAIL: arm64 stage: the arm64 package did not build (log: .build/arm64-stage.log)"; exit 1; }
-grep -E '^\[cross .*\] (roots ready|built|packaged|arm64 package)' "$REPO/.build/arm64-stage.log" || true
+grep -E '^\[cross .*\] (roots ready|waited|built|packaged|arm64 package)' "$REPO/.build/arm64-stage.log" || true
 built=$SECONDS
 status=0
 "$REPO/scripts/arm64-smoke.sh" "$(tail -n 1 "$REPO/.build/arm64-stage.log")" || status=$?
