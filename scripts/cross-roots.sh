@@ -14,6 +14,12 @@
 #                               shlibs/symbols files of every package, so dpkg-shlibdeps --admindir can use it.
 # Usage: scripts/cross-roots.sh [amd64|arm64]...   (default: both, created side by side). Prints each root's path.
 #        scripts/cross-roots.sh tools               only installs the host's tools (debootstrap, qemu-user-static)
+#        scripts/cross-roots.sh --background        `make test`'s first step: installs the host's tools, then, if a
+#                                                   root is missing or out of date, creates both in the background
+#                                                   (log: ROOTS/background.log) and returns at once, so the
+#                                                   downloads overlap with the stages before the arm64 stage,
+#                                                   whose own call waits for them on the roots' locks. Not root:
+#                                                   says so and returns 0 (the arm64 stage will SKIP).
 # Environment:
 #   BB_ROOTS    where the roots live (default /var/cache/beaconbridge/roots)
 #   BB_MIRROR   the Debian mirror (default http://deb.debian.org/debian)
@@ -35,11 +41,15 @@ DEV="libbluetooth-dev libmosquitto-dev libsqlite3-dev libyaml-dev libssl-dev lib
 PKGS_amd64="swiftlang $DEV pkg-config dpkg-dev help2man binutils binutils-aarch64-linux-gnu file"
 PKGS_arm64="swiftlang $DEV"
 
+if [ "${1:-}" = --background ] && [ "$(id -u)" != 0 ]; then
+    log "not root: the cross build's roots are not created (the arm64 stage will SKIP)"
+    exit 0
+fi
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot)"
 
 host_tools() {
     local missing="" p
-    for p in debootstrap qemu-user-static binfmt-support; do
+    for p in debootstrap qemu-user-static binfmt-support file; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
     done
     if [ -n "$missing" ]; then
@@ -155,6 +165,18 @@ make_root() {
 host_tools
 [ "${1:-}" = tools ] && exit 0
 mkdir -p "$BB_ROOTS"
+if [ "${1:-}" = --background ]; then
+    for arch in amd64 arm64; do
+        pkgs="PKGS_$arch"
+        if [ "$(cat "$(root_dir "$arch")/.beaconbridge-root" 2>/dev/null)" != "$SUITE $arch: ${!pkgs}" ]; then
+            log "creating the cross build's roots in the background (log: $BB_ROOTS/background.log)"
+            nohup "$0" > "$BB_ROOTS/background.log" 2>&1 < /dev/null &
+            exit 0
+        fi
+    done
+    log "the cross build's roots are cached in $BB_ROOTS"
+    exit 0
+fi
 if [ $# = 0 ]; then
     # Both, side by side (both mostly downloads).
     "$0" amd64 > "$BB_ROOTS/both-amd64.out" 2>&1 &
