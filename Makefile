@@ -89,9 +89,10 @@ e2e: release
 deb: release
 	DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/deb.sh
 
-# The Debian 13 (trixie) packages, built with trixie's own Swift (swiftlang 6.0.3) in two debootstrapped roots
-# cached outside the repository (scripts/cross-roots.sh; BB_ROOTS, default /var/cache/beaconbridge/roots): arm64
-# cross-compiled against the arm64 root, amd64 natively. Write .build/deb/trixie/beaconbridge_<v>_<arch>.deb.
+# The Debian 13 (trixie) packages, built with trixie's own Swift (swiftlang 6.0.3) in a debootstrapped trixie amd64
+# root, with an unpacked trixie arm64 sysroot, both cached outside the repository (scripts/cross-roots.sh; BB_ROOTS,
+# default /var/cache/beaconbridge/roots): arm64 cross-compiled against the sysroot, amd64 natively; both packaged
+# natively in the amd64 root. Write .build/deb/trixie/beaconbridge_<v>_<arch>.deb.
 # Need root. docs/install.md, "Building the packages".
 deb-arm64:
 	scripts/cross-build.sh arm64
