@@ -14,7 +14,7 @@ RELEASE_BIN := $(CURDIR)/.build/release/beaconbridge
 # Runs a stage and prints its wall time when it ends (one line per stage; scripts/stage.sh).
 STAGE := scripts/stage.sh
 
-.PHONY: deps build release check test lint format fuzz bench demo e2e deb deb-arm64 deb-trixie arm64-smoke arm64-stage clean
+.PHONY: deps build release check test lint format fuzz bench demo e2e deb deb-arm64 deb-trixie arm64-smoke arm64-stage cross-roots-background clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
@@ -50,12 +50,17 @@ check: deps
 # build of every target (`make release`, `make demo`, `make bench` use it, so a change that breaks them fails here),
 # then the systemd stage: the Debian package made from that release binary (scripts/deb.sh with DEB_BIN: one
 # compile, not a second one for the package) in a Debian 12 guest booted with systemd as init (docs/e2e.md, "The
-# systemd stage"). Every stage prints its wall time when it ends, and the list of them comes last.
-test: check
+# systemd stage"). Between the two, the arm64 stage (scripts/arm64-stage.sh): the arm64 Debian package cross-built
+# with trixie's Swift 6.0.3 and its smoke tests under qemu-user against that release binary (SKIP only without root
+# or binfmt_misc); its roots' creation starts in the background first (cross-roots-background), so on a fresh
+# machine it overlaps with the stages before. Every stage prints its wall time when it ends, and the list of them
+# comes last.
+test: cross-roots-background check
 	@$(STAGE) home-assistant scripts/ha-stage.sh $(CURDIR)/.build/debug/beaconbridge
 	@$(STAGE) esphome scripts/esphome-stage.sh $(CURDIR)/.build/debug/beaconbridge
 	@$(STAGE) e2e env E2E_BIN=$(CURDIR)/.build/debug/beaconbridge scripts/e2e.sh
 	@$(STAGE) release $(SWIFT) build $(RELEASE_FLAGS)
+	@$(STAGE) arm64 scripts/arm64-stage.sh
 	@$(STAGE) systemd env DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/systemd-stage.sh
 	@$(STAGE) --summary
 
@@ -84,9 +89,10 @@ e2e: release
 deb: release
 	DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/deb.sh
 
-# The Debian 13 (trixie) packages, built with trixie's own Swift (swiftlang 6.0.3) in two debootstrapped roots
-# cached outside the repository (scripts/cross-roots.sh; BB_ROOTS, default /var/cache/beaconbridge/roots): arm64
-# cross-compiled against the arm64 root, amd64 natively. Write .build/deb/trixie/beaconbridge_<v>_<arch>.deb.
+# The Debian 13 (trixie) packages, built with trixie's own Swift (swiftlang 6.0.3) in a debootstrapped trixie amd64
+# root, with an unpacked trixie arm64 sysroot, both cached outside the repository (scripts/cross-roots.sh; BB_ROOTS,
+# default /var/cache/beaconbridge/roots): arm64 cross-compiled against the sysroot, amd64 natively; both packaged
+# natively in the amd64 root. Write .build/deb/trixie/beaconbridge_<v>_<arch>.deb.
 # Need root. docs/install.md, "Building the packages".
 deb-arm64:
 	scripts/cross-build.sh arm64
@@ -98,10 +104,15 @@ deb-trixie:
 arm64-smoke: deb-arm64 release
 	scripts/arm64-smoke.sh
 
-# The arm64 stage (not yet in `make test`, docs/testing.md): deb-arm64 then arm64-smoke, timed; SKIP where qemu-user
-# cannot run.
+# The arm64 stage of `make test` on its own (docs/testing.md): deb-arm64 then arm64-smoke, timed; SKIP where
+# qemu-user cannot run.
 arm64-stage:
 	scripts/arm64-stage.sh
+
+# The cross build's roots (scripts/cross-roots.sh), created in the background when missing; the first step of
+# `make test`. As root only (otherwise a note, and the arm64 stage says SKIP).
+cross-roots-background:
+	@scripts/cross-roots.sh --background
 
 clean:
 	rm -rf .build

@@ -74,7 +74,7 @@ outbox:
 YAML
 }
 
-arm_q=(qemu-aarch64-static -L "$BB_ROOTS/trixie-arm64")
+arm_q=(qemu-aarch64-static -L "$BB_ROOTS/trixie-arm64-sysroot")
 amd_q=(qemu-x86_64-static -L "$BB_ROOTS/trixie-amd64")
 amd_native=("$BB_ROOTS/trixie-amd64/usr/lib64/ld-linux-x86-64.so.2" --library-path
     "$BB_ROOTS/trixie-amd64/usr/lib/x86_64-linux-gnu")

@@ -8,13 +8,13 @@
 # Environment:
 #   REF_BIN   the amd64 binary to compare with (default .build/release/beaconbridge, else .build/debug/...,
 #             else the trixie amd64 build .build/trixie-amd64/release/beaconbridge, run with its root's ld.so)
-#   BB_ROOTS  where scripts/cross-roots.sh keeps the roots; the arm64 one is qemu's library prefix (-L)
+#   BB_ROOTS  where scripts/cross-roots.sh keeps the roots; the arm64 sysroot is qemu's library prefix (-L)
 # Prints one PASS/FAIL line per check and exits non-zero on any failure. Where qemu-user cannot run at all (no
 # binfmt_misc and no qemu-aarch64-static) it prints SKIP with the reason and exits 0.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BB_ROOTS=${BB_ROOTS:-/var/cache/beaconbridge/roots}
-SYSROOT="$BB_ROOTS/trixie-arm64"
+SYSROOT="$BB_ROOTS/trixie-arm64-sysroot"
 DEB=${1:-$(ls -t "$REPO"/.build/deb/trixie/beaconbridge_*_arm64.deb 2>/dev/null | head -n 1)}
 REF_BIN=${REF_BIN:-}
 if [ -z "$REF_BIN" ]; then

@@ -9,8 +9,12 @@
 #   DEB_UNIT     the systemd unit to package (default config/beaconbridge.service)
 #   DEB_LINTIAN  0 to skip the lintian check (default 1)
 #   DEB_COMMIT   the commit named in the changelog (default: the repository's HEAD)
-# The package is for the architecture of the machine (or root) it runs on: scripts/cross-build.sh runs it in the
-# trixie roots for the trixie amd64 and arm64 packages.
+#   DEB_ARCH     the package's architecture (default: the machine's, dpkg --print-architecture)
+#   DEB_STRIP    the strip to use (default strip; aarch64-linux-gnu-strip for an arm64 binary on amd64)
+#   DEB_SHLIBDEPS_ARGS  extra dpkg-shlibdeps arguments (a cross build's --admindir of the target's dpkg database)
+# The package is for the machine's (or root's) architecture unless DEB_ARCH says otherwise: scripts/cross-build.sh
+# runs it natively in the trixie amd64 root for both trixie packages, for arm64 with DEB_ARCH=arm64, the aarch64
+# binutils and the arm64 sysroot's dpkg database (the binary itself runs under qemu-user through binfmt_misc).
 # Prints the path of the package as its last line. Exits non-zero on any problem (lintian errors or warnings
 # that are not overridden in packaging/deb/lintian-overrides included).
 set -euo pipefail
@@ -44,12 +48,13 @@ if [ -z "${DEB_BIN:-}" ]; then
     DEB_BIN="$REPO/.build/release/beaconbridge"
 fi
 [ -x "$DEB_BIN" ] || die "no binary at $DEB_BIN"
-# The Swift runtime must be inside the binary: the target machine has no Swift toolchain.
-if ldd "$DEB_BIN" | grep -q 'libswift\|libFoundation'; then
+# The Swift runtime must be inside the binary: the target machine has no Swift toolchain. (readelf, not ldd: it
+# reads a foreign architecture's binary too.)
+if readelf -d "$DEB_BIN" | grep 'NEEDED' | grep -q 'libswift\|libFoundation'; then
     die "$DEB_BIN links the Swift runtime dynamically; build it with --static-swift-stdlib"
 fi
 
-ARCH=$(dpkg --print-architecture)
+ARCH=${DEB_ARCH:-$(dpkg --print-architecture)}
 DEB_VERSION=${DEB_VERSION:-$("$DEB_BIN" --version | awk '{ print $2 }')}
 [[ "$DEB_VERSION" =~ ^[0-9][A-Za-z0-9.+~-]*$ ]] || die "bad version '$DEB_VERSION'"
 # Reproducible dates and a changelog entry that says where the package came from.
@@ -64,7 +69,7 @@ install -d -m 0755 "$ROOT/usr/bin" "$ROOT/lib/systemd/system" "$ROOT/etc/beaconb
 
 # The binary, stripped of symbols (the Swift metadata sections stay: strip keeps allocated sections).
 install -m 0755 "$DEB_BIN" "$ROOT/usr/bin/beaconbridge"
-strip --remove-section=.comment --remove-section=.note --strip-unneeded "$ROOT/usr/bin/beaconbridge"
+"${DEB_STRIP:-strip}" --remove-section=.comment --remove-section=.note --strip-unneeded "$ROOT/usr/bin/beaconbridge"
 "$ROOT/usr/bin/beaconbridge" --version >/dev/null || die "the stripped binary does not run"
 
 # The unit: the repository's hardened unit, with the package's binary path.
@@ -116,7 +121,8 @@ for script in postinst prerm postrm; do install -m 0755 "$PKG/$script" "$ROOT/DE
 # Depends: computed from the binary's shared libraries by dpkg-shlibdeps (it reads a debian/control).
 mkdir -p "$WORK/src/debian"
 printf 'Source: beaconbridge\n\nPackage: beaconbridge\nArchitecture: any\n' > "$WORK/src/debian/control"
-depends=$(cd "$WORK/src" && dpkg-shlibdeps -O -e"$ROOT/usr/bin/beaconbridge" 2>"$WORK/shlibdeps.log" | sed -n 's/^shlibs:Depends=//p') \
+# shellcheck disable=SC2086 # DEB_SHLIBDEPS_ARGS is a list of arguments
+depends=$(cd "$WORK/src" && dpkg-shlibdeps ${DEB_SHLIBDEPS_ARGS:-} -O -e"$ROOT/usr/bin/beaconbridge" 2>"$WORK/shlibdeps.log" | sed -n 's/^shlibs:Depends=//p') \
     || { cat "$WORK/shlibdeps.log" >&2; die "dpkg-shlibdeps failed"; }
 [ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies"
 # The maintainer scripts call deb-systemd-invoke.
