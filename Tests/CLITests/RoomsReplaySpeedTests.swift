@@ -9,7 +9,8 @@ import Testing
 /// at speed 128, with `leader_settle_s: 2`. The room decisions it publishes (beacon, room, decision number,
 /// capture time) must be the same list. Before, the settle ran on the wall clock (32 s of capture silent at
 /// speed 16, 256 s at speed 128) and the wall-clock tick advanced the arbiter and the engine at capture times
-/// that depended on the speed.
+/// that depended on the speed; and the coordinator took in its own `online` at a wall-clock moment during the
+/// capture. Each run's last telemetry, published after the capture's end, counts every decision it published.
 @Suite(.serialized) struct RoomsReplaySpeedTests {
     struct Decision: Equatable, CustomStringConvertible {
         var beacon: String
@@ -22,6 +23,7 @@ import Testing
     static func config(directory: String, port: Int, run: String) -> String {
         """
         gateway: {id: gw-b, room: b}
+        telemetry: {enabled: true, interval_s: 3600}
         tracking: {publish: {sighting_interval_s: 1}}
         mqtt: {host: 127.0.0.1, port: \(port), reconnect_min_s: 100ms, reconnect_max_s: 500ms}
         outbox: {path: \(directory)/\(run).sqlite}
@@ -37,7 +39,8 @@ import Testing
         let broker = try MosquittoProcess()
         try await broker.start()
         defer { broker.stop() }
-        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/rooms/#"])
+        let subscriber = try TestSubscriber(
+            port: broker.port, patterns: ["beaconbridge/rooms/#", "beaconbridge/gw-b/telemetry"])
         try await subscriber.start()
         defer { Task { await subscriber.stop() } }
         let path = directory + "/speed-\(speed).yaml"
@@ -50,6 +53,13 @@ import Testing
         let status = await process.waitForExit(timeout: 120)
         #expect(status == 0, "speed \(speed): stderr \(process.stderr)")
         try await Task.sleep(for: .milliseconds(300))
+        // The replay's last telemetry (published after its end) counts every decision it made.
+        let telemetry = subscriber.messages(under: "beaconbridge/gw-b/telemetry").compactMap(\.json)
+        #expect(telemetry.count == 2, "speed \(speed): one at the start, one after the end: \(telemetry.count)")
+        let published = subscriber.messages(under: "beaconbridge/rooms/").count { $0.json?["event"] == .string("room") }
+        #expect(
+            telemetry.last.flatMap { RoomsGatewaysTests.number($0["counters"]?["rooms_published"]) }
+                == Double(published))
         return subscriber.messages(under: "beaconbridge/rooms/").compactMap { message in
             guard let json = message.json, json["event"] == .string("room"),
                 case let .string(beacon)? = json["beacon_id"], case let .int(number)? = json["decision"],

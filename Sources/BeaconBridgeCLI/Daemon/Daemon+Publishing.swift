@@ -29,10 +29,12 @@ extension Daemon {
     }
 
     /// Gateway status and counters, every `telemetry.interval` seconds of wall time.
-    func publishTelemetryIfDue() async {
+    /// `final`: a replay's last report, after its end (its counters then hold every decision of the capture,
+    /// which a fast replay would otherwise end before the next interval came round).
+    func publishTelemetryIfDue(final: Bool = false) async {
         guard configuration.telemetry.enabled else { return }
         let now = SystemClock.monotonic()
-        guard now - telemetry.lastPublished >= configuration.telemetry.interval else { return }
+        guard final || now - telemetry.lastPublished >= configuration.telemetry.interval else { return }
         telemetry.lastPublished = now
         let report = telemetry.report(
             time: clock, pipeline: pipeline, source: source.statistics,

@@ -111,6 +111,20 @@ extension Daemon {
     /// side-by-side replay is online by then (`replay_wait_for_gateways`).
     private var roomWall: Double { isReplay ? clock : SystemClock.monotonic() }
 
+    /// A connected replay with rooms waits (at most 5 s) for its own `online` to come back from the broker and
+    /// hands it to the coordinator before the loop takes in the capture: the coordinator counts itself online
+    /// from then, and arriving at a wall-clock moment during the capture it would start the leader settle at a
+    /// capture time that depends on `--speed`.
+    func waitForOwnOnline() async {
+        guard let rooms, publisher.counters.connected else { return }
+        let own: Set = [configuration.gateway.id]
+        let deadline = SystemClock.monotonic() + 5
+        while rooms.inbox.onlineCount(among: own) == 0, SystemClock.monotonic() < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        await handleRoomMessages()
+    }
+
     /// Every waiting inbound message through the coordinator.
     func handleRoomMessages() async {
         guard rooms != nil else { return }

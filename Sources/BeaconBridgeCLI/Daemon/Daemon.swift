@@ -116,7 +116,10 @@ final class Daemon {
             publisherGate.open(true)
         }
         notifySystemd(.ready)
-        if isReplay { await waitForFirstConnection(timeout: Daemon.firstConnectionTimeout) }
+        if isReplay {
+            await waitForFirstConnection(timeout: Daemon.firstConnectionTimeout)
+            await waitForOwnOnline()
+        }
         // The loop delivers inline (no hand-over to the publisher's task per batch); the publisher's own
         // task takes over for the stop and the wait for delivery.
         publisher.drive { [mailbox] in mailbox.poke() }
@@ -342,6 +345,7 @@ final class Daemon {
         // Only the pipeline's clock runs on: the publisher still judges the age of undelivered sightings
         // against the newest capture time, so finishing the story does not expire them.
         await publish(pipeline.advance(to: clock))
+        await publishTelemetryIfDue(final: true)
         logger.notice(
             "capture replayed",
             metadata: [
