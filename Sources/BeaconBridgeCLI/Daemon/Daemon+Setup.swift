@@ -163,6 +163,20 @@ extension Daemon {
             return error.exitCode
         }
 
+        let webhook: DaemonWebhook?
+        if let database {
+            switch await DaemonWebhook.start(
+                configuration: configuration, database: database, environment: environment, logger: logger)
+            {
+            case let .success(value): webhook = value
+            case let .failure(error):
+                Output.stderr("beaconbridge: \(error)")
+                return ExitCode.config
+            }
+        } else {
+            webhook = nil
+        }
+
         let source: any HCIEventSource
         // The window (live and paced replay) grows at low rates unless the ESPHome proxy passes reports on
         // (docs/scanner.md).
@@ -202,6 +216,7 @@ extension Daemon {
             publisher: publisher, source: source, pipeline: pipeline, captureClock: captureClock,
             stateStore: stateStore, deferredRestore: deferredRestore)
         daemon.esphome = esphome
+        daemon.webhook = webhook
         return await daemon.run()
     }
 

@@ -53,6 +53,8 @@ final class Daemon {
     let heartbeat = LoopHeartbeat()
     /// The ESPHome Bluetooth proxy (`esphome_api`), nil when off.
     var esphome: DaemonESPHome?
+    /// The webhook sink (`webhook`), nil when not configured.
+    var webhook: DaemonWebhook?
     /// The room arbiter (`rooms.enabled`), nil when off (Daemon+Rooms).
     var rooms: DaemonRooms?
 
@@ -94,6 +96,7 @@ final class Daemon {
             logger.notice(
                 "stopped", metadata: telemetry.summary(pipeline: pipeline, publisher: publisher.counters))
         }
+        webhook?.logStopped(to: logger)
         return services.loop.exitCode
     }
 
