@@ -44,13 +44,13 @@ final class PublisherDelivery {
             return messages
         }
         let degraded = publisher.store == nil
-        machine = DeliveryMachine(
-            settings: DeliverySettings(
-                window: configuration.mqtt.inflightWindow, batchSize: configuration.outbox.batchSize,
-                sightingMaxAge: configuration.outbox.sightingMaxAge,
-                online: availability("online"), offline: availability("offline"),
-                homeAssistantStatus: layout.settings.homeAssistant.enabled ? layout.homeAssistantStatus : nil),
-            degraded: degraded)
+        var deliverySettings = DeliverySettings(
+            window: configuration.mqtt.inflightWindow, batchSize: configuration.outbox.batchSize,
+            sightingMaxAge: configuration.outbox.sightingMaxAge,
+            online: availability("online"), offline: availability("offline"),
+            homeAssistantStatus: layout.settings.homeAssistant.enabled ? layout.homeAssistantStatus : nil)
+        deliverySettings.acknowledgesLiveEvents = configuration.acknowledgesLiveEvents
+        machine = DeliveryMachine(settings: deliverySettings, degraded: degraded)
         store =
             publisher.store
             ?? MemoryOutbox(maxRows: configuration.outbox.memoryMaxRows, maxBytes: configuration.outbox.maxBytes)

@@ -4,6 +4,10 @@ import SQLiteStore
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The webhook sink end to end (issue 32): the built binary replays a capture to a real mosquitto and POSTs the
 /// same events to a local HTTP server, which refuses (503) for a while, then recovers; the webhook delivers
 /// from its own outbox cursor, across a restart, and over TLS with a self-signed certificate.
@@ -12,6 +16,7 @@ import Testing
 
     func writeConfig(_ bed: DaemonTestBed, url: String, extra: [String] = []) throws {
         try Self.token.write(toFile: bed.directory + "/token", atomically: true, encoding: .utf8)
+        chmod(bed.directory + "/token", 0o600)
         let lines =
             [
                 "webhook:", "  url: \(url)", "  headers:", "    X-Site: lab", "  token_file: \(bed.directory)/token",

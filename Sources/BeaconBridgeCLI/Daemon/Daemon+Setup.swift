@@ -147,6 +147,7 @@ extension Daemon {
                 mqtt: configuration.mqtt, password: password, layout: layout,
                 outbox: configuration.outbox)
             if isReplay { publisherConfiguration.ageClock = { captureClock.now } }
+            publisherConfiguration.acknowledgesLiveEvents = configuration.webhook != nil
             publisher = try EventPublisher(configuration: publisherConfiguration, outbox: database)
         } catch {
             Output.stderr("beaconbridge: cannot set up the MQTT client: \(error)")

@@ -354,10 +354,13 @@ final class Daemon {
     private func waitForDelivery(stallTimeout: Double) async -> Bool {
         let start = SystemClock.monotonic()
         var lastProgress = start
-        var mark = (acknowledged: -1, backlog: -1, deadLetters: -1)
+        var mark = (acknowledged: -1, backlog: -1, deadLetters: -1, webhookBacklog: -1)
         while SystemClock.monotonic() - start < 3600 {
             let counters = publisher.counters
-            if counters.live, counters.inflight == 0, counters.backlogRows == 0, counters.settled >= telemetry.submitted
+            let webhookBacklog = await webhookBacklog()
+            if counters.live, counters.inflight == 0, counters.backlogRows == 0,
+                counters.settled >= telemetry.submitted,
+                webhookBacklog == 0
             {
                 return true
             }
@@ -366,7 +369,7 @@ final class Daemon {
                 logStopping(signal)
                 break
             }
-            let now = (counters.acknowledged, counters.backlogRows, counters.deadLettered)
+            let now = (counters.acknowledged, counters.backlogRows, counters.deadLettered, webhookBacklog)
             if now != mark {
                 mark = now
                 lastProgress = SystemClock.monotonic()
@@ -375,12 +378,20 @@ final class Daemon {
             }
             try? await Task.sleep(for: .milliseconds(50))
         }
+        let webhookLeft = await webhookBacklog()
         logger.warning(
             "events still undelivered at exit stay in the outbox",
             metadata: [
                 "backlog": "\(publisher.counters.backlogRows)", "connected": "\(publisher.counters.connected)",
+                "webhook_backlog": "\(webhookLeft)",
             ])
         return false
+    }
+
+    /// Rows the webhook has not had acknowledged yet (0 without a webhook): a replay's final wait covers it too.
+    private func webhookBacklog() async -> Int {
+        guard let webhook, let database else { return 0 }
+        return (try? await database.backlog(of: webhook.driver.sink.name)) ?? 0
     }
 
     /// Saves what changed (region state, devices seen, encryption counters) on the database's queue; the loop is
