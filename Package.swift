@@ -19,6 +19,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // The webhook sink's HTTP(S) client; TLS through the system's OpenSSL.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // glibc calls Swift's Glibc module does not show (pipe2, accept4, posix_spawn's closefrom).
         .systemLibrary(name: "CLinux"),
 
@@ -38,6 +40,8 @@ let package = Package(
             name: "MQTTPublisher", dependencies: ["BeaconCore", "BeaconRuntime", "CMosquitto", "CLinux"],
             swiftSettings: strict),
         .target(name: "SQLiteStore", dependencies: ["BeaconCore", "BeaconRuntime", "CSQLite"], swiftSettings: strict),
+        // The webhook sink (docs/webhook.md): POSTs events through libcurl.
+        .target(name: "WebhookSink", dependencies: ["BeaconCore", "BeaconRuntime", "CCurl"], swiftSettings: strict),
         .target(name: "YAMLConfig", dependencies: ["BeaconCore", "CYAML"], swiftSettings: strict),
         // The ESPHome native API server (Bluetooth proxy for Home Assistant); Noise crypto from libcrypto.
         .target(
@@ -49,7 +53,7 @@ let package = Package(
             name: "BeaconBridgeCLI",
             dependencies: [
                 "BeaconCore", "BeaconRuntime", "HCIScanner", "MQTTPublisher", "SQLiteStore", "YAMLConfig",
-                "ESPHomeProxy", "BeaconSimulation",
+                "ESPHomeProxy", "BeaconSimulation", "WebhookSink",
             ],
             swiftSettings: strict
         ),

@@ -37,7 +37,7 @@ log() { printf '[roots %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 # Each root's packages. Changing a list re-creates that root on the next run.
-DEV="libbluetooth-dev libmosquitto-dev libsqlite3-dev libyaml-dev libssl-dev libstdc++-14-dev"
+DEV="libbluetooth-dev libmosquitto-dev libsqlite3-dev libyaml-dev libssl-dev libcurl4-openssl-dev libstdc++-14-dev"
 PKGS_amd64="swiftlang $DEV pkg-config dpkg-dev help2man binutils binutils-aarch64-linux-gnu file"
 PKGS_arm64="swiftlang $DEV"
 

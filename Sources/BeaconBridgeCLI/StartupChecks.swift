@@ -96,6 +96,7 @@ enum StartupChecks {
             ("mqtt.tls.key_file", c.mqtt.tls?.keyFile),
             ("esphome_api.encryption_key_file", c.esphomeAPI.encryptionKeyFile),
             ("esphome_api.password_file", c.esphomeAPI.passwordFile),
+            ("webhook.token_file", c.webhook?.tokenFile),
         ]
         for (index, device) in c.devices.known.enumerated() {
             if case let .file(path) = device.keySource { files.append(("devices.known[\(index)].irk_file", path)) }

@@ -41,6 +41,9 @@ public final class EventPublisher: Sendable {
         /// replay's capture time. Only ageing reads it, so a clock that stands still (a replay's capture has
         /// ended) never holds up the stop.
         public var ageClock: (@Sendable () -> Double)?
+        /// The outbox holds the live events too, for another sink (the webhook): MQTT's acknowledgements of live
+        /// events are recorded there as well (`DeliverySettings.acknowledgesLiveEvents`).
+        public var acknowledgesLiveEvents = false
 
         public init(
             mqtt: MQTTSettings, clientID: String? = nil, password: String? = nil, layout: TopicLayout,

@@ -44,13 +44,13 @@ final class PublisherDelivery {
             return messages
         }
         let degraded = publisher.store == nil
-        machine = DeliveryMachine(
-            settings: DeliverySettings(
-                window: configuration.mqtt.inflightWindow, batchSize: configuration.outbox.batchSize,
-                sightingMaxAge: configuration.outbox.sightingMaxAge,
-                online: availability("online"), offline: availability("offline"),
-                homeAssistantStatus: layout.settings.homeAssistant.enabled ? layout.homeAssistantStatus : nil),
-            degraded: degraded)
+        var deliverySettings = DeliverySettings(
+            window: configuration.mqtt.inflightWindow, batchSize: configuration.outbox.batchSize,
+            sightingMaxAge: configuration.outbox.sightingMaxAge,
+            online: availability("online"), offline: availability("offline"),
+            homeAssistantStatus: layout.settings.homeAssistant.enabled ? layout.homeAssistantStatus : nil)
+        deliverySettings.acknowledgesLiveEvents = configuration.acknowledgesLiveEvents
+        machine = DeliveryMachine(settings: deliverySettings, degraded: degraded)
         store =
             publisher.store
             ?? MemoryOutbox(maxRows: configuration.outbox.memoryMaxRows, maxBytes: configuration.outbox.maxBytes)
@@ -170,25 +170,13 @@ final class PublisherDelivery {
         self.transportError = nil
         let backlog = self.backlog
         publisher.sharedCounters.withLock { counters in
-            counters.published = figures.published
-            counters.acknowledged = figures.acknowledged
-            counters.queued = figures.queued
-            counters.drained = figures.drained
+            counters.delivery = figures
             var dropped = figures.dropped
             for (reason, count) in storeDrops { dropped[reason.rawValue, default: 0] += count }
             if discardedAtStop > 0 { dropped[PublisherDelivery.notPersisted, default: 0] += discardedAtStop }
             if let late = counters.dropped["publisher_stopped"] { dropped["publisher_stopped"] = late }
             counters.dropped = dropped
-            counters.deadLettered = figures.deadLettered
-            counters.refusedUnsent = figures.refusedUnsent
-            counters.refusalsRetried = figures.refusalsRetried
-            counters.connects = figures.connects
-            counters.connected = figures.connected
             counters.live = mode == .live
-            counters.inflight = figures.inflight
-            counters.outboxDegraded = figures.outboxDegraded
-            counters.snapshotSent = figures.snapshotSent
-            counters.snapshotSuperseded = figures.snapshotSuperseded
             counters.backlogRows = backlog.rows
             counters.backlogBytes = backlog.bytes
             counters.deadLetterRows = backlog.deadLetters

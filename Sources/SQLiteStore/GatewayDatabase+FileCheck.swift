@@ -118,6 +118,7 @@ extension GatewayDatabase: FileBackedOutbox {
             highestReserved = max(highestReserved, try fresh.counter.value())
             let kept = fresh.outbox.rows + fresh.outbox.deadLetterCount
             let lost = max(0, pending.held - kept)
+            try fresh.outbox.setSinks(sinkNames)
             var dropped = pending.dropped
             if lost > 0 { dropped[.fileLost, default: 0] += lost }
             fresh.outbox.dropped = dropped

@@ -59,6 +59,8 @@ public final class GatewayDatabase: @unchecked Sendable {
     var pendingReopen: PendingReopen?
     let settings: OutboxSettings
     public let path: String
+    /// The configured sinks (`setSinks`), applied again to a connection opened after a file loss.
+    var sinkNames: [String] = [Outbox.primarySink]
 
     /// Opens or creates the database at `settings.path` and migrates it. Throws `SQLiteError` with a clear
     /// message for a damaged file (`isCorrupt`), a full disk (`isDiskFull`) or an unreadable path. A new file

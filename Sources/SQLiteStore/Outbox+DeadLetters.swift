@@ -4,7 +4,8 @@ import BeaconRuntime
 /// The `dead_letter` table: events the broker refused (docs/outbox.md), kept with the reason until an operator
 /// requeues them (`beaconbridge outbox --requeue`).
 extension Outbox {
-    /// Stores the letters and removes their rows from the outbox, in one transaction; keeps the newest
+    /// Stores the letters and removes their rows from the outbox (with other sinks configured: from the primary
+    /// sink's backlog only, the others still send them), in one transaction; keeps the newest
     /// `DeadLetter.maxKept` (older ones are dropped, counted as `dead_letter_cap`).
     public func deadLetter(_ letters: [DeadLetter]) throws(SQLiteError) {
         guard !letters.isEmpty else { return }
@@ -24,6 +25,11 @@ extension Outbox {
                     insert.bind(letter.time, at: 12)
                     try insert.step()
                     insert.reset()
+                    if sinks.count > 1 {
+                        // The other sinks still send it: it only leaves the primary sink's backlog.
+                        try settle([envelope.sequence], by: Outbox.primarySink)
+                        continue
+                    }
                     remove.bind(Int64(clamping: envelope.sequence), at: 1)
                     if try remove.step() {
                         rows -= 1
@@ -78,6 +84,8 @@ extension Outbox {
                 moved = Int(try database.scalar("SELECT count(*) FROM dead_letter") ?? 0)
                 try database.execute(
                     """
+                    DELETE FROM outbox_ack WHERE sink = '\(Outbox.primarySink)'
+                        AND seq IN (SELECT seq FROM dead_letter);
                     INSERT OR IGNORE INTO outbox (seq, gateway, kind, expires, topic, qos, retain, payload, capture_time,
                         created) SELECT seq, gateway, kind, expires, topic, qos, retain, payload, capture_time, \(created)
                     FROM dead_letter;

@@ -17,6 +17,8 @@ public final class Outbox {
     public internal(set) var dropped: [OutboxDropReason: Int] = [:]
     /// Rows in the `dead_letter` table (`Outbox+DeadLetters.swift`).
     public internal(set) var deadLetterCount: Int
+    /// The configured sinks, the primary (`Outbox.primarySink`) first (`Outbox+Sinks.swift`).
+    public internal(set) var sinks: [String] = [Outbox.primarySink]
 
     public init(database: SQLiteDatabase, maxRows: Int, maxBytes: Int) throws(SQLiteError) {
         self.database = database

@@ -66,6 +66,18 @@ enum StoreSchema {
             counter INTEGER NOT NULL
         ) WITHOUT ROWID;
         """,
+        // 5: a cursor per sink (docs/outbox.md, "Sinks"). A row stays in `outbox` until every configured sink
+        // has acknowledged it; `outbox_ack` holds the acknowledgements of rows still waiting for another sink.
+        // The rows of a version-4 file were acknowledged by nobody: every sink sends them, nothing is lost.
+        """
+        CREATE TABLE outbox_ack (
+            seq INTEGER NOT NULL,
+            sink TEXT NOT NULL,
+            PRIMARY KEY (seq, sink)
+        ) WITHOUT ROWID;
+        CREATE TRIGGER outbox_ack_cleanup AFTER DELETE ON outbox
+            BEGIN DELETE FROM outbox_ack WHERE seq = OLD.seq; END;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

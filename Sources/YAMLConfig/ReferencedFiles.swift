@@ -19,6 +19,8 @@ enum ReferencedFiles {
             ("mqtt.tls.ca_dir", c.mqtt.tls?.caDir, .directory),
             ("mqtt.tls.cert_file", c.mqtt.tls?.certFile, .file),
             ("mqtt.tls.key_file", c.mqtt.tls?.keyFile, .file),
+            ("webhook.token_file", c.webhook?.tokenFile, .file),
+            ("webhook.ca_file", c.webhook?.caFile, .file),
         ]
         if case .replay(let capture) = c.scanner.source { references.append(("scanner.source", capture, .file)) }
         var issues: [ConfigIssue] = []

@@ -24,6 +24,7 @@ extension Daemon {
             }
         }
         telemetry.submitted += envelopes.count
+        if !snapshot { await storeForWebhook(envelopes) }
         if snapshot { publisher.publishSnapshot(envelopes) } else { await publisher.admit(envelopes) }
         if !snapshot { await feedRoomSightings(events) }
     }
@@ -43,9 +44,23 @@ extension Daemon {
         do {
             let envelope = try encoder.encode(report)
             telemetry.submitted += 1
+            await storeForWebhook([envelope])
             await publisher.admit([envelope])
         } catch {
             logger.error("cannot encode telemetry", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// With a webhook, the events of the kinds it takes are stored in the outbox before MQTT sees them (MQTT
+    /// sends live events without storing them): the webhook reads them from its own cursor, and a row leaves the
+    /// outbox once both sinks acknowledged it (the MQTT machine's own store of the same row is ignored).
+    func storeForWebhook(_ envelopes: [EventEnvelope]) async {
+        guard let webhook, let database else { return }
+        let wanted = envelopes.filter { webhook.kinds.contains($0.kind) }
+        guard !wanted.isEmpty else { return }
+        do { try await database.append(wanted) } catch {
+            logger.error(
+                "cannot store events for the webhook", metadata: ["error": "\(error)", "count": "\(wanted.count)"])
         }
     }
 

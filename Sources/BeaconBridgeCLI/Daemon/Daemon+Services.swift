@@ -6,6 +6,7 @@ import Synchronization
 /// The daemon's long-running parts as the services of one `ServiceGroup`, in start order (the group stops them
 /// in reverse, each ending before the next is stopped):
 ///
+/// 0. `webhook` (when on): the webhook sink's driver, delivering from its own outbox cursor.
 /// 1. `publisher`: the MQTT publisher's own task and the logging of its notices; started once the source runs
 ///    (or at once when a replay waits for a rooms site's gateways), stopped last: the replay's wait for
 ///    delivery (`drainBeforeStop`), then `EventPublisher.stop()` (unacknowledged events to the outbox,
@@ -27,7 +28,12 @@ extension Daemon {
         let publisherService = DaemonPublisherService(publisher: publisher, mailbox: mailbox, logger: logger)
         let loop = DaemonLoopService(daemon: self, publisherGate: publisherService.gate)
         publisherService.drainBeforeStop = { [loop] in await loop.drain() }
-        var all: [any Service] = [publisherService]
+        var all: [any Service] = []
+        if let webhook {
+            // First, so it is stopped last: after the publisher's stop, which holds a replay's wait for delivery.
+            all.append(TaskService("webhook") { [driver = webhook.driver] in await driver.run() })
+        }
+        all.append(publisherService)
         if let esphome {
             all.append(StopOnlyService("esphome") { [logger] in await esphome.stop(logger: logger) })
         }

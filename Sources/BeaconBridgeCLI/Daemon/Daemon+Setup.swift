@@ -147,6 +147,7 @@ extension Daemon {
                 mqtt: configuration.mqtt, password: password, layout: layout,
                 outbox: configuration.outbox)
             if isReplay { publisherConfiguration.ageClock = { captureClock.now } }
+            publisherConfiguration.acknowledgesLiveEvents = configuration.webhook != nil
             publisher = try EventPublisher(configuration: publisherConfiguration, outbox: database)
         } catch {
             Output.stderr("beaconbridge: cannot set up the MQTT client: \(error)")
@@ -161,6 +162,20 @@ extension Daemon {
         case let .failure(error):
             Output.stderr("beaconbridge: \(error)")
             return error.exitCode
+        }
+
+        let webhook: DaemonWebhook?
+        if let database {
+            switch await DaemonWebhook.start(
+                configuration: configuration, database: database, environment: environment, logger: logger)
+            {
+            case let .success(value): webhook = value
+            case let .failure(error):
+                Output.stderr("beaconbridge: \(error)")
+                return ExitCode.config
+            }
+        } else {
+            webhook = nil
         }
 
         let source: any HCIEventSource
@@ -202,6 +217,7 @@ extension Daemon {
             publisher: publisher, source: source, pipeline: pipeline, captureClock: captureClock,
             stateStore: stateStore, deferredRestore: deferredRestore)
         daemon.esphome = esphome
+        daemon.webhook = webhook
         return await daemon.run()
     }
 

@@ -53,6 +53,8 @@ final class Daemon {
     let heartbeat = LoopHeartbeat()
     /// The ESPHome Bluetooth proxy (`esphome_api`), nil when off.
     var esphome: DaemonESPHome?
+    /// The webhook sink (`webhook`), nil when not configured.
+    var webhook: DaemonWebhook?
     /// The room arbiter (`rooms.enabled`), nil when off (Daemon+Rooms).
     var rooms: DaemonRooms?
 
@@ -94,6 +96,7 @@ final class Daemon {
             logger.notice(
                 "stopped", metadata: telemetry.summary(pipeline: pipeline, publisher: publisher.counters))
         }
+        webhook?.logStopped(to: logger)
         return services.loop.exitCode
     }
 
@@ -369,10 +372,13 @@ final class Daemon {
     private func waitForDelivery(stallTimeout: Double) async -> Bool {
         let start = SystemClock.monotonic()
         var lastProgress = start
-        var mark = (acknowledged: -1, backlog: -1, deadLetters: -1)
+        var mark = (acknowledged: -1, backlog: -1, deadLetters: -1, webhookBacklog: -1)
         while SystemClock.monotonic() - start < 3600 {
             let counters = publisher.counters
-            if counters.live, counters.inflight == 0, counters.backlogRows == 0, counters.settled >= telemetry.submitted
+            let webhookBacklog = await webhookBacklog()
+            if counters.live, counters.inflight == 0, counters.backlogRows == 0,
+                counters.settled >= telemetry.submitted,
+                webhookBacklog == 0
             {
                 return true
             }
@@ -381,7 +387,7 @@ final class Daemon {
                 logStopping(signal)
                 break
             }
-            let now = (counters.acknowledged, counters.backlogRows, counters.deadLettered)
+            let now = (counters.acknowledged, counters.backlogRows, counters.deadLettered, webhookBacklog)
             if now != mark {
                 mark = now
                 lastProgress = SystemClock.monotonic()
@@ -390,12 +396,20 @@ final class Daemon {
             }
             try? await Task.sleep(for: .milliseconds(50))
         }
+        let webhookLeft = await webhookBacklog()
         logger.warning(
             "events still undelivered at exit stay in the outbox",
             metadata: [
                 "backlog": "\(publisher.counters.backlogRows)", "connected": "\(publisher.counters.connected)",
+                "webhook_backlog": "\(webhookLeft)",
             ])
         return false
+    }
+
+    /// Rows the webhook has not had acknowledged yet (0 without a webhook): a replay's final wait covers it too.
+    private func webhookBacklog() async -> Int {
+        guard let webhook, let database else { return 0 }
+        return (try? await database.backlog(of: webhook.driver.sink.name)) ?? 0
     }
 
     /// Saves what changed (region state, devices seen, encryption counters) on the database's queue; the loop is

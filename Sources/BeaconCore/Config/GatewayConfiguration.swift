@@ -15,6 +15,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var outbox: OutboxSettings
     public var esphomeAPI: ESPHomeAPISettings
     public var rooms: RoomSettings = RoomSettings()
+    /// `webhook`: the HTTP sink; nil when the section is absent.
+    public var webhook: WebhookSettings?
 
     public init(
         gateway: GatewaySettings, logging: LoggingSettings = LoggingSettings(),
@@ -44,7 +46,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
     /// Every top-level section, in the order of the example file and docs/configuration.md.
     public static let sectionNames = [
         "gateway", "logging", "telemetry", "scanner", "formats", "distance", "tracking", "regions", "beacons",
-        "devices", "mqtt", "topics", "outbox", "esphome_api", "rooms",
+        "devices", "mqtt", "topics", "outbox", "webhook", "esphome_api", "rooms",
     ]
 
     /// The beacons Home Assistant discovery announces and events name: `beacons`, then every device of

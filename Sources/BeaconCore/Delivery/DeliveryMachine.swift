@@ -314,6 +314,9 @@ public struct DeliveryMachine: Sendable {
             outboxInflight -= 1
             acknowledgedRows.append(entry.envelope.sequence)
             if acknowledgedRows.count >= settings.batchSize || outboxInflight == 0 { flushDeletes(into: &actions) }
+        } else if entry.origin == .live, settings.acknowledgesLiveEvents {
+            acknowledgedRows.append(entry.envelope.sequence)
+            if acknowledgedRows.count >= settings.batchSize || inflight.isEmpty { flushDeletes(into: &actions) }
         }
     }
 

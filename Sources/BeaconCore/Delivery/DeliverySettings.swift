@@ -17,6 +17,9 @@ public struct DeliverySettings: Sendable, Equatable {
     /// After a connection dropped right after several events were sent, one event at a time is in flight for
     /// this many acknowledgements (so the next such drop names the event the broker refuses).
     public var probeLength: Int
+    /// The outbox also holds the live events (another sink reads them from its own cursor: the webhook), so
+    /// acknowledgements of live events are recorded too (`.delete`, which is MQTT's acknowledgement there).
+    public var acknowledgesLiveEvents = false
 
     public init(
         window: Int, batchSize: Int, sightingMaxAge: Double, stopGrace: Double = 2,

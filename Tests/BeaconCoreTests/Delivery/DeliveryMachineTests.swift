@@ -70,6 +70,23 @@ import Testing
         #expect(machine.inflightCount == 0)
     }
 
+    /// With another sink reading the outbox (the webhook), live events are stored there too, so MQTT's
+    /// acknowledgements of them are recorded (`.delete`); without one, live acknowledgements touch nothing.
+    @Test func liveAcknowledgementsAreRecordedOnlyWhenAnotherSinkReadsTheOutbox() {
+        for recorded in [false, true] {
+            var settings = DeliverySettings(window: 4, batchSize: 10, sightingMaxAge: 60)
+            settings.acknowledgesLiveEvents = recorded
+            var machine = DeliveryMachine(settings: settings)
+            _ = machine.handle(.connected, now: 0)
+            _ = machine.handle(.rows([]), now: 0)
+            #expect(machine.mode == .live)
+            _ = machine.handle(.publish([H.envelope(1)]), now: 0)
+            _ = machine.handle(.sent(sequence: 1, messageID: 7), now: 0)
+            let actions = machine.handle(.acknowledged(messageID: 7, reasonCode: 0), now: 0)
+            #expect(actions.contains(.delete([1])) == recorded, "recorded: \(recorded), \(actions)")
+        }
+    }
+
     @Test func aFullWindowSpillsLiveEventsToTheOutboxInOneTransaction() {
         var h = H(window: 2, batchSize: 100)
         h.connectAndDrain()

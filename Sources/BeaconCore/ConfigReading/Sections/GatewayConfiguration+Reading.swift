@@ -24,6 +24,7 @@ extension GatewayConfiguration {
         mqtt = r.section("mqtt") { MQTTSettings(from: &$0) }
         topics = r.section("topics") { TopicSettings(from: &$0) }
         outbox = r.section("outbox") { OutboxSettings(from: &$0) }
+        webhook = r.optionalSection("webhook") { WebhookSettings(from: &$0) }
         esphomeAPI = r.section("esphome_api") { ESPHomeAPISettings(from: &$0) }
         rooms = r.section("rooms") { RoomSettings(from: &$0) }
         // Declared so a typo of any section name gets the hint.
@@ -46,6 +47,7 @@ extension GatewayConfiguration {
         r.report(mqtt.validate())
         r.report(topics.validate())
         r.report(outbox.validate())
+        if let webhook { r.report(webhook.validate()) }
         r.report(esphomeAPI.validate())
         r.report(rooms.validate(gateway: gateway))
         r.report(crossSectionIssues())
