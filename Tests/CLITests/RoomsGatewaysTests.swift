@@ -102,9 +102,12 @@ import Testing
         defer { for process in processes.values { process.signal(SIGKILL) } }
         let leader = try #require(processes["gw-a"])
 
-        // Kill the leader once the world is 170 s in (both people have left room a by 165 s).
-        try await waitUntil("a sighting 170 s into the world", timeout: 60) {
-            subscriber.messages(under: "beaconbridge/gw-").contains { message in
+        // Kill the leader once the world is 170 s in (both people have left room a by 165 s) by the leader's own
+        // clock: under load the three replays drift apart by seconds, and a leader killed on a slower
+        // gateway's clock could already have decided the walker's return to b (204 s), leaving gw-b nothing to
+        // decide (seen once in a full suite run beside two other builds: gw-a decided at t+218, then was killed).
+        try await waitUntil("a sighting of gw-a 170 s into the world", timeout: 60) {
+            subscriber.messages(under: "beaconbridge/gw-a/").contains { message in
                 message.topic.contains("/sighting/") && (Self.number(message.json?["time"]) ?? 0) >= Self.start + 170
             }
         }
