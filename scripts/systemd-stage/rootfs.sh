@@ -12,7 +12,7 @@ SUITE=bookworm
 # The .deb's runtime libraries are preinstalled: the guest has no network, `apt install ./beaconbridge.deb`
 # resolves its Depends from what is installed.
 PACKAGES="systemd systemd-sysv dbus init-system-helpers kmod procps mosquitto mosquitto-clients sqlite3 \
-libbluetooth3 libmosquitto1 libsqlite3-0 libyaml-0-2 libglib2.0-0 libreadline8 libudev1 \
+libbluetooth3 libmosquitto1 libsqlite3-0 libyaml-0-2 libcurl4 libglib2.0-0 libreadline8 libudev1 \
 avahi-daemon avahi-utils iproute2"
 
 key=$( { cat "$0"; echo "$MIRROR $SUITE $PACKAGES"; } | md5sum | cut -c1-16)
