@@ -3,6 +3,8 @@ entities write for payloads they cannot use, such as "No matching payload found"
 
 import re
 
+from ha_home import CONNECTED
+
 LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ (?P<level>[A-Z]+) \((?P<thread>[^)]*)\) \[(?P<logger>[^\]]+)\] "
                   r"(?P<message>.*)$")
 # Loggers of what the gateway feeds: the MQTT integration and its platforms, mqtt_room, the entity platforms,
@@ -21,7 +23,13 @@ UNRELATED = ("Skipping pip installation of required modules",
              "Support for the running Python version")
 
 
-def log_checks(check, log_paths):
+def without_paths(message):
+    """The message without a traceback's `File "..."` lines: their paths name the stage's environment
+    (~/.cache/beaconbridge/venv-ha-...), which says nothing about who caused the line."""
+    return "\n".join(line for line in message.splitlines() if not line.lstrip().startswith('File "'))
+
+
+def log_checks(check, log_paths, connected=CONNECTED):
     text = "\n".join(path.read_text(errors="replace") for path in log_paths)
     entries, current = [], None
     for line in text.splitlines():
@@ -40,7 +48,7 @@ def log_checks(check, log_paths):
         elif serious and any(w in message for w in UNRELATED):
             continue
         elif serious and (entry["logger"].startswith(GATEWAY_LOGGERS)
-                          or any(w in message.lower() for w in GATEWAY_WORDS)):
+                          or any(w in without_paths(message).lower() for w in GATEWAY_WORDS)):
             caused.append(entry)
         elif serious:
             other.append(entry)
@@ -48,7 +56,7 @@ def log_checks(check, log_paths):
         print(f"  (HA log, not from the gateway: {entry['level']} [{entry['logger']}] "
               f"{entry['message'].splitlines()[0][:200]})", flush=True)
     check(f"log: the logs of all {len(log_paths)} Home Assistant runs were read", len(log_paths) >= 3 and
-          sum(1 for e in entries if "Connected to MQTT server" in e["message"]) >= len(log_paths), log_paths)
+          sum(1 for e in entries if connected in e["message"]) >= len(log_paths), log_paths)
     check("log: zero warnings or errors in Home Assistant's log caused by the gateway", not caused,
           "\n".join(f"{e['level']} [{e['logger']}] {e['message'][:300]}" for e in caused[:10]))
     print(f"  ({len(other)} other warning/error lines in Home Assistant's log, listed above; not counted)", flush=True)
