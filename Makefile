@@ -44,7 +44,9 @@ check: deps
 	@$(STAGE) --summary
 
 # Everything `make check` runs, then the Home Assistant stage (a pinned Home Assistant Core in a cached venv against
-# the built gateway, about 75 s, docs/home-assistant.md; SKIP without PyPI), the ESPHome Bluetooth proxy stage (the
+# the built gateway, about 75 s, docs/home-assistant.md; SKIP without PyPI), the same checks against Core 2026.2.3,
+# the newest for Python 3.13, chrooted in a small Debian 13 root (scripts/ha-stage-trixie.sh; SKIP without root or
+# PyPI), the ESPHome Bluetooth proxy stage (the
 # pinned aioesphomeapi against the built gateway, about 35 s; SKIP without PyPI), the end-to-end stage through the
 # Linux BlueZ stack in a QEMU guest (docs/e2e.md; it prints SKIP only where QEMU cannot run at all), the release
 # build of every target (`make release`, `make demo`, `make bench` use it, so a change that breaks them fails here),
@@ -57,6 +59,7 @@ check: deps
 # comes last.
 test: cross-roots-background check
 	@$(STAGE) home-assistant scripts/ha-stage.sh $(CURDIR)/.build/debug/beaconbridge
+	@$(STAGE) home-assistant-trixie scripts/ha-stage-trixie.sh $(CURDIR)/.build/debug/beaconbridge
 	@$(STAGE) esphome scripts/esphome-stage.sh $(CURDIR)/.build/debug/beaconbridge
 	@$(STAGE) e2e env E2E_BIN=$(CURDIR)/.build/debug/beaconbridge scripts/e2e.sh
 	@$(STAGE) release $(SWIFT) build $(RELEASE_FLAGS)

@@ -5,6 +5,7 @@ import json
 import re
 import time
 
+from ha_home import CONNECTED
 from stage_parts import retained, wait_for
 
 
@@ -139,7 +140,7 @@ def state_checks(check, ha, recorder, broker, kitchen, hall, entity, keys, badge
     check("2. the new broker holds Badge's presence (`away`) retained again after the reconnect",
           payload is not None and '"state":"away"' in payload, payload)
     wait_for("Home Assistant reconnected to the new broker",
-             lambda: ha.log_path.read_text(errors="replace").count("Connected to MQTT server") >= 2, wait)
+             lambda: ha.log_path.read_text(errors="replace").count(CONNECTED) >= 2, wait)
     ha.stop()
     ha.start()
     ok = wait_for("HA running (3)", ha.running, 300) and wait_for(

@@ -26,7 +26,15 @@ import uuid
 import aiohttp
 import jwt
 
-HA_VERSION = "2024.3.3"
+# The Core under test. The trixie run (scripts/ha-stage-trixie.sh) sets both: its Core runs chrooted in a Debian 13
+# root with Python 3.13, while this driver, the broker and the gateways run on the host.
+HA_VERSION = os.environ.get("HA_STAGE_HA_VERSION", "2024.3.3")
+# The command that runs Home Assistant's Python (a JSON list); default: this driver's own interpreter.
+HA_PYTHON = json.loads(os.environ.get("HA_STAGE_HA_PYTHON", "null")) or [sys.executable]
+# The line the MQTT client logs at each connection to the broker (the checks count it). Core 2024.3 logs it at INFO;
+# 2026.2 at DEBUG (mqtt/client.py `_async_mqtt_on_connect`), so from 2025 on the client's logger is set to DEBUG.
+CONNECTED = "Connected to MQTT server"
+MQTT_CLIENT_LOG = "info" if int(HA_VERSION.split(".")[0]) < 2025 else "debug"
 
 
 def storage(key, data, version=1, minor_version=1):
@@ -69,6 +77,7 @@ logger:
   default: warning
   logs:
     homeassistant.components.mqtt: info
+    homeassistant.components.mqtt.client: {MQTT_CLIENT_LOG}
     homeassistant.components.mqtt_room: debug
 {self.extra_yaml}""")
         now = datetime.datetime.now(datetime.timezone.utc).isoformat()
@@ -120,7 +129,7 @@ logger:
         self.starts += 1
         self.console = open(self.dir / f"console-{self.starts}.txt", "w")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "homeassistant", "--config", str(self.dir), "--skip-pip"],
+            [*HA_PYTHON, "-m", "homeassistant", "--config", str(self.dir), "--skip-pip"],
             stdout=self.console, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
     def stop(self, timeout=90):
