@@ -118,7 +118,9 @@ chmod 0644 "$ROOT/usr/share/man/man1/beaconbridge.1.gz"
 install -m 0644 "$PKG/lintian-overrides" "$ROOT/usr/share/lintian/overrides/beaconbridge"
 for script in postinst prerm postrm; do install -m 0755 "$PKG/$script" "$ROOT/DEBIAN/$script"; done
 
-# Depends: computed from the binary's shared libraries by dpkg-shlibdeps (it reads a debian/control).
+# Depends: computed from the binary's shared libraries by dpkg-shlibdeps (it reads a debian/control). libcurl is
+# not among them: the webhook sink loads it with dlopen only when configured, so control.in recommends it (trixie's
+# libcurl4t64, bookworm's libcurl4, or the GnuTLS flavour, which the loader also takes).
 mkdir -p "$WORK/src/debian"
 printf 'Source: beaconbridge\n\nPackage: beaconbridge\nArchitecture: any\n' > "$WORK/src/debian/control"
 # shellcheck disable=SC2086 # DEB_SHLIBDEPS_ARGS is a list of arguments

@@ -7,7 +7,8 @@ import Glibc
 #endif
 
 /// The webhook sink (docs/webhook.md): POSTs a batch of events as one JSON array to `webhook.url` through
-/// libcurl (TLS through the system's OpenSSL, `webhook.ca_file` optional), one request at a time, on its own
+/// libcurl, loaded when the first sink is made (`beaconbridge_curl_load`: a gateway without a webhook never maps
+/// it; without libcurl installed the sink cannot start and says so) (TLS through the system's OpenSSL, `webhook.ca_file` optional), one request at a time, on its own
 /// serial queue (a blocking `curl_easy_perform` never runs on the cooperative pool). The connection is kept
 /// alive between requests.
 ///
@@ -31,8 +32,10 @@ public final class WebhookSink: EventSink, @unchecked Sendable {
 
     /// - Parameter token: sent as `Authorization: Bearer <token>` (`WebhookToken.read`).
     public init(settings: WebhookSettings, token: String?, userAgent: String) throws(WebhookError) {
-        WebhookSink.globalInit()
-        guard let handle = curl_easy_init() else {
+        if let failure = beaconbridge_curl_load() {
+            throw WebhookError(operation: "load libcurl", message: String(cString: failure))
+        }
+        guard let handle = beaconbridge_curl_easy_init() else {
             throw WebhookError(operation: "curl_easy_init", message: "libcurl could not create a handle")
         }
         self.settings = settings
@@ -46,14 +49,9 @@ public final class WebhookSink: EventSink, @unchecked Sendable {
     }
 
     deinit {
-        curl_easy_cleanup(handle)
+        beaconbridge_curl_easy_cleanup(handle)
         errorBuffer.deallocate()
     }
-
-    /// `curl_global_init` once per process, before the first handle (the corresponding C function is
-    /// `curl_global_init`).
-    private static let initialized: Bool = beaconbridge_curl_global_init() == CURLE_OK
-    private static func globalInit() { _ = initialized }
 
     /// The request body: the events' JSON payloads, byte for byte as on MQTT, as one array in sequence order.
     public static func body(_ messages: [SinkMessage]) -> String {
@@ -69,11 +67,11 @@ public final class WebhookSink: EventSink, @unchecked Sendable {
 
     /// On `queue`: one POST (the corresponding C function is `curl_easy_perform`).
     private func post(_ body: String) -> SinkOutcome {
-        curl_easy_reset(handle)
+        beaconbridge_curl_easy_reset(handle)
         errorBuffer[0] = 0
         var list: UnsafeMutablePointer<curl_slist>?
-        for line in headers { list = curl_slist_append(list, line) }
-        defer { curl_slist_free_all(list) }
+        for line in headers { list = beaconbridge_curl_slist_append(list, line) }
+        defer { beaconbridge_curl_slist_free_all(list) }
         var bytes = Array(body.utf8)
         let code: CURLcode = bytes.withUnsafeMutableBytes { raw in
             var setup = beaconbridge_curl_setopt_string(handle, CURLOPT_URL, settings.url)
@@ -91,10 +89,13 @@ public final class WebhookSink: EventSink, @unchecked Sendable {
             set(beaconbridge_curl_setopt_write(handle, CURLOPT_WRITEFUNCTION) { _, size, count, _ in size * count })
             if let caFile = settings.caFile { set(beaconbridge_curl_setopt_string(handle, CURLOPT_CAINFO, caFile)) }
             guard setup == CURLE_OK else { return setup }
-            return curl_easy_perform(handle)
+            return beaconbridge_curl_easy_perform(handle)
         }
         guard code == CURLE_OK else {
-            let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+            let detail =
+                errorBuffer[0] != 0
+                ? String(cString: errorBuffer)
+                : String(cString: beaconbridge_curl_easy_strerror(code))
             return .failed(reason: "\(detail) (curl \(code.rawValue))", retryAfter: nil)
         }
         var status = 0

@@ -43,6 +43,35 @@ import Glibc
         return sequences
     }
 
+    /// Whether the process has libcurl mapped (its /proc maps), nil when they cannot be read. (Read to the end
+    /// through a handle: procfs files report size 0, so a read by size sees nothing.)
+    static func mapsLibcurl(_ pid: Int32) -> Bool? {
+        guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/maps"),
+            let data = try? handle.readToEnd(), !data.isEmpty
+        else { return nil }
+        let maps = String(decoding: data, as: UTF8.self)
+        #expect(maps.contains("/beaconbridge"), "the maps of the binary itself")
+        return maps.contains("libcurl")
+    }
+
+    /// libcurl and its 28 libraries (about 4 MB of RSS) are loaded only for a webhook: a gateway without one never
+    /// maps them, while the one above (with a webhook) does.
+    @Test func aGatewayWithoutAWebhookDoesNotLoadLibcurl() async throws {
+        let bed = try DaemonTestBed()
+        try await bed.broker.start()
+        try bed.writeConfig("")
+        let subscriber = try await bed.startSubscriber()
+        let path = try capture(bed, "slow.btsnoop", minor: 2, duration: 30)
+        let process = try DaemonProcess(arguments: ["replay", path, "--config", bed.configPath, "--speed", "1"])
+        try await waitUntil("the first sighting", timeout: 120) {
+            subscriber.messages.contains { $0.payload.contains("\"kind\":\"sighting\"") } || !process.isRunning
+        }
+        #expect(process.isRunning, "stderr: \(process.stderr.suffix(2000))")
+        #expect(Self.mapsLibcurl(process.pid) == false)
+        process.signal(SIGTERM)
+        #expect(await process.waitForExit(timeout: 60) == 0, "stderr: \(process.stderr.suffix(2000))")
+    }
+
     @Test func eventsReachTheWebhookThroughA503PeriodWithNothingLost() async throws {
         let bed = try DaemonTestBed()
         try await bed.broker.start()
@@ -56,6 +85,7 @@ import Glibc
         try await waitUntil("three refused POSTs", timeout: 120) {
             server.requests.filter { $0.status == 503 }.count >= 3 || !process.isRunning
         }
+        #expect(Self.mapsLibcurl(process.pid) == true, "a gateway with a webhook loads libcurl")
         server.refuse(false)
         let status = await process.waitForExit(timeout: 120)
         let stderr = process.stderr
