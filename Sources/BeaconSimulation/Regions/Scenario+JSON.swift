@@ -31,13 +31,17 @@ extension Scenario {
                 try ScenarioRadio(fields, forcing: radioModel)
             } ?? ScenarioRadio(model: radioModel ?? .measured)
         var settings =
-            try fields.object("tracker").map { fields throws(ScenarioError) in try TrackerSettings(scenario: fields) }
+            try fields.object("tracker").map { fields throws(ScenarioError) in
+                try fields.read { TrackerSettings(from: &$0) }
+            }
             ?? .default
         var regions: [RegionRule] = []
         for (index, value) in (try fields.array("regions") ?? []).enumerated() {
+            let inherited = settings.sensitivity
             regions.append(
-                try RegionRule(
-                    scenario: try ScenarioFields(value, path: "regions[\(index)]"), inherited: settings.sensitivity))
+                try ScenarioFields(value, path: "regions[\(index)]").read {
+                    RegionRule(from: &$0, inherited: inherited)
+                })
         }
         guard let beaconValues = try fields.array("beacons"), !beaconValues.isEmpty else {
             throw ScenarioError(path: "beacons", message: "required: a non-empty list of beacons")

@@ -4,7 +4,8 @@ import BeaconCore
 /// misspelt key is an error instead of a silently ignored setting.
 struct ScenarioFields {
     let path: String
-    private let members: [(String, JSONValue)]
+    /// The object's members in file order.
+    let members: [(String, JSONValue)]
     private var used: Set<String> = []
 
     init(_ value: JSONValue, path: String) throws(ScenarioError) {

@@ -31,7 +31,7 @@ extension RoomScenario {
         if let block = try fields.object("tracker") {
             var hasPublish = block
             let publishGiven = hasPublish.has("publish")
-            tracker = try TrackerSettings(scenario: block)
+            tracker = try block.read { TrackerSettings(from: &$0) }
             if !publishGiven { tracker.publish = RoomScenario.defaultTracker.publish }
         }
         let plan = try FloorPlan(&fields)
