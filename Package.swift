@@ -38,8 +38,9 @@ let package = Package(
             name: "MQTTPublisher", dependencies: ["BeaconCore", "BeaconRuntime", "CMosquitto", "CLinux"],
             swiftSettings: strict),
         .target(name: "SQLiteStore", dependencies: ["BeaconCore", "BeaconRuntime", "CSQLite"], swiftSettings: strict),
-        // The webhook sink (docs/webhook.md): POSTs events through libcurl. Its HTTP(S) client: libcurl (TLS through the system's OpenSSL), loaded with dlopen only
-        // when a webhook is configured (Sources/CCurl; build needs libcurl4-openssl-dev for the header alone).
+        // The webhook sink (docs/webhook.md): POSTs events through libcurl (TLS through the system's OpenSSL),
+        // loaded with dlopen only when a webhook is configured (Sources/CCurl; the build needs
+        // libcurl4-openssl-dev for the header alone).
         .target(name: "CCurl"),
         .target(name: "WebhookSink", dependencies: ["BeaconCore", "BeaconRuntime", "CCurl"], swiftSettings: strict),
         .target(name: "YAMLConfig", dependencies: ["BeaconCore", "CYAML"], swiftSettings: strict),

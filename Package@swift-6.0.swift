@@ -22,8 +22,6 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        // The webhook sink's HTTP(S) client; TLS through the system's OpenSSL.
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // glibc calls Swift's Glibc module does not show (pipe2, accept4, posix_spawn's closefrom).
         .systemLibrary(name: "CLinux"),
 
@@ -43,7 +41,10 @@ let package = Package(
             name: "MQTTPublisher", dependencies: ["BeaconCore", "BeaconRuntime", "CMosquitto", "CLinux"],
             swiftSettings: strict),
         .target(name: "SQLiteStore", dependencies: ["BeaconCore", "BeaconRuntime", "CSQLite"], swiftSettings: strict),
-        // The webhook sink (docs/webhook.md): POSTs events through libcurl.
+        // The webhook sink (docs/webhook.md): POSTs events through libcurl (TLS through the system's OpenSSL),
+        // loaded with dlopen only when a webhook is configured (Sources/CCurl; the build needs
+        // libcurl4-openssl-dev for the header alone).
+        .target(name: "CCurl"),
         .target(name: "WebhookSink", dependencies: ["BeaconCore", "BeaconRuntime", "CCurl"], swiftSettings: strict),
         .target(name: "YAMLConfig", dependencies: ["BeaconCore", "CYAML"], swiftSettings: strict),
         // The ESPHome native API server (Bluetooth proxy for Home Assistant); Noise crypto from libcrypto.
