@@ -196,7 +196,7 @@ public final class EventMailbox<Control: Sendable>: HCIEventSink, Sendable {
     }
 
     /// Wakes the consumer for work it keeps itself (the publisher's inputs when the daemon's loop delivers,
-    /// `EventPublisher.drive(wake:)`): `.poked` when nothing else is waiting; otherwise the next item (a control
+    /// `DeliveryDriver.start(wake:)`): `.poked` when nothing else is waiting; otherwise the next item (a control
     /// or the batches) stands for it, since the consumer looks at its own work after every item. Several pokes
     /// before the consumer's next turn are one; a poke never displaces a control or a batch.
     public func poke() {

@@ -9,21 +9,24 @@ import Glibc
 /// Delivers envelopes to the broker, in sequence order, at least once for QoS 1/2, through the outbox when
 /// the broker is unreachable or the in-flight window is full (docs/mqtt.md, docs/outbox.md).
 ///
-/// `publish(_:)` only enqueues; one task at a time owns the delivery state machine (`DeliveryMachine`, through
-/// `PublisherDelivery`) and performs every transport and outbox call: `run()`'s, or, while the publisher is
-/// driven (`drive(wake:)`), the owner's (the daemon's loop), which then delivers inline (`admit`, `service()`)
-/// instead of waking `run()`'s task for every batch. Acknowledgements from the network thread arrive through
-/// the same queue (`PublisherInbox`), so a message id is always registered before its acknowledgement is
-/// processed, even when libmosquitto fires `on_publish` before `mosquitto_publish` returns.
+/// This is the Sendable front, for any thread or task: `publish`, `publishSnapshot`, `setDiscovery`, `subscribe`
+/// only enqueue (`PublisherInbox`, and the bounded `PublishMailbox` for envelopes), `counters` and `notices`
+/// report. One owner performs every transport and outbox call, from start to stop: whoever holds the
+/// publisher's `DeliveryDriver` (`makeDriver()`, once): the daemon's loop, which delivers inline; or `run()`,
+/// which makes the driver itself for a publisher on its own. Acknowledgements from the network thread arrive
+/// through the same inbox, so a message id is always registered before its acknowledgement is processed, even
+/// when libmosquitto fires `on_publish` before `mosquitto_publish` returns.
 public final class EventPublisher: Sendable {
     enum Input: Sendable {
         /// Envelopes are waiting in `mailbox`.
         case mailbox
+        /// Envelopes the owner delivers inline (`DeliveryDriver.admit`; never queued).
+        case envelopes([EventEnvelope])
         case snapshot([EventEnvelope])
         case client(MQTTClientEvent)
         case discovery([ControlMessage])
         case subscribe(filter: String, qos: UInt8)
-        /// Acknowledged message ids are waiting in `ackInbox`.
+        /// Acknowledgements are waiting in the inbox's list.
         case acknowledgements
         case tick
         case stop
@@ -61,20 +64,19 @@ public final class EventPublisher: Sendable {
     let configuration: Configuration
     let transport: any DeliveryTransport
     let store: (any EventOutbox)?
-    /// Every input, in arrival order, and who handles it (`run()`'s task or a driver).
+    /// Every input, in arrival order, for the owner (the holder of the driver).
     let inbox = PublisherInbox()
-    /// The delivery adapter, made by whoever holds the inbox first (`prepared()`).
-    let cell = DeliveryCell()
+    /// The driver was made (`makeDriver()`: once).
+    let driverMade = Atomic<Bool>(false)
     let noticeContinuation: AsyncStream<PublisherNotice>.Continuation
     let sharedCounters = Mutex(PublisherCounters())
-    /// Acknowledged message ids handed over by the network thread.
-    let ackInbox: AckInbox
     /// Subscribers of inbound messages (`subscribe(_:qos:)`).
     let inbound: InboundRouter
     /// The bounded input of envelopes (`admit`, `publish`).
     let mailbox: PublishMailbox
 
-    /// Envelopes waiting for the delivery loop at most before `admit(_:)` suspends the caller.
+    /// Envelopes waiting for the owner at most before `admit(_:)` suspends the caller (the daemon's loop
+    /// delivers inline, `DeliveryDriver.admit`, and never waits here).
     public static let mailboxLimit = 4096
     let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
@@ -95,8 +97,6 @@ public final class EventPublisher: Sendable {
             of: PublisherNotice.self, bufferingPolicy: .bufferingNewest(1000))
         let continuation = inbox
         let layout = configuration.layout
-        let pendingAcks = AckInbox()
-        self.ackInbox = pendingAcks
         let router = InboundRouter()
         self.inbound = router
         let statusTopic = layout.settings.homeAssistant.enabled ? layout.homeAssistantStatus : nil
@@ -108,9 +108,9 @@ public final class EventPublisher: Sendable {
             { event in
                 switch event {
                 case let .acknowledged(messageID):
-                    if pendingAcks.add(messageID, reasonCode: 0) { continuation.put(.acknowledgements) }
+                    continuation.acknowledge(messageID, reasonCode: 0)
                 case let .refused(messageID, reasonCode):
-                    if pendingAcks.add(messageID, reasonCode: reasonCode) { continuation.put(.acknowledgements) }
+                    continuation.acknowledge(messageID, reasonCode: reasonCode)
                 case let .message(topic, payload):
                     router.deliver(InboundMessage(topic: topic, payload: payload))
                     if topic == statusTopic { continuation.put(.client(event)) }
@@ -135,19 +135,12 @@ public final class EventPublisher: Sendable {
         return stream
     }
 
-    /// Enqueues envelopes for delivery, in order, once fewer than `mailboxLimit` are waiting for the delivery
-    /// loop: suspends the caller until then (back-pressure; docs/mqtt.md, "Bounds"). The daemon publishes
-    /// through this.
-    /// While driven (`drive(wake:)`), the caller is the driver: the envelopes are delivered inline (`service()`)
-    /// before it returns, so the mailbox never holds more than one call's envelopes and nothing waits.
+    /// Enqueues envelopes for delivery, in order, once fewer than `mailboxLimit` are waiting for the owner:
+    /// suspends the caller until then (back-pressure; docs/mqtt.md, "Bounds"). For a producer on another task
+    /// than the owner's; the owner itself delivers inline (`DeliveryDriver.admit`).
     public func admit(_ envelopes: [EventEnvelope]) async {
         guard !envelopes.isEmpty else { return }
         sharedCounters.withLock { $0.submitted += envelopes.count }
-        if inbox.isDriven {
-            deliver(mailbox.put(envelopes), count: envelopes.count, wake: false)
-            await service()
-            return
-        }
         deliver(await mailbox.admit(envelopes), count: envelopes.count)
     }
 
@@ -159,9 +152,9 @@ public final class EventPublisher: Sendable {
         deliver(mailbox.put(envelopes), count: envelopes.count)
     }
 
-    private func deliver(_ result: PublishMailbox.PutResult, count: Int, wake: Bool = true) {
+    private func deliver(_ result: PublishMailbox.PutResult, count: Int) {
         switch result {
-        case .announce: inbox.put(.mailbox, wake: wake)
+        case .announce: inbox.put(.mailbox)
         case .queued: break
         case .closed:
             // After `run()` has stored everything and returned: nothing can take them any more.
@@ -190,89 +183,26 @@ public final class EventPublisher: Sendable {
     /// A snapshot of the counters.
     public var counters: PublisherCounters { sharedCounters.withLock { $0 } }
 
-    /// Connects and delivers until `stop()`. On stop: waits up to 2 s for acknowledgements, writes events
-    /// still unacknowledged (and any published after the stop request) to the outbox, publishes `offline`,
-    /// disconnects. Call it once; `stop()` waits for it to return. While the publisher is driven, this task
-    /// only connects and then waits (the driver handles the inputs) until `release()` or `stop()`.
+    /// The owner's handle (`DeliveryDriver`): made once, by `run()` or by an owner that delivers on its own task
+    /// (the daemon's loop).
+    public func makeDriver() -> DeliveryDriver {
+        let (exchanged, _) = driverMade.compareExchange(expected: false, desired: true, ordering: .relaxed)
+        precondition(exchanged, "EventPublisher.makeDriver(): one driver per publisher")
+        return DeliveryDriver(publisher: self)
+    }
+
+    /// A publisher on its own: connects and delivers on this task until `stop()` (`makeDriver()` and the driver's
+    /// `start`, `deliver(until:)`, `finish`). Call it once; `stop()` waits for it to return.
     public func run() async {
-        await inbox.hold()
-        let delivery = await prepared()
-        inbox.unhold()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { [inbox] in
-                // Ticks are the driver's while driven (`service(tick:)`).
-                await inbox.selfRunning()
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(250))
-                    inbox.put(.tick)
-                }
-            }
-            while let input = await inbox.next() {
-                let outcome = await delivery.handle(input)
-                inbox.unhold()
-                if outcome == .finished { break }
-            }
-            group.cancelAll()
-        }
-        await transport.stop()
-        // Envelopes published after `stop()` was requested are still in the mailbox: store them.
-        inbox.finish()
-        await delivery.run(.publish(mailbox.close()))
-        await delivery.discardMemoryBacklog()
-        delivery.publishCounters()
-        inbound.finish()
-        noticeContinuation.finish()
-        let waiters = finished.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.done = true
-            defer { state.waiters.removeAll() }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
+        let driver = makeDriver()
+        await driver.start()
+        await driver.deliver { driver.ended }
+        await driver.finish()
     }
 
-    /// The delivery adapter, made and connected on first use (by the holder of the inbox): the backlog figure
-    /// is true from the start (a backlog of an earlier run), not 0 until the first look.
-    private func prepared() async -> PublisherDelivery {
-        if let delivery = cell.delivery { return delivery }
-        let delivery = PublisherDelivery(publisher: self)
-        cell.delivery = delivery
-        await delivery.refreshBacklog()
-        transport.start()
-        return delivery
-    }
-
-    /// Hands the inputs to the caller's task (the daemon's loop): from now on the caller delivers, with
-    /// `admit(_:)` (inline) and `service()`, and `wake` is called (from any thread, at most once until the next
-    /// `service()`) when an input is waiting that should not wait for the caller's next turn: a connection
-    /// change, a snapshot, a subscription, acknowledgements while draining. `run()` must still be running (it
-    /// connects, and takes over again after `release()` or `stop()`). The caller must call `service(tick: true)`
-    /// about once a second (outbox checks, stop deadline, backlog figures).
-    public func drive(wake: @escaping @Sendable () -> Void) {
-        inbox.drive(wake: wake)
-    }
-
-    /// Handles the inputs waiting now on the caller's task (driven mode; `drive(wake:)`), then, with `tick`, one
-    /// tick. Inputs that arrive meanwhile wait for the next call (announced through `wake` if they should not
-    /// wait long), so a long drain of the outbox is interleaved with the caller's other work instead of
-    /// holding it up. Returns at once when another task is handling inputs (it takes these too).
-    public func service(tick: Bool = false) async {
-        guard inbox.tryHold() else { return }
-        let delivery = await prepared()
-        if tick { inbox.put(.tick, wake: false) }
-        for input in inbox.takeHeld() ?? [] { _ = await delivery.handle(input) }
-        inbox.acknowledgementsUrgent.store(delivery.acknowledgementsUrgent, ordering: .relaxed)
-        inbox.unhold()
-    }
-
-    /// Back to `run()`'s own task (ends `drive(wake:)`), e.g. before waiting for delivery at the end.
-    public func release() {
-        inbox.acknowledgementsUrgent.store(true, ordering: .relaxed)
-        inbox.release()
-    }
-
-    /// Asks `run()` to finish and waits until it has.
+    /// Asks `run()` to finish and waits until it has: waits up to 2 s for acknowledgements, writes events still
+    /// unacknowledged (and any published after the stop request) to the outbox, publishes `offline`, disconnects.
     public func stop() async {
-        release()
         inbox.put(.stop)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = finished.withLock { state -> Bool in
@@ -283,35 +213,16 @@ public final class EventPublisher: Sendable {
         }
     }
 
-    /// The delivery adapter (`PublisherDelivery`, not Sendable): used only by the task that holds the inbox
-    /// (`PublisherInbox.hold`/`tryHold` ... `unhold`), which serialises every access.
-    final class DeliveryCell: @unchecked Sendable {
-        var delivery: PublisherDelivery?
-    }
-
-    /// Acknowledgements from the network thread: message id and MQTT 5 reason code (0 = accepted; 0x80 and
-    /// above = refused). One `.acknowledgements` input announces a list that was empty, so a burst of
-    /// acknowledgements costs one queue element.
-    final class AckInbox: Sendable {
-        struct Entry: Sendable {
-            var messageID: Int32
-            var reasonCode: Int32
+    /// The driver has finished: the streams end and `stop()` returns.
+    func ended() {
+        inbound.finish()
+        noticeContinuation.finish()
+        let waiters = finished.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.done = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
         }
-        private let entries = Mutex<[Entry]>([])
-        /// Adds an acknowledgement; true when the list was empty (the caller then announces it).
-        func add(_ id: Int32, reasonCode: Int32) -> Bool {
-            entries.withLock { entries in
-                entries.append(Entry(messageID: id, reasonCode: reasonCode))
-                return entries.count == 1
-            }
-        }
-        /// Moves the acknowledgements into `buffer` (emptied first) and gives the list `buffer`'s storage, so
-        /// once both have grown neither side allocates (emptying the list with its capacity kept while the
-        /// caller held its old storage allocated a new buffer every time).
-        func takeAll(into buffer: inout [Entry]) {
-            buffer.removeAll(keepingCapacity: true)
-            entries.withLock { swap(&$0, &buffer) }
-        }
+        for waiter in waiters { waiter.resume() }
     }
 
     func notify(_ notice: PublisherNotice) { noticeContinuation.yield(notice) }

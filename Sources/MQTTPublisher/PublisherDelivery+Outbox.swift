@@ -66,7 +66,7 @@ extension PublisherDelivery {
     static let notPersisted = "not_persisted"
 
     /// Seconds between two attempts to write the memory backlog back into a failed database (tried on a tick:
-    /// 4 a second while the publisher runs on its own task, once a second when driven by the daemon's loop).
+    /// 4 a second while the owner delivers with `DeliveryDriver.deliver(until:)`, once a second in the daemon's loop).
     static let writeBackInterval: Double = 2
 
     /// While the database fails: every `writeBackInterval` seconds, tries to write the memory backlog back into it

@@ -1,8 +1,8 @@
 import BeaconCore
 import BeaconRuntime
 
-/// The adapter around the delivery state machine (`DeliveryMachine`), owned by `EventPublisher.run()` (one
-/// task: never shared, never Sendable). It feeds the machine its inputs and performs the actions it returns on
+/// The adapter around the delivery state machine (`DeliveryMachine`), held by the publisher's `DeliveryDriver`
+/// (one owner from start to stop: never shared, never Sendable). It feeds the machine its inputs and performs the actions it returns on
 /// the transport and the outbox, answering each answered action at once (depth first), so the machine sees the
 /// outcome of one send or read before it decides the next.
 final class PublisherDelivery {
@@ -28,7 +28,7 @@ final class PublisherDelivery {
     var transportError: String?
     var lastMachineError: String?
     /// The acknowledgements being handled; its storage goes back and forth with the inbox's list.
-    var acknowledgements: [EventPublisher.AckInbox.Entry] = []
+    var acknowledgements: [PublisherInbox.Acknowledgement] = []
 
     init(publisher: EventPublisher) {
         self.publisher = publisher
@@ -60,12 +60,13 @@ final class PublisherDelivery {
     func handle(_ input: EventPublisher.Input) async -> Outcome {
         switch input {
         case .mailbox: await run(.publish(publisher.mailbox.takeAll()))
+        case let .envelopes(envelopes): await run(.publish(envelopes))
         case let .snapshot(envelopes): await run(.snapshot(envelopes))
         case let .discovery(messages): await run(.discovery(messages))
         case let .subscribe(filter, qos): await run(.subscribe(filter: filter, qos: qos))
         case let .client(event): await handle(event)
         case .acknowledgements:
-            publisher.ackInbox.takeAll(into: &acknowledgements)
+            publisher.inbox.takeAcknowledgements(into: &acknowledgements)
             for entry in acknowledgements {
                 await run(.acknowledged(messageID: entry.messageID, reasonCode: Int(entry.reasonCode)))
             }
@@ -77,8 +78,11 @@ final class PublisherDelivery {
         }
         transport.flush()
         publishCounters()
-        return machine.mode == .finished ? .finished : .running
+        return ended ? .finished : .running
     }
+
+    /// Delivery is over (the machine finished after `.stop`).
+    var ended: Bool { machine.mode == .finished }
 
     func handle(_ event: MQTTClientEvent) async {
         switch event {
@@ -153,8 +157,8 @@ final class PublisherDelivery {
 
     /// Whether acknowledgements should be handled as soon as they arrive: while draining or stopping (they
     /// drive the next read, the deletes, the end of the stop), or once half the in-flight window waits for
-    /// them. Live with room in the window, they wait for the next input (a publish or a tick) when the
-    /// publisher is driven (`EventPublisher.drive(wake:)`), which saves a wake-up per batch.
+    /// them. Live with room in the window, they wait for the owner's next turn (a publish or a tick) when it
+    /// waits elsewhere (the daemon's loop, `DeliveryDriver.start(wake:)`), which saves a wake-up per batch.
     var acknowledgementsUrgent: Bool {
         machine.mode != .live || machine.inflightCount * 2 >= publisher.configuration.mqtt.inflightWindow
     }

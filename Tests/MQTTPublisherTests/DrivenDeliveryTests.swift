@@ -4,10 +4,10 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Delivery driven by the owner's task (`EventPublisher.drive(wake:)`, the daemon's loop; issue 15, fewer
-/// hand-overs): envelopes go to the transport inside `admit`, acknowledgements while live wait for the next
-/// turn without waking the driver, connection changes wake it once, and `release()`/`stop()` hand delivery
-/// back to `run()`'s task with the usual stop semantics. A fake transport plays the broker.
+/// Delivery owned by one task from start to stop (`DeliveryDriver`, the daemon's loop; issues 15 and 32): envelopes
+/// go to the transport inside `admit`, acknowledgements while live wait for the next turn without waking the
+/// owner, connection changes wake it once, `deliver(until:)` delivers as inputs arrive, and `finish()` stops
+/// with the usual stop semantics, on the same task. A fake transport plays the broker.
 /// How often the publisher woke its driver.
 final class WakeCounter: Sendable {
     let count = Atomic<Int>(0)
@@ -34,10 +34,10 @@ final class WakeCounter: Sendable {
         }
     }
 
-    /// Plays the driver until `condition` holds: a turn (`service`) whenever woken, and every 50 ms anyway (60 s).
-    func drive(_ publisher: EventPublisher, until what: String, _ condition: @Sendable () -> Bool) async throws {
+    /// Plays the owner until `condition` holds: a turn (`service`) every 50 ms (60 s).
+    func drive(_ driver: DeliveryDriver, until what: String, _ condition: @Sendable () -> Bool) async throws {
         for _ in 0..<1200 {
-            await publisher.service()
+            await driver.service()
             if condition() { return }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -50,11 +50,10 @@ final class WakeCounter: Sendable {
         let box = TransportBox()
         let publisher = try publisher(box: box)
         let wakes = WakeCounter()
-        publisher.drive { wakes.count.add(1, ordering: .relaxed) }
-        try await withRunningPublisher(publisher) {
-            try await drive(publisher, until: "connected") { publisher.counters.live }
+        try await withStartedDriver(publisher, counting: wakes) { driver in
+            try await drive(driver, until: "connected") { publisher.counters.live }
             let batch = envelopes(1...50)
-            await publisher.admit(batch)
+            await driver.admit(batch)
             // Sent and flushed by the time `admit` returns: no other task took part.
             #expect(regionTopics(box.fake) == batch.map(\.topic))
             #expect(box.fake.state.withLock { $0.unflushed } == 0)
@@ -67,14 +66,14 @@ final class WakeCounter: Sendable {
             #expect(wakes.count.load(ordering: .relaxed) == before)
             #expect(publisher.counters.acknowledged == 0)
             // ...they are taken on the next turn.
-            await publisher.service()
+            await driver.service()
             #expect(publisher.counters.acknowledged == 50)
             #expect(publisher.counters.inflight == 0)
 
             // A connection change does wake the driver, once until it takes its inputs.
             box.fake.dropAndReconnect()
             #expect(wakes.count.load(ordering: .relaxed) == before + 1)
-            try await drive(publisher, until: "live again") {
+            try await drive(driver, until: "live again") {
                 publisher.counters.live && publisher.counters.connects == 2
             }
         }
@@ -84,40 +83,55 @@ final class WakeCounter: Sendable {
         let box = TransportBox()
         let publisher = try publisher(box: box, window: 8)
         let wakes = WakeCounter()
-        publisher.drive { wakes.count.add(1, ordering: .relaxed) }
-        try await withRunningPublisher(publisher) {
-            try await drive(publisher, until: "connected") { publisher.counters.live }
-            await publisher.admit(envelopes(1...4))
+        try await withStartedDriver(publisher, counting: wakes) { driver in
+            try await drive(driver, until: "connected") { publisher.counters.live }
+            await driver.admit(envelopes(1...4))
             #expect(publisher.counters.inflight == 4)
             let before = wakes.count.load(ordering: .relaxed)
             let id = box.fake.state.withLock { $0.published.last!.id }
             box.fake.onEvent(.acknowledged(messageID: id))
             #expect(wakes.count.load(ordering: .relaxed) == before + 1)
-            await publisher.service()
+            await driver.service()
             #expect(publisher.counters.acknowledged == 1)
         }
     }
 
-    @Test func releaseHandsDeliveryBackToRunAndStopStoresWhatIsInFlight() async throws {
+    /// The owner delivers what other tasks publish as it arrives (`deliver(until:)`), and its stop stores what is
+    /// in flight, on the same task.
+    @Test func deliverUntilTakesInputsAsTheyArriveAndFinishStoresWhatIsInFlight() async throws {
         let box = TransportBox()
         let publisher = try publisher(box: box)
-        publisher.drive {}
-        try await withRunningPublisher(publisher) {
-            try await drive(publisher, until: "connected") { publisher.counters.live }
-            await publisher.admit(envelopes(1...10))
+        try await withStartedDriver(publisher, counting: nil) { driver in
+            try await drive(driver, until: "connected") { publisher.counters.live }
+            await driver.admit(envelopes(1...10))
             #expect(publisher.counters.inflight == 10)
-            publisher.release()
-            // Nobody calls `service()` any more: `run()`'s task delivers.
             box.fake.state.withLock { $0.acknowledgeInsidePublish = true }
             publisher.publish(envelopes(11...20))
-            try await waitUntil("run() delivered after release", timeout: 60) {
-                publisher.counters.acknowledged == 10
-            }
+            let start = ContinuousClock.now
+            await driver.deliver { publisher.counters.acknowledged == 10 || ContinuousClock.now - start > .seconds(60) }
+            #expect(publisher.counters.acknowledged == 10)
             #expect(regionTopics(box.fake).count == 20)
         }
         // The ten never acknowledged were in flight at the stop: handed to the (memory) outbox, which ends
         // with the process and says so.
         #expect(publisher.counters.dropped["not_persisted"] == 10)
         #expect(publisher.counters.inflight == 0)
+        // After the stop, nothing is taken any more.
+        #expect(publisher.counters.dropped["publisher_stopped"] == nil)
+    }
+
+    /// Starts a driver on this task (its wake-ups counted in `wakes`), runs `body`, then finishes it (also when
+    /// `body` throws).
+    func withStartedDriver(
+        _ publisher: EventPublisher, counting wakes: WakeCounter?, _ body: (DeliveryDriver) async throws -> Void
+    ) async throws {
+        let driver = publisher.makeDriver()
+        await driver.start(wake: { wakes?.count.add(1, ordering: .relaxed) })
+        do { try await body(driver) } catch {
+            await driver.finish()
+            throw error
+        }
+        await driver.finish()
+        #expect(driver.ended)
     }
 }

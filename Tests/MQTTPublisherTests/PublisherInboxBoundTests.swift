@@ -10,7 +10,7 @@ import Testing
 
     @Test func aFloodOfStatusMessagesAndTicksLeavesTheNewestOfEach() {
         let inbox = PublisherInbox()
-        #expect(inbox.tryHold())  // the consumer is busy: everything put now waits
+        // The owner is busy (not waiting in the inbox, no wake-up given): everything put now waits.
         inbox.put(.client(.connected))
         for index in 0..<10_000 {
             inbox.put(.tick)
@@ -18,7 +18,8 @@ import Testing
                 .client(.message(topic: Self.status, payload: Array((index % 2 == 0 ? "online" : "offline").utf8))))
         }
         inbox.put(.acknowledgements)
-        let waiting = inbox.takeHeld() ?? []
+        var waiting: [EventPublisher.Input] = []
+        inbox.take(into: &waiting)
         #expect(waiting.count == 4)
         guard waiting.count == 4 else { return }
         if case .client(.connected) = waiting[0] {} else { Issue.record("first: \(waiting[0])") }
@@ -30,19 +31,35 @@ import Testing
             Issue.record("third: \(waiting[2])")
         }
         if case .acknowledgements = waiting[3] {} else { Issue.record("fourth: \(waiting[3])") }
-        inbox.unhold()
     }
 
     @Test func connectionEventsAndMessagesOnOtherTopicsAreAllKeptInOrder() {
         let inbox = PublisherInbox()
-        #expect(inbox.tryHold())
         inbox.put(.client(.connected))
         inbox.put(.client(.message(topic: "a", payload: [1])))
         inbox.put(.client(.disconnected(MQTTError(operation: "test", code: 7, message: "lost"), retryIn: 1)))
         inbox.put(.client(.message(topic: "b", payload: [2])))
         inbox.put(.client(.connected))
-        let waiting = inbox.takeHeld() ?? []
+        var waiting: [EventPublisher.Input] = []
+        inbox.take(into: &waiting)
         #expect(waiting.count == 5)
-        inbox.unhold()
+    }
+
+    /// A burst of acknowledgements from the network thread is one input; the list holds them all, in order.
+    @Test func aBurstOfAcknowledgementsIsOneInput() {
+        let inbox = PublisherInbox()
+        for id in Int32(1)...100 { inbox.acknowledge(id, reasonCode: id == 50 ? 0x87 : 0) }
+        var waiting: [EventPublisher.Input] = []
+        inbox.take(into: &waiting)
+        #expect(waiting.count == 1)
+        if case .acknowledgements = waiting.first {} else { Issue.record("waiting: \(waiting)") }
+        var acknowledgements: [PublisherInbox.Acknowledgement] = []
+        inbox.takeAcknowledgements(into: &acknowledgements)
+        #expect(acknowledgements.map(\.messageID) == Array(1...100))
+        #expect(acknowledgements[49].reasonCode == 0x87)
+        // The next one is announced again.
+        inbox.acknowledge(101, reasonCode: 0)
+        inbox.take(into: &waiting)
+        #expect(waiting.count == 1)
     }
 }

@@ -7,16 +7,17 @@ import Synchronization
 /// in reverse, each ending before the next is stopped):
 ///
 /// 0. `webhook` (when on): the webhook sink's driver, delivering from its own outbox cursor.
-/// 1. `publisher`: the MQTT publisher's own task and the logging of its notices; started once the source runs
-///    (or at once when a replay waits for a rooms site's gateways), stopped last: the replay's wait for
-///    delivery (`drainBeforeStop`), then `EventPublisher.stop()` (unacknowledged events to the outbox,
-///    `offline`).
+/// 1. `publisher`: the logging of the MQTT publisher's notices (snapshot requests go to the loop), from the
+///    start of delivery (once the source runs, or at once when a replay waits for a rooms site's gateways) to its
+///    end. Delivery itself is the loop's, from start to stop.
 /// 2. `esphome` (when on): the Bluetooth proxy's server and its mDNS announcement.
 /// 3. `rooms` (when on): the room arbiter's subscriptions, forwarded to the loop.
 /// 4. `watchdog` (under systemd with `WatchdogSec=`): pings while the loop keeps beating.
 /// 5. `tick`: the loop's once-a-second tick.
 /// 6. `source`: the HCI scanner or replay (started by the loop, stopped here; the mailbox is closed with it).
-/// 7. `loop`: starts the source, then owns the pipeline until a stop or the end of the source.
+/// 7. `loop`: starts the source and delivery, then owns the pipeline and delivery until a stop or the end of the
+///    source, a replay's wait for delivery at the end, and the stop of delivery (in flight to the outbox,
+///    `offline`), before any other service stops.
 struct DaemonServices {
     let publisher: DaemonPublisherService
     let loop: DaemonLoopService
@@ -25,12 +26,12 @@ struct DaemonServices {
 
 extension Daemon {
     func makeServices() -> DaemonServices {
-        let publisherService = DaemonPublisherService(publisher: publisher, mailbox: mailbox, logger: logger)
+        let publisherService = DaemonPublisherService(
+            publisher: publisher.publisher, mailbox: mailbox, logger: logger)
         let loop = DaemonLoopService(daemon: self, publisherGate: publisherService.gate)
-        publisherService.drainBeforeStop = { [loop] in await loop.drain() }
         var all: [any Service] = []
         if let webhook {
-            // First, so it is stopped last: after the publisher's stop, which holds a replay's wait for delivery.
+            // First, so it is stopped last (a replay's wait for delivery, in the loop, covers it too).
             all.append(TaskService("webhook") { [driver = webhook.driver] in await driver.run() })
         }
         all.append(publisherService)
@@ -64,20 +65,15 @@ extension Daemon {
     }
 }
 
-/// The publisher and its notices (snapshot requests go to the loop's mailbox, the rest is logged). Runs once
-/// `gate` opens with true; opened with false (by `stop()` before that) it never runs.
+/// The publisher's notices (snapshot requests go to the loop's mailbox, the rest is logged), until they end
+/// with delivery (`DeliveryDriver.finish`, by the loop). Runs once `gate` opens with true (the loop started
+/// delivery); opened with false (by `stop()` before that) it never runs.
 final class DaemonPublisherService: Service {
     let name = "publisher"
     let publisher: EventPublisher
     let mailbox: EventMailbox<DaemonInput>
     let logger: Logger
     let gate = Latch<Bool>()
-    /// Done before the publisher stops (the loop has ended by then): state saved, a replay's wait for delivery.
-    var drainBeforeStop: @Sendable () async -> Void {
-        get { drain.withLock { $0 } }
-        set { drain.withLock { $0 = newValue } }
-    }
-    private let drain = Mutex<@Sendable () async -> Void>({})
 
     init(publisher: EventPublisher, mailbox: EventMailbox<DaemonInput>, logger: Logger) {
         self.publisher = publisher
@@ -90,36 +86,28 @@ final class DaemonPublisherService: Service {
 
     func run() async {
         guard await gate.wait() == true else { return }
-        await withTaskGroup(of: Void.self) { [publisher, mailbox, logger] group in
-            // Ends when the publisher's run() has returned and every notice was handled.
-            group.addTask {
-                for await notice in publisher.notices {
-                    if case let .snapshotRequested(reason) = notice { mailbox.post(.snapshot(reason.rawValue)) }
-                    Daemon.log(notice, to: logger)
-                }
-            }
-            await publisher.run()
+        // Ends once delivery has finished and every notice was handled.
+        for await notice in publisher.notices {
+            if case let .snapshotRequested(reason) = notice { mailbox.post(.snapshot(reason.rawValue)) }
+            Daemon.log(notice, to: logger)
         }
     }
 
+    /// Not started yet: it never will be. Started, its notices end with delivery (the loop, stopped first).
     func stop() async {
-        // Not started yet: it never will be.
-        guard !gate.open(false), ran else { return }
-        await drainBeforeStop()
-        await publisher.stop()
+        gate.open(false)
     }
 }
 
 /// The daemon's loop (`Daemon.runLoop`): the only task that touches the `Daemon`, which is not Sendable.
-/// Invariant (why `@unchecked Sendable` holds): `daemon` is used by `run()` and, once `run()` has returned, by
-/// `drain()`, which the publisher's `stop()` calls; the group stops the publisher (the first service) only
-/// after the loop (the last one) has ended. `stop()` only posts to the mailbox and opens a latch.
+/// Invariant (why `@unchecked Sendable` holds): `daemon` is used by `run()` only, delivery included (its wait at
+/// the end and its stop are part of `run()`). `stop()` only posts to the mailbox and opens a latch.
 final class DaemonLoopService: Service, @unchecked Sendable {
     let name = "loop"
     private let daemon: Daemon
     private let mailbox: EventMailbox<DaemonInput>
     private let publisherGate: Latch<Bool>
-    private let stopRequested: Latch<Void>
+    private let stopRequested: Latch<ServiceGroup.Reason>
     private let state = Mutex<(reason: ServiceGroup.Reason?, exitCode: Int32)>((nil, ExitCode.software))
 
     init(daemon: Daemon, publisherGate: Latch<Bool>) {
@@ -142,12 +130,7 @@ final class DaemonLoopService: Service, @unchecked Sendable {
 
     func stop() async {
         let reason = state.withLock { $0.reason } ?? .finished(name)
-        stopRequested.open()
+        stopRequested.open(reason)
         _ = mailbox.post(.stop(reason))
-    }
-
-    func drain() async {
-        let code = await daemon.drain(exitCode: exitCode)
-        state.withLock { $0.exitCode = code }
     }
 }

@@ -10,7 +10,8 @@ import Glibc
 #endif
 
 /// `beaconbridge run` / `replay`: wires the source, the pure pipeline, the SQLite database and the MQTT
-/// publisher, and owns the pipeline on one task.
+/// publisher, and owns the pipeline and delivery (the publisher's `DeliveryDriver`) on one task, from start to
+/// stop.
 ///
 /// Inputs arrive through one bounded mailbox: the source's HCI event batches (handed over directly by the
 /// reading thread or the replay task) and the controls (`DaemonInput`: ticks, snapshot requests, signals).
@@ -25,7 +26,9 @@ final class Daemon {
     let stateStore: GatewayDatabase?
     /// Replay: rows to restore at the first event's capture time (nil once done).
     var deferredRestore: [PersistedRegionState]?
-    let publisher: EventPublisher
+    /// Delivery, owned by the loop from start to stop: inline while it runs (`admit`, `service` after every
+    /// mailbox item), `deliver(until:)` while it waits for a connection or for delivery at the end, `finish`.
+    let publisher: DeliveryDriver
     let source: any HCIEventSource
     let isReplay: Bool
     let captureClock: CaptureClock
@@ -39,11 +42,9 @@ final class Daemon {
     var lastAdvance: Timestamp = 0
     var lastDecodeErrorLog: Timestamp = -.infinity
     var stoppedBySignal = false
-    /// A stop signal that arrived after the loop had ended (while the group stops the services): it cuts the
-    /// replay's wait for delivery short (`drain`). Set from the signal queue, read by the drain.
-    let lateStopSignal = Latch<Int32>()
-    /// The group asked the loop to stop (`DaemonLoopService.stop()`), for waits outside the loop.
-    let stopRequested = Latch<Void>()
+    /// The group asked the loop to stop (`DaemonLoopService.stop()`), and why, for waits outside the loop (the
+    /// first connection, a replay's wait for delivery at the end).
+    let stopRequested = Latch<ServiceGroup.Reason>()
     /// The source started (the loop ran).
     var sourceStarted = false
     /// The loop's only input: HCI batches (at most `scanner.queue_capacity` events wait: a live scanner
@@ -70,7 +71,7 @@ final class Daemon {
         self.configuration = configuration
         self.logger = logger
         self.database = database
-        self.publisher = publisher
+        self.publisher = publisher.makeDriver()
         self.source = source
         self.isReplay = options.isReplay(configuration.scanner)
         self.pipeline = pipeline
@@ -88,8 +89,7 @@ final class Daemon {
         let services = makeServices()
         let group = ServiceGroup(
             services.all, otherSignals: [SIGHUP], onSignal: { [mailbox] _ in _ = mailbox.post(.reload) },
-            onStop: { [loop = services.loop] reason in loop.stopping(because: reason) },
-            onStopSignalWhileStopping: { [lateStopSignal] signal in lateStopSignal.open(signal) })
+            onStop: { [loop = services.loop] reason in loop.stopping(because: reason) })
         _ = await group.run()
         // Nothing to sum up when the source could not start (nothing else ran).
         if services.publisher.ran {
@@ -100,45 +100,54 @@ final class Daemon {
         return services.loop.exitCode
     }
 
-    /// The loop service's run: starts the source (and then the publisher, through `publisherGate`), runs the
-    /// loop until a stop or the end of the source, and hands delivery back to the publisher's task. The rest of
-    /// the stop is the other services' (Daemon+Services): the source stops, then the proxy, then `drain`, then
-    /// the publisher.
+    /// The loop service's run, the owner of delivery from start to stop: starts the source and delivery (the
+    /// publisher's connection, once the source runs), runs the loop until a stop or the end of the source, saves
+    /// the state, and for a replay that reached its end waits for delivery (`drain`), then stops delivery
+    /// (`DeliveryDriver.finish`: in flight to the outbox, `offline`). The other services stop after it.
     func runLoop(publisherGate: Latch<Bool>) async -> Int32 {
-        // A replay waiting for the other gateways of a rooms site starts its source once they are online.
+        // A replay waiting for the other gateways of a rooms site starts its source once they are online; the
+        // site's subscriptions go out once connected, so it delivers until then first.
         let waitsForGateways = rooms != nil && isReplay && configuration.rooms.replayWaitForGateways > 0
         if waitsForGateways {
             publishDiscovery()
-            publisherGate.open(true)
+            await startDelivery(publisherGate)
+            await deliverUntilConnected(timeout: Daemon.firstConnectionTimeout)
             await waitForRoomGateways()
         }
-        if let failed = await startSource() { return failed }
+        if let failed = await startSource() {
+            await publisher.finish()
+            return failed
+        }
         sourceStarted = true
         if !waitsForGateways {
             publishDiscovery()
-            publisherGate.open(true)
+            await startDelivery(publisherGate)
         }
         notifySystemd(.ready)
         if isReplay {
             await waitForFirstConnection(timeout: Daemon.firstConnectionTimeout)
             await waitForOwnOnline()
         }
-        // The loop delivers inline (no hand-over to the publisher's task per batch); the publisher's own
-        // task takes over for the stop and the wait for delivery.
-        publisher.drive { [mailbox] in mailbox.poke() }
         await publisher.service()
-        let exitCode = await loop()
-        publisher.release()
+        var exitCode = await loop()
         notifySystemd(.stopping)
+        exitCode = await drain(exitCode: exitCode)
+        await publisher.finish()
         return exitCode
     }
 
-    /// Before the publisher stops (the loop has ended): saves the state, and a replay that reached its end
-    /// delivers what it produced before exiting (bounded); a stop by signal leaves undelivered events in the
-    /// outbox for the next start, also one that arrives during that wait (it ends the wait at once: a service
-    /// manager's stop must not wait for delivery). Returns the exit code, 75 when a replay could not deliver
-    /// everything.
-    func drain(exitCode: Int32) async -> Int32 {
+    /// Starts delivery on this task (the broker connection); inputs that should not wait for the loop's next
+    /// turn poke its mailbox. Opens the gate of the publisher's notices.
+    private func startDelivery(_ publisherGate: Latch<Bool>) async {
+        await publisher.start(wake: { [mailbox] in mailbox.poke() })
+        publisherGate.open(true)
+    }
+
+    /// After the loop: saves the state, and a replay that reached its end delivers what it produced before
+    /// exiting (bounded); a stop by signal leaves undelivered events in the outbox for the next start, also one
+    /// that arrives during that wait (it ends the wait at once: a service manager's stop must not wait for
+    /// delivery). Returns the exit code, 75 when a replay could not deliver everything.
+    private func drain(exitCode: Int32) async -> Int32 {
         guard sourceStarted else { return exitCode }
         await persistStates()
         if isReplay, exitCode == ExitCode.ok || exitCode == ExitCode.dataError, !stoppedBySignal,
@@ -161,9 +170,15 @@ final class Daemon {
     private func waitForFirstConnection(timeout: Double) async {
         guard !publisher.counters.connected else { return }
         logger.info("waiting for the MQTT broker before replaying", metadata: ["timeout_s": "\(Int(timeout))"])
+        await deliverUntilConnected(timeout: timeout)
+    }
+
+    /// Delivers (this task owns delivery) until the publisher is connected, a stop is requested or `timeout`
+    /// seconds have passed.
+    private func deliverUntilConnected(timeout: Double) async {
         let start = SystemClock.monotonic()
-        while !publisher.counters.connected, !stopRequested.isOpen, SystemClock.monotonic() - start < timeout {
-            try? await Task.sleep(for: .milliseconds(20))
+        await publisher.deliver {
+            publisher.counters.connected || stopRequested.value != nil || SystemClock.monotonic() - start >= timeout
         }
     }
 
@@ -186,8 +201,8 @@ final class Daemon {
         return nil
     }
 
-    /// The single loop that owns the pipeline, and (driven, `EventPublisher.drive(wake:)`) delivery: after every
-    /// item the publisher's waiting inputs (acknowledgements, connection changes) are handled here too, and the
+    /// The single loop that owns the pipeline and delivery: events are delivered inline, after every item the
+    /// publisher's waiting inputs (acknowledgements, connection changes) are handled here too, and the
     /// once-a-second tick is its tick.
     private func loop() async -> Int32 {
         while true {
@@ -365,37 +380,50 @@ final class Daemon {
         logger.notice("stopping", metadata: ["signal": "\(signal == SIGTERM ? "SIGTERM" : "SIGINT")"])
     }
 
-    /// Waits until the publisher has drained the outbox (including a backlog from earlier runs) and has nothing
-    /// in flight: as long as delivery makes progress (acknowledgements, a shrinking backlog), giving up after
+    /// Delivers (on this task) until the outbox is drained (including a backlog from earlier runs) and nothing
+    /// is in flight: as long as delivery makes progress (acknowledgements, a shrinking backlog), giving up after
     /// `stallTimeout` seconds without any (broker unreachable) or after an hour in all, and at once on a stop
-    /// signal (`lateStopSignal`). False: events remain in the outbox (the replay then exits 75, EX_TEMPFAIL).
+    /// (a signal: the group asks the loop service to stop, `stopRequested`, within 250 ms). False: events remain in the outbox (the replay then exits 75, EX_TEMPFAIL).
     private func waitForDelivery(stallTimeout: Double) async -> Bool {
         let start = SystemClock.monotonic()
         var lastProgress = start
+        var lastLook = -Double.infinity
         var mark = (acknowledged: -1, backlog: -1, deadLetters: -1, webhookBacklog: -1)
-        while SystemClock.monotonic() - start < 3600 {
+        var delivered = false
+        // Delivery goes on on this task; the figures are looked at after every turn, at most every 50 ms (and at
+        // least 4 times a second: the driver's tick).
+        await publisher.deliver {
+            let now = SystemClock.monotonic()
+            guard now - lastLook >= 0.05 else { return false }
+            lastLook = now
+            // Alive while delivery goes on (the systemd watchdog still runs).
+            heartbeat.beat()
             let counters = publisher.counters
             let webhookBacklog = await webhookBacklog()
             if counters.live, counters.inflight == 0, counters.backlogRows == 0,
                 counters.settled >= telemetry.submitted,
                 webhookBacklog == 0
             {
+                delivered = true
                 return true
             }
-            if let signal = lateStopSignal.value {
-                stoppedBySignal = true
-                logStopping(signal)
-                break
+            if let reason = stopRequested.value {
+                if case let .signal(signal) = reason {
+                    stoppedBySignal = true
+                    logStopping(signal)
+                }
+                return true
             }
-            let now = (counters.acknowledged, counters.backlogRows, counters.deadLettered, webhookBacklog)
-            if now != mark {
-                mark = now
-                lastProgress = SystemClock.monotonic()
-            } else if SystemClock.monotonic() - lastProgress >= stallTimeout {
-                break
+            let figures = (counters.acknowledged, counters.backlogRows, counters.deadLettered, webhookBacklog)
+            if figures != mark {
+                mark = figures
+                lastProgress = now
+            } else if now - lastProgress >= stallTimeout {
+                return true
             }
-            try? await Task.sleep(for: .milliseconds(50))
+            return now - start >= 3600
         }
+        if delivered { return true }
         let webhookLeft = await webhookBacklog()
         logger.warning(
             "events still undelivered at exit stay in the outbox",

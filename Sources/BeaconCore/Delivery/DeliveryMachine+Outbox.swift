@@ -21,8 +21,8 @@ extension DeliveryMachine {
         let text = "outbox database failed, keeping new events in memory until it takes writes again: \(message)"
         counters.outboxDegraded = true
         counters.lastError = text
-        drainBatch = []
-        drainCursor = nil
+        modifyDrain { $0 = Drain(sendBlocked: $0.sendBlocked) }
+        modifyLive { $0.cursor = nil }
         actions.append(.useMemoryOutbox)
         actions.append(.notify(.outboxFailed(text)))
         switch operation {

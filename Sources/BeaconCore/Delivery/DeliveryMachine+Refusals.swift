@@ -39,7 +39,6 @@ extension DeliveryMachine {
             let (messageID, oldest) = inflight.min(by: { $0.value.envelope.sequence < $1.value.envelope.sequence })
         else { return }
         guard inflight.count == 1 else {
-            probing = true
             probeAcknowledgements = 0
             return
         }
@@ -49,7 +48,6 @@ extension DeliveryMachine {
             if oldest.origin == .outbox { outboxInflight -= 1 }
             deadLetter([oldest.envelope], refusal, attempts: attempts, now: now, into: &actions)
         case .retry?:
-            probing = true
             probeAcknowledgements = 0
             counters.refusalsRetried += 1
         case nil:
@@ -77,10 +75,11 @@ extension DeliveryMachine {
 
     /// Makes the next drain start at `sequence` again (a transient refusal).
     mutating func rewind(before sequence: UInt64, into actions: inout [DeliveryAction]) {
-        if live { spillLiveQueue(into: &actions) }
-        live = false
-        drainBatch = []
-        if let cursor = drainCursor, cursor < sequence { return }
-        drainCursor = sequence > 0 ? sequence - 1 : nil
+        spillLiveQueue(into: &actions)
+        modifyDrain { drain in
+            drain.batch = []
+            if let cursor = drain.cursor, cursor < sequence { return }
+            drain.cursor = sequence > 0 ? sequence - 1 : nil
+        }
     }
 }

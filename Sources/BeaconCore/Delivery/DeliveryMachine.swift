@@ -3,11 +3,14 @@
 /// MQTTPublisher) performs the actions on a transport and an outbox and feeds the results back. No I/O, no
 /// clock: every transition is unit-tested without a broker.
 ///
-/// Modes: `disconnected` (new events go to the outbox), `draining` (connected; the outbox is read in sequence
-/// order with one cursor, each row deleted only after its acknowledgement; new events queue behind it in the
-/// outbox), `live` (outbox drained: events go straight to the transport while the in-flight window has room,
-/// the rest spills to the outbox in one transaction), `stopping` (waiting up to `stopGrace` for
-/// acknowledgements), `finished`.
+/// States (`State`, DeliveryMachine+State.swift; each carries only its own data): `disconnected` (new events go
+/// to the outbox), `draining` (connected; the outbox is read in sequence order with one cursor, each row
+/// deleted only after its acknowledgement; new events queue behind it in the outbox), `live` (outbox drained:
+/// events go straight to the transport while the in-flight window has room, the rest spills to the outbox in
+/// one transaction), `stopping` (waiting up to `stopGrace` for acknowledgements), `finished`. Every transition
+/// is an assignment of `state` in this file or its extensions, decided by one switch over the input
+/// (`handle`). Orthogonal to the state: the answer outstanding (`awaiting`), the window of events in flight
+/// (kept while stopping), probing, the snapshot slot, subscriptions and discovery.
 ///
 /// At most one answered action (a send or a read) is outstanding at a time, so the machine always knows the
 /// outcome of what it asked before it asks again.
@@ -32,32 +35,21 @@ public struct DeliveryMachine: Sendable {
     public let settings: DeliverySettings
     public internal(set) var counters = DeliveryCounters()
 
-    var connected = false
-    var live = false
-    var stopping = false
-    var finished = false
-    var stopDeadline = 0.0
-    /// A send could not be handed over ("not now"): no new send until the next outside input.
-    var sendBlocked = false
+    var state = State.disconnected
     var awaiting = Awaiting.nothing
     var inflight: [Int32: InFlight] = [:]
     var outboxInflight = 0
     /// Acknowledgements that overtook the answer of the send they belong to (libmosquitto may fire `on_publish`
     /// before `mosquitto_publish` returns), keyed by message id.
     var earlyAcks: [Int32: Int] = [:]
-    /// Live events accepted while live, sent one at a time from `liveHead`.
-    var liveQueue: [EventEnvelope] = []
-    var liveHead = 0
-    /// Outbox rows read but not sent yet (reversed: next at the end), and the last sequence taken (the cursor).
-    var drainBatch: [EventEnvelope] = []
-    var drainCursor: UInt64?
     var acknowledgedRows: [UInt64] = []
     var lastExpiry = -Double.infinity
     var refusals = RefusalTracker()
-    var probing = false
     /// When the broker last refused an event with a reason code (MQTT 5) on this connection.
     var lastReasonCodeRefusal = -Double.infinity
-    var probeAcknowledgements = 0
+    /// Probing (one event in flight at a time to find one the broker refuses by disconnecting): the
+    /// acknowledgements since it began; nil when not probing.
+    var probeAcknowledgements: Int?
     var discovery: [ControlMessage] = []
     var subscriptions: [(filter: String, qos: UInt8)] = []
     var snapshot = SnapshotSlot()
@@ -67,13 +59,6 @@ public struct DeliveryMachine: Sendable {
         self.settings = settings
         counters.outboxDegraded = degraded
         if let topic = settings.homeAssistantStatus { subscriptions.append((topic, 1)) }
-    }
-
-    public var mode: Mode {
-        if finished { return .finished }
-        if stopping { return .stopping }
-        if !connected { return .disconnected }
-        return live ? .live : .draining
     }
 
     /// The in-flight window now: 1 while probing for a refused event.
@@ -90,7 +75,7 @@ public struct DeliveryMachine: Sendable {
         var actions: [DeliveryAction] = []
         switch input {
         case let .publish(envelopes):
-            sendBlocked = false
+            unblockSends()
             accept(envelopes, into: &actions)
         case let .snapshot(envelopes):
             counters.snapshotSuperseded += snapshot.replace(with: envelopes)
@@ -105,7 +90,6 @@ public struct DeliveryMachine: Sendable {
             }
             if connected && !finished { actions.append(.subscribe(filter: filter, qos: qos)) }
         case .connected:
-            sendBlocked = false
             connectionUp(into: &actions)
         case .disconnected:
             connectionLost(now: now, into: &actions)
@@ -136,16 +120,19 @@ public struct DeliveryMachine: Sendable {
         case .outboxRecovered:
             counters.outboxDegraded = false
         case .tick:
-            sendBlocked = false
+            unblockSends()
             actions.append(.refreshStats)
         case .stop:
-            if !stopping && !finished {
-                stopping = true
-                stopDeadline = now + settings.stopGrace
+            switch state {
+            case .disconnected, .draining, .live:
+                state = .stopping(
+                    Stopping(deadline: now + settings.stopGrace, connected: connected, unsent: unsentLiveEvents))
+            case .stopping, .finished:
+                break
             }
         }
-        if stopping && !finished, case .nothing = awaiting,
-            inflight.isEmpty || !connected || now >= stopDeadline
+        if case let .stopping(stopping) = state, case .nothing = awaiting,
+            inflight.isEmpty || !stopping.connected || now >= stopping.deadline
         {
             finish(into: &actions)
         } else {
@@ -160,18 +147,23 @@ public struct DeliveryMachine: Sendable {
     mutating func accept(_ envelopes: [EventEnvelope], into actions: inout [DeliveryAction]) {
         guard !envelopes.isEmpty else { return }
         counters.snapshotSuperseded += snapshot.supersede(by: envelopes)
-        if connected && live && !stopping && !finished {
-            liveQueue += envelopes
-        } else {
-            actions.append(.append(envelopes))
-        }
+        if modifyLive({ $0.queue += envelopes }) == nil { actions.append(.append(envelopes)) }
     }
 
     mutating func connectionUp(into actions: inout [DeliveryAction]) {
-        connected = true
-        live = false
-        drainBatch = []
-        drainCursor = nil
+        switch state {
+        case .disconnected, .draining:
+            state = .draining(Drain())
+        case let .live(live):
+            // Connected again without a break reported: drain from the start, the unsent behind the backlog.
+            if !live.unsent.isEmpty { actions.append(.append(Array(live.unsent))) }
+            state = .draining(Drain())
+        case var .stopping(stopping):
+            stopping.connected = true
+            state = .stopping(stopping)
+        case .finished:
+            state = .finished(connected: true)
+        }
         counters.connected = true
         counters.connects += 1
         guard !finished else { return }
@@ -185,8 +177,9 @@ public struct DeliveryMachine: Sendable {
     /// Decides the next answered action, if none is outstanding: a send while the window has room, a read of
     /// the next outbox rows when the batch in hand is used up, or spilling the live queue to the outbox.
     mutating func pump(now: Double, into actions: inout [DeliveryAction]) {
-        guard case .nothing = awaiting, connected, !stopping, !finished, !sendBlocked else { return }
-        if live {
+        guard case .nothing = awaiting, !sendsBlocked else { return }
+        switch state {
+        case .live:
             guard inflight.count < currentWindow else {
                 spillLiveQueue(into: &actions)
                 return
@@ -194,47 +187,71 @@ public struct DeliveryMachine: Sendable {
             if let entry = snapshot.next() {
                 awaiting = .send(entry, .snapshot)
                 actions.append(.send(entry))
-            } else if liveHead < liveQueue.count {
-                let next = liveQueue[liveHead]
-                liveHead += 1
+                return
+            }
+            let next = modifyLive { live -> EventEnvelope? in
+                if live.head < live.queue.count {
+                    live.head += 1
+                    return live.queue[live.head - 1]
+                }
+                if !live.queue.isEmpty {
+                    live.queue.removeAll(keepingCapacity: live.queue.count <= 4096)
+                    live.head = 0
+                }
+                return nil
+            }
+            if let next = next ?? nil {
                 awaiting = .send(next, .live)
                 actions.append(.send(next))
-            } else if !liveQueue.isEmpty {
-                liveQueue.removeAll(keepingCapacity: liveQueue.count <= 4096)
-                liveHead = 0
             }
+        case let .draining(drain):
+            guard inflight.count < currentWindow else { return }
+            if let next = drain.batch.last {
+                awaiting = .send(next, .outbox)
+                actions.append(.send(next))
+                return
+            }
+            if now - lastExpiry >= 1 {
+                lastExpiry = now
+                actions.append(.expire(before: now - settings.sightingMaxAge))
+            }
+            awaiting = .read
+            actions.append(.read(after: drain.cursor, limit: settings.batchSize))
+        case .disconnected, .stopping, .finished:
             return
         }
-        guard inflight.count < currentWindow else { return }
-        if let next = drainBatch.last {
-            awaiting = .send(next, .outbox)
-            actions.append(.send(next))
-            return
-        }
-        if now - lastExpiry >= 1 {
-            lastExpiry = now
-            actions.append(.expire(before: now - settings.sightingMaxAge))
-        }
-        awaiting = .read
-        actions.append(.read(after: drainCursor, limit: settings.batchSize))
     }
 
     /// The window is full while live events wait: they go to the outbox (one transaction) and the machine
     /// drains from there, so memory stays bounded and order holds.
     mutating func spillLiveQueue(into actions: inout [DeliveryAction]) {
-        if liveHead < liveQueue.count { actions.append(.append(Array(liveQueue[liveHead...]))) }
-        liveQueue.removeAll(keepingCapacity: false)
-        liveHead = 0
-        live = false
+        guard case let .live(live) = state else { return }
+        if !live.unsent.isEmpty { actions.append(.append(Array(live.unsent))) }
+        state = .draining(Drain(cursor: live.cursor, sendBlocked: live.sendBlocked))
     }
 
     mutating func received(_ rows: [EventEnvelope], into actions: inout [DeliveryAction]) {
-        guard connected, !stopping, !finished else { return }
-        if rows.isEmpty {
-            live = true
-            actions.append(.refreshStats)
-        } else {
-            drainBatch = rows.reversed()
+        switch state {
+        case let .draining(drain):
+            if rows.isEmpty {
+                state = .live(Live(cursor: drain.cursor, sendBlocked: drain.sendBlocked))
+                actions.append(.refreshStats)
+            } else {
+                modifyDrain { $0.batch = rows.reversed() }
+            }
+        case .live:
+            // Only a read while draining is answered with rows; an empty answer changes nothing here.
+            if rows.isEmpty { actions.append(.refreshStats) }
+        case .disconnected, .stopping, .finished:
+            return
+        }
+    }
+
+    /// An outbox row was sent or passed over: the drain moves past it.
+    mutating func tookDrainRow(_ sequence: UInt64) {
+        modifyDrain { drain in
+            if !drain.batch.isEmpty { drain.batch.removeLast() }
+            drain.cursor = sequence
         }
     }
 
@@ -254,8 +271,7 @@ public struct DeliveryMachine: Sendable {
         case .outbox:
             outboxInflight += 1
             counters.drained += 1
-            drainBatch.removeLast()
-            drainCursor = sequence
+            tookDrainRow(sequence)
         case .snapshot:
             counters.snapshotSent += 1
         case .live:
@@ -276,19 +292,17 @@ public struct DeliveryMachine: Sendable {
         earlyAcks.removeAll()
         if let refusal {
             counters.lastError = refusal.reason
-            if origin == .outbox {
-                drainBatch.removeLast()
-                drainCursor = sequence
-            }
+            if origin == .outbox { tookDrainRow(sequence) }
             counters.refusedUnsent += 1
             deadLetter([envelope], refusal, attempts: 1, now: now, into: &actions)
             return
         }
-        sendBlocked = true
+        modifyDrain { $0.sendBlocked = true }
+        modifyLive { $0.sendBlocked = true }
         switch origin {
         case .live:
             // Not now: it and everything behind it wait in the outbox, in order.
-            liveHead -= 1
+            modifyLive { $0.head -= 1 }
             spillLiveQueue(into: &actions)
         case .snapshot:
             snapshot.putBack(envelope)
@@ -306,9 +320,8 @@ public struct DeliveryMachine: Sendable {
         guard let entry = inflight.removeValue(forKey: messageID) else { return }
         counters.acknowledged += 1
         refusals.accepted(entry.envelope.sequence)
-        if probing {
-            probeAcknowledgements += 1
-            if probeAcknowledgements >= settings.probeLength { probing = false }
+        if let probed = probeAcknowledgements {
+            probeAcknowledgements = probed + 1 >= settings.probeLength ? nil : probed + 1
         }
         if entry.origin == .outbox {
             outboxInflight -= 1
@@ -334,16 +347,21 @@ public struct DeliveryMachine: Sendable {
     /// connection asks for a new snapshot).
     mutating func connectionLost(now: Double, into actions: inout [DeliveryAction]) {
         let wasConnected = connected
-        connected = false
-        live = false
+        let unsent = unsentLiveEvents
+        switch state {
+        case .disconnected, .draining, .live:
+            state = .disconnected
+        case var .stopping(stopping):
+            stopping.connected = false
+            stopping.unsent = []
+            state = .stopping(stopping)
+        case .finished:
+            state = .finished(connected: false)
+        }
         counters.connected = false
         if wasConnected { suspectOldestInflight(now: now, into: &actions) }
         requeueInflight(keepQoS0: false, into: &actions)
-        if liveHead < liveQueue.count { actions.append(.append(Array(liveQueue[liveHead...]))) }
-        liveQueue = []
-        liveHead = 0
-        drainBatch = []
-        drainCursor = nil
+        if !unsent.isEmpty { actions.append(.append(unsent)) }
         earlyAcks.removeAll()
     }
 
@@ -363,11 +381,10 @@ public struct DeliveryMachine: Sendable {
     }
 
     mutating func finish(into actions: inout [DeliveryAction]) {
-        finished = true
+        let unsent = unsentLiveEvents
+        state = .finished(connected: connected)
         requeueInflight(keepQoS0: true, into: &actions)
-        if liveHead < liveQueue.count { actions.append(.append(Array(liveQueue[liveHead...]))) }
-        liveQueue = []
-        liveHead = 0
+        if !unsent.isEmpty { actions.append(.append(unsent)) }
         counters.snapshotSuperseded += snapshot.removeAll()
         if connected { actions += settings.offline.map(DeliveryAction.sendControl) }
         actions.append(.refreshStats)

@@ -118,6 +118,40 @@ import Testing
         #expect(h.outbox.map(\.sequence).last == 7)
     }
 
+    /// The stopping state carries the live events accepted and not sent yet: they are stored when the stop
+    /// finishes (after the last acknowledgement), behind what was in flight.
+    @Test func liveEventsNotSentWhenTheStopComesAreStoredWhenItFinishes() {
+        var machine = DeliveryMachine(settings: DeliverySettings(window: 4, batchSize: 10, sightingMaxAge: 60))
+        _ = machine.handle(.connected, now: 0)
+        _ = machine.handle(.rows([]), now: 0)
+        let events = [H.envelope(1), H.envelope(2)]
+        #expect(machine.handle(.publish(events), now: 0) == [.send(events[0])])
+        #expect(machine.handle(.stop, now: 0).isEmpty)  // the send's answer is outstanding
+        #expect(machine.mode == .stopping)
+        #expect(machine.handle(.sent(sequence: 1, messageID: 7), now: 0).isEmpty)  // no new send while stopping
+        let actions = machine.handle(.acknowledged(messageID: 7, reasonCode: 0), now: 0)
+        #expect(actions.contains(.append([events[1]])))
+        #expect(actions.last == .finish)
+        #expect(machine.mode == .finished)
+    }
+
+    /// A second connect without a break in between (live): the machine drains from the start again and the
+    /// live events not sent yet wait behind the backlog in the outbox.
+    @Test func aConnectWhileLiveDrainsAgainWithTheUnsentBehindTheBacklog() {
+        var machine = DeliveryMachine(settings: DeliverySettings(window: 4, batchSize: 10, sightingMaxAge: 60))
+        _ = machine.handle(.connected, now: 0)
+        _ = machine.handle(.rows([]), now: 0)
+        let events = [H.envelope(1), H.envelope(2), H.envelope(3)]
+        #expect(machine.handle(.publish(events), now: 0) == [.send(events[0])])
+        let actions = machine.handle(.connected, now: 0)
+        #expect(actions.contains(.append(Array(events[1...]))))
+        #expect(machine.mode == .draining)
+        // The send's answer puts event 1 in flight; the drain then reads the outbox from the start.
+        let next = machine.handle(.sent(sequence: 1, messageID: 7), now: 0)
+        #expect(next.contains(.read(after: nil, limit: 10)))
+        #expect(machine.inflightCount == 1)
+    }
+
     @Test func stopWhileDisconnectedFinishesAtOnce() {
         var h = H()
         h.feed(.stop)
