@@ -156,6 +156,7 @@ enum SimulateRooms {
             ("converge_s_p50", figures.convergeP50.map { rounded($0, 10) } ?? .null),
             ("converge_s_max", figures.convergeMax.map { rounded($0, 10) } ?? .null),
             ("never_converged", .int(Int64(figures.neverConverged))),
+            ("wander_rms_db", rounded(figures.wander, 100)),
             ("offset_error_rms_db", rounded(figures.errorRMS, 100)),
             ("offset_error_max_db", rounded(figures.errorMax, 100)),
             ("uncalibrated_error_rms_db", rounded(figures.uncalibratedRMS, 100)),
@@ -183,8 +184,10 @@ enum SimulateRooms {
         var errorRMS = 0.0
         var errorMax = 0.0
         var uncalibratedRMS = 0.0
+        var wander = 0.0
 
         init(_ runs: [RoomCalibrationRun]) {
+            wander = (runs.reduce(0) { $0 + $1.wander * $1.wander } / Double(max(runs.count, 1))).squareRoot()
             let times = runs.compactMap(\.convergeTime)
             neverConverged = runs.count - times.count
             convergeP50 = SimulationSummary.percentile(times, 0.5)
@@ -214,9 +217,10 @@ enum SimulateRooms {
         if !summary.calibration.isEmpty {
             let figures = CalibrationFigures(summary.calibration)
             lines.append(
-                "  self-calibration: converged (within \(TableText.rounded(RoomCalibrationRun.convergedWithin)) dB of its last "
-                    + "estimate) after p50 \(TableText.rounded(figures.convergeP50)) s, max "
-                    + "\(TableText.rounded(figures.convergeMax)) s (\(figures.neverConverged) never); offset error against the "
+                "  self-calibration: converged (within \(TableText.rounded(RoomCalibrationRun.convergedWithin)) dB of its "
+                    + "settled estimate) after p50 \(TableText.rounded(figures.convergeP50)) s, max "
+                    + "\(TableText.rounded(figures.convergeMax)) s (\(figures.neverConverged) never), then wanders "
+                    + "\(TableText.rounded(figures.wander, 100)) dB RMS; last offset error against the "
                     + "truth RMS \(TableText.rounded(figures.errorRMS, 100)) dB, max \(TableText.rounded(figures.errorMax, 100)) "
                     + "dB (no offsets: RMS \(TableText.rounded(figures.uncalibratedRMS, 100)) dB)")
         }

@@ -109,7 +109,7 @@ extension RoomSimulator {
     /// What every gateway hears of every other gateway's identity beacon, in time order: the same temporal radio
     /// as a person's link (shadowing, channel offsets, fading, body blocking, loss, sensitivity) from a beacon
     /// standing at the transmitter, with the transmitter's offset and gain, the link's placement and asymmetry,
-    /// the walls, and the receiver's `g + a`. Needs a realized scenario (`RoomScenario.realized`).
+    /// the walls, and the receiver's `g + a`; the pair's per-channel offsets are the same both ways. Needs a realized scenario (`RoomScenario.realized`).
     public func identityReports() -> [IdentityReport] {
         guard let draws = scenario.gatewayDraws else { return [] }
         let gateways = scenario.plan.gateways
@@ -124,7 +124,15 @@ extension RoomSimulator {
                     attenuation: -(draws.transmit[j] + draws.gain[j] + draws.link[i][j]),
                     path: [Waypoint(time: 0, x: transmitter.x, y: transmitter.y)])
                 let schedule = advertisements(of: beacon, index: index)
-                let heard = link(beacon, index: index, gateway: i, schedule: schedule).observations
+                // Multipath at one frequency is the same both ways: a pair's per-channel offsets are shared by
+                // its two directions (a person's link draws its own).
+                var pair = scenario
+                if pair.radio.channelOffsets.isEmpty {
+                    var random = SimulationRandom(seed: scenario.seed, stream: 2_000_000 + min(i, j) * 64 + max(i, j))
+                    let sigma = scenario.radio.realistic.channelOffsetSigma
+                    pair.radio.channelOffsets = (0..<3).map { _ in sigma * random.gaussian() }
+                }
+                let heard = RoomSimulator(pair).link(beacon, index: index, gateway: i, schedule: schedule).observations
                 for observation in heard {
                     guard let rssi = observation.rssi else { continue }
                     all.append(

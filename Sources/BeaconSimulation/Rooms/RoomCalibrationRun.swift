@@ -16,9 +16,12 @@ public struct RoomCalibrationRun: Sendable, Equatable {
     public var steps: [Step]
     /// Gateway ids, truth (centred `g + a`), the last estimate (centred) and its confidence.
     public var gateways: [(id: String, truth: Double, estimate: Double, confidence: Double)]
-    /// Scenario seconds from the start after which every later solve stays within `convergedWithin` dB of the
-    /// run's last estimate on every gateway (nil: never, or no solve).
+    /// Scenario seconds from the start to the first solve at which every gateway's estimate (centred) is within
+    /// `convergedWithin` dB of its own mean over the second half of the run (nil: never, or no solve); and how
+    /// much the estimates wander after that (RMS over the second half's solves and the gateways of the estimate
+    /// less that mean, dB): the medians of a noisy window never settle to one value.
     public var convergeTime: Double?
+    public var wander: Double
     public static let convergedWithin = 1.0
     /// The last estimate's error against the truth (RMS and max over gateways, dB), and what using no offsets
     /// at all would leave (the truth's own spread).
@@ -70,13 +73,18 @@ public struct RoomCalibrationRun: Sendable, Equatable {
         finalErrorRMS = Self.rms(errors)
         finalErrorMax = errors.map { abs($0) }.max() ?? 0
         uncalibratedErrorRMS = Self.rms(truth)
-        var converged: Double?
-        for step in steps.reversed() {
-            let estimate = Self.centred(ids.map { step.offsets[$0] ?? 0 })
-            guard zip(estimate, final).allSatisfy({ abs($0 - $1) <= Self.convergedWithin }) else { break }
-            converged = step.time - scenario.startTime
+        let centredSteps = steps.map { step in Self.centred(ids.map { step.offsets[$0] ?? 0 }) }
+        let half = centredSteps.suffix(centredSteps.count / 2)
+        let settled = ids.indices.map { index in
+            half.reduce(0) { $0 + $1[index] } / Double(max(half.count, 1))
         }
-        convergeTime = steps.isEmpty ? nil : converged
+        wander = Self.rms(half.flatMap { zip($0, settled).map { $0 - $1 } })
+        convergeTime =
+            half.isEmpty
+            ? nil
+            : zip(steps, centredSteps).first { _, estimate in
+                zip(estimate, settled).allSatisfy { abs($0 - $1) <= Self.convergedWithin }
+            }.map { $0.0.time - scenario.startTime }
     }
 
     static func centred(_ values: [Double]) -> [Double] {

@@ -1,3 +1,4 @@
+import BeaconSimulation
 import Testing
 
 @testable import BeaconCore
@@ -5,36 +6,6 @@ import Testing
 /// The self-calibration solver on synthetic pair levels (docs/rooms.md, "Self-calibration").
 @Suite struct GatewayCalibrationTests {
     static let t0: Timestamp = 1_700_000_000
-
-    /// A small deterministic generator (SplitMix64) with Gaussian draws, so the noisy cases are reproducible.
-    struct Draws {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
-        mutating func gaussian() -> Double {
-            let u = max(uniform(), 1e-300)
-            let v = uniform()
-            return (-2 * ElementaryMath.ln(u)).squareRoot() * cosine(2 * Double.pi * v)
-        }
-        /// cos by its Taylor series on [-pi, pi] (the core has no libm; accuracy far beyond what the tests need).
-        func cosine(_ x: Double) -> Double {
-            var x = x
-            while x > Double.pi { x -= 2 * Double.pi }
-            var term = 1.0
-            var sum = 1.0
-            for k in 1...20 {
-                term *= -x * x / Double((2 * k - 1) * (2 * k))
-                sum += term
-            }
-            return sum
-        }
-    }
 
     /// A world of gateways: receive offsets g, transmit offsets t, reciprocal path levels L (symmetric) and the
     /// non-reciprocal part of each direction; `hears(i, j)` says whether receiver i hears transmitter j.
@@ -52,7 +23,7 @@ import Testing
         /// rounded to whole dB when `noise` > 0.
         func feed(
             _ calibration: inout GatewayCalibration, count: Int = 60, seconds: Double = 120, noise: Double = 0,
-            draws: inout Draws
+            draws: inout SimulationRandom
         ) {
             for step in 0..<count {
                 let time = GatewayCalibrationTests.t0 + seconds * Double(step) / Double(count)
@@ -66,7 +37,9 @@ import Testing
         }
     }
 
-    static func world(_ n: Int, draws: inout Draws, receive: Double, transmit: Double, asymmetry: Double) -> World {
+    static func world(_ n: Int, draws: inout SimulationRandom, receive: Double, transmit: Double, asymmetry: Double)
+        -> World
+    {
         var path = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
         var asym = path
         for i in 0..<n {
@@ -97,7 +70,7 @@ import Testing
     }
 
     @Test func noiseFreePairsRecoverTheReceiveOffsetsExactlyWhenTransmittersAgree() {
-        var draws = Draws(state: 1)
+        var draws = SimulationRandom(seed: 1)
         var world = Self.world(4, draws: &draws, receive: 5, transmit: 0, asymmetry: 0)
         world.t = [0, 0, 0, 0]
         var calibration = GatewayCalibration(settings: Self.exactSettings())
@@ -111,7 +84,7 @@ import Testing
 
     @Test func transmitOffsetsAreIdentifiedOnlyInTheDifference() {
         // Pairs see g - t: with transmit offsets present the difference is exact, the receive offset is not.
-        var draws = Draws(state: 2)
+        var draws = SimulationRandom(seed: 2)
         let world = Self.world(4, draws: &draws, receive: 5, transmit: 3, asymmetry: 0)
         var calibration = GatewayCalibration(settings: Self.exactSettings())
         world.feed(&calibration, draws: &draws)
@@ -125,7 +98,7 @@ import Testing
     }
 
     @Test func noisyLinksGiveABoundedErrorAndAnHonestUncertainty() {
-        var draws = Draws(state: 3)
+        var draws = SimulationRandom(seed: 3)
         var errors: [Double] = []
         var within = 0
         var total = 0
@@ -147,7 +120,7 @@ import Testing
     }
 
     @Test func aChainOfPairsIsEnoughAndAGatewayThatHearsNobodyHasNoConfidence() {
-        var draws = Draws(state: 4)
+        var draws = SimulationRandom(seed: 4)
         var world = Self.world(5, draws: &draws, receive: 5, transmit: 0, asymmetry: 0)
         world.t = [0, 0, 0, 0, 0]
         // 0-1, 1-2, 2-3 only; gateway 4 hears 0 but 0 never hears 4 (one way: no pair).
