@@ -65,7 +65,8 @@ extension GatewayCalibration {
             }
             let residual = mine.count > 1 ? (squares / Double(mine.count)).squareRoot() : 0
             let group = (0..<n).filter { groups[$0] == groups[i] }
-            var uncertainty = settings.receiveSigma
+            let unseen = settings.gainSigma * settings.gainSigma
+            var uncertainty = (receive2 + unseen).squareRoot()
             var confidence = 0.0
             if group.count > 1 {
                 // The variance of d_i less its group's mean: the part pairs can identify.
@@ -78,7 +79,8 @@ extension GatewayCalibration {
                 }
                 let posterior = max(covariance[i * n + i] - 2 * withMine / m + across / (m * m), 0)
                 let before = prior2 * (1 - 1 / m)
-                uncertainty = (share * share * posterior + receive2 * transmit2 / prior2).squareRoot()
+                uncertainty = (share * share * posterior + receive2 * transmit2 / prior2 + unseen * (1 - 1 / m))
+                    .squareRoot()
                 confidence = max(0, min(1, 1 - posterior / before))
                 // Residuals beyond twice the pairs' expected spread (asymmetry and the medians' noise) say the
                 // model does not hold there (a gateway moved, a one-sided obstruction): trust it less.
@@ -107,7 +109,10 @@ extension GatewayCalibration {
             time: time,
             offsets: gateways.sorted().map {
                 Offset(
-                    gatewayID: $0, receive: 0, transmit: 0, difference: 0, uncertainty: settings.receiveSigma,
+                    gatewayID: $0, receive: 0, transmit: 0, difference: 0,
+                    uncertainty: (settings.receiveSigma * settings.receiveSigma + settings.gainSigma
+                        * settings.gainSigma)
+                        .squareRoot(),
                     confidence: 0, pairs: 0, samples: 0, residual: 0)
             }, pairs: 0)
     }

@@ -28,8 +28,11 @@ public struct GatewayCalibration: Sendable {
         public var receiveSigma: Double = 5
         /// Prior spread (dB) of the transmitters' offsets `t` (every gateway set to the same power; assumption).
         public var transmitSigma: Double = 1
-        /// Spread (dB) of one direction's non-reciprocal part of a link (transmit/receive asymmetry; assumption).
+        /// Spread (dB) of the difference between a link's two directions (transmit/receive asymmetry; assumption).
         public var asymmetrySigma: Double = 2
+        /// Spread (dB) of each gateway's antenna/placement gain, which pairs cannot see (assumption): not estimated,
+        /// only added to every `uncertainty`.
+        public var gainSigma: Double = 2
         /// Bounds on memory: gateways tracked, and samples kept per direction of a pair.
         public var maximumGateways: Int = 64
         public var maximumSamplesPerLink: Int = 600
@@ -54,10 +57,11 @@ public struct GatewayCalibration: Sendable {
         public var receive: Double
         public var transmit: Double
         public var difference: Double
-        /// Posterior standard deviation (dB) of `receive` from the data and the priors (the antenna/placement gain
-        /// that pairs cannot see is not in it).
+        /// Standard deviation (dB) of `receive` against the truth, relative to the other gateways: the posterior's
+        /// from the data and the priors, plus the unseen antenna/placement gain (`gainSigma`).
         public var uncertainty: Double
-        /// 0 (prior only: heard by or hearing nobody both ways) to 1 (pinned by many consistent pairs).
+        /// 0 (prior only: heard by or hearing nobody both ways) to 1: how well the pairs pin `difference`; it
+        /// says nothing of the parts pairs cannot see (the gain, the transmit offset: `uncertainty` does).
         public var confidence: Double
         /// Other gateways it is paired with (heard both ways with enough samples), and samples of those pairs.
         public var pairs: Int
