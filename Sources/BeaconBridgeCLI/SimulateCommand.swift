@@ -15,6 +15,7 @@ enum SimulateCommand {
     static let usage = """
         Usage: beaconbridge simulate --scenario FILE... [--seed N] [--seeds K] [--radio MODEL] [--sensitivity P]
                                      [--summary-only] [--capture OUT] [--frontier [--true-levels]]
+                                     [--gateway-links assumed|pessimistic]
           --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
           --seed N          override the scenario's seed (0...2^64-1)
           --seeds K         run K seeds (the seed, seed+1, ...) and print the aggregate (1...1000)
@@ -32,6 +33,8 @@ enum SimulateCommand {
                             15 engine runs per scenario and seed; docs/tracking-and-regions.md); for rooms
                             scenarios the arbiter over a grid of its parameters (docs/rooms.md)
           --true-levels     rooms --frontier: also every variant fed the links' true levels (docs/rooms.md)
+          --gateway-links V rooms: the gateways' own radio terms for self-calibration, assumed (default) or
+                            pessimistic (docs/scenarios.md, "Gateway links")
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -44,6 +47,7 @@ enum SimulateCommand {
         var trueLevels = false
         var radioModel: ScenarioRadio.Model?
         var preset: RegionSensitivity?
+        var gatewayLinks: GatewayLinkRadio.Variant?
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -70,6 +74,11 @@ enum SimulateCommand {
                     return usageError("--sensitivity needs fast, balanced or steady")
                 }
                 preset = parsed
+            case "--gateway-links":
+                guard let value = rest.popFirst(), let parsed = GatewayLinkRadio.Variant(rawValue: value) else {
+                    return usageError("--gateway-links needs assumed or pessimistic")
+                }
+                gatewayLinks = parsed
             case "--summary-only": summaryOnly = true
             case "--frontier": frontier = true
             case "--true-levels": trueLevels = true
@@ -112,7 +121,7 @@ enum SimulateCommand {
             if let capturePath { return SimulateRooms.capture(text: rooms[0], seed: seed, pattern: capturePath) }
             return SimulateRooms.run(
                 texts: rooms, seed: seed, seeds: seeds, summaryOnly: summaryOnly, frontier: frontier,
-                trueLevels: trueLevels)
+                trueLevels: trueLevels, gatewayLinks: gatewayLinks)
         }
         for (path, text) in texts {
             do {
@@ -132,6 +141,7 @@ enum SimulateCommand {
             }
         }
         if trueLevels { return usageError("--true-levels takes rooms scenarios") }
+        if gatewayLinks != nil { return usageError("--gateway-links takes rooms scenarios") }
         if frontier { return SimulateFrontier.run(scenarios, seeds: seeds) }
         if let capturePath, let failed = SimulateCapture.write(scenarios[0], to: capturePath) { return failed }
 

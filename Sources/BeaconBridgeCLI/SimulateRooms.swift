@@ -8,13 +8,14 @@ import BeaconSimulation
 enum SimulateRooms {
     static func run(
         texts: [(path: String, text: String)], seed: UInt64?, seeds: Int, summaryOnly: Bool, frontier: Bool = false,
-        trueLevels: Bool = false
+        trueLevels: Bool = false, gatewayLinks: GatewayLinkRadio.Variant? = nil
     ) -> Int32 {
         var scenarios: [RoomScenario] = []
         for (path, text) in texts {
             do {
                 var scenario = try RoomScenario(json: text)
                 if let seed { scenario.seed = seed }
+                if let gatewayLinks { scenario.gatewayLinks = GatewayLinkRadio(gatewayLinks) }
                 scenarios.append(scenario)
             } catch {
                 Output.stderr("beaconbridge simulate: \(path): \(error)")
@@ -36,6 +37,7 @@ enum SimulateRooms {
                         ("type", .string("room_summary")), ("scenario", .string(scenario.name)),
                         ("seed", .string(String(scenario.seed))), ("sightings", .int(Int64(summary.sightings))),
                         ("rules", json(summary.rules)), ("oracles", json(summary.oracles)),
+                        ("calibration", json(summary.calibration)),
                     ]).serialized)
                 Output.stderr(
                     "\(scenario.name) (seed \(scenario.seed)), \(summary.sightings) sightings:\n" + text(summary))
@@ -50,6 +52,7 @@ enum SimulateRooms {
                     ("scenarios", .array(scenarios.map { .string($0.name) })),
                     ("seeds_per_scenario", .int(Int64(seeds))),
                     ("rules", json(all.rules)), ("oracles", json(all.oracles)),
+                    ("calibration", json(all.calibration)),
                 ]).serialized)
             Output.stderr(
                 "all \(summaries.count) runs (\(scenarios.map(\.name).joined(separator: ", ")); \(seeds) seed(s) each):\n"
@@ -144,6 +147,59 @@ enum SimulateRooms {
             })
     }
 
+    /// Self-calibration's figures (docs/rooms.md, "Self-calibration"): per run, or pooled over runs (time to
+    /// converge p50/max over runs, errors as RMS over every gateway of every run).
+    static func json(_ runs: [RoomCalibrationRun]) -> JSONValue {
+        let figures = CalibrationFigures(runs)
+        var members: [(String, JSONValue)] = [
+            ("runs", .int(Int64(runs.count))),
+            ("converge_s_p50", figures.convergeP50.map { rounded($0, 10) } ?? .null),
+            ("converge_s_max", figures.convergeMax.map { rounded($0, 10) } ?? .null),
+            ("never_converged", .int(Int64(figures.neverConverged))),
+            ("wander_rms_db", rounded(figures.wander, 100)),
+            ("offset_error_rms_db", rounded(figures.errorRMS, 100)),
+            ("offset_error_max_db", rounded(figures.errorMax, 100)),
+            ("uncalibrated_error_rms_db", rounded(figures.uncalibratedRMS, 100)),
+        ]
+        if runs.count == 1, let run = runs.first {
+            members.append(
+                (
+                    "gateways",
+                    .array(
+                        run.gateways.map {
+                            .object([
+                                ("id", .string($0.id)), ("truth_db", rounded($0.truth, 100)),
+                                ("estimate_db", rounded($0.estimate, 100)), ("confidence", rounded($0.confidence, 100)),
+                            ])
+                        })
+                ))
+        }
+        return .object(members)
+    }
+
+    struct CalibrationFigures {
+        var convergeP50: Double?
+        var convergeMax: Double?
+        var neverConverged = 0
+        var errorRMS = 0.0
+        var errorMax = 0.0
+        var uncalibratedRMS = 0.0
+        var wander = 0.0
+
+        init(_ runs: [RoomCalibrationRun]) {
+            wander = (runs.reduce(0) { $0 + $1.wander * $1.wander } / Double(max(runs.count, 1))).squareRoot()
+            let times = runs.compactMap(\.convergeTime)
+            neverConverged = runs.count - times.count
+            convergeP50 = SimulationSummary.percentile(times, 0.5)
+            convergeMax = times.max()
+            let errors = runs.flatMap { $0.gateways.map { $0.estimate - $0.truth } }
+            let truths = runs.flatMap { $0.gateways.map(\.truth) }
+            errorRMS = (errors.reduce(0) { $0 + $1 * $1 } / Double(max(errors.count, 1))).squareRoot()
+            errorMax = errors.map { abs($0) }.max() ?? 0
+            uncalibratedRMS = (truths.reduce(0) { $0 + $1 * $1 } / Double(max(truths.count, 1))).squareRoot()
+        }
+    }
+
     static func text(_ summary: RoomSummary) -> String {
         func row(_ rule: RoomSummary.Rule) -> String {
             "  " + TableText.cell(rule.name, 20) + TableText.cell(TableText.rounded(rule.wrongShare * 100, 100), 13)
@@ -158,6 +214,16 @@ enum SimulateRooms {
                 + TableText.cell("missed", 7) + "latency p50/p95/max s"
         ]
         lines += summary.rules.map(row)
+        if !summary.calibration.isEmpty {
+            let figures = CalibrationFigures(summary.calibration)
+            lines.append(
+                "  self-calibration: converged (within \(TableText.rounded(RoomCalibrationRun.convergedWithin)) dB of its "
+                    + "settled estimate) after p50 \(TableText.rounded(figures.convergeP50)) s, max "
+                    + "\(TableText.rounded(figures.convergeMax)) s (\(figures.neverConverged) never), then wanders "
+                    + "\(TableText.rounded(figures.wander, 100)) dB RMS; last offset error against the "
+                    + "truth RMS \(TableText.rounded(figures.errorRMS, 100)) dB, max \(TableText.rounded(figures.errorMax, 100)) "
+                    + "dB (no offsets: RMS \(TableText.rounded(figures.uncalibratedRMS, 100)) dB)")
+        }
         if !summary.oracles.isEmpty {
             lines.append("  oracles (analysis, not deployable: they read the simulator's true link levels):")
             lines += summary.oracles.map(row)

@@ -28,7 +28,17 @@ import Glibc
             guard case let .object(fields) = rule else { return nil }
             return fields.first { $0.0 == "name" }?.1
         }
-        #expect(names == [.string("beaconbridge"), .string("nearest"), .string("distance-margin")])
+        // The rules with offsets typed by hand, without any, and self-calibrated (docs/rooms.md, "Self-calibration").
+        #expect(
+            names
+                == [
+                    "beaconbridge", "nearest", "distance-margin", "uncalibrated", "nearest-uncalibrated",
+                    "distance-margin-uncalibrated", "calibrated",
+                ].map { .string($0) })
+        for key in ["converge_s_p50", "wander_rms_db", "offset_error_rms_db", "uncalibrated_error_rms_db", "truth_db"] {
+            #expect(lines[0].contains("\"\(key)\":"), "\(key)")
+        }
+        #expect(result.stderr.contains("self-calibration: converged"))
         // The analysis rows, apart from the rules (docs/rooms.md, "The oracle floor").
         guard case let .array(oracles)? = members.first(where: { $0.0 == "oracles" })?.1 else {
             Issue.record("no oracles in \(lines)")
@@ -70,5 +80,15 @@ import Glibc
         let invalid = try await BuiltBinary.run(["simulate", "--scenario", bad])
         #expect(invalid.status == 65)
         #expect(invalid.stderr.contains("rooms: required"))
+        let links = try await BuiltBinary.run([
+            "simulate", "--scenario", Self.doorway, "--gateway-links", "optimistic",
+        ])
+        #expect(links.status == 64)
+        #expect(links.stderr.contains("--gateway-links needs assumed or pessimistic"))
+        let regionLinks = try await BuiltBinary.run([
+            "simulate", "--scenario", SimulateCommandTests.packageRoot + "/config/scenarios/walk-past.json",
+            "--gateway-links", "pessimistic",
+        ])
+        #expect(regionLinks.status == 64)
     }
 }

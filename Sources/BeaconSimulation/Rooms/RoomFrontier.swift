@@ -133,10 +133,10 @@ public struct RoomFrontier: Sendable {
     public mutating func add(_ scenario: RoomScenario) {
         let run = RoomScenarioRun(scenario)
         let world = run.world()
-        runs.append(run.run(in: world))
+        runs.append(run.run(in: world, calibrationRows: false))
         let levels = trueLevels ? world.oracle.sightings(fixed: false) : []
         for (index, variant) in variants.enumerated() {
-            let arbiter = RoomArbiter(settings: variant.applied(to: scenario.arbiter))
+            let arbiter = RoomArbiter(settings: variant.applied(to: run.scenario.arbiter))
             variantRuns[index].append(run.score(arbiter, name: variant.name, stream: world.sightings, in: world))
             if trueLevels {
                 trueLevelRuns[index].append(

@@ -54,6 +54,8 @@ extension RoomScenario {
         arbiter.receiverOffsets = Dictionary(
             plan.gateways.map { ($0.id, $0.receiverOffset) }, uniquingKeysWith: { a, _ in a })
         if let block = try fields.object("arbiter") { try arbiter.read(block) }
+        var gatewayLinks = GatewayLinkRadio()
+        if let block = try fields.object("gateway_links") { gatewayLinks = try GatewayLinkRadio(block) }
         let warmup = try fields.double("warmup_s", default: 10)
         let stay = try fields.double("minimum_stay_s", default: 30)
         let grace = try fields.double("match_grace_s", default: 15)
@@ -69,6 +71,42 @@ extension RoomScenario {
             name: name, seed: UInt64(seed), startTime: startTime, duration: duration, radio: radio,
             tracker: tracker, plan: plan, people: people, arbiter: arbiter, warmup: warmup, minimumStay: stay,
             matchGrace: grace)
+        self.gatewayLinks = gatewayLinks
+    }
+}
+
+extension GatewayLinkRadio {
+    /// The `gateway_links` block (docs/scenarios.md, "Gateway links"): `variant` sets the defaults, the other
+    /// keys override them.
+    init(_ block: ScenarioFields) throws(ScenarioError) {
+        var fields = block
+        let name = try fields.string("variant") ?? Variant.assumed.rawValue
+        guard let variant = Variant(rawValue: name) else {
+            throw ScenarioError(path: fields.keyPath("variant"), message: "must be 'assumed' or 'pessimistic'")
+        }
+        self.init(variant)
+        identityRate = try fields.double("identity_rate_hz", default: identityRate)
+        identityLoss = try fields.double("identity_loss", default: identityLoss)
+        receiveOffsetSigma = try fields.double("receive_offset_sigma_db", default: receiveOffsetSigma)
+        transmitOffsetSigma = try fields.double("transmit_offset_sigma_db", default: transmitOffsetSigma)
+        reciprocalGainSigma = try fields.double("reciprocal_gain_sigma_db", default: reciprocalGainSigma)
+        placementSigma = try fields.double("placement_sigma_db", default: placementSigma)
+        asymmetrySigma = try fields.double("asymmetry_sigma_db", default: asymmetrySigma)
+        let path = fields.path
+        try fields.finish()
+        guard identityRate > 0, identityRate <= 10 else {
+            throw ScenarioError(kind: .invalid, path: path + ".identity_rate_hz", message: "must be (0, 10] Hz")
+        }
+        guard identityLoss >= 0, identityLoss < 1 else {
+            throw ScenarioError(kind: .invalid, path: path + ".identity_loss", message: "must be [0, 1)")
+        }
+        for (key, value) in [
+            ("receive_offset_sigma_db", receiveOffsetSigma), ("transmit_offset_sigma_db", transmitOffsetSigma),
+            ("reciprocal_gain_sigma_db", reciprocalGainSigma), ("placement_sigma_db", placementSigma),
+            ("asymmetry_sigma_db", asymmetrySigma),
+        ] where !(value >= 0 && value <= 20) {
+            throw ScenarioError(kind: .invalid, path: path + "." + key, message: "must be 0...20 dB")
+        }
     }
 }
 

@@ -21,6 +21,11 @@ public struct RoomScenario: Sendable {
     public var minimumStay: Double
     /// A room change made up to this long after a true stay ended still counts as following it.
     public var matchGrace: Double
+    /// The gateways' own radio terms and links (self-calibration, docs/scenarios.md "Gateway links").
+    public var gatewayLinks = GatewayLinkRadio()
+    /// Set by `realized()`: this seed's gateway terms, already in the plan's receiver offsets and the arbiter's.
+    public internal(set) var gatewayTermsApplied = false
+    public internal(set) var gatewayDraws: GatewayDraws?
 
     public init(
         name: String = "rooms", seed: UInt64 = 1, startTime: Timestamp = 1_700_000_000, duration: Double,

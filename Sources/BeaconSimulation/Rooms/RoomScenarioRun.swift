@@ -9,9 +9,10 @@ public struct RoomScenarioRun {
     public let scenario: RoomScenario
     public let simulator: RoomSimulator
 
+    /// `scenario` is realised for its seed first (`RoomScenario.realized`: the gateways' own terms drawn).
     public init(_ scenario: RoomScenario) {
-        self.scenario = scenario
-        simulator = RoomSimulator(scenario)
+        self.scenario = scenario.realized()
+        simulator = RoomSimulator(self.scenario)
     }
 
     /// One run's world, computed once and shared by every rule scored on it: the sightings every gateway would
@@ -21,6 +22,9 @@ public struct RoomScenarioRun {
         public var sightings: [RoomSighting]
         public var oracle: RoomOracle
         var truth: [String: [RoomScore.Segment]]
+        /// What the gateways hear of each other's identity beacons, and self-calibration over the run.
+        public var identity: [IdentityReport]
+        public var calibration: RoomCalibrationRun
     }
 
     public func world() -> World {
@@ -47,8 +51,10 @@ public struct RoomScenarioRun {
             }
         }
         all.sort { ($0.0.time, $0.1) < ($1.0.time, $1.1) }
+        let identity = simulator.identityReports()
         return World(
-            sightings: all.map(\.0), oracle: generated.oracle, truth: RoomScore.segments(scenario, simulator))
+            sightings: all.map(\.0), oracle: generated.oracle, truth: RoomScore.segments(scenario, simulator),
+            identity: identity, calibration: RoomCalibrationRun(scenario: scenario, reports: identity))
     }
 
     /// The sightings every gateway would publish, merged in time order (ties by gateway order).
@@ -68,12 +74,34 @@ public struct RoomScenarioRun {
         run(in: world(), onChange: onChange)
     }
 
-    /// `run` on a world already computed.
-    public func run(in world: World, onChange: (RoomChange) -> Void = { _ in }) -> RoomSummary {
+    /// `run` on a world already computed; `calibrationRows` adds the rules without the configured offsets
+    /// (`uncalibrated`, and the baselines so) and with self-calibration's (`calibrated`), and the calibration's
+    /// figures.
+    public func run(
+        in world: World, calibrationRows: Bool = true, onChange: (RoomChange) -> Void = { _ in }
+    ) -> RoomSummary {
         var summary = RoomSummary(sightings: world.sightings.count)
         for (ruleIndex, decider) in deciders().enumerated() {
             summary.rules.append(
                 score(decider, stream: world.sightings, in: world, onChange: ruleIndex == 0 ? onChange : { _ in }))
+        }
+        if calibrationRows {
+            var bare = scenario.arbiter
+            bare.receiverOffsets = [:]
+            let n = scenario.radio.pathLossExponent
+            summary.rules.append(
+                score(RoomArbiter(settings: bare), name: "uncalibrated", stream: world.sightings, in: world))
+            for kind in RoomBaseline.Kind.allCases {
+                summary.rules.append(
+                    score(
+                        RoomBaseline(kind, settings: bare, pathLossExponent: n), name: kind.rawValue + "-uncalibrated",
+                        stream: world.sightings, in: world))
+            }
+            summary.rules.append(
+                score(
+                    SelfCalibratedArbiter(settings: scenario.arbiter, steps: world.calibration.steps),
+                    stream: world.sightings, in: world))
+            summary.calibration = [world.calibration]
         }
         for kind in RoomOracle.tableKinds {
             summary.oracles.append(score(RoomOracleRule(kind, oracle: world.oracle), stream: [], in: world))

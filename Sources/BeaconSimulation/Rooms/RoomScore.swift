@@ -235,6 +235,8 @@ public struct RoomSummary: Sendable, Equatable {
     /// The analysis rows (`RoomOracleRule`, `oracle-mean+arbiter`): not rules, the floor they are measured
     /// against.
     public var oracles: [Rule] = []
+    /// Self-calibration of each run (merged summaries keep every run's).
+    public var calibration: [RoomCalibrationRun] = []
 
     public init(sightings: Int, rules: [Rule] = [], oracles: [Rule] = []) {
         self.sightings = sightings
@@ -248,6 +250,7 @@ public struct RoomSummary: Sendable, Equatable {
         for run in runs {
             merge(run.rules, into: &result.rules)
             merge(run.oracles, into: &result.oracles)
+            result.calibration += run.calibration
         }
         return result
     }

@@ -53,7 +53,8 @@ import Testing
         let run = RoomScenarioRun(scenario)
         let world = run.world()
         let faster = run.score(
-            RoomArbiter(settings: Self.variants[1].applied(to: scenario.arbiter)), stream: world.sightings, in: world)
+            RoomArbiter(settings: Self.variants[1].applied(to: run.scenario.arbiter)), stream: world.sightings,
+            in: world)
         #expect(try #require(byName["arbiter-m6-d2-r3"]).wrongShare == faster.wrongShare)
         #expect(try #require(byName["arbiter-m6-d2-r3"]).falsePerBeaconHour == faster.falseSwitchesPerHour)
         // The rule with both paths off (40 dB margins) switches only when the current room's evidence has aged
@@ -86,7 +87,7 @@ import Testing
         let run = RoomScenarioRun(scenario)
         let world = run.world()
         let alone = run.score(
-            RoomArbiter(settings: Self.variants[1].applied(to: scenario.arbiter)),
+            RoomArbiter(settings: Self.variants[1].applied(to: run.scenario.arbiter)),
             stream: world.oracle.sightings(fixed: false), in: world)
         #expect(fed.wrongShare == alone.wrongShare)
         #expect(fed.falsePerBeaconHour == alone.falseSwitchesPerHour)
