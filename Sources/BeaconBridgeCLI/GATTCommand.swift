@@ -12,7 +12,8 @@ enum GATTCommand {
         Actions:
           services                         every primary service and characteristic (UUID, handles, properties)
           read UUID...                     read characteristics, e.g. `read 2a26 2a19` (firmware revision,
-                                           battery level); prints `<uuid> <hex> "<text>"` (text when printable)
+                                           battery level); prints `<uuid> <hex> "<text>"` (the text when the
+                                           value is 2 or more printable ASCII characters)
           write UUID HEX [--no-response]   write a value (hex) with a Write Request (or a Write Command)
           subscribe UUID [--count N] [--seconds S] [--indicate]
                                            turn notifications on and print `notification <uuid> <hex>` for each,
@@ -186,7 +187,8 @@ enum GATTCommand {
         guard let address = options.address, let action = options.action else { return }
         let connection = try GATTConnection.open(
             adapter: options.adapter, peer: address, randomAddress: options.random, timeout: options.connectTimeout,
-            slots: ConnectionSlots(limit: 1), requestTimeout: options.requestTimeout)
+            slots: ConnectionSlots(limit: 1), requestTimeout: options.requestTimeout
+        ) { notice in Output.stderr("beaconbridge gatt: \(notice)") }
         defer { connection.close() }
         Output.stderr("beaconbridge gatt: connected to \(address) (ATT_MTU \(connection.client.mtu))")
         switch action {
@@ -234,9 +236,10 @@ enum GATTCommand {
         Output.stderr("beaconbridge gatt: \(received) notification(s) of \(uuid)")
     }
 
-    /// `<label> <hex>` and, when the value is printable ASCII, the text in quotes.
+    /// `<label> <hex>` and, when the value is two or more printable ASCII characters, the text in quotes (a
+    /// one-byte value is more often a number, e.g. a battery level of 87 that would show as "W").
     static func valueLine(_ label: String, _ value: [UInt8]) -> String {
-        let printable = !value.isEmpty && value.allSatisfy { (0x20...0x7E).contains($0) && $0 != 0x22 }
+        let printable = value.count >= 2 && value.allSatisfy { (0x20...0x7E).contains($0) && $0 != 0x22 }
         let text = printable ? " \"\(String(decoding: value, as: UTF8.self))\"" : ""
         return "\(label) \(HexText.hex(value))\(text)"
     }

@@ -5,13 +5,14 @@ extension GATTConnection {
     /// The default LE connect timeout (the seed's update flow: connect to the target with a 20 s timeout).
     public static let defaultConnectTimeout: Double = 20
 
-    /// Takes a slot, resolves the adapter (bringing it up if it is down and that is permitted), connects to
-    /// `peer` on the ATT channel within `timeout` seconds and exchanges the MTU. The slot is freed on every
-    /// failure and when the connection closes.
+    /// Takes a slot, resolves the adapter (bringing it up if it is down and that is permitted), turns LE on
+    /// through mgmt when it is off (`ManagementSocket`: without bluetoothd nobody else does, and the kernel
+    /// refuses the connect), connects to `peer` on the ATT channel within `timeout` seconds and exchanges the MTU.
+    /// The slot is freed on every failure and when the connection closes. `notice` gets what was changed.
     public static func open(
         adapter selector: AdapterSelector, peer: BluetoothAddress, randomAddress: Bool = false,
         timeout: Double = defaultConnectTimeout, slots: ConnectionSlots,
-        requestTimeout: Double = GATTClient.defaultRequestTimeout
+        requestTimeout: Double = GATTClient.defaultRequestTimeout, notice: (String) -> Void = { _ in }
     ) throws(GATTLinkError) -> GATTConnection {
         let slot = try slots.acquire(for: peer)
         let adapter: HCIAdapter
@@ -21,6 +22,12 @@ extension GATTConnection {
         } catch {
             throw GATTLinkError(.adapter(error.kind), peer: peer.description, step: error.call, errno: error.errno)
         }
+        if try ManagementSocket.ensureLowEnergy(
+            index: adapter.deviceID, adapterName: adapter.name, peer: peer.description)
+        {
+            notice("LE was off on \(adapter.name): turned on through the management interface")
+        }
+        notice("connecting from \(adapter.name) (\(adapter.address)) to \(peer), at most \(timeout) s")
         let socket = try L2CAPSocket.connect(
             from: adapter.address, adapterName: adapter.name, to: peer, randomAddress: randomAddress,
             timeout: timeout)
