@@ -133,7 +133,9 @@ enum GATTCommand {
             index += 1
         }
         guard options.address != nil else { return fail("--address is required") }
-        guard let verb = positional.first else { return fail("an action is required (services, read, write, subscribe)") }
+        guard let verb = positional.first else {
+            return fail("an action is required (services, read, write, subscribe)")
+        }
         let operands = Array(positional.dropFirst())
         var uuids: [GATTUUID] = []
         for operand in operands.prefix(verb == "read" ? operands.count : 1) {
@@ -157,7 +159,8 @@ enum GATTCommand {
             guard let uuid = uuids.first, let bytes = hexValue() else {
                 return fail("\(verb) needs a UUID and a hex value (e.g. `\(verb) 2a06 01`)")
             }
-            options.action = verb == "write" ? .write(uuid, bytes, withResponse: !noResponse) : .writeAndWait(uuid, bytes)
+            options.action =
+                verb == "write" ? .write(uuid, bytes, withResponse: !noResponse) : .writeAndWait(uuid, bytes)
         case "subscribe":
             guard let uuid = uuids.first, operands.count == 1 else { return fail("subscribe needs one UUID") }
             options.action = .subscribe(uuid, indications: indicate)
@@ -226,7 +229,9 @@ enum GATTCommand {
         connection.onNotification = { notification in
             guard notification.handle == valueHandle else { return }
             received += 1
-            Output.stdout(valueLine((notification.isIndication ? "indication " : "notification ") + "\(uuid)", notification.value))
+            Output.stdout(
+                valueLine((notification.isIndication ? "indication " : "notification ") + "\(uuid)", notification.value)
+            )
         }
         valueHandle = try connection.subscribe(uuid, indications: indications).valueHandle
         Output.stdout("subscribed \(uuid)")

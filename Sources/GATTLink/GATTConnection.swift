@@ -99,8 +99,9 @@ public final class GATTConnection {
     }
 
     /// One wait: a PDU, the end of the channel or the timer, each handed to the client and its actions performed.
-    private func pump(waitingFor procedure: GATTProcedure?, outcome: inout Result<GATTResult, GATTError>?, until: Double?)
-    {
+    private func pump(
+        waitingFor procedure: GATTProcedure?, outcome: inout Result<GATTResult, GATTError>?, until: Double?
+    ) {
         let now = clock()
         var wakeAt = client.nextDeadline ?? until ?? now
         if let until { wakeAt = min(wakeAt, until) }

@@ -37,7 +37,8 @@ enum ManagementSocket {
         guard bound == 0 else { throw GATTLinkError.system(errno, peer: peer, step: "bind(\(step))") }
         let information = try command(fd, readControllerInformation, index: index, [], peer: peer, step: step)
         guard information.count >= 17 else {
-            throw GATTLinkError(.system, peer: peer, step: "\(step): controller information of \(information.count) bytes")
+            throw GATTLinkError(
+                .system, peer: peer, step: "\(step): controller information of \(information.count) bytes")
         }
         let current = information[13...16].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard current & lowEnergySetting == 0 else { return false }
@@ -50,9 +51,12 @@ enum ManagementSocket {
         _ fd: Int32, _ opcode: UInt16, index: Int32, _ parameters: [UInt8], peer: String, step: String
     ) throws(GATTLinkError) -> [UInt8] {
         func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
-        let packet = le16(opcode) + le16(UInt16(truncatingIfNeeded: index)) + le16(UInt16(parameters.count)) + parameters
+        let packet =
+            le16(opcode) + le16(UInt16(truncatingIfNeeded: index)) + le16(UInt16(parameters.count)) + parameters
         let written = packet.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        guard written == packet.count else { throw GATTLinkError.system(written < 0 ? errno : EIO, peer: peer, step: step) }
+        guard written == packet.count else {
+            throw GATTLinkError.system(written < 0 ? errno : EIO, peer: peer, step: step)
+        }
         let deadline = SystemClock.monotonic() + 2
         var buffer = [UInt8](repeating: 0, count: 1024)
         while SystemClock.monotonic() < deadline {

@@ -4,9 +4,9 @@
 // per event. Exits after --connections connections ended or --seconds passed (a hang guard), 64 on a usage
 // error, 69 when the adapter or the socket cannot be used.
 import BeaconCore
-import GATTTestPeer
 import BeaconRuntime
 import GATTLink
+import GATTTestPeer
 import HCIScanner
 
 #if canImport(Glibc)

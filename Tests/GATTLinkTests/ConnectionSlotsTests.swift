@@ -44,7 +44,9 @@ import Testing
 
     @Test func theMessagesSayWhatToDo() {
         let full = GATTLinkError(.noSlot(limit: 3), peer: "AA:BB:CC:DD:EE:FF", step: "connection slot")
-        #expect("\(full)" == "AA:BB:CC:DD:EE:FF: connection slot: all 3 connection slots are in use; try again when one is free")
+        #expect(
+            "\(full)"
+                == "AA:BB:CC:DD:EE:FF: connection slot: all 3 connection slots are in use; try again when one is free")
         let timeout = GATTLinkError(.connectTimeout(seconds: 20), peer: "AA:BB:CC:DD:EE:FF", step: "connect")
         #expect("\(timeout)".contains("connect timed out after 20.0 s"))
         #expect("\(timeout)".contains("--random"))
