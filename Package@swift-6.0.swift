@@ -47,6 +47,11 @@ let package = Package(
         .target(name: "CCurl"),
         .target(name: "WebhookSink", dependencies: ["BeaconCore", "BeaconRuntime", "CCurl"], swiftSettings: strict),
         .target(name: "YAMLConfig", dependencies: ["BeaconCore", "CYAML"], swiftSettings: strict),
+        // GATT connections (docs/gatt.md): the core's GATTClient over an LE L2CAP socket on the ATT channel,
+        // connection slots.
+        .target(
+            name: "GATTLink", dependencies: ["BeaconCore", "BeaconRuntime", "HCIScanner", "CBlueZ"],
+            swiftSettings: strict),
         // The ESPHome native API server (Bluetooth proxy for Home Assistant); Noise crypto from libcrypto.
         .target(
             name: "ESPHomeProxy", dependencies: ["BeaconCore", "BeaconRuntime", "CCrypto", "CLinux"],
@@ -57,7 +62,7 @@ let package = Package(
             name: "BeaconBridgeCLI",
             dependencies: [
                 "BeaconCore", "BeaconRuntime", "HCIScanner", "MQTTPublisher", "SQLiteStore", "YAMLConfig",
-                "ESPHomeProxy", "BeaconSimulation", "WebhookSink",
+                "ESPHomeProxy", "BeaconSimulation", "WebhookSink", "GATTLink",
             ],
             swiftSettings: strict
         ),
@@ -70,6 +75,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+
+        // Test-only: the GATT peripheral of the QEMU stage's `gatt` scenario (docs/gatt.md), never packaged.
+        .executableTarget(
+            name: "beaconbridge-testpeer",
+            dependencies: ["BeaconCore", "BeaconRuntime", "GATTLink", "HCIScanner", "GATTTestPeer"],
+            swiftSettings: strict),
+        // The test peripheral's GATT database and ATT server (pure), shared with GATTLinkTests.
+        .target(name: "GATTTestPeer", dependencies: ["BeaconCore"], path: "Tests/GATTTestPeer", swiftSettings: strict),
 
         // Shared by the integration tests: a real mosquitto on a free loopback port, a subscriber, the built binary.
         .target(
@@ -95,6 +108,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "BeaconCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "GATTLinkTests", dependencies: ["GATTLink", "GATTTestPeer", "BeaconCore", "BeaconRuntime"],
+            swiftSettings: strict),
         .testTarget(name: "YAMLConfigTests", dependencies: ["YAMLConfig", "BeaconCore"], swiftSettings: strict),
         .testTarget(name: "ESPHomeProxyTests", dependencies: ["ESPHomeProxy", "BeaconCore"], swiftSettings: strict),
         .testTarget(

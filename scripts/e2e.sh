@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # BeaconBridge end-to-end tests through the real Linux BlueZ stack in a QEMU guest (see docs/e2e.md).
 # Usage: scripts/e2e.sh [scenario...]   (default: every directory under Tests/E2E/scenarios)
-# Environment: E2E_BIN (beaconbridge binary, default .build/release/beaconbridge), E2E_CACHE (default
+# Environment: E2E_BIN (beaconbridge binary, default .build/release/beaconbridge), E2E_TESTPEER (the test GATT
+# peripheral, default beaconbridge-testpeer beside E2E_BIN), E2E_CACHE (default
 # .build/e2e-cache), E2E_ACCEL (kvm|tcg|kvm:tcg), E2E_TIMEOUT (seconds per guest, default 300), E2E_KEEP=1.
 # The guest deadlines are hang guards, not speed checks: under `stress-ng --cpu 2` a guest takes 2-3 times as long.
 # Exits 0 when every scenario passed, 1 otherwise; prints "SKIP" and exits 0 only when QEMU cannot run here.
@@ -14,6 +15,7 @@ SCENARIOS_DIR="$REPO/Tests/E2E/scenarios"
 
 E2E_CACHE=${E2E_CACHE:-$REPO/.build/e2e-cache}
 E2E_BIN=${E2E_BIN:-$REPO/.build/release/beaconbridge}
+E2E_TESTPEER=${E2E_TESTPEER:-$(dirname "$E2E_BIN")/beaconbridge-testpeer}
 E2E_TIMEOUT=${E2E_TIMEOUT:-300}
 stage_start=$(e2e_now)
 
@@ -28,6 +30,11 @@ command -v qemu-system-x86_64 >/dev/null || { echo "SKIP e2e: qemu-system-x86_64
 if [ ! -x "$E2E_BIN" ]; then
     e2e_log "building $E2E_BIN"
     ( cd "$REPO" && swift build -c release --static-swift-stdlib --product beaconbridge -Xswiftc -warnings-as-errors ) || e2e_die "build failed"
+fi
+if [ ! -x "$E2E_TESTPEER" ]; then
+    e2e_log "building $E2E_TESTPEER"
+    ( cd "$REPO" && swift build -c release --static-swift-stdlib --product beaconbridge-testpeer -Xswiftc -warnings-as-errors ) \
+        || e2e_die "build of the test peripheral failed"
 fi
 
 if [ $# -gt 0 ]; then scenarios=("$@"); else
@@ -47,7 +54,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-e2e_build_overlay "$E2E_BIN" "$E2E_RUN/overlay.cpio" "$SCENARIOS_DIR" || e2e_die "could not build the overlay"
+e2e_build_overlay "$E2E_BIN" "$E2E_RUN/overlay.cpio" "$SCENARIOS_DIR" "$E2E_TESTPEER" || e2e_die "could not build the overlay"
 cat "$E2E_BASE_CPIO" "$E2E_RUN/overlay.cpio" > "$E2E_RUN/initrd.cpio"
 e2e_choose_accel "$E2E_RUN/initrd.cpio"
 e2e_log "kernel $E2E_KVER ($(basename "$E2E_KERNEL")), accel $E2E_ACCEL, initramfs $(du -h "$E2E_RUN/initrd.cpio" | cut -f1), ready in $(e2e_elapsed "$stage_start") s"

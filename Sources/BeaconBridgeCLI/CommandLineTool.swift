@@ -21,20 +21,26 @@ public enum CommandLineTool {
           beaconbridge keys import-bluez | check    enrol phones' identity resolving keys, see which were seen
           beaconbridge outbox [--config FILE] [--requeue]   the backlog and the events the broker refused
           beaconbridge esphome-mdns [--config FILE] the Avahi service file announcing the ESPHome proxy
+          beaconbridge gatt --address ADDR [--random] [--adapter hci0] services | read UUID... |
+                            write UUID HEX | subscribe UUID [--count N] [--seconds S]
+                                                    connect to a device and use its GATT characteristics
           beaconbridge --version | --help
 
         Exit codes (every command; sysexits(3)):
           0   success
           64  usage: unknown command or option, a missing or malformed argument
           65  bad data: hex or a --layout that does not decode, a file that is not a btsnoop capture, a
-              capture damaged in the middle (after replaying or decoding what preceded the damage)
+              capture damaged in the middle (after replaying or decoding what preceded the damage); gatt: a
+              malformed answer from the device
           66  no input: the configuration, capture, scenario or database file is missing or unreadable, or
               is a directory, FIFO or pipe
-          69  unavailable: the Bluetooth adapter cannot be used, or the live source ended
+          69  unavailable: the Bluetooth adapter cannot be used, or the live source ended; gatt: the device
+              refused, the link went down, an ATT error, no such characteristic
           70  internal error
           73  cannot create an output file (a capture to record or write, a key file)
           74  I/O error: the database cannot be opened (disk full at start) or a read or write failed
-          75  temporary failure: a replay could not deliver everything (the rest stays in the outbox)
+          75  temporary failure: a replay could not deliver everything (the rest stays in the outbox); gatt:
+              the connect or an ATT request timed out
           78  configuration: every problem printed as FILE:LINE:COL: KEYPATH: MESSAGE (also an invalid scenario)
         """
 
@@ -67,6 +73,7 @@ public enum CommandLineTool {
         case "keys": return KeysCommand.run(rest)
         case "outbox": return OutboxCommand.run(rest)
         case "esphome-mdns": return ESPHomeMDNSCommand.run(rest)
+        case "gatt": return GATTCommand.run(rest)
         default:
             Output.stderr("beaconbridge: unknown command '\(command)'\n\n\(usage)")
             return ExitCode.usage

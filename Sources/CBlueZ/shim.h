@@ -12,6 +12,7 @@
 #include <bluetooth/bluetooth.h>
 #include <bluetooth/hci.h>
 #include <bluetooth/hci_lib.h>
+#include <bluetooth/l2cap.h>
 
 /// ioctl(ctl, HCIDEVUP, dev_id): power the adapter on (needs CAP_NET_ADMIN).
 static inline int bb_hci_dev_up(int ctl, int dev_id) { return ioctl(ctl, HCIDEVUP, dev_id); }

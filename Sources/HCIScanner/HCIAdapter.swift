@@ -6,15 +6,16 @@ import Glibc
 #endif
 
 /// One Bluetooth adapter as the kernel lists it, and the ioctls on it (through an HCI control socket).
-struct HCIAdapter: Sendable, Equatable {
-    var deviceID: Int32
+/// Public for the GATT link (`GATTLink`), which binds its L2CAP sockets to the adapter's address.
+public struct HCIAdapter: Sendable, Equatable {
+    public var deviceID: Int32
     /// `hci0`
-    var name: String
-    var address: BluetoothAddress
-    var isUp: Bool
+    public var name: String
+    public var address: BluetoothAddress
+    public var isUp: Bool
 
     /// Finds the adapter the configuration names. Never falls back to another adapter.
-    static func resolve(_ selector: AdapterSelector) throws(HCIError) -> HCIAdapter {
+    public static func resolve(_ selector: AdapterSelector) throws(HCIError) -> HCIAdapter {
         switch selector {
         case let .index(index):
             return try info(deviceID: Int32(index), label: selector.description)
@@ -57,7 +58,7 @@ struct HCIAdapter: Sendable, Equatable {
     }
 
     /// Powers the adapter on; already up is fine. The corresponding C call is `ioctl(HCIDEVUP)`.
-    static func up(deviceID: Int32, label: String) throws(HCIError) {
+    public static func up(deviceID: Int32, label: String) throws(HCIError) {
         let control = try ControlSocket(label: label)
         defer { control.close() }
         guard bb_hci_dev_up(control.fd, deviceID) == 0 || errno == EALREADY else {

@@ -227,6 +227,9 @@ public final class HCIScanner: HCIEventSource, Sendable {
         sink.finish()
     }
 
+    /// LE Set Scan Enable and LE Set Extended Scan Enable.
+    static let scanEnableOpcodes: Set<UInt16> = [0x200C, 0x2042]
+
     /// errno values of reads on a socket whose adapter was unregistered.
     static let removalErrnos: Set<Int32> = [ENODEV, ENXIO, EPIPE, EBADFD, ENETDOWN]
 
@@ -260,6 +263,15 @@ public final class HCIScanner: HCIEventSource, Sendable {
             batch.removeAll { $0.eventCode == UInt8(EVT_HARDWARE_ERROR) }
         }
         if batch.contains(where: \.isAdvertisingReport) { supervisor.reportReceived(at: SystemClock.monotonic()) }
+        // A GATT connection made through the kernel (it leaves the scan off), or someone else's scan enable (our
+        // own replies are read by `HCISocket.send`): enable the scan again soon. Command Completes are not for
+        // the pipeline.
+        let takenOver = batch.contains { event in
+            event.isLEConnectionComplete
+                || HCICommandReply(event: event.bytes).map { Self.scanEnableOpcodes.contains($0.opcode) } ?? false
+        }
+        if takenOver { supervisor.scanTakenOver(at: SystemClock.monotonic()) }
+        batch.removeAll { $0.eventCode == UInt8(EVT_CMD_COMPLETE) }
         return action
     }
 

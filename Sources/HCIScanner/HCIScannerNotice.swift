@@ -50,6 +50,7 @@ public enum HCIScannerNotice: Sendable, Equatable, CustomStringConvertible {
         case let .fault(.hardwareError(code)):
             why = "controller hardware error 0x\(HexText.hex(byte: code, uppercase: true))"
         case let .recoveryFailed(text): why = "previous step failed: \(text)"
+        case .scanTakenOver: why = "the scan was changed behind its back (an LE connection: the kernel leaves it off)"
         }
         return "\(stepName(action)) because \(why)"
     }

@@ -18,7 +18,9 @@ final class ScanSession {
 
     /// Events the socket lets through while reading: LE Meta (advertising reports) and Hardware Error
     /// (so supervision sees a controller reset at once).
-    static let readingEvents: [Int32] = [EVT_LE_META_EVENT, EVT_HARDWARE_ERROR]
+    /// Command Complete too: one for a scan enable this scanner did not send means the kernel (an LE connect) or
+    /// another program changed the scan (`ScanSupervisor.scanTakenOver`).
+    static let readingEvents: [Int32] = [EVT_LE_META_EVENT, EVT_HARDWARE_ERROR, EVT_CMD_COMPLETE]
     /// While sending commands, their replies must pass too.
     static let commandEvents: [Int32] = [EVT_CMD_COMPLETE, EVT_CMD_STATUS, EVT_LE_META_EVENT, EVT_HARDWARE_ERROR]
 

@@ -133,3 +133,39 @@ import Testing
         #expect(supervisor.nextDeadline == nil)
     }
 }
+
+@Suite struct ScanSupervisorConnectionTests {
+    @Test func anLEConnectionEnablesTheScanAgainSoonAfter() {
+        var supervisor = ScanSupervisor(policy: .init(stallTimeout: 60))
+        supervisor.scanStarted(at: 0)
+        supervisor.reportReceived(at: 5)
+        supervisor.scanTakenOver(at: 10)
+        #expect(supervisor.nextDeadline == 10 + ScanSupervisor.takeOverSettle)
+        #expect(supervisor.tick(at: 10.1) == nil)
+        let action = supervisor.tick(at: 10 + ScanSupervisor.takeOverSettle)
+        #expect(action == .restartScan(reason: .scanTakenOver))
+        supervisor.scanStarted(at: 10.6)
+        // Not a fault: a stall after it restarts the scan first, it does not power-cycle.
+        #expect(supervisor.quietRecoveries == 0)
+        #expect(supervisor.rescanAt == nil)
+        #expect(supervisor.nextDeadline == 10.6 + 60)
+        #expect(supervisor.tick(at: 70.7) == .restartScan(reason: .stalled(seconds: 60.1)))
+    }
+
+    @Test func aConnectionDuringARecoveryChangesNothing() {
+        var supervisor = ScanSupervisor(policy: .init(stallTimeout: 10))
+        supervisor.scanStarted(at: 0)
+        #expect(supervisor.tick(at: 10) == .restartScan(reason: .stalled(seconds: 10)))
+        supervisor.scanTakenOver(at: 10.1)
+        #expect(supervisor.rescanAt == nil)
+    }
+
+    @Test func connectionCompleteEventsAreRecognised() {
+        let complete = CapturedHCIEvent(timestamp: 0, bytes: [0x3E, 0x13, 0x01, 0x00])
+        let enhanced = CapturedHCIEvent(timestamp: 0, bytes: [0x3E, 0x1F, 0x0A, 0x02])
+        let report = CapturedHCIEvent(timestamp: 0, bytes: [0x3E, 0x0C, 0x02, 0x01])
+        #expect(complete.isLEConnectionComplete && enhanced.isLEConnectionComplete)
+        #expect(!report.isLEConnectionComplete)
+        #expect(!CapturedHCIEvent(timestamp: 0, bytes: [0x0E, 0x04]).isLEConnectionComplete)
+    }
+}

@@ -134,10 +134,12 @@ e2e_build_base() {
 # Per-run overlay: the beaconbridge binary with its libraries (Swift runtime included) and the scenarios.
 # Writes $2 (cpio). Appended to the base archive: the kernel unpacks concatenated archives in order.
 e2e_build_overlay() {
-    local bin="$1" out="$2" scenarios="$3"
+    local bin="$1" out="$2" scenarios="$3" testpeer="${4:-}"
     local root="$E2E_RUN/overlay"
     rm -rf "$root" && mkdir -p "$root/usr/bin" "$root/e2e"
     e2e_copy_with_libs "$root" "$bin" /usr/bin/beaconbridge
+    # The test GATT peripheral of the `gatt` scenario (test-only; never in the package).
+    [ -z "$testpeer" ] || e2e_copy_with_libs "$root" "$testpeer" /usr/bin/beaconbridge-testpeer
     cp -r "$scenarios" "$root/e2e/scenarios"
     ( cd "$root" && find . -print0 | cpio --null -o -H newc --quiet ) > "$out"
 }

@@ -8,8 +8,8 @@
 /// range or going backwards, a truncated or oversized PDU all end the procedure with a `GATTError`, so a hostile
 /// peer can neither trap the client nor keep discovery looping.
 public struct GATTClient: Sendable {
-    /// The ATT transaction timeout.
-    public static let requestTimeout: Timestamp = 30
+    /// The ATT transaction timeout of the Core spec (Vol 3 Part F 3.3.3).
+    public static let defaultRequestTimeout: Timestamp = 30
     /// ATT_MTU before any exchange (LE).
     public static let defaultMTU = 23
     /// The longest attribute value (Core spec Vol 3 Part F 3.2.9).
@@ -17,6 +17,9 @@ public struct GATTClient: Sendable {
 
     /// The MTU this side offers in Exchange MTU (its receive buffer).
     public let preferredMTU: Int
+    /// How long each request (and each page of a paginated one) waits for its response; 30 s unless a caller
+    /// wants less (the spec's value is a maximum: a shorter one only gives up on a slow peer sooner).
+    public let requestTimeout: Timestamp
     /// The ATT_MTU in force.
     public private(set) var mtu: Int = GATTClient.defaultMTU
     /// Whether the bearer is closed (disconnected or timed out): every later procedure fails `.disconnected`.
@@ -38,9 +41,11 @@ public struct GATTClient: Sendable {
         var value: [UInt8] = []
     }
 
-    public init(preferredMTU: Int = 247) {
+    public init(preferredMTU: Int = 247, requestTimeout: Timestamp = GATTClient.defaultRequestTimeout) {
         precondition((23...517).contains(preferredMTU), "ATT_MTU is 23...517")
+        precondition(requestTimeout > 0 && requestTimeout <= GATTClient.defaultRequestTimeout, "0 < timeout <= 30 s")
         self.preferredMTU = preferredMTU
+        self.requestTimeout = requestTimeout
     }
 
     /// When the caller must deliver `.tick`: the outstanding request's deadline.
@@ -98,7 +103,7 @@ public struct GATTClient: Sendable {
         while outstanding == nil, !queue.isEmpty {
             let procedure = queue.removeFirst()
             let request: ATTPDU
-            var current = Outstanding(procedure: procedure, requestOpcode: 0, deadline: now + Self.requestTimeout)
+            var current = Outstanding(procedure: procedure, requestOpcode: 0, deadline: now + requestTimeout)
             switch procedure {
             case .exchangeMTU:
                 request = .exchangeMTURequest(clientRxMTU: UInt16(preferredMTU))
@@ -145,7 +150,7 @@ public struct GATTClient: Sendable {
     mutating func continueWith(_ request: ATTPDU, _ current: Outstanding, now: Timestamp) -> [GATTClientAction] {
         var next = current
         next.requestOpcode = request.opcode
-        next.deadline = now + Self.requestTimeout
+        next.deadline = now + requestTimeout
         outstanding = next
         return [.send(request)]
     }

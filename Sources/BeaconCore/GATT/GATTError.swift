@@ -15,8 +15,9 @@ public enum GATTStep: String, Sendable, Hashable {
 
 /// Why a GATT procedure failed. Each case names the step; none is thrown by a trap.
 public enum GATTError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// No response within the ATT transaction timeout (30 s). The bearer is unusable afterwards (Core spec
-    /// Vol 3 Part F 3.3.3): the client closes it and fails everything queued with `.disconnected`.
+    /// No response within the ATT transaction timeout (30 s, or the client's shorter `requestTimeout`). The
+    /// bearer is unusable afterwards (Core spec Vol 3 Part F 3.3.3): the client closes it and fails everything
+    /// queued with `.disconnected`.
     case timeout(GATTStep)
     /// The peer has no such attribute (Attribute Not Found or Invalid Handle) at `handle`.
     case notFound(GATTStep, handle: UInt16)
@@ -55,7 +56,7 @@ public enum GATTError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .timeout(let step): return "\(step.rawValue): no response within 30 s"
+        case .timeout(let step): return "\(step.rawValue): no response within the ATT transaction timeout"
         case .notFound(let step, let handle): return "\(step.rawValue): attribute not found at handle \(handle)"
         case .refused(let step, let code, let handle): return "\(step.rawValue): refused at handle \(handle): \(code)"
         case .insufficientAuthentication(let step, let code): return "\(step.rawValue): pairing needed: \(code)"

@@ -19,6 +19,12 @@ public struct CapturedHCIEvent: Sendable, Equatable {
         return bytes[2]
     }
 
+    /// True for LE Connection Complete and LE Enhanced Connection Complete (v1 and v2), whatever their status.
+    public var isLEConnectionComplete: Bool {
+        guard let sub = leSubevent else { return false }
+        return sub == 0x01 || sub == 0x0A || sub == 0x29
+    }
+
     /// True for LE Advertising Report, LE Extended Advertising Report and LE Directed Advertising Report.
     public var isAdvertisingReport: Bool {
         guard let sub = leSubevent else { return false }

@@ -43,6 +43,10 @@ public struct ScanSupervisor: Sendable {
         case fault(Fault)
         /// The previous recovery step failed (its error, as text).
         case recoveryFailed(String)
+        /// Someone else changed the scan: the kernel, which takes the scan over to make an LE connection (a GATT
+        /// connect) and leaves it off afterwards, or another program's LE Set (Extended) Scan Enable; seen as an
+        /// LE Connection Complete or a Command Complete of a scan enable this scanner did not send.
+        case scanTakenOver
     }
 
     public enum Action: Sendable, Equatable {
@@ -68,6 +72,11 @@ public struct ScanSupervisor: Sendable {
     private(set) var state: State = .idle
     /// Recoveries done since the last advertising report.
     public private(set) var quietRecoveries = 0
+    /// When to enable the scan again after someone else changed it (`scanTakenOver`).
+    public private(set) var rescanAt: Double?
+    /// How long after the last sign of a take-over the scan is enabled again: the kernel's own commands around
+    /// a connection (its scan disable, the connection's set-up) come first; each new sign pushes it back.
+    public static let takeOverSettle: Double = 0.5
 
     public init(policy: Policy) { self.policy = policy }
 
@@ -76,7 +85,9 @@ public struct ScanSupervisor: Sendable {
         switch state {
         case .idle, .recovering: return nil
         case let .scanning(since):
-            return policy.stallTimeout > 0 ? since + currentStallTimeout : nil
+            let stall = policy.stallTimeout > 0 ? since + currentStallTimeout : nil
+            guard let rescanAt else { return stall }
+            return min(rescanAt, stall ?? rescanAt)
         case let .backingOff(_, notBefore): return notBefore
         }
     }
@@ -98,6 +109,8 @@ public struct ScanSupervisor: Sendable {
     /// Scanning is (again) enabled: after the first start or a successful recovery action.
     public mutating func scanStarted(at now: Double) {
         switch state {
+        case .recovering(.restartScan(reason: .scanTakenOver)):
+            break  // not a recovery from a fault: the stall escalation does not count it
         case .recovering, .backingOff:
             quietRecoveries += 1
         case .idle, .scanning:
@@ -113,10 +126,23 @@ public struct ScanSupervisor: Sendable {
         quietRecoveries = 0
     }
 
-    /// Checks for a stall or the end of a backoff.
+    /// Someone else changed the scan (an LE Connection Complete of any status, or a Command Complete of a scan
+    /// enable this scanner did not send): enable it again `takeOverSettle` seconds later. Linux stops the scan to
+    /// connect (or scans with its own accept list for the device) and leaves it off afterwards.
+    public mutating func scanTakenOver(at now: Double) {
+        guard case .scanning = state else { return }
+        rescanAt = now + Self.takeOverSettle
+    }
+
+    /// Checks for a stall, the end of a backoff, or a scan to enable again after a connection.
     public mutating func tick(at now: Double) -> Action? {
         switch state {
         case .idle, .recovering: return nil
+        case .scanning where rescanAt.map { now >= $0 } ?? false:
+            rescanAt = nil
+            let action = Action.restartScan(reason: .scanTakenOver)
+            state = .recovering(action)
+            return action
         case let .scanning(since):
             guard policy.stallTimeout > 0, now - since >= currentStallTimeout else { return nil }
             let reason = Reason.stalled(seconds: now - since)

@@ -1,0 +1,91 @@
+// beaconbridge-testpeer: the GATT peripheral of the QEMU stage's `gatt` scenario (test-only, never packaged).
+// Listens for LE connections on the ATT channel of an adapter (advertising is the scenario's job: hcitool
+// commands in guest.sh), serves `TestGATTServer`'s database to each connection in turn, and prints one line
+// per event. Exits after --connections connections ended or --seconds passed (a hang guard), 64 on a usage
+// error, 69 when the adapter or the socket cannot be used.
+import BeaconCore
+import BeaconRuntime
+import GATTLink
+import GATTTestPeer
+import HCIScanner
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One line to stdout, written at once (the console log interleaves it with the other programs' lines).
+func say(_ text: String) {
+    let line = Array("testpeer: \(text)\n".utf8)
+    _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+}
+
+var adapterName = "hci1"
+var firmware = "1.2.3-e2e"
+var battery: UInt8 = 87
+var connections = 1
+var seconds = 120.0
+var arguments = Array(CommandLine.arguments.dropFirst())
+while !arguments.isEmpty {
+    let flag = arguments.removeFirst()
+    guard let value = arguments.first else {
+        say("\(flag) needs a value (usage: --adapter hci1 --firmware TEXT --battery N --connections N --seconds S)")
+        exit(64)
+    }
+    arguments.removeFirst()
+    switch flag {
+    case "--adapter": adapterName = value
+    case "--firmware": firmware = value
+    case "--battery": if let number = UInt8(value) { battery = number } else { exit(64) }
+    case "--connections": if let number = Int(value), number > 0 { connections = number } else { exit(64) }
+    case "--seconds": if let number = Double(value), number > 0 { seconds = number } else { exit(64) }
+    default:
+        say("unknown option \(flag)")
+        exit(64)
+    }
+}
+
+guard let selector = AdapterSelector(configValue: adapterName) else {
+    say("bad adapter \(adapterName)")
+    exit(64)
+}
+let listener: L2CAPSocket
+do {
+    let adapter = try HCIAdapter.resolve(selector)
+    listener = try L2CAPSocket.listen(on: adapter.address, adapterName: adapter.name)
+    say("listening on \(adapter.name) \(adapter.address) ATT channel")
+} catch {
+    say("cannot listen: \(error)")
+    exit(69)
+}
+
+let deadline = SystemClock.monotonic() + seconds
+var served = 0
+while served < connections, SystemClock.monotonic() < deadline {
+    let accepted: L2CAPSocket?
+    do { accepted = try listener.accept(timeoutMilliseconds: 500) } catch {
+        say("accept failed: \(error)")
+        exit(69)
+    }
+    guard let link = accepted else { continue }
+    served += 1
+    say("connected \(link.peer)")
+    var server = TestGATTServer(firmware: firmware, battery: battery)
+    var logged = 0
+    serving: while SystemClock.monotonic() < deadline {
+        switch link.receive(timeoutMilliseconds: 500) {
+        case .timeout: continue
+        case .closed(let code):
+            say("disconnected \(link.peer)" + (code != 0 ? " (errno \(code))" : ""))
+            break serving
+        case .pdu(let bytes):
+            for reply in server.handle(bytes) {
+                if let code = link.send(reply.encode()) { say("send failed: errno \(code)") }
+            }
+            for line in server.log.dropFirst(logged) { say(line) }
+            logged = server.log.count
+        }
+    }
+    link.close()
+}
+say("done after \(served) connection(s)")
+exit(0)
