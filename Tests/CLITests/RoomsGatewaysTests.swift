@@ -96,7 +96,7 @@ import Testing
             try Self.config(id, directory: directory, port: broker.port).write(
                 toFile: path, atomically: true, encoding: .utf8)
             processes[id] = try DaemonProcess(arguments: [
-                "replay", directory + "/\(id).btsnoop", "--config", path, "--speed", "8",
+                "replay", directory + "/\(id).btsnoop", "--config", path, "--speed", "4",
             ])
         }
         defer { for process in processes.values { process.signal(SIGKILL) } }
@@ -106,16 +106,20 @@ import Testing
         // clock: under load the three replays drift apart by seconds, and a leader killed on a slower
         // gateway's clock could already have decided the walker's return to b (204 s), leaving gw-b nothing to
         // decide (seen once in a full suite run beside two other builds: gw-a decided at t+218, then was killed).
-        try await waitUntil("a sighting of gw-a 170 s into the world", timeout: 60) {
+        // What the subscriber sees of gw-a lags what gw-a has processed (its delivery queue): at speed 8 that lag
+        // reached 48 s of capture in a full suite run on a quiet machine (gw-a again decided at t+218 before the
+        // kill), so the replays run at speed 4, and gw-a is frozen (SIGSTOP) the moment the sighting is seen.
+        try await waitUntil("a sighting of gw-a 170 s into the world", timeout: 120) {
             subscriber.messages(under: "beaconbridge/gw-a/").contains { message in
                 message.topic.contains("/sighting/") && (Self.number(message.json?["time"]) ?? 0) >= Self.start + 170
             }
         }
+        leader.signal(SIGSTOP)
         let decisionsBeforeKill = subscriber.messages(under: "beaconbridge/rooms/").count
         leader.signal(SIGKILL)
         #expect(await leader.waitForExit(timeout: 60) == 128 + SIGKILL)
         for id in ["gw-b", "gw-c"] {
-            let status = await processes[id]?.waitForExit(timeout: 90)
+            let status = await processes[id]?.waitForExit(timeout: 150)
             #expect(status == 0, "\(id) stderr: \(processes[id]?.stderr ?? "")")
         }
         try await Task.sleep(for: .milliseconds(500))
