@@ -43,28 +43,30 @@ check: deps
 	@$(STAGE) reference env SWIFT=$(SWIFT) scripts/reference-check.sh
 	@$(STAGE) --summary
 
-# Everything `make check` runs, then the Home Assistant stage (a pinned Home Assistant Core in a cached venv against
-# the built gateway, about 75 s, docs/home-assistant.md; SKIP without PyPI), the same checks against Core 2026.2.3,
-# the newest for Python 3.13, chrooted in a small Debian 13 root (scripts/ha-stage-trixie.sh; SKIP without root or
-# PyPI), the ESPHome Bluetooth proxy stage (the
-# pinned aioesphomeapi against the built gateway, about 35 s; SKIP without PyPI), the end-to-end stage through the
-# Linux BlueZ stack in a QEMU guest (docs/e2e.md; it prints SKIP only where QEMU cannot run at all), the release
-# build of every target (`make release`, `make demo`, `make bench` use it, so a change that breaks them fails here),
-# then the systemd stage: the Debian package made from that release binary (scripts/deb.sh with DEB_BIN: one
-# compile, not a second one for the package) in a Debian 12 guest booted with systemd as init (docs/e2e.md, "The
-# systemd stage"). Between the two, the arm64 stage (scripts/arm64-stage.sh): the arm64 Debian package cross-built
-# with trixie's Swift 6.0.3 and its smoke tests under qemu-user against that release binary (SKIP only without root
-# or binfmt_misc); its roots' creation starts in the background first (cross-roots-background), so on a fresh
-# machine it overlaps with the stages before. Every stage prints its wall time when it ends, and the list of them
+# Everything `make check` runs, then the release build of every target (`make release`, `make demo`, `make bench`
+# use it, so a change that breaks them fails here), then the arm64 package's cross build (trixie's Swift 6.0.3,
+# scripts/arm64-stage.sh --start) started in the background at nice 19, so it uses only the core the single-threaded
+# stages below leave idle; then the Home Assistant stage (a pinned Home Assistant Core in a cached venv against the
+# built gateway, about 90 s, docs/home-assistant.md; SKIP without PyPI), the same checks against Core 2026.2.3, the
+# newest for Python 3.13, chrooted in a small Debian 13 root (scripts/ha-stage-trixie.sh; SKIP without root or
+# PyPI), the ESPHome Bluetooth proxy stage (the pinned aioesphomeapi against the built gateway, about 35 s; SKIP
+# without PyPI), the end-to-end stage through the Linux BlueZ stack in a QEMU guest (docs/e2e.md; it prints SKIP
+# only where QEMU cannot run at all), the systemd stage: the Debian package made from the release binary
+# (scripts/deb.sh with DEB_BIN: one compile, not a second one for the package) in a Debian 12 guest booted with
+# systemd as init (docs/e2e.md, "The systemd stage"); last the arm64 stage waits for its background build and runs
+# the package's smoke tests under qemu-user against the release binary (SKIP only without root or binfmt_misc). The
+# cross build's roots are created in the background from the first step (cross-roots-background), so on a fresh
+# machine that overlaps with the stages before. Every stage prints its wall time when it ends, and the list of them
 # comes last.
 test: cross-roots-background check
+	@$(STAGE) release $(SWIFT) build $(RELEASE_FLAGS)
+	@$(STAGE) arm64-start scripts/arm64-stage.sh --start
 	@$(STAGE) home-assistant scripts/ha-stage.sh $(CURDIR)/.build/debug/beaconbridge
 	@$(STAGE) home-assistant-trixie scripts/ha-stage-trixie.sh $(CURDIR)/.build/debug/beaconbridge
 	@$(STAGE) esphome scripts/esphome-stage.sh $(CURDIR)/.build/debug/beaconbridge
 	@$(STAGE) e2e env E2E_BIN=$(CURDIR)/.build/debug/beaconbridge scripts/e2e.sh
-	@$(STAGE) release $(SWIFT) build $(RELEASE_FLAGS)
-	@$(STAGE) arm64 scripts/arm64-stage.sh
 	@$(STAGE) systemd env DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/systemd-stage.sh
+	@$(STAGE) arm64 scripts/arm64-stage.sh --finish
 	@$(STAGE) --summary
 
 # Formatting gate (.swift-format): `make format` rewrites, `make lint` fails on any difference (about 4 s).

@@ -170,20 +170,12 @@ enum GATTCommand {
         return .success(options)
     }
 
-    /// "0a0B", "0x0a0b" or "0a:0b" to bytes; nil for anything else (odd length, non-hex, more than 512 bytes).
+    /// Hexadecimal bytes as the configuration writes them (`HexBytes.parse`: "0a0B", "0x0a0b", "0a:0b" or
+    /// "0a-0b"), or "" for an empty value; nil for anything else or more than 512 bytes (ATT's longest value).
     static func bytes(hex text: String) -> [UInt8]? {
-        var digits = Substring(text.filter { $0 != ":" })
-        if digits.hasPrefix("0x") { digits = digits.dropFirst(2) }
-        guard digits.count % 2 == 0, digits.count <= 1024 else { return nil }
-        var out: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
-            out.append(byte)
-            index = next
-        }
-        return out
+        if text.isEmpty { return [] }
+        guard let bytes = HexBytes.parse(text), bytes.count <= 512 else { return nil }
+        return bytes
     }
 
     static func execute(_ options: Options) throws(GATTLinkError) {

@@ -39,6 +39,14 @@ public enum CaptureFile {
     public static func openForReading(path: String) throws(Failure) -> Int32 {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { throw Failure(path: path, call: "open", errno: errno) }
+        try requireRegularFile(
+            fd, path: path, otherwise: "a capture is read from a btsnoop file (save a stream to a file first)")
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return fd
+    }
+
+    /// Closes `fd` and throws unless it is a regular file (`fstat`); `otherwise` ends the refusal's reason.
+    private static func requireRegularFile(_ fd: Int32, path: String, otherwise: String) throws(Failure) {
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let failure = Failure(path: path, call: "fstat", errno: errno)
@@ -49,11 +57,8 @@ public enum CaptureFile {
             close(fd)
             throw Failure(
                 path: path, call: "open", errno: EINVAL,
-                reason: "\(kind(info.st_mode)), not a regular file: "
-                    + "a capture is read from a btsnoop file (save a stream to a file first)")
+                reason: "\(kind(info.st_mode)), not a regular file: \(otherwise)")
         }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        return fd
     }
 
     /// Creates (or truncates a regular file) for writing, mode 0600 whatever the umask. Refuses a symbolic
@@ -71,18 +76,7 @@ public enum CaptureFile {
             }
             throw Failure(path: path, call: "open", errno: code)
         }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let failure = Failure(path: path, call: "fstat", errno: errno)
-            close(fd)
-            throw failure
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            close(fd)
-            throw Failure(
-                path: path, call: "open", errno: EINVAL,
-                reason: "\(kind(info.st_mode)), not a regular file: refusing to record into it")
-        }
+        try requireRegularFile(fd, path: path, otherwise: "refusing to record into it")
         guard ftruncate(fd, 0) == 0, fchmod(fd, 0o600) == 0 else {
             let failure = Failure(path: path, call: "ftruncate", errno: errno)
             close(fd)

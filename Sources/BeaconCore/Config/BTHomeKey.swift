@@ -28,18 +28,10 @@ public struct BTHomeKey: Sendable, Equatable {
         self.key = key
     }
 
-    /// 32 hex digits (white space around them, a `0x` prefix and `:`/`-` between bytes allowed) -> 16 bytes.
+    /// 32 hex digits (white space anywhere, a `0x` prefix and `:`/`-` between bytes allowed) -> 16 bytes.
     public static func parse(_ text: String) -> [UInt8]? {
-        var digits = text.filter { !$0.isWhitespace && $0 != ":" && $0 != "-" }
-        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits.removeFirst(2) }
-        guard digits.count == 32 else { return nil }
-        var bytes: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
+        guard let bytes = HexBytes.parse(String(text.filter { !$0.isWhitespace })), bytes.count == 16 else {
+            return nil
         }
         return bytes
     }
