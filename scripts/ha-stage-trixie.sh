@@ -17,6 +17,8 @@
 # exit path. Needs root (chroot, mounts): without it, or where the Python package index cannot be reached and no
 # cached environment exists, the stage prints a SKIP line and succeeds. HA_STAGE_KEEP=1 keeps the work directory.
 set -euo pipefail
+# shellcheck source=stage-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/stage-lib.sh"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 INSTALL_ONLY=0
@@ -99,16 +101,7 @@ WORK="$(mktemp -d /tmp/beaconbridge-ha-trixie.XXXXXX)"
 cleanup() {
     local status=$?
     rmdir "$PYROOT$WORK" 2>/dev/null || true  # the mount point (the mount itself went with the namespace)
-    if [[ "${HA_STAGE_KEEP:-0}" == 1 || $status -ne 0 ]]; then
-        echo "ha-stage-trixie: files kept in $WORK"
-        if [[ $status -ne 0 ]]; then
-            for f in "$WORK"/*.log "$WORK"/ha/home-assistant.log; do
-                [[ -f "$f" ]] && { echo "--- tail of $f"; tail -40 "$f"; }
-            done
-        fi
-    else
-        rm -rf "$WORK"
-    fi
+    stage_finish_work ha-stage-trixie "$WORK" "$status"
     exit "$status"
 }
 trap cleanup EXIT

@@ -11,6 +11,8 @@
 # python3-venv, installed by `make deps`). Where the package index cannot be reached and no cached environment
 # exists, the stage prints a SKIP line and succeeds. HA_STAGE_KEEP=1 keeps the work directory.
 set -euo pipefail
+# shellcheck source=stage-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/stage-lib.sh"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 INSTALL_ONLY=0
@@ -66,16 +68,7 @@ fi
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/beaconbridge-ha-stage.XXXXXX")"
 cleanup() {
     local status=$?
-    if [[ "${HA_STAGE_KEEP:-0}" == 1 || $status -ne 0 ]]; then
-        echo "ha-stage: files kept in $WORK"
-        if [[ $status -ne 0 ]]; then
-            for f in "$WORK"/*.log "$WORK"/ha/home-assistant.log; do
-                [[ -f "$f" ]] && { echo "--- tail of $f"; tail -40 "$f"; }
-            done
-        fi
-    else
-        rm -rf "$WORK"
-    fi
+    stage_finish_work ha-stage "$WORK" "$status"
     exit "$status"
 }
 trap cleanup EXIT

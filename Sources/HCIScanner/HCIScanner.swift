@@ -46,22 +46,12 @@ public final class HCIScanner: HCIEventSource, Sendable {
     ///   - recorder: receives every command sent and event read (e.g. a btsnoop file).
     ///   - onNotice: called on the reading thread for each step worth logging; must not block.
     ///   - batchWindow: the pause after each hand-over; nil: `settings.effectiveBatchWindow(esphomeProxy: false)`.
-    public init(
+    public convenience init(
         settings: ScannerSettings, recorder: (any HCITrafficRecorder)? = nil, batchWindow: BatchWindow? = nil,
         onNotice: @escaping @Sendable (HCIScannerNotice) -> Void = { _ in }
     ) {
-        self.settings = settings
-        self.selector = settings.adapterSelector ?? .index(-1)
-        self.parameters =
-            settings.scanParameters
-            ?? ScanParameters(
-                active: settings.active, intervalUnits: 0x00A0,
-                windowUnits: 0x00A0)
-        self.recorder = recorder
-        self.onNotice = onNotice
-        self.feedDescriptor = nil
-        self.batchWindow = batchWindow ?? settings.effectiveBatchWindow(esphomeProxy: false)
-        self.wakeDescriptors = WakePipe.make()
+        self.init(
+            settings: settings, recorder: recorder, feedDescriptor: nil, batchWindow: batchWindow, onNotice: onNotice)
     }
 
     /// A scanner that reads H4 event packets (one per datagram) from `feedDescriptor`, a connected
@@ -69,18 +59,25 @@ public final class HCIScanner: HCIEventSource, Sendable {
     /// live scan, with a socket pair standing in for the controller (the live-mode bench, tests). No command
     /// is sent and supervision does not act; the end of the feed (EOF) ends the stream. The scanner owns
     /// and closes the descriptor.
-    public init(
+    public convenience init(
         settings: ScannerSettings, feedDescriptor: Int32, batchWindow: BatchWindow? = nil,
         onNotice: @escaping @Sendable (HCIScannerNotice) -> Void = { _ in }
+    ) {
+        self.init(
+            settings: settings, recorder: nil, feedDescriptor: feedDescriptor, batchWindow: batchWindow,
+            onNotice: onNotice)
+    }
+
+    private init(
+        settings: ScannerSettings, recorder: (any HCITrafficRecorder)?, feedDescriptor: Int32?,
+        batchWindow: BatchWindow?, onNotice: @escaping @Sendable (HCIScannerNotice) -> Void
     ) {
         self.settings = settings
         self.selector = settings.adapterSelector ?? .index(-1)
         self.parameters =
             settings.scanParameters
-            ?? ScanParameters(
-                active: settings.active, intervalUnits: 0x00A0,
-                windowUnits: 0x00A0)
-        self.recorder = nil
+            ?? ScanParameters(active: settings.active, intervalUnits: 0x00A0, windowUnits: 0x00A0)
+        self.recorder = recorder
         self.onNotice = onNotice
         self.feedDescriptor = feedDescriptor
         self.batchWindow = batchWindow ?? settings.effectiveBatchWindow(esphomeProxy: false)

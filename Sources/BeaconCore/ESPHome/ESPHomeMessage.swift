@@ -44,6 +44,8 @@ public enum ESPHomeClientMessage: Equatable, Sendable {
     case subscribeAdvertisements(flags: UInt32)
     case unsubscribeAdvertisements
     case subscribeConnectionsFree
+    /// A request about a device's connection (connect, disconnect, services, read, write, notify).
+    case connection(ESPHomeConnectionRequest)
     /// A message type this server does not implement (ignored, as ESPHome ignores unknown types).
     case unknown(type: UInt32)
 
@@ -78,6 +80,12 @@ public enum ESPHomeClientMessage: Equatable, Sendable {
                 if field == 1 { flags = UInt32(truncatingIfNeeded: value.integer) }
             }
             return .subscribeAdvertisements(flags: flags)
+        case ESPHomeMessageType.bluetoothDeviceRequest, ESPHomeMessageType.bluetoothGATTGetServicesRequest,
+            ESPHomeMessageType.bluetoothGATTReadRequest, ESPHomeMessageType.bluetoothGATTWriteRequest,
+            ESPHomeMessageType.bluetoothGATTReadDescriptorRequest,
+            ESPHomeMessageType.bluetoothGATTWriteDescriptorRequest,
+            ESPHomeMessageType.bluetoothGATTNotifyRequest:
+            return .connection(try ESPHomeConnectionRequest.decode(type: type, body: body))
         default:
             // Bodies of the remaining messages are not read, but must still parse.
             while try reader.next() != nil {}

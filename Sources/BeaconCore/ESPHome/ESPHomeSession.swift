@@ -233,6 +233,54 @@ public struct ESPHomeSession: Sendable {
             try reply(
                 ESPHomeMessageType.bluetoothConnectionsFreeResponse, ESPHomeServerMessage.connectionsFree(),
                 into: &actions)
+        case (_, .connection(let request)):
+            try refuse(request, into: &actions)
+        }
+    }
+
+    /// This proxy has no active connections (its feature flags say so, so Home Assistant does not ask): a client
+    /// that asks anyway gets the answer it waits for, with `notAvailable`, instead of a silence it would time
+    /// out on.
+    private mutating func refuse(_ request: ESPHomeConnectionRequest, into actions: inout [Action])
+        throws(ESPHomeProtocolError)
+    {
+        let error = ESPHomeBluetoothError.notAvailable
+        switch request {
+        case let .device(address, kind, _):
+            switch kind {
+            case .pair:
+                try reply(
+                    ESPHomeMessageType.bluetoothDevicePairingResponse,
+                    ESPHomeServerMessage.pairing(address: address, done: false, error: error), into: &actions)
+            case .unpair:
+                try reply(
+                    ESPHomeMessageType.bluetoothDeviceUnpairingResponse,
+                    ESPHomeServerMessage.pairing(address: address, done: false, error: error), into: &actions)
+            case .clearCache:
+                try reply(
+                    ESPHomeMessageType.bluetoothDeviceClearCacheResponse,
+                    ESPHomeServerMessage.clearCache(address: address, success: false, error: error), into: &actions)
+            case .disconnect:
+                try reply(
+                    ESPHomeMessageType.bluetoothDeviceConnectionResponse,
+                    ESPHomeServerMessage.deviceConnection(address: address, connected: false, mtu: 0, error: 0),
+                    into: &actions)
+            case .connectV1, .connectWithCache, .connectWithoutCache, .unknown:
+                try reply(
+                    ESPHomeMessageType.bluetoothDeviceConnectionResponse,
+                    ESPHomeServerMessage.deviceConnection(address: address, connected: false, mtu: 0, error: error),
+                    into: &actions)
+            }
+        case let .getServices(address):
+            try reply(
+                ESPHomeMessageType.bluetoothGATTErrorResponse,
+                ESPHomeServerMessage.gattError(address: address, handle: 0, error: error), into: &actions)
+        case let .read(address, handle), let .write(address, handle, _, _), let .readDescriptor(address, handle),
+            let .writeDescriptor(address, handle, _), let .notify(address, handle, _):
+            try reply(
+                ESPHomeMessageType.bluetoothGATTErrorResponse,
+                ESPHomeServerMessage.gattError(address: address, handle: UInt16(handle), error: error),
+                into: &actions)
         }
     }
 
