@@ -1,8 +1,8 @@
 /// A GATT command received over MQTT (`<prefix>/<gateway>/command/gatt/<op>`, docs/gatt.md) and its reply
-/// (`<prefix>/<gateway>/reply/gatt/<op>`). Every payload is untrusted: `GATTCommand.parse` never traps and turns
+/// (`<prefix>/<gateway>/reply/gatt/<op>`). Every payload is untrusted: `GATTCommandRequest.parse` never traps and turns
 /// anything it cannot use into a `GATTCommandFailure` that still names the request's id when it had one, so the
 /// caller can answer it.
-public struct GATTCommand: Sendable, Equatable {
+public struct GATTCommandRequest: Sendable, Equatable {
     public enum Operation: String, Sendable, CaseIterable {
         /// Every primary service and its characteristics.
         case services
@@ -58,9 +58,9 @@ public struct GATTCommand: Sendable, Equatable {
 
     /// Decodes one command. `op` is the topic's last level. On failure the id (when the payload had a usable
     /// one) comes back with the error so the reply can name it.
-    public static func parse(op: Substring, payload: [UInt8]) -> Result<GATTCommand, GATTCommandFailure> {
+    public static func parse(op: Substring, payload: [UInt8]) -> Result<GATTCommandRequest, GATTCommandFailure> {
         var failure = GATTCommandFailure(id: nil, error: .badRequest(step: "parse", ""))
-        func fail(_ error: GATTCommandError) -> Result<GATTCommand, GATTCommandFailure> {
+        func fail(_ error: GATTCommandError) -> Result<GATTCommandRequest, GATTCommandFailure> {
             failure.error = error
             return .failure(failure)
         }
@@ -88,7 +88,7 @@ public struct GATTCommand: Sendable, Equatable {
         }
         guard case .string(let addressText) = json["address"], let address = BluetoothAddress(string: addressText)
         else { return fail(.badRequest(step: "address", "`address` must be a device address AA:BB:CC:DD:EE:FF")) }
-        var command = GATTCommand(operation: operation, id: id, address: address)
+        var command = GATTCommandRequest(operation: operation, id: id, address: address)
         switch json["random"] {
         case nil, .null: break
         case .bool(let random): command.random = random
@@ -185,7 +185,7 @@ public struct GATTCommandFailure: Error, Sendable, Equatable {
 /// The reply payloads: `{"id": ..., "ok": true, ...result}` or `{"id": ..., "ok": false, "error": {"kind",
 /// "step", "message"}}`; `id` is null when the request had no usable one.
 public enum GATTCommandReply {
-    public static func success(id: String, op: GATTCommand.Operation, address: BluetoothAddress, _ result: [(String, JSONValue)])
+    public static func success(id: String, op: GATTCommandRequest.Operation, address: BluetoothAddress, _ result: [(String, JSONValue)])
         -> String
     {
         JSONValue.object(
@@ -206,6 +206,6 @@ public enum GATTCommandReply {
 
     /// The reply topic's last level: the operation, or `invalid` for a topic level that is none.
     public static func level(for op: Substring) -> String {
-        GATTCommand.Operation(rawValue: String(op))?.rawValue ?? "invalid"
+        GATTCommandRequest.Operation(rawValue: String(op))?.rawValue ?? "invalid"
     }
 }
