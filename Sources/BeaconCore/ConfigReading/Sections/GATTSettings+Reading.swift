@@ -7,17 +7,14 @@ extension GATTSettings {
             slots: r.int("slots", default: defaults.slots, in: 1...3),
             connectTimeout: r.duration("connect_timeout_s", default: defaults.connectTimeout, in: 1...60),
             requestTimeout: r.duration("request_timeout_s", default: defaults.requestTimeout, in: 1...30))
-        allowedDevices = r.addressList("allowed_devices")
+        allowedDevices = r.list("allowed_devices", of: BluetoothAddress.self)
         devices = r.list("devices") { Device(from: &$0) }
     }
 }
 
 extension GATTSettings.Device {
     init(from r: inout ConfigReader) {
-        let address = r.value("address", expecting: "a device address AA:BB:CC:DD:EE:FF") {
-            BluetoothAddress(string: $0)
-        }
-        if address == nil, !r.has("address") { r.issue("is required", key: "address") }
+        let address = r.required("address", as: BluetoothAddress.self)
         let name = r.requiredString("name") ?? ""
         if !name.isEmpty, !GatewaySettings.isValidIdentifier(name) {
             r.issue("`\(name)` is not a valid name (1-64 letters, digits, `_` or `-`)", key: "name")
@@ -41,17 +38,13 @@ extension GATTSettings.Device {
     }
 }
 
-extension ConfigReader {
-    /// A list of device addresses; each bad one is reported with its index.
-    mutating func addressList(_ key: String) -> [BluetoothAddress] {
-        var out: [BluetoothAddress] = []
-        for (index, text) in list(key, of: String.self).enumerated() {
-            if let address = BluetoothAddress(string: text) {
-                out.append(address)
-            } else {
-                issue("`\(text)` is not a device address AA:BB:CC:DD:EE:FF", key: "\(key)[\(index)]")
-            }
+extension BluetoothAddress: ConfigScalarValue {
+    public static var configTypeDescription: String { "a device address AA:BB:CC:DD:EE:FF" }
+
+    public static func decodeConfig(_ scalar: ConfigScalar) throws(ConfigValueError) -> BluetoothAddress {
+        guard let address = BluetoothAddress(string: scalar.text) else {
+            throw ConfigValueError("`\(scalar.text)` is not a device address AA:BB:CC:DD:EE:FF")
         }
-        return out
+        return address
     }
 }
