@@ -29,7 +29,9 @@ public struct GATTCommandExecutor: Sendable {
         }
     }
 
-    func run(_ command: GATTCommandRequest, on connection: GATTConnection) throws(GATTLinkError) -> [(String, JSONValue)] {
+    func run(_ command: GATTCommandRequest, on connection: GATTConnection) throws(GATTLinkError) -> [(
+        String, JSONValue
+    )] {
         switch command.operation {
         case .services:
             var services: [JSONValue] = []

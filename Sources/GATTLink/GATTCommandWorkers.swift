@@ -35,7 +35,10 @@ public final class GATTCommandWorkers: Sendable {
     /// Queues `command`; `completion` is called exactly once, on a worker thread (or at once on this one when the
     /// command is refused: queue full, stopped, no thread).
     public func submit(_ command: GATTCommandRequest, completion: @escaping Completion) {
-        enum Decision { case refuse(GATTCommandError), queued, startWorker }
+        enum Decision {
+            case refuse(GATTCommandError)
+            case queued, startWorker
+        }
         let decision: Decision = state.withLock { state in
             if state.stopped {
                 return .refuse(GATTCommandError(kind: "stopping", step: "queue", message: "the gateway is stopping"))

@@ -40,14 +40,19 @@ import Testing
         // The subscription goes out once connected: ask until the first answer comes (bounded).
         let probe = #"{"id":"probe","address":"\#(Self.allowed)","uuid":"2a19"}"#
         try await waitUntil("a reply to the first command", timeout: 60) {
-            if reply("read", id: "probe") == nil { subscriber.publish(topic: "\(base)/command/gatt/read", payload: probe) }
+            if reply("read", id: "probe") == nil {
+                subscriber.publish(topic: "\(base)/command/gatt/read", payload: probe)
+            }
             return reply("read", id: "probe") != nil
         }
         let sightingsBefore = subscriber.messages(under: "\(base)/sighting/").count
 
         let commands: [(op: String, payload: String)] = [
             ("read", #"{"id":"r1","address":"\#(Self.allowed)","uuid":"2a19"}"#),
-            ("write", #"{"id":"w1","address":"\#(Self.allowed)","uuid":"6e4a0002-8f7b-4c8e-9d15-3b1e2c0a7f10","value":"cafe01"}"#),
+            (
+                "write",
+                #"{"id":"w1","address":"\#(Self.allowed)","uuid":"6e4a0002-8f7b-4c8e-9d15-3b1e2c0a7f10","value":"cafe01"}"#
+            ),
             ("info", #"{"id":"i1","address":"\#(Self.allowed)"}"#),
             ("read", #"{"id":"n1","address":"C0:FF:EE:00:00:09","uuid":"2a19"}"#),
             ("read", "{not json"),
@@ -56,7 +61,9 @@ import Testing
             ("frobnicate", #"{"id":"o1","address":"\#(Self.allowed)"}"#),
             ("read", "{\"id\":\"big\",\"pad\":\"" + String(repeating: "x", count: 6000) + "\"}"),
         ]
-        for command in commands { subscriber.publish(topic: "\(base)/command/gatt/\(command.op)", payload: command.payload) }
+        for command in commands {
+            subscriber.publish(topic: "\(base)/command/gatt/\(command.op)", payload: command.payload)
+        }
 
         let expected: [(op: String, id: String?)] = [
             ("read", "r1"), ("write", "w1"), ("info", "i1"), ("read", "n1"), ("read", nil), ("read", "u1"),

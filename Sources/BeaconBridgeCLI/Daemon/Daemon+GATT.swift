@@ -49,12 +49,19 @@ final class DaemonGATT: Sendable {
             }
             logger.info(
                 "gatt command",
-                metadata: ["op": "\(command.operation.rawValue)", "id": "\(command.id)", "address": "\(command.address)"])
+                metadata: [
+                    "op": "\(command.operation.rawValue)", "id": "\(command.id)", "address": "\(command.address)",
+                ])
             workers.submit(command) { [self] result in
                 switch result {
                 case .success(let members):
-                    reply(GATTCommandReply.success(id: command.id, op: command.operation, address: command.address, members), topic: replyTopic)
-                    if command.operation == .info, let device = settings.devices.first(where: { $0.address == command.address }) {
+                    reply(
+                        GATTCommandReply.success(
+                            id: command.id, op: command.operation, address: command.address, members), topic: replyTopic
+                    )
+                    if command.operation == .info,
+                        let device = settings.devices.first(where: { $0.address == command.address })
+                    {
                         publishInfo(device, members)
                     }
                 case .failure(let error):
@@ -141,7 +148,8 @@ extension Daemon {
         guard let gatt else { return nil }
         let stream = publisher.subscribe(gatt.layout.gattCommandBase + "/+", qos: 1)
         logger.notice(
-            "gatt commands on", metadata: ["topic": "\(gatt.layout.gattCommandBase)/+", "slots": "\(gatt.settings.slots)"])
+            "gatt commands on",
+            metadata: ["topic": "\(gatt.layout.gattCommandBase)/+", "slots": "\(gatt.settings.slots)"])
         return TaskService("gatt") {
             for await message in stream { gatt.receive(message) }
             gatt.workers.stop()

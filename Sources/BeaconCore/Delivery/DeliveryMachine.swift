@@ -151,7 +151,8 @@ public struct DeliveryMachine: Sendable {
 
     // MARK: command replies
 
-    mutating func reply(_ message: ControlMessage, expiresAt: Double, now: Double, into actions: inout [DeliveryAction]) {
+    mutating func reply(_ message: ControlMessage, expiresAt: Double, now: Double, into actions: inout [DeliveryAction])
+    {
         if connected && !finished {
             actions.append(.sendControl(message))
             return

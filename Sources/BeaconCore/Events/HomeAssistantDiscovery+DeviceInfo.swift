@@ -6,7 +6,10 @@ extension HomeAssistantDiscovery {
         let slug = TopicLayout.slug(device.name)
         let identity: JSONValue = .object([
             ("identifiers", .array([.string("beaconbridge_device_" + TopicLayout.slug(device.address.description))])),
-            ("connections", .array([.array([.string("bluetooth"), .string(device.address.description.lowercased())])])),
+            (
+                "connections",
+                .array([.array([.string("bluetooth"), .string(device.address.description.lowercased())])])
+            ),
             ("name", .string(HomeAssistantDiscovery.title(device.name))),
             ("via_device", .string(gatewayDeviceID)),
         ])

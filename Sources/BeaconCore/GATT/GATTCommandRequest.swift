@@ -73,7 +73,9 @@ public struct GATTCommandRequest: Sendable, Equatable {
         } catch {
             return fail(.badRequest(step: "parse", "\(error)"))
         }
-        guard case .object(let members) = json else { return fail(.badRequest(step: "parse", "expected a JSON object")) }
+        guard case .object(let members) = json else {
+            return fail(.badRequest(step: "parse", "expected a JSON object"))
+        }
         if case .string(let text) = json["id"], !text.isEmpty, text.count <= maxIDLength { failure.id = text }
         guard let operation = Operation(rawValue: String(op)) else {
             let known = Operation.allCases.map(\.rawValue).joined(separator: ", ")
@@ -123,7 +125,9 @@ public struct GATTCommandRequest: Sendable, Equatable {
                 return fail(.badRequest(step: "value", "`\(operation.rawValue)` takes no `value`"))
             }
             guard let bytes = HexBytes.parse(text), bytes.count <= maxValue else {
-                return fail(.badRequest(step: "value", "`value` must be hex, an even number of digits, at most \(maxValue) bytes"))
+                return fail(
+                    .badRequest(
+                        step: "value", "`value` must be hex, an even number of digits, at most \(maxValue) bytes"))
             }
             command.value = bytes
         default: return fail(.badRequest(step: "value", "`value` must be a hex string"))
@@ -185,11 +189,16 @@ public struct GATTCommandFailure: Error, Sendable, Equatable {
 /// The reply payloads: `{"id": ..., "ok": true, ...result}` or `{"id": ..., "ok": false, "error": {"kind",
 /// "step", "message"}}`; `id` is null when the request had no usable one.
 public enum GATTCommandReply {
-    public static func success(id: String, op: GATTCommandRequest.Operation, address: BluetoothAddress, _ result: [(String, JSONValue)])
+    public static func success(
+        id: String, op: GATTCommandRequest.Operation, address: BluetoothAddress, _ result: [(String, JSONValue)]
+    )
         -> String
     {
         JSONValue.object(
-            [("id", .string(id)), ("ok", .bool(true)), ("op", .string(op.rawValue)), ("address", .string(address.description))]
+            [
+                ("id", .string(id)), ("ok", .bool(true)), ("op", .string(op.rawValue)),
+                ("address", .string(address.description)),
+            ]
                 + result
         ).serialized
     }
@@ -199,7 +208,9 @@ public enum GATTCommandReply {
             ("id", id.map(JSONValue.string) ?? .null), ("ok", .bool(false)),
             (
                 "error",
-                .object([("kind", .string(error.kind)), ("step", .string(error.step)), ("message", .string(error.message))])
+                .object([
+                    ("kind", .string(error.kind)), ("step", .string(error.step)), ("message", .string(error.message)),
+                ])
             ),
         ]).serialized
     }

@@ -26,7 +26,9 @@ import Testing
         #expect(subscribe.seconds == 2.5 && subscribe.count == 3)
         let info = try parse("info", #"{"id":"i","address":"AA:BB:CC:DD:EE:FF"}"#).get()
         #expect(info.operation == .info && info.uuid == nil)
-        #expect(try parse("services", #"{"id":"x","address":"AA:BB:CC:DD:EE:FF","random":null}"#).get().operation == .services)
+        #expect(
+            try parse("services", #"{"id":"x","address":"AA:BB:CC:DD:EE:FF","random":null}"#).get().operation
+                == .services)
     }
 
     /// (operation, payload, the request id the failure keeps, the kind, the step).
@@ -40,8 +42,10 @@ import Testing
         ("read", #"{"address":"AA:BB:CC:DD:EE:FF","uuid":"2a19"}"#, nil, "bad_request", "id"),
         ("read", #"{"id":7,"address":"AA:BB:CC:DD:EE:FF","uuid":"2a19"}"#, nil, "bad_request", "id"),
         ("read", #"{"id":"","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19"}"#, nil, "bad_request", "id"),
-        ("read", "{\"id\":\"\(String(repeating: "x", count: 129))\",\"address\":\"AA:BB:CC:DD:EE:FF\"}", nil,
-            "bad_request", "id"),
+        (
+            "read", "{\"id\":\"\(String(repeating: "x", count: 129))\",\"address\":\"AA:BB:CC:DD:EE:FF\"}", nil,
+            "bad_request", "id"
+        ),
         ("frobnicate", #"{"id":"u","address":"AA:BB:CC:DD:EE:FF"}"#, "u", "unknown_operation", "topic"),
         ("", #"{"id":"u"}"#, "u", "unknown_operation", "topic"),
         ("read", #"{"id":"k","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","colour":"red"}"#, "k", "bad_request", "id"),
@@ -49,25 +53,61 @@ import Testing
         ("read", #"{"id":"a2","address":"AA:BB:CC:DD:EE","uuid":"2a19"}"#, "a2", "bad_request", "address"),
         ("read", #"{"id":"a3","address":"GG:BB:CC:DD:EE:FF","uuid":"2a19"}"#, "a3", "bad_request", "address"),
         ("read", #"{"id":"a4","address":12,"uuid":"2a19"}"#, "a4", "bad_request", "address"),
-        ("read", #"{"id":"r","address":"AA:BB:CC:DD:EE:FF","random":"yes","uuid":"2a19"}"#, "r", "bad_request", "random"),
+        (
+            "read", #"{"id":"r","address":"AA:BB:CC:DD:EE:FF","random":"yes","uuid":"2a19"}"#, "r", "bad_request",
+            "random"
+        ),
         ("read", #"{"id":"u1","address":"AA:BB:CC:DD:EE:FF"}"#, "u1", "bad_request", "uuid"),
         ("read", #"{"id":"u2","address":"AA:BB:CC:DD:EE:FF","uuid":"2a1"}"#, "u2", "bad_request", "uuid"),
         ("read", #"{"id":"u3","address":"AA:BB:CC:DD:EE:FF","uuid":"zz19"}"#, "u3", "bad_request", "uuid"),
         ("read", #"{"id":"u4","address":"AA:BB:CC:DD:EE:FF","uuid":6681}"#, "u4", "bad_request", "uuid"),
         ("info", #"{"id":"u5","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19"}"#, "u5", "bad_request", "uuid"),
         ("write", #"{"id":"v1","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19"}"#, "v1", "bad_request", "value"),
-        ("write", #"{"id":"v2","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","value":"abc"}"#, "v2", "bad_request", "value"),
-        ("write", #"{"id":"v3","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","value":"zz"}"#, "v3", "bad_request", "value"),
-        ("write", #"{"id":"v4","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","value":[1]}"#, "v4", "bad_request", "value"),
-        ("write", "{\"id\":\"v5\",\"address\":\"AA:BB:CC:DD:EE:FF\",\"uuid\":\"2a19\",\"value\":\"\(String(repeating: "00", count: 513))\"}",
-            "v5", "bad_request", "value"),
-        ("read", #"{"id":"v6","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","value":"00"}"#, "v6", "bad_request", "value"),
-        ("subscribe", #"{"id":"t1","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","seconds":0}"#, "t1", "bad_request", "seconds"),
-        ("subscribe", #"{"id":"t2","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","seconds":31}"#, "t2", "bad_request", "seconds"),
-        ("read", #"{"id":"t3","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","seconds":5}"#, "t3", "bad_request", "seconds"),
-        ("subscribe", #"{"id":"t4","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","count":1.5}"#, "t4", "bad_request", "count"),
-        ("subscribe", #"{"id":"t5","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","count":1000}"#, "t5", "bad_request", "count"),
-        ("write", #"{"id":"w1","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","value":"00","response":1}"#, "w1", "bad_request", "response"),
+        (
+            "write", #"{"id":"v2","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","value":"abc"}"#, "v2", "bad_request",
+            "value"
+        ),
+        (
+            "write", #"{"id":"v3","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","value":"zz"}"#, "v3", "bad_request",
+            "value"
+        ),
+        (
+            "write", #"{"id":"v4","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","value":[1]}"#, "v4", "bad_request",
+            "value"
+        ),
+        (
+            "write",
+            "{\"id\":\"v5\",\"address\":\"AA:BB:CC:DD:EE:FF\",\"uuid\":\"2a19\",\"value\":\"\(String(repeating: "00", count: 513))\"}",
+            "v5", "bad_request", "value"
+        ),
+        (
+            "read", #"{"id":"v6","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","value":"00"}"#, "v6", "bad_request",
+            "value"
+        ),
+        (
+            "subscribe", #"{"id":"t1","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","seconds":0}"#, "t1", "bad_request",
+            "seconds"
+        ),
+        (
+            "subscribe", #"{"id":"t2","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","seconds":31}"#, "t2", "bad_request",
+            "seconds"
+        ),
+        (
+            "read", #"{"id":"t3","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","seconds":5}"#, "t3", "bad_request",
+            "seconds"
+        ),
+        (
+            "subscribe", #"{"id":"t4","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","count":1.5}"#, "t4", "bad_request",
+            "count"
+        ),
+        (
+            "subscribe", #"{"id":"t5","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","count":1000}"#, "t5", "bad_request",
+            "count"
+        ),
+        (
+            "write", #"{"id":"w1","address":"AA:BB:CC:DD:EE:FF","uuid":"2a19","value":"00","response":1}"#, "w1",
+            "bad_request", "response"
+        ),
     ]
 
     @Test(arguments: hostile)
@@ -103,10 +143,13 @@ import Testing
         for round in 0..<5000 {
             var bytes = good
             if round % 2 == 0 {
-                bytes = (0..<Int.random(in: 0...80, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                bytes = (0..<Int.random(in: 0...80, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
             } else {
                 for _ in 0..<Int.random(in: 1...4, using: &generator) {
-                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(
+                        in: 0...255, using: &generator)
                 }
             }
             let op = GATTCommandRequest.Operation.allCases.randomElement(using: &generator)!.rawValue
@@ -131,7 +174,11 @@ import Testing
         #expect(layout.gattCommandBase == "beaconbridge/hall/command/gatt")
         #expect(layout.gattReply("read") == "beaconbridge/hall/reply/gatt/read")
         #expect(layout.deviceInfo("tag-1") == "beaconbridge/hall/device/tag-1/info")
-        #expect(GATTCommandRequest.operation(inTopic: "beaconbridge/hall/command/gatt/read", commandBase: layout.gattCommandBase) == "read")
-        #expect(GATTCommandRequest.operation(inTopic: "beaconbridge/other/command/gatt/read", commandBase: layout.gattCommandBase) == nil)
+        #expect(
+            GATTCommandRequest.operation(
+                inTopic: "beaconbridge/hall/command/gatt/read", commandBase: layout.gattCommandBase) == "read")
+        #expect(
+            GATTCommandRequest.operation(
+                inTopic: "beaconbridge/other/command/gatt/read", commandBase: layout.gattCommandBase) == nil)
     }
 }
