@@ -242,12 +242,7 @@ enum GATTCommand {
     }
 
     static func propertyNames(_ properties: GATTCharacteristicProperties) -> String {
-        let names: [(GATTCharacteristicProperties, String)] = [
-            (.broadcast, "broadcast"), (.read, "read"), (.writeWithoutResponse, "write-without-response"),
-            (.write, "write"), (.notify, "notify"), (.indicate, "indicate"),
-            (.authenticatedSignedWrites, "signed-write"), (.extendedProperties, "extended"),
-        ]
-        let present = names.filter { properties.contains($0.0) }.map(\.1)
+        let present = properties.names
         return present.isEmpty ? "none" : present.joined(separator: ",")
     }
 }

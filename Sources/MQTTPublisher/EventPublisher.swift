@@ -25,6 +25,7 @@ public final class EventPublisher: Sendable {
         case snapshot([EventEnvelope])
         case client(MQTTClientEvent)
         case discovery([ControlMessage])
+        case reply(ControlMessage, expiresAt: Double)
         case subscribe(filter: String, qos: UInt8)
         /// Acknowledgements are waiting in the inbox's list.
         case acknowledgements
@@ -172,6 +173,13 @@ public final class EventPublisher: Sendable {
             $0.snapshotSubmitted += envelopes.count
         }
         inbox.put(.snapshot(envelopes))
+    }
+
+    /// Enqueues the reply to a command (QoS as given, never retained by us, never stored in the outbox): sent at
+    /// once when connected, else at the next connect if that comes within `lifetime` seconds; dropped after that
+    /// (counted as `reply_expired`).
+    public func publishReply(_ message: ControlMessage, lifetime: Double) {
+        inbox.put(.reply(message, expiresAt: configuration.now() + lifetime))
     }
 
     /// Sets the Home Assistant discovery configs, published now (if connected), on every connect and when

@@ -63,6 +63,7 @@ final class PublisherDelivery {
         case let .envelopes(envelopes): await run(.publish(envelopes))
         case let .snapshot(envelopes): await run(.snapshot(envelopes))
         case let .discovery(messages): await run(.discovery(messages))
+        case let .reply(message, expiresAt): await run(.reply(message, expiresAt: expiresAt))
         case let .subscribe(filter, qos): await run(.subscribe(filter: filter, qos: qos))
         case let .client(event): await handle(event)
         case .acknowledgements:

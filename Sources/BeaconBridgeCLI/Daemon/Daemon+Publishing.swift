@@ -97,7 +97,8 @@ extension Daemon {
         sensorFields.setBeacons(named)
         publisher.setDiscovery(
             discovery.messages(beacons: beacons, regions: configuration.regions.map(HomeAssistantDiscovery.Region.init))
-                + sensorFields.messages(discovery) + roomDiscovery(discovery, beacons: beacons))
+                + sensorFields.messages(discovery) + roomDiscovery(discovery, beacons: beacons)
+                + gattDiscovery(discovery))
     }
 
     /// Publishes the discovery configs again when a named beacon's sightings carry a sensor field (reading,

@@ -11,7 +11,8 @@ import Synchronization
 ///    start of delivery (once the source runs, or at once when a replay waits for a rooms site's gateways) to its
 ///    end. Delivery itself is the loop's, from start to stop.
 /// 2. `esphome` (when on): the Bluetooth proxy's server and its mDNS announcement.
-/// 3. `rooms` (when on): the room arbiter's subscriptions, forwarded to the loop.
+/// 3. `rooms` (when on): the room arbiter's subscriptions, forwarded to the loop; `gatt` (when on): the GATT
+///    command subscription, handed to the command workers (Daemon+GATT).
 /// 4. `watchdog` (under systemd with `WatchdogSec=`): pings while the loop keeps beating.
 /// 5. `tick`: the loop's once-a-second tick.
 /// 6. `source`: the HCI scanner or replay (started by the loop, stopped here; the mailbox is closed with it).
@@ -39,6 +40,7 @@ extension Daemon {
             all.append(StopOnlyService("esphome") { [logger] in await esphome.stop(logger: logger) })
         }
         if let rooms = roomSubscriptionService() { all.append(rooms) }
+        if let gatt = gattCommandService() { all.append(gatt) }
         if let watchdog = SystemdWatchdog(environment: ProcessEnvironment.current()) {
             // Healthy while the loop keeps handling its once-a-second tick.
             all.append(

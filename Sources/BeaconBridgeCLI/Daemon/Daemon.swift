@@ -58,6 +58,9 @@ final class Daemon {
     var webhook: DaemonWebhook?
     /// The room arbiter (`rooms.enabled`), nil when off (Daemon+Rooms).
     var rooms: DaemonRooms?
+    /// GATT commands and device information (`gatt.enabled`), nil when off (Daemon+GATT).
+    var gatt: DaemonGATT?
+    var gattSchedule = GATTInfoSchedule(devices: [], start: 0)
 
     init(
         options: DaemonOptions, configuration: GatewayConfiguration, logger: Logger, database: GatewayDatabase?,
@@ -80,6 +83,9 @@ final class Daemon {
         self.telemetry = DaemonTelemetry(startedAt: SystemClock.monotonic())
         self.mailbox = EventMailbox(capacity: max(1, configuration.scanner.queueCapacity))
         self.rooms = DaemonRooms(configuration: configuration)
+        self.gatt = DaemonGATT(
+            configuration: configuration, layout: encoder.layout, publisher: publisher, logger: logger)
+        self.gattSchedule = GATTInfoSchedule(devices: configuration.gatt.devices, start: SystemClock.monotonic())
     }
 
     /// Runs until SIGTERM/SIGINT (live) or the end of the capture (replay); returns the exit code. Every
@@ -245,6 +251,7 @@ final class Daemon {
             await handleRoomMessages()
             await advanceRooms(force: !isReplay)
             await publishTelemetryIfDue()
+            readDueInformation()
         case .rooms:
             await handleRoomMessages()
         case let .snapshot(reason):

@@ -17,6 +17,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var rooms: RoomSettings = RoomSettings()
     /// `webhook`: the HTTP sink; nil when the section is absent.
     public var webhook: WebhookSettings?
+    /// `gatt`: connections to devices (MQTT commands, device information); off by default.
+    public var gatt: GATTSettings = GATTSettings()
 
     public init(
         gateway: GatewaySettings, logging: LoggingSettings = LoggingSettings(),
@@ -46,7 +48,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
     /// Every top-level section, in the order of the example file and docs/configuration.md.
     public static let sectionNames = [
         "gateway", "logging", "telemetry", "scanner", "formats", "distance", "tracking", "regions", "beacons",
-        "devices", "mqtt", "topics", "outbox", "webhook", "esphome_api", "rooms",
+        "devices", "mqtt", "topics", "outbox", "webhook", "esphome_api", "rooms", "gatt",
     ]
 
     /// The beacons Home Assistant discovery announces and events name: `beacons`, then every device of

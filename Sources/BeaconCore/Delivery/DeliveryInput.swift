@@ -9,6 +9,10 @@ public enum DeliveryInput: Sendable, Equatable {
     case snapshot([EventEnvelope])
     /// Home Assistant discovery configs: sent now (if connected), on every connect and on Home Assistant's birth.
     case discovery([ControlMessage])
+    /// A reply to a command (GATT over MQTT): sent now when connected, else held in memory (at most
+    /// `DeliveryMachine.maxHeldReplies`, never in the outbox) until the next connect, and dropped (counted as
+    /// `reply_expired`) once `expiresAt` (wall clock) has passed: a requester waits seconds, not hours.
+    case reply(ControlMessage, expiresAt: Double)
     /// Subscribe to a topic filter now (if connected) and again after every reconnect.
     case subscribe(filter: String, qos: UInt8)
     /// The transport's connection is up (CONNACK success).

@@ -52,6 +52,10 @@ public struct DeliveryMachine: Sendable {
     var probeAcknowledgements: Int?
     var discovery: [ControlMessage] = []
     var subscriptions: [(filter: String, qos: UInt8)] = []
+    /// Command replies waiting for a connection (`.reply`), oldest first.
+    var heldReplies: [(message: ControlMessage, expiresAt: Double)] = []
+    /// Replies held at most while disconnected; beyond, the oldest is dropped (`reply_overflow`).
+    public static let maxHeldReplies = 64
     var snapshot = SnapshotSlot()
 
     /// - Parameter degraded: true when there is no usable database (the adapter starts with a memory outbox).
@@ -82,6 +86,8 @@ public struct DeliveryMachine: Sendable {
         case let .discovery(messages):
             discovery = messages
             if connected && !finished { actions += messages.map(DeliveryAction.sendControl) }
+        case let .reply(message, expiresAt):
+            reply(message, expiresAt: expiresAt, now: now, into: &actions)
         case let .subscribe(filter, qos):
             if let index = subscriptions.firstIndex(where: { $0.filter == filter }) {
                 subscriptions[index].qos = qos
@@ -121,6 +127,7 @@ public struct DeliveryMachine: Sendable {
             counters.outboxDegraded = false
         case .tick:
             unblockSends()
+            expireReplies(now: now)
             actions.append(.refreshStats)
         case .stop:
             switch state {
@@ -140,6 +147,32 @@ public struct DeliveryMachine: Sendable {
         }
         counters.inflight = inflight.count
         return actions
+    }
+
+    // MARK: command replies
+
+    mutating func reply(_ message: ControlMessage, expiresAt: Double, now: Double, into actions: inout [DeliveryAction])
+    {
+        if connected && !finished {
+            actions.append(.sendControl(message))
+            return
+        }
+        guard !finished, expiresAt > now else {
+            counters.dropped["reply_expired", default: 0] += 1
+            return
+        }
+        expireReplies(now: now)
+        if heldReplies.count >= Self.maxHeldReplies {
+            heldReplies.removeFirst()
+            counters.dropped["reply_overflow", default: 0] += 1
+        }
+        heldReplies.append((message, expiresAt))
+    }
+
+    mutating func expireReplies(now: Double) {
+        let before = heldReplies.count
+        heldReplies.removeAll { $0.expiresAt <= now }
+        if heldReplies.count < before { counters.dropped["reply_expired", default: 0] += before - heldReplies.count }
     }
 
     // MARK: events in
@@ -170,6 +203,8 @@ public struct DeliveryMachine: Sendable {
         actions += settings.online.map(DeliveryAction.sendControl)
         actions += subscriptions.map { DeliveryAction.subscribe(filter: $0.filter, qos: $0.qos) }
         if settings.homeAssistantStatus != nil { actions += discovery.map(DeliveryAction.sendControl) }
+        actions += heldReplies.map { DeliveryAction.sendControl($0.message) }
+        heldReplies.removeAll()
         actions.append(.notify(.connected))
         actions.append(.notify(.snapshotRequested(homeAssistantOnline: false)))
     }

@@ -194,7 +194,7 @@ public struct HomeAssistantDiscovery: Sendable {
         gatewayDeviceID + "_" + TopicLayout.slug(beacon.id) + "_" + suffix
     }
 
-    private func message(
+    func message(
         _ component: String, object: String, _ members: [(String, JSONValue)],
         device: JSONValue
     ) -> ControlMessage {

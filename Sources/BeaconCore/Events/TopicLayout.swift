@@ -26,6 +26,12 @@ public struct TopicLayout: Sendable, Equatable {
 
     public var availability: String { base + "/availability" }
     public var telemetry: String { base + "/telemetry" }
+    /// GATT commands arrive on `<base>/command/gatt/<op>` (docs/gatt.md): this is `<base>/command/gatt`.
+    public var gattCommandBase: String { base + "/command/gatt" }
+    /// The reply to a GATT command: `<base>/reply/gatt/<op>`.
+    public func gattReply(_ level: String) -> String { base + "/reply/gatt/" + TopicLayout.level(level) }
+    /// A configured device's information (`gatt.devices`): `<base>/device/<name>/info`, retained.
+    public func deviceInfo(_ name: String) -> String { base + "/device/" + TopicLayout.level(name) + "/info" }
     public func sighting(beaconID: String) -> String { joined("/sighting/", TopicLayout.level(beaconID)) }
     public func presence(beaconID: String) -> String { joined("/presence/", TopicLayout.level(beaconID)) }
     public func region(_ region: String, beaconID: String) -> String {

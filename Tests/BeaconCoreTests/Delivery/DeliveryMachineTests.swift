@@ -398,3 +398,55 @@ import Testing
         #expect(TopicFilter(filter).matches(topic) == expected)
     }
 }
+
+/// Command replies (GATT over MQTT): sent at once when connected; held in memory while disconnected (never in
+/// the outbox) and sent on the next connect, unless they expired first.
+@Suite struct DeliveryMachineReplyTests {
+    typealias H = DeliveryHarness
+
+    static func reply(_ id: Int) -> ControlMessage {
+        ControlMessage(topic: "gw/reply/gatt/read", payload: "{\"id\":\"\(id)\"}", qos: 1, retain: false)
+    }
+
+    @Test func connectedRepliesGoOutAtOnce() {
+        var h = H()
+        h.connectAndDrain()
+        h.feed(.reply(Self.reply(1), expiresAt: h.now + 30))
+        #expect(h.controls.last == Self.reply(1))
+        #expect(h.appendTransactions.isEmpty)
+    }
+
+    @Test func heldWhileDisconnectedThenSentOrExpired() {
+        var h = H()
+        h.transportUp = false
+        h.feed(.reply(Self.reply(1), expiresAt: h.now + 30))
+        h.feed(.reply(Self.reply(2), expiresAt: h.now + 5))
+        #expect(!h.controls.contains(Self.reply(1)))
+        #expect(h.appendTransactions.isEmpty)  // never stored
+        h.now += 10
+        h.feed(.tick)  // 2 expired
+        #expect(h.machine.counters.dropped["reply_expired"] == 1)
+        h.transportUp = true
+        h.connectAndDrain()
+        #expect(h.controls.contains(Self.reply(1)) && !h.controls.contains(Self.reply(2)))
+        h.feed(.disconnected)
+        h.connectAndDrain()
+        #expect(h.controls.filter { $0 == Self.reply(1) }.count == 1)  // sent once
+        // Already expired when it arrives: dropped.
+        h.transportUp = false
+        h.feed(.disconnected)
+        h.feed(.reply(Self.reply(3), expiresAt: h.now - 1))
+        #expect(h.machine.counters.dropped["reply_expired"] == 2)
+    }
+
+    @Test func heldRepliesAreBounded() {
+        var h = H()
+        h.transportUp = false
+        for id in 0..<(DeliveryMachine.maxHeldReplies + 5) { h.feed(.reply(Self.reply(id), expiresAt: h.now + 30)) }
+        #expect(h.machine.counters.dropped["reply_overflow"] == 5)
+        h.transportUp = true
+        h.connectAndDrain()
+        let replies = h.controls.filter { $0.topic == "gw/reply/gatt/read" }
+        #expect(replies.count == DeliveryMachine.maxHeldReplies && replies.first == Self.reply(5))
+    }
+}

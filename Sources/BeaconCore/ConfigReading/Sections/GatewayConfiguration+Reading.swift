@@ -27,6 +27,7 @@ extension GatewayConfiguration {
         webhook = r.optionalSection("webhook") { WebhookSettings(from: &$0) }
         esphomeAPI = r.section("esphome_api") { ESPHomeAPISettings(from: &$0) }
         rooms = r.section("rooms") { RoomSettings(from: &$0) }
+        gatt = r.section("gatt") { GATTSettings(from: &$0) }
         // Declared so a typo of any section name gets the hint.
         r.declare(GatewayConfiguration.sectionNames)
         // `x-...` keys hold YAML anchors for reuse (`x-defaults: &defaults`), as in Docker Compose files.
@@ -50,6 +51,7 @@ extension GatewayConfiguration {
         if let webhook { r.report(webhook.validate()) }
         r.report(esphomeAPI.validate())
         r.report(rooms.validate(gateway: gateway))
+        r.report(gatt.validate())
         r.report(crossSectionIssues())
     }
 
