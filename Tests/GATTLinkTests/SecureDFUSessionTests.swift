@@ -65,25 +65,7 @@ import Testing
             state = state &* 1_103_515_245 &+ 12_345
             return UInt8(truncatingIfNeeded: state >> 16)
         }
-        return DFUPackage(initPacket: initPacket(version: version, size: size), firmware: image)
-    }
-
-    /// An unsigned `dfu-cc` Packet → Command → InitCommand with fw_version and the application size.
-    static func initPacket(version: UInt32, size: Int) -> [UInt8] {
-        func varint(_ value: Int) -> [UInt8] {
-            var value = value
-            var out: [UInt8] = []
-            repeat {
-                out.append(UInt8(value & 0x7F) | (value > 0x7F ? 0x80 : 0))
-                value >>= 7
-            } while value > 0
-            return out
-        }
-        func bytes(_ field: Int, _ payload: [UInt8]) -> [UInt8] {
-            varint(field << 3 | 2) + varint(payload.count) + payload
-        }
-        let initCommand = varint(1 << 3) + varint(Int(version)) + varint(7 << 3) + varint(size)
-        return bytes(1, varint(1 << 3) + varint(1) + bytes(2, initCommand))
+        return DFUPackage(initPacket: TestInitPacket.bytes(version: version, applicationSize: size), firmware: image)
     }
 
     static func options() -> SecureDFUSession.Options {
