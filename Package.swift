@@ -89,7 +89,7 @@ let package = Package(
 
         // BeaconSimulation only for two fixtures: SimulationDistance (EngineFixtures) and SimulationRandom (FilterTests).
         .testTarget(
-            name: "BeaconCoreTests", dependencies: ["BeaconCore", "BeaconSimulation", "TestSupport"],
+            name: "BeaconCoreTests", dependencies: ["BeaconCore", "BeaconSimulation", "TestSupport", "GATTTestPeer"],
             swiftSettings: strict),
         .testTarget(
             name: "BeaconSimulationTests", dependencies: ["BeaconSimulation", "BeaconCore", "TestSupport"],

@@ -20,9 +20,16 @@ enum GATTCommand {
                                            until N arrived or S seconds passed (default 10 s)
           write-and-wait UUID HEX [--count N] [--seconds S]
                                            subscribe to UUID, write HEX to it, then wait for its notifications
+          dfu --package FILE.zip [--force] [--json] [--prn N] [--reconnects N]
+                                           Nordic Secure DFU of an nRF Util package: validated before any
+                                           connection; skipped when the device's firmware revision (2a26) is the
+                                           package's version (--force sends anyway, also an older one); progress
+                                           lines (JSON lines with --json); after a dropped link, reconnects (3
+                                           times by default, 1, 2, 4 s apart) and resumes
         --random: the device's address is random (static or private), not public. --connect-timeout: the LE
         connect (default 20 s). --timeout: each ATT request (default 30 s, the spec's maximum).
-        Exit codes: 0 done; 64 usage; 65 the device answered with something malformed; 69 the adapter or the
+        Exit codes: 0 done; 64 usage; 65 the device answered with something malformed, or (dfu) the package is
+        refused (nothing is connected then); 66 (dfu) the package file cannot be read; 69 the adapter or the
         device cannot be used (connect refused, link lost, an ATT error, no such characteristic); 75 a timeout
         (connect or ATT request; try again).
         """
@@ -33,6 +40,7 @@ enum GATTCommand {
         case write(GATTUUID, [UInt8], withResponse: Bool)
         case subscribe(GATTUUID, indications: Bool)
         case writeAndWait(GATTUUID, [UInt8])
+        case dfu(path: String)
     }
 
     struct Options {
@@ -44,6 +52,10 @@ enum GATTCommand {
         var count: Int?
         var seconds: Double = 10
         var action: Action?
+        var force = false
+        var json = false
+        var receiptInterval: UInt16 = 12
+        var reconnects = 3
     }
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -58,6 +70,7 @@ enum GATTCommand {
             Output.stderr("beaconbridge gatt: \(message)\n\n\(usage)")
             return ExitCode.usage
         }
+        if case .dfu(let path) = options.action { return runDFU(options, path: path) }
         do {
             try execute(options)
             return ExitCode.ok
@@ -85,6 +98,7 @@ enum GATTCommand {
         var positional: [String] = []
         var noResponse = false
         var indicate = false
+        var packagePath: String?
         var index = 0
         func value(_ flag: String) -> String? {
             index += 1
@@ -108,6 +122,16 @@ enum GATTCommand {
             case "--public": options.random = false
             case "--no-response": noResponse = true
             case "--indicate": indicate = true
+            case "--force": options.force = true
+            case "--json": options.json = true
+            case "--package":
+                guard let text = value(flag), !text.isEmpty else { return fail("--package takes a .zip file") }
+                packagePath = text
+            case "--prn", "--reconnects":
+                guard let text = value(flag), let number = UInt16(text), number <= 100 else {
+                    return fail("\(flag) takes a whole number from 0 to 100")
+                }
+                if flag == "--prn" { options.receiptInterval = number } else { options.reconnects = Int(number) }
             case "--connect-timeout", "--timeout", "--seconds":
                 guard let text = value(flag), let number = Double(text), number > 0, number <= 3600 else {
                     return fail("\(flag) takes seconds, more than 0 and at most 3600")
@@ -134,11 +158,11 @@ enum GATTCommand {
         }
         guard options.address != nil else { return fail("--address is required") }
         guard let verb = positional.first else {
-            return fail("an action is required (services, read, write, subscribe)")
+            return fail("an action is required (services, read, write, subscribe, write-and-wait, dfu)")
         }
         let operands = Array(positional.dropFirst())
         var uuids: [GATTUUID] = []
-        for operand in operands.prefix(verb == "read" ? operands.count : 1) {
+        for operand in operands.prefix(verb == "read" ? operands.count : verb == "dfu" ? 0 : 1) {
             guard let uuid = GATTUUID(operand) else {
                 return fail("'\(operand)' is not a UUID (2a19, 0x2A19 or a dashed 128-bit UUID)")
             }
@@ -164,6 +188,9 @@ enum GATTCommand {
         case "subscribe":
             guard let uuid = uuids.first, operands.count == 1 else { return fail("subscribe needs one UUID") }
             options.action = .subscribe(uuid, indications: indicate)
+        case "dfu":
+            guard operands.isEmpty, let packagePath else { return fail("dfu needs --package FILE.zip") }
+            options.action = .dfu(path: packagePath)
         default:
             return fail("unknown action '\(verb)'")
         }
@@ -203,6 +230,8 @@ enum GATTCommand {
             Output.stdout("written \(uuid) \(HexText.hex(value))")
         case .subscribe(let uuid, let indications):
             try listen(connection, uuid: uuid, indications: indications, options: options) {}
+        case .dfu:
+            break
         case .writeAndWait(let uuid, let value):
             try listen(connection, uuid: uuid, indications: false, options: options) { () throws(GATTLinkError) in
                 try connection.write(uuid, value: value)

@@ -3,7 +3,7 @@ import Glibc
 import BeaconRuntime
 #endif
 
-/// The few file operations `keys import-bluez` needs, on Glibc directly.
+/// The few file operations `keys import-bluez` and `gatt dfu` need, on Glibc directly.
 enum LocalFiles {
     enum WriteOutcome: Equatable {
         case written, unchanged, differs
@@ -29,20 +29,26 @@ enum LocalFiles {
 
     /// A small text file's content, nil when it cannot be read or is larger than `maxBytes`.
     static func read(_ path: String, maxBytes: Int) -> String? {
+        readBytes(path, maxBytes: maxBytes).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A file's bytes, nil when it cannot be read (errno tells why) or is larger than `maxBytes` (errno EFBIG).
+    static func readBytes(_ path: String, maxBytes: Int) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
+        var buffer = [UInt8](repeating: 0, count: 65_536)
         while bytes.count <= maxBytes {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 return nil
             }
-            if count == 0 { return String(decoding: bytes, as: UTF8.self) }
+            if count == 0 { return bytes }
             bytes += buffer[0..<count]
         }
+        errno = EFBIG
         return nil
     }
 

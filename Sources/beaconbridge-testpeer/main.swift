@@ -3,6 +3,10 @@
 // commands in guest.sh), serves `TestGATTServer`'s database to each connection in turn, and prints one line
 // per event. Exits after --connections connections ended or --seconds passed (a hang guard), 64 on a usage
 // error, 69 when the adapter or the socket cannot be used.
+// --dfu adds a Secure DFU target (service 0xFE59, `TestDFUTarget`) whose objects survive reconnects (resume);
+// it prints `dfu-complete crc=XXXXXXXX size=N ok` once the whole image is in and checked (against
+// --dfu-expect-crc HEX when given, else the init packet's announced size only). --dfu-drop-after N closes the
+// connection once, after N image bytes arrived, to show a resumed transfer.
 import BeaconCore
 import BeaconRuntime
 import GATTLink
@@ -24,11 +28,20 @@ var firmware = "1.2.3-e2e"
 var battery: UInt8 = 87
 var connections = 1
 var seconds = 120.0
+var dfu = false
+var dfuExpectedCRC: UInt32?
+var dfuDropAfter: Int?
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
     let flag = arguments.removeFirst()
+    if flag == "--dfu" {
+        dfu = true
+        continue
+    }
     guard let value = arguments.first else {
-        say("\(flag) needs a value (usage: --adapter hci1 --firmware TEXT --battery N --connections N --seconds S)")
+        say(
+            "\(flag) needs a value (usage: --adapter hci1 --firmware TEXT --battery N --connections N --seconds S"
+                + " --dfu --dfu-expect-crc HEX --dfu-drop-after N)")
         exit(64)
     }
     arguments.removeFirst()
@@ -38,6 +51,8 @@ while !arguments.isEmpty {
     case "--battery": if let number = UInt8(value) { battery = number } else { exit(64) }
     case "--connections": if let number = Int(value), number > 0 { connections = number } else { exit(64) }
     case "--seconds": if let number = Double(value), number > 0 { seconds = number } else { exit(64) }
+    case "--dfu-expect-crc": if let number = UInt32(value, radix: 16) { dfuExpectedCRC = number } else { exit(64) }
+    case "--dfu-drop-after": if let number = Int(value), number > 0 { dfuDropAfter = number } else { exit(64) }
     default:
         say("unknown option \(flag)")
         exit(64)
@@ -60,6 +75,9 @@ do {
 
 let deadline = SystemClock.monotonic() + seconds
 var served = 0
+/// The DFU target's state, kept across connections so a dropped transfer resumes.
+var dfuTarget = dfu ? TestDFUTarget(expectedCRC: dfuExpectedCRC) : nil
+var dropped = false
 while served < connections, SystemClock.monotonic() < deadline {
     let accepted: L2CAPSocket?
     do { accepted = try listener.accept(timeoutMilliseconds: 500) } catch {
@@ -69,7 +87,7 @@ while served < connections, SystemClock.monotonic() < deadline {
     guard let link = accepted else { continue }
     served += 1
     say("connected \(link.peer)")
-    var server = TestGATTServer(firmware: firmware, battery: battery)
+    var server = TestGATTServer(firmware: firmware, battery: battery, dfuTarget: dfuTarget)
     var logged = 0
     serving: while SystemClock.monotonic() < deadline {
         switch link.receive(timeoutMilliseconds: 500) {
@@ -83,9 +101,16 @@ while served < connections, SystemClock.monotonic() < deadline {
             }
             for line in server.log.dropFirst(logged) { say(line) }
             logged = server.log.count
+            if let limit = dfuDropAfter, !dropped, let received = server.dfuTarget?.dataBytesReceived, received >= limit
+            {
+                dropped = true
+                say("dfu dropping the connection after \(received) image bytes")
+                break serving
+            }
         }
     }
     link.close()
+    dfuTarget = server.dfuTarget
 }
 say("done after \(served) connection(s)")
 exit(0)

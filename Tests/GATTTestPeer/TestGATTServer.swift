@@ -2,7 +2,8 @@ import BeaconCore
 
 /// The GATT database and ATT server of the test peripheral: Device Information (Firmware Revision String),
 /// Battery Service (Battery Level, notifiable) and a custom service whose writable characteristic notifies its
-/// new value once notifications are on. Pure: a request in, the PDUs to send out. Test-only: used by
+/// new value once notifications are on; with a `TestDFUTarget`, also Nordic's Secure DFU service (0xFE59: control
+/// point and packet, see `TestGATTServer+DFU`). Pure: a request in, the PDUs to send out. Test-only: used by
 /// `beaconbridge-testpeer` (the QEMU stage's peripheral) and by `GATTLinkTests` over a socket pair.
 public struct TestGATTServer {
     /// The custom service and its characteristic (any 128-bit UUIDs off the Bluetooth Base UUID).
@@ -22,8 +23,13 @@ public struct TestGATTServer {
     private var cccdOf: [UInt16: UInt16] = [:]
     /// What happened, for the peripheral's log.
     public var log: [String] = []
+    /// The Secure DFU target behind service 0xFE59, when the server has one (its state is the caller's to keep
+    /// across connections, so a transfer can resume).
+    public var dfuTarget: TestDFUTarget?
+    var dfuControlPoint: UInt16 = 0
+    var dfuPacket: UInt16 = 0
 
-    public init(firmware: String, battery: UInt8) {
+    public init(firmware: String, battery: UInt8, dfuTarget: TestDFUTarget? = nil) {
         var next: UInt16 = 1
         func add(_ type: GATTUUID, _ value: [UInt8], writable: Bool = false) -> UInt16 {
             attributes.append(Attribute(handle: next, type: type, value: value, writable: writable))
@@ -44,6 +50,21 @@ public struct TestGATTServer {
         characteristic(.uuid16(0x2A19), 0x12, [battery], notify: true, writable: false)
         service(Self.customService)
         characteristic(Self.customCharacteristic, 0x1E, [0], notify: true, writable: true)
+        if let dfuTarget {
+            self.dfuTarget = dfuTarget
+            service(SecureDFUProtocol.service)
+            dfuControlPoint = next + 1
+            characteristic(SecureDFUProtocol.controlPoint, 0x18, [], notify: true, writable: true)
+            dfuPacket = next + 1
+            characteristic(SecureDFUProtocol.packet, 0x04, [], notify: false, writable: true)
+        }
+    }
+
+    /// Whether notifications of the value at `handle` are on.
+    func isSubscribed(_ handle: UInt16) -> Bool {
+        cccdOf.contains { cccd, guarded in
+            guarded == handle && attributes.first(where: { $0.handle == cccd })?.value.first.map { $0 & 1 != 0 } == true
+        }
     }
 
     /// The PDUs answering one received PDU (a response, or a write's response followed by notifications).
@@ -132,14 +153,14 @@ public struct TestGATTServer {
             log.append("cccd \(handle) \(HexText.hex(value))")
             return respond ? [.writeResponse] : []
         }
+        if dfuTarget != nil, handle == dfuControlPoint || handle == dfuPacket {
+            return dfuWrite(handle, value, respond: respond)
+        }
         guard value.count <= 64 else { return error(handle, .invalidAttributeValueLength) }
         attributes[index].value = value
         log.append("write \(attributes[index].type) \(HexText.hex(value))")
         var out: [ATTPDU] = respond ? [.writeResponse] : []
-        let subscribed = cccdOf.contains { cccd, guarded in
-            guarded == handle && attributes.first(where: { $0.handle == cccd })?.value.first.map { $0 & 1 != 0 } == true
-        }
-        if subscribed {
+        if isSubscribed(handle) {
             out.append(.handleValueNotification(handle: handle, value: Array(value.prefix(mtu - 3))))
             log.append("notify \(attributes[index].type) \(HexText.hex(value))")
         }

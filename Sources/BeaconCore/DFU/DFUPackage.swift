@@ -1,5 +1,5 @@
 /// A firmware update for a Secure DFU target: the init packet (`.dat`), the image (`.bin`) and what is known of
-/// them. Built by the caller from a package's files (the `.zip` reader is not part of the core yet).
+/// them. Built from a package's files, or read from nRF Util's `.zip` by `DFUPackageArchive`.
 public struct DFUPackage: Sendable, Hashable {
     public var initPacket: [UInt8]
     public var firmware: [UInt8]
@@ -46,7 +46,7 @@ public struct DFUPackage: Sendable, Hashable {
 }
 
 /// Why a package is refused before any transfer.
-public enum DFUPackageProblem: Sendable, Hashable, CustomStringConvertible {
+public enum DFUPackageProblem: Error, Sendable, Hashable, CustomStringConvertible {
     case emptyInitPacket
     case emptyFirmware
     case firmwareTooLarge(Int)
@@ -57,6 +57,17 @@ public enum DFUPackageProblem: Sendable, Hashable, CustomStringConvertible {
     case versionNotNewer(installed: UInt32, package: UInt32)
     /// The init packet does not fit the target's command object (known after Select).
     case initPacketTooLarge(size: Int, maximum: Int)
+    /// The `.zip` file's structure is broken or unsupported (ZIP64, several disks).
+    case notAnArchive(String)
+    /// More entries or inflated bytes than `ZipArchive.Limits` allow (a zip bomb, or not a DFU package).
+    case archiveTooLarge(String)
+    /// An entry that cannot be read: its data, its compression, its size.
+    case entryCorrupt(String, String)
+    case entryCRCMismatch(String, expected: UInt32, actual: UInt32)
+    /// A file the manifest names is not in the archive.
+    case entryMissing(String)
+    /// `manifest.json` is absent, not JSON, or names no image.
+    case manifestInvalid(String)
 
     public var description: String {
         switch self {
@@ -71,6 +82,13 @@ public enum DFUPackageProblem: Sendable, Hashable, CustomStringConvertible {
             return "package version \(version) is not newer than the installed \(installed)"
         case .initPacketTooLarge(let size, let maximum):
             return "the init packet of \(size) bytes exceeds the target's \(maximum)"
+        case .notAnArchive(let reason): return "not a zip file: \(reason)"
+        case .archiveTooLarge(let reason): return "the zip file is too large: \(reason)"
+        case .entryCorrupt(let name, let reason): return "entry \(name): \(reason)"
+        case .entryCRCMismatch(let name, let expected, let actual):
+            return "entry \(name): CRC-32 \(hex(actual)), the zip file states \(hex(expected))"
+        case .entryMissing(let name): return "entry \(name) named by the manifest is not in the zip file"
+        case .manifestInvalid(let reason): return "manifest.json: \(reason)"
         }
     }
 

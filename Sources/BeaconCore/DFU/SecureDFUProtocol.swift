@@ -112,6 +112,16 @@ public struct SecureDFUResponse: Sendable, Hashable {
     public var offset: UInt32 = 0
     public var crc: UInt32 = 0
 
+    public init(
+        requestOpcode: UInt8, result: SecureDFUResultCode, maximumSize: UInt32 = 0, offset: UInt32 = 0, crc: UInt32 = 0
+    ) {
+        self.requestOpcode = requestOpcode
+        self.result = result
+        self.maximumSize = maximumSize
+        self.offset = offset
+        self.crc = crc
+    }
+
     /// Decodes a notification; never traps.
     public static func decode(_ bytes: [UInt8]) throws(DecodeError) -> SecureDFUResponse {
         var cursor = ByteCursor(bytes)

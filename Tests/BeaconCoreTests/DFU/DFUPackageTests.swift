@@ -1,3 +1,4 @@
+import GATTTestPeer
 import Testing
 
 @testable import BeaconCore
@@ -91,7 +92,7 @@ import Testing
             package.initPacket = []
         }
         var transfer = SecureDFUTransfer(package: package, configuration: .init(installedVersion: installed))
-        var target = FakeDFUTarget(image: good.firmware)
+        var target = TestDFUTarget(image: good.firmware)
         let run = DFURun.run(&transfer, &target)
         guard case .failed(.invalidPackage(.validatePackage, let problems)) = run.outcome else {
             Issue.record("\(name): expected a refusal, got \(String(describing: run.outcome))")

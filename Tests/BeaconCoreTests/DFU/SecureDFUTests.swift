@@ -1,3 +1,4 @@
+import GATTTestPeer
 import Testing
 
 @testable import BeaconCore
@@ -27,7 +28,7 @@ import Testing
     @Test func transfersAFewKilobyteImageWithReceiptsAndProgress() throws {
         let package = DFUTestPackages.package(size: 5_000)
         var transfer = Self.transfer(package)
-        var target = FakeDFUTarget(image: package.firmware)
+        var target = TestDFUTarget(image: package.firmware)
         let run = DFURun.run(&transfer, &target)
 
         guard case .completed(let final) = run.outcome else {
@@ -68,7 +69,7 @@ import Testing
     func anyReceiptIntervalCompletes(_ interval: UInt16) {
         let package = DFUTestPackages.package(size: 3_001)
         var transfer = Self.transfer(package, receipts: interval, packetSize: 20)
-        var target = FakeDFUTarget(image: package.firmware)
+        var target = TestDFUTarget(image: package.firmware)
         let run = DFURun.run(&transfer, &target)
         #expect(run.outcome.map { if case .completed = $0 { true } else { false } } == true)
         #expect(target.imageAccepted)
@@ -77,7 +78,7 @@ import Testing
 
     @Test func aTransferCutMidObjectResumesFromTheTargetsOffset() throws {
         let package = DFUTestPackages.package(size: 5_000)
-        var target = FakeDFUTarget(image: package.firmware)
+        var target = TestDFUTarget(image: package.firmware)
         var first = Self.transfer(package)
         let cut = DFURun.run(&first, &target, disconnectAfterPackets: 130)
         guard case .failed(.disconnected(let step, let confirmed)) = cut.outcome else {
@@ -107,7 +108,7 @@ import Testing
 
     @Test func aCompleteButUnexecutedObjectIsExecutedOnResume() {
         let package = DFUTestPackages.package(size: 3_000)
-        var target = FakeDFUTarget(image: package.firmware)
+        var target = TestDFUTarget(image: package.firmware)
         target.command = package.initPacket
         target.commandSize = package.initPacket.count
         target.commandExecuted = true
@@ -124,7 +125,7 @@ import Testing
 
     @Test func aPartialObjectWithTheWrongCRCIsSentAgainFromItsStart() {
         let package = DFUTestPackages.package(size: 3_000)
-        var target = FakeDFUTarget(image: package.firmware)
+        var target = TestDFUTarget(image: package.firmware)
         target.command = package.initPacket
         target.commandSize = package.initPacket.count
         target.commandExecuted = true
@@ -141,7 +142,7 @@ import Testing
 
     @Test func aCorruptedPacketIsCaughtAndItsObjectSentAgain() {
         let package = DFUTestPackages.package(size: 4_000)
-        var target = FakeDFUTarget(image: package.firmware)
+        var target = TestDFUTarget(image: package.firmware)
         target.corruptPackets = [40, 200]
         var transfer = Self.transfer(package, receipts: 0)
         let run = DFURun.run(&transfer, &target)
@@ -153,7 +154,7 @@ import Testing
     @Test(arguments: [UInt16(0), 8])
     func aTargetThatCorruptsEverythingFailsAfterTheRetries(_ receipts: UInt16) {
         let package = DFUTestPackages.package(size: 2_000)
-        var target = FakeDFUTarget(image: package.firmware)
+        var target = TestDFUTarget(image: package.firmware)
         var transfer = Self.transfer(package, receipts: receipts)
         // Let the init packet through, then corrupt every image packet.
         target.corruptPackets = []
@@ -186,7 +187,7 @@ import Testing
 
     @Test func theTargetsRefusalNamesTheStep() {
         let package = DFUTestPackages.package(version: 2)
-        var target = FakeDFUTarget(image: package.firmware)
+        var target = TestDFUTarget(image: package.firmware)
         target.installedVersion = 5
         var transfer = Self.transfer(package)
         let run = DFURun.run(&transfer, &target)
@@ -196,7 +197,7 @@ import Testing
 
     @Test func anInitPacketLargerThanTheCommandObjectIsRefusedBeforeAnyByte() {
         let package = DFUTestPackages.package()
-        var target = FakeDFUTarget(image: package.firmware)
+        var target = TestDFUTarget(image: package.firmware)
         target.commandMaximumSize = 64
         var transfer = Self.transfer(package)
         let run = DFURun.run(&transfer, &target)

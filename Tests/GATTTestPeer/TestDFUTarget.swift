@@ -1,42 +1,63 @@
-@testable import BeaconCore
+import BeaconCore
 
-/// A Secure DFU bootloader in miniature for the transfer tests: objects, receipts, checksums and execute as
-/// the nRF5 SDK's bootloader keeps them, state that survives a dropped connection, and at the end a check of
-/// the whole image's CRC-32 against the one it was told to expect (standing in for the init packet's hash).
-struct FakeDFUTarget {
-    var commandMaximumSize = 256
-    var dataMaximumSize = 1_024
-    var expectedImageCRC: UInt32
-    var expectedImageSize: Int
+/// A Secure DFU bootloader in miniature: objects, receipts, checksums and execute as the nRF5 SDK's bootloader
+/// keeps them, state that survives a dropped connection, and at the end a check of the whole image against the
+/// init packet's announced size and, when given, the CRC-32 it was told to expect (standing in for the init
+/// packet's SHA-256, which this target does not compute). Used by the core's transfer tests, by `TestGATTServer`
+/// (service 0xFE59) and so by `beaconbridge-testpeer --dfu` in the QEMU stage.
+public struct TestDFUTarget: Sendable {
+    public var commandMaximumSize = 256
+    public var dataMaximumSize = 1_024
+    /// The image's CRC-32 the target insists on; nil accepts any image of the announced size.
+    public var expectedImageCRC: UInt32?
+    /// The image size; nil: taken from the init packet at its Execute.
+    public var expectedImageSize: Int?
     /// The installed firmware version; an init packet with a lower `fw_version` is refused at Execute.
-    var installedVersion: UInt32 = 0
+    public var installedVersion: UInt32 = 0
 
-    var receiptInterval = 0
-    var packetsSinceReceipt = 0
-    var writing = SecureDFUProtocol.ObjectType.command
-    var command: [UInt8] = []
-    var commandSize = 0
-    var commandExecuted = false
-    var commandCreates = 0
+    public var receiptInterval = 0
+    public var packetsSinceReceipt = 0
+    public var writing = SecureDFUProtocol.ObjectType.command
+    public var command: [UInt8] = []
+    public var commandSize = 0
+    public var commandExecuted = false
+    public var commandCreates = 0
     /// Every data byte received: executed objects, then the current object's bytes.
-    var data: [UInt8] = []
-    var executedOffset = 0
-    var objectSize = 0
-    var dataCreates = 0
-    var packetsReceived = 0
+    public var data: [UInt8] = []
+    public var executedOffset = 0
+    public var objectSize = 0
+    public var dataCreates = 0
+    public var packetsReceived = 0
     /// Packet numbers (1-based, counted over the target's life) whose first byte arrives flipped.
-    var corruptPackets: Set<Int> = []
-    var corruptEveryPacket = false
+    public var corruptPackets: Set<Int> = []
+    public var corruptEveryPacket = false
     /// Set when the last object was executed and the whole image's CRC matched.
-    var imageAccepted = false
+    public var imageAccepted = false
 
-    init(image: [UInt8]) {
+    /// Data bytes received over the target's life (packets of data objects, resent ones included).
+    public var dataBytesReceived = 0
+    /// The CRC-32 of the accepted image.
+    public var acceptedCRC: UInt32?
+    /// The image size the executed init packet announced (when `expectedImageSize` is nil).
+    public var announcedSize: Int?
+
+    public init(image: [UInt8]) {
         expectedImageCRC = CRC32.checksum(image)
         expectedImageSize = image.count
     }
 
-    mutating func controlPoint(_ bytes: [UInt8]) -> [[UInt8]] {
+    /// A target that learns the image size from the init packet and checks the CRC-32 when given one.
+    public init(expectedCRC: UInt32?) {
+        expectedImageCRC = expectedCRC
+    }
+
+    /// The responses to one control point write (at most one).
+    public mutating func controlPoint(_ bytes: [UInt8]) -> [[UInt8]] {
         guard let opcode = bytes.first else { return [] }
+        // A Create of 6 bytes, a Select or Set PRN of 2 or 3: anything longer is not a request of this protocol.
+        guard bytes.count <= 6 else {
+            return [SecureDFUResponse(requestOpcode: opcode, result: .invalidParameter).encode()]
+        }
         func answer(_ result: SecureDFUResultCode, maximum: Int = 0, of object: [UInt8]? = nil) -> [[UInt8]] {
             var response = SecureDFUResponse(requestOpcode: opcode, result: result)
             response.maximumSize = UInt32(maximum)
@@ -74,6 +95,9 @@ struct FakeDFUTarget {
                 // A new init command starts the image over.
                 data = []
                 executedOffset = 0
+                announcedSize = nil
+                imageAccepted = false
+                acceptedCRC = nil
             } else {
                 guard commandExecuted else { return answer(.operationNotPermitted) }
                 guard size <= dataMaximumSize, size > 0 else { return answer(.insufficientResources) }
@@ -101,10 +125,18 @@ struct FakeDFUTarget {
             if let version = parsed.firmwareVersion, version < installedVersion {
                 return answer(.extendedError(.firmwareVersionFailure))
             }
+            if expectedImageSize == nil {
+                guard parsed.imageSize > 0, parsed.imageSize <= 4 << 20 else {
+                    return answer(.extendedError(.initCommandInvalid))
+                }
+                announcedSize = Int(parsed.imageSize)
+            }
             commandExecuted = true
             return answer(.success)
         }
-        guard commandExecuted else { return answer(.operationNotPermitted) }
+        guard commandExecuted, let expectedImageSize = expectedImageSize ?? announcedSize else {
+            return answer(.operationNotPermitted)
+        }
         // Executing an executed object again is harmless; otherwise the object must be complete.
         let alreadyExecuted = data.count == executedOffset && data.count > 0
         guard alreadyExecuted || data.count == min(executedOffset + objectSize, expectedImageSize) else {
@@ -112,14 +144,21 @@ struct FakeDFUTarget {
         }
         executedOffset = data.count
         if executedOffset == expectedImageSize {
-            guard CRC32.checksum(data) == expectedImageCRC else { return answer(.extendedError(.hashFailed)) }
+            let crc = CRC32.checksum(data)
+            guard expectedImageCRC.map({ $0 == crc }) ?? true else { return answer(.extendedError(.hashFailed)) }
             imageAccepted = true
+            acceptedCRC = crc
         }
         return answer(.success)
     }
 
-    mutating func packet(_ bytes: [UInt8]) -> [[UInt8]] {
+    /// The receipt a packet write causes, if one is due.
+    public mutating func packet(_ bytes: [UInt8]) -> [[UInt8]] {
         packetsReceived += 1
+        // Bytes past the object's size are dropped (a real bootloader would fail the object).
+        let room = writing == .command ? commandSize - command.count : executedOffset + objectSize - data.count
+        guard bytes.count <= room else { return [] }
+        if writing == .data { dataBytesReceived += bytes.count }
         var bytes = bytes
         if corruptEveryPacket || corruptPackets.remove(packetsReceived) != nil, !bytes.isEmpty { bytes[0] ^= 0xFF }
         if writing == .command { command += bytes } else { data += bytes }
@@ -131,54 +170,5 @@ struct FakeDFUTarget {
         receipt.offset = UInt32(object.count)
         receipt.crc = CRC32.checksum(object)
         return [receipt.encode()]
-    }
-}
-
-/// What a scripted run of a transfer against a `FakeDFUTarget` produced.
-struct DFURun {
-    var progress: [DFUProgress] = []
-    var outcome: SecureDFUAction?
-    var controlPointWrites: [[UInt8]] = []
-    /// Every packet written, init packet and image alike.
-    var packets: [[UInt8]] = []
-    var receipts = 0
-
-    /// Runs `transfer` against `target` until it ends, or until `disconnectAfterPackets` packets were written.
-    static func run(
-        _ transfer: inout SecureDFUTransfer, _ target: inout FakeDFUTarget, disconnectAfterPackets: Int? = nil,
-        start: Timestamp = 100
-    ) -> DFURun {
-        var run = DFURun()
-        var now = start
-        var pending = transfer.handle(.start(at: now))
-        var inbox: [[UInt8]] = []
-        while !pending.isEmpty || !inbox.isEmpty {
-            if pending.isEmpty {
-                now += 0.05
-                pending = transfer.handle(.controlPoint(inbox.removeFirst(), at: now))
-                continue
-            }
-            let action = pending.removeFirst()
-            switch action {
-            case .writeControlPoint(let bytes):
-                run.controlPointWrites.append(bytes)
-                inbox += target.controlPoint(bytes)
-            case .writePacket(let bytes):
-                run.packets.append(bytes)
-                now += 0.01
-                let receipts = target.packet(bytes)
-                run.receipts += receipts.count
-                inbox += receipts
-                if let cut = disconnectAfterPackets, run.packets.count == cut {
-                    pending = transfer.handle(.disconnected)
-                    inbox = []
-                }
-            case .progress(let progress):
-                run.progress.append(progress)
-            case .completed, .failed:
-                run.outcome = action
-            }
-        }
-        return run
     }
 }

@@ -1,0 +1,151 @@
+@testable import BeaconCore
+
+/// Writes `.zip` files for the package tests: stored entries, or deflated ones with fixed Huffman codes and a
+/// greedy match search (enough to exercise literals, lengths and distances; the dynamic-code path is covered by
+/// a zip made by Python's zipfile in `ZipArchiveTests`).
+struct TestZipWriter {
+    struct Entry {
+        var name: String
+        var data: [UInt8]
+        var deflate = true
+        /// Overrides for hostile archives.
+        var statedCRC: UInt32?
+        var statedSize: Int?
+        var rawCompressed: [UInt8]?
+    }
+
+    var entries: [Entry] = []
+
+    mutating func add(_ name: String, _ data: [UInt8], deflate: Bool = true) {
+        entries.append(Entry(name: name, data: data, deflate: deflate))
+    }
+
+    func bytes() -> [UInt8] {
+        var out: [UInt8] = []
+        var directory: [UInt8] = []
+        for entry in entries {
+            let compressed = entry.rawCompressed ?? (entry.deflate ? Self.deflate(entry.data) : entry.data)
+            let method: UInt16 = entry.deflate ? 8 : 0
+            let crc = entry.statedCRC ?? CRC32.checksum(entry.data)
+            let size = UInt32(entry.statedSize ?? entry.data.count)
+            let name = Array(entry.name.utf8)
+            let offset = UInt32(out.count)
+            out += le32(0x0403_4B50) + le16(20) + le16(0) + le16(method) + le16(0) + le16(0x21)
+            out += le32(crc) + le32(UInt32(compressed.count)) + le32(size) + le16(UInt16(name.count)) + le16(0)
+            out += name + compressed
+            directory += le32(0x0201_4B50) + le16(0x031E) + le16(20) + le16(0) + le16(method) + le16(0) + le16(0x21)
+            directory += le32(crc) + le32(UInt32(compressed.count)) + le32(size) + le16(UInt16(name.count))
+            directory += le16(0) + le16(0) + le16(0) + le16(0) + le32(0) + le32(offset) + name
+        }
+        let directoryOffset = UInt32(out.count)
+        out += directory
+        out += le32(0x0605_4B50) + le16(0) + le16(0) + le16(UInt16(entries.count)) + le16(UInt16(entries.count))
+        out += le32(UInt32(directory.count)) + le32(directoryOffset) + le16(0)
+        return out
+    }
+
+    func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
+    func le32(_ value: UInt32) -> [UInt8] { le16(UInt16(value & 0xFFFF)) + le16(UInt16(value >> 16)) }
+
+    /// LSB-first bit output; Huffman codes go in most significant bit first.
+    struct BitWriter {
+        var bytes: [UInt8] = []
+        var buffer = 0
+        var count = 0
+        mutating func put(_ value: Int, _ bits: Int) {
+            buffer |= value << count
+            count += bits
+            while count >= 8 {
+                bytes.append(UInt8(buffer & 0xFF))
+                buffer >>= 8
+                count -= 8
+            }
+        }
+        mutating func code(_ value: Int, _ bits: Int) {
+            var reversed = 0
+            for index in 0..<bits where value & (1 << index) != 0 { reversed |= 1 << (bits - 1 - index) }
+            put(reversed, bits)
+        }
+        mutating func finish() -> [UInt8] {
+            if count > 0 { bytes.append(UInt8(buffer & 0xFF)) }
+            return bytes
+        }
+    }
+
+    static func literalCode(_ symbol: Int, _ writer: inout BitWriter) {
+        switch symbol {
+        case 0..<144: writer.code(0x30 + symbol, 8)
+        case 144..<256: writer.code(0x190 + symbol - 144, 9)
+        case 256..<280: writer.code(symbol - 256, 7)
+        default: writer.code(0xC0 + symbol - 280, 8)
+        }
+    }
+
+    /// One final fixed-Huffman block; matches of 3...258 bytes up to 256 bytes back.
+    static func deflate(_ data: [UInt8]) -> [UInt8] {
+        var writer = BitWriter()
+        writer.put(1, 1)
+        writer.put(1, 2)
+        var index = 0
+        while index < data.count {
+            var bestLength = 0
+            var bestDistance = 0
+            for distance in 1...min(256, max(1, index)) where index >= distance {
+                var length = 0
+                while length < 258, index + length < data.count, data[index + length] == data[index - distance + length]
+                {
+                    length += 1
+                }
+                if length > bestLength {
+                    bestLength = length
+                    bestDistance = distance
+                }
+                if bestLength == 258 { break }
+            }
+            if bestLength >= 3 {
+                lengthAndDistance(bestLength, bestDistance, &writer)
+                index += bestLength
+            } else {
+                literalCode(Int(data[index]), &writer)
+                index += 1
+            }
+        }
+        literalCode(256, &writer)
+        return writer.finish()
+    }
+
+    static func lengthAndDistance(_ length: Int, _ distance: Int, _ writer: inout BitWriter) {
+        let lengthIndex = InflateState.lengthBase.lastIndex { $0 <= length }!
+        literalCode(257 + lengthIndex, &writer)
+        writer.put(length - InflateState.lengthBase[lengthIndex], InflateState.lengthExtra[lengthIndex])
+        let distanceIndex = InflateState.distanceBase.lastIndex { $0 <= distance }!
+        writer.code(distanceIndex, 5)
+        writer.put(distance - InflateState.distanceBase[distanceIndex], InflateState.distanceExtra[distanceIndex])
+    }
+
+    /// A stream of `count` zero bytes in a few bytes: a literal and then matches of 258 at distance 1.
+    static func zeroBomb(_ count: Int) -> [UInt8] {
+        var writer = BitWriter()
+        writer.put(1, 1)
+        writer.put(1, 2)
+        literalCode(0, &writer)
+        var left = count - 1
+        while left >= 258 {
+            lengthAndDistance(258, 1, &writer)
+            left -= 258
+        }
+        for _ in 0..<left { literalCode(0, &writer) }
+        literalCode(256, &writer)
+        return writer.finish()
+    }
+
+    /// An nRF Util package: manifest.json, application.dat and application.bin.
+    static func dfuPackage(_ package: DFUPackage, deflate: Bool = true) -> TestZipWriter {
+        var writer = TestZipWriter()
+        let manifest = #"{"manifest": {"application": {"bin_file": "app.bin", "dat_file": "app.dat"}}}"#
+        writer.add("manifest.json", Array(manifest.utf8), deflate: deflate)
+        writer.add("app.dat", package.initPacket, deflate: deflate)
+        writer.add("app.bin", package.firmware, deflate: deflate)
+        return writer
+    }
+}
