@@ -25,6 +25,8 @@ public final class HCIScanner: HCIEventSource, Sendable {
     private let onNotice: @Sendable (HCIScannerNotice) -> Void
     /// Where the traffic is recorded, if anywhere.
     public let recorder: (any HCITrafficRecorder)?
+    /// The identity beacon advertised beside the scan (self-calibration), if any.
+    public let advertising: AdvertisingParameters?
     private let deliveredCount = Atomic<UInt64>(0)
     private let droppedCount = Atomic<UInt64>(0)
     private let stopRequested = Atomic<Bool>(false)
@@ -46,11 +48,15 @@ public final class HCIScanner: HCIEventSource, Sendable {
     ///   - recorder: receives every command sent and event read (e.g. a btsnoop file).
     ///   - onNotice: called on the reading thread for each step worth logging; must not block.
     ///   - batchWindow: the pause after each hand-over; nil: `settings.effectiveBatchWindow(esphomeProxy: false)`.
+    ///   - advertising: an identity beacon to advertise beside the scan (started with every session; a failure
+    ///     is a notice, never a stop).
     public init(
         settings: ScannerSettings, recorder: (any HCITrafficRecorder)? = nil, batchWindow: BatchWindow? = nil,
+        advertising: AdvertisingParameters? = nil,
         onNotice: @escaping @Sendable (HCIScannerNotice) -> Void = { _ in }
     ) {
         self.settings = settings
+        self.advertising = advertising
         self.selector = settings.adapterSelector ?? .index(-1)
         self.parameters =
             settings.scanParameters
@@ -81,6 +87,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
                 active: settings.active, intervalUnits: 0x00A0,
                 windowUnits: 0x00A0)
         self.recorder = nil
+        self.advertising = nil
         self.onNotice = onNotice
         self.feedDescriptor = feedDescriptor
         self.batchWindow = batchWindow ?? settings.effectiveBatchWindow(esphomeProxy: false)
@@ -247,7 +254,20 @@ public final class HCIScanner: HCIEventSource, Sendable {
             .opened(
                 adapter: session.adapter.name, address: session.adapter.address,
                 extended: session.extended, active: parameters.active))
+        if let advertising { noteAdvertising(session.startAdvertising(advertising), session: session) }
         return session
+    }
+
+    private func noteAdvertising(_ outcome: IdentityAdvertiser.Outcome, session: ScanSession) {
+        switch outcome {
+        case let .started(power):
+            onNotice(
+                .advertising(
+                    adapter: session.adapter.name, extended: session.extended, txPower: power,
+                    requested: advertising?.txPower ?? 0))
+        case let .failed(error):
+            onNotice(.advertisingFailed(adapter: session.adapter.name, error))
+        }
     }
 
     /// Supervision's view of a batch: a report keeps the scan alive, a Hardware Error is a fault (removed
@@ -303,7 +323,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
                 guard let current = session else {
                     throw HCIError(kind: .adapterAbsent, adapter: settings.adapter, call: "scan restart", errno: ENODEV)
                 }
-                try current.restartScan()
+                if let outcome = try current.restartScan() { noteAdvertising(outcome, session: current) }
             case .powerCycle:
                 powerCycles.add(1, ordering: .relaxed)
                 session?.close()
