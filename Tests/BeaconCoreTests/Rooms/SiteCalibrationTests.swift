@@ -204,12 +204,13 @@ import Testing
             {"gateway":"gw-a","receive_offset_db":1e308,"pairs":2},
             {"gateway":"gw-b","receive_offset_db":null,"pairs":2},
             {"gateway":"nobody","receive_offset_db":3,"pairs":2},
-            {"gateway":"gw-c","receive_offset_db":-4.5,"pairs":1e300,"confidence":-7}]}
+            {"gateway":"gw-c","receive_offset_db":-4.5,"pairs":2000,"confidence":-7,"samples":1e300}]}
             """
         _ = coordinator.receive(InboundMessage(topic: Self.topics.calibration, payload: Array(wild.utf8)), wall: 0)
         #expect(coordinator.arbiter.settings.receiverOffsets == ["gw-c": -4.5])
         #expect(coordinator.calibration?.restored["gw-c"]?.pairs == 64)
         #expect(coordinator.calibration?.restored["gw-c"]?.confidence == 0)
+        #expect(coordinator.calibration?.restored["gw-c"]?.samples == 0)
     }
 
     @Test func theCalibrationTopicIsNotARoomState() {
