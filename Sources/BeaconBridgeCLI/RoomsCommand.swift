@@ -85,7 +85,9 @@ enum RoomsCommand {
                         state.subscribed += 1
                         state.subscribedAt = SystemClock.monotonic()
                     case let .message(topic, payload):
-                        if state.messages.count < 10_000 { state.messages.append(InboundMessage(topic: topic, payload: payload)) }
+                        if state.messages.count < 10_000 {
+                            state.messages.append(InboundMessage(topic: topic, payload: payload))
+                        }
                     default: break
                     }
                 }
@@ -124,7 +126,8 @@ enum RoomsCommand {
         var report = RoomsStatus(topics: topics, rooms: configuration.rooms.gatewayRooms(own: configuration.gateway))
         for message in state.messages { report.take(message) }
         if state.subscribed < 2 {
-            Output.stderr("beaconbridge rooms status: the broker did not acknowledge the subscriptions within \(wait) s")
+            Output.stderr(
+                "beaconbridge rooms status: the broker did not acknowledge the subscriptions within \(wait) s")
         }
         await Output.line(report.table(now: SystemClock.realtime()))
         return ExitCode.ok

@@ -30,8 +30,7 @@ enum IdentityAdvertiser {
                 let reply = try sender.send(command, timeout: 2)
                 if command.opcode == 0x2036, reply.count >= 2 { power = Int8(bitPattern: reply[1]) }
             }
-            if !extended, let reply = try? sender.send(.leReadAdvertisingChannelTxPower, timeout: 2), reply.count >= 2
-            {
+            if !extended, let reply = try? sender.send(.leReadAdvertisingChannelTxPower, timeout: 2), reply.count >= 2 {
                 power = Int8(bitPattern: reply[1])
             }
             return .started(txPower: power)

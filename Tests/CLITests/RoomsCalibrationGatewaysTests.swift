@@ -93,7 +93,9 @@ import Testing
         var solved: [String: Double] = [:]
         var confidences: [String: Double] = [:]
         for row in rows {
-            guard case let .string(id)? = row["gateway"], let receive = number(row["receive_offset_db"]) else { continue }
+            guard case let .string(id)? = row["gateway"], let receive = number(row["receive_offset_db"]) else {
+                continue
+            }
             solved[id] = receive
             confidences[id] = number(row["confidence"])
             #expect(number(row["pairs"]) == 2, "\(id): \(row.serialized)")
@@ -112,14 +114,19 @@ import Testing
         // Identity beacons are never room evidence: no room event names one.
         let settings = CalibrationSettings()
         for id in ids {
-            #expect(!subscriber.messages.contains { $0.topic.hasPrefix("beaconbridge/rooms/") && $0.payload.contains(settings.beaconID(of: id)) })
+            #expect(
+                !subscriber.messages.contains {
+                    $0.topic.hasPrefix("beaconbridge/rooms/") && $0.payload.contains(settings.beaconID(of: id))
+                })
         }
         let telemetry = subscriber.messages.last { $0.topic == "beaconbridge/gw-b/telemetry" }?.json?["counters"]
         #expect((number(telemetry?["rooms_identity_sightings"]) ?? 0) > 100, "\(String(describing: telemetry))")
         #expect(number(telemetry?["rooms_beacons_tracked"]) == 0)
 
         // `rooms status` reads the retained calibration and availability.
-        let status = try await BuiltBinary.run(["rooms", "status", "--config", directory + "/gw-b.yaml", "--wait", "10"])
+        let status = try await BuiltBinary.run([
+            "rooms", "status", "--config", directory + "/gw-b.yaml", "--wait", "10",
+        ])
         #expect(status.status == 0, "stderr: \(status.stderr)")
         print("rooms status:\n\(status.stdout)")
         let lines = status.stdout.split(separator: "\n").map(String.init)
@@ -128,14 +135,17 @@ import Testing
             let line = try #require(lines.first { $0.hasPrefix(id + " ") }, "\(status.stdout)")
             let fields = line.split(separator: " ").map(String.init)
             #expect(fields.count == 9, "\(line)")
-            #expect(fields.count > 3 && Double(fields[3]).map { abs($0 - (solved[id] ?? 99)) < 0.01 } == true, "\(line)")
+            #expect(
+                fields.count > 3 && Double(fields[3]).map { abs($0 - (solved[id] ?? 99)) < 0.01 } == true, "\(line)")
             #expect(fields.count > 2 && fields[2] == "no", "the replays ended: offline (\(line))")
         }
         #expect(status.stdout.contains("calibration: published by gw-a"))
 
         // A broker that is not there: 69.
         broker.stop()
-        let unreachable = try await BuiltBinary.run(["rooms", "status", "--config", directory + "/gw-b.yaml", "--wait", "5"])
+        let unreachable = try await BuiltBinary.run([
+            "rooms", "status", "--config", directory + "/gw-b.yaml", "--wait", "5",
+        ])
         #expect(unreachable.status == 69, "stdout: \(unreachable.stdout) stderr: \(unreachable.stderr)")
     }
 

@@ -35,7 +35,9 @@ import Testing
                 0x01, 0x02, 0xA0, 0xB0, 0xC5,
             ])
         #expect(AdvertisingParameters.iBeacon(uuid: "e2c56db5", major: 1, minor: 1, measuredPower: 0) == nil)
-        #expect(AdvertisingParameters.iBeacon(uuid: String(repeating: "zz", count: 16), major: 1, minor: 1, measuredPower: 0) == nil)
+        #expect(
+            AdvertisingParameters.iBeacon(
+                uuid: String(repeating: "zz", count: 16), major: 1, minor: 1, measuredPower: 0) == nil)
     }
 
     @Test func aPeerDecodesItAsTheGatewaysIdentity() {

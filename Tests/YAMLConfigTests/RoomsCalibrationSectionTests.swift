@@ -5,17 +5,9 @@ import Testing
 
 /// `rooms.calibration` through the real YAML loader (self-calibration, docs/rooms.md).
 @Suite struct RoomsCalibrationSectionTests {
-    func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> {
-        ConfigurationLoader.load(
-            yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "h"), checksFiles: false)
-    }
-
-    func problems(_ yaml: String) -> [String] {
-        switch load(yaml) {
-        case .success: return []
-        case .failure(let errors): return errors.lines
-        }
-    }
+    // The loader and problem lines of the `rooms` section's tests.
+    func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> { RoomsSectionTests().load(yaml) }
+    func problems(_ yaml: String) -> [String] { RoomsSectionTests().problems(yaml) }
 
     static let site = """
         gateway: {id: gw-hall, room: hall}

@@ -28,7 +28,9 @@ public struct RoomsStatus: Sendable {
     public mutating func take(_ message: InboundMessage) {
         switch topics.parse(message.topic) {
         case let .availability(gateway):
-            guard GatewaySettings.isValidIdentifier(gateway), online.count < 256 || online[gateway] != nil else { return }
+            guard GatewaySettings.isValidIdentifier(gateway), online.count < 256 || online[gateway] != nil else {
+                return
+            }
             online[gateway] = message.payload.elementsEqual("online".utf8)
         case .calibration:
             // Every gateway the calibration names counts (a gateway missing from this configuration too).
@@ -47,8 +49,9 @@ public struct RoomsStatus: Sendable {
             }
             calibration = reader
             calibrationTime = reader.restoredTime
-            calibrationLeader = (try? JSONValue(parsing: String(decoding: message.payload, as: UTF8.self), maxDepth: 8))?[
-                "gateway"]?.roomText
+            calibrationLeader =
+                (try? JSONValue(parsing: String(decoding: message.payload, as: UTF8.self), maxDepth: 8))?[
+                    "gateway"]?.roomText
         default:
             return
         }
@@ -62,8 +65,10 @@ public struct RoomsStatus: Sendable {
 
     /// The table as printed, a line per gateway under a header; then the calibration's leader and time.
     public func table(now: Timestamp) -> String {
-        let header = ["gateway", "room", "online", "receive_db", "transmit_db", "uncert_db", "confidence", "pairs",
-            "samples"]
+        let header = [
+            "gateway", "room", "online", "receive_db", "transmit_db", "uncert_db", "confidence", "pairs",
+            "samples",
+        ]
         var lines: [[String]] = [header]
         for row in rows {
             let offset = row.offset

@@ -44,7 +44,8 @@ public struct SiteCalibration: Sendable {
             return true
         }
         let level = sighting.rawRSSI ?? sighting.rssi
-        if solver.record(receiver: sighting.gatewayID, transmitter: transmitter, rssi: level, at: sighting.time) == nil {
+        if solver.record(receiver: sighting.gatewayID, transmitter: transmitter, rssi: level, at: sighting.time) == nil
+        {
             recorded += 1
         } else {
             refused += 1

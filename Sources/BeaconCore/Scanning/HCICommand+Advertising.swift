@@ -24,16 +24,8 @@ public struct AdvertisingParameters: Sendable, Equatable {
     /// 0x02 0x15 with the UUID, major and minor (big endian) and the measured power at 1 m. Nil for a UUID that
     /// is not 32 hex digits.
     public static func iBeacon(uuid: String, major: UInt16, minor: UInt16, measuredPower: Int8) -> [UInt8]? {
-        let hex = uuid.filter { $0 != "-" }
-        guard hex.count == 32 else { return nil }
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
+        // 32 hex digits to 16 bytes: the same reading as a BTHome key's.
+        guard let bytes = BTHomeKey.parse(uuid) else { return nil }
         var data: [UInt8] = [0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00, 0x02, 0x15]
         data += bytes
         data += [UInt8(major >> 8), UInt8(major & 0xFF), UInt8(minor >> 8), UInt8(minor & 0xFF)]

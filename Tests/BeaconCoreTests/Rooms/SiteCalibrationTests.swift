@@ -184,7 +184,8 @@ import Testing
         ] {
             _ = coordinator.ownSighting(sighting)
         }
-        _ = coordinator.receive(try RoomCoordinatorTests.sighting("intruder", rssi: -50, at: Self.t0, beacon: identity), wall: 0)
+        _ = coordinator.receive(
+            try RoomCoordinatorTests.sighting("intruder", rssi: -50, at: Self.t0, beacon: identity), wall: 0)
         #expect(coordinator.trackedBeacons == 0)
         #expect(coordinator.calibration?.recorded == 0)
         #expect(coordinator.calibration?.refused == 5)
@@ -196,7 +197,8 @@ import Testing
             String(repeating: "[", count: 10_000),
         ]
         for payload in bad {
-            _ = coordinator.receive(InboundMessage(topic: Self.topics.calibration, payload: Array(payload.utf8)), wall: 0)
+            _ = coordinator.receive(
+                InboundMessage(topic: Self.topics.calibration, payload: Array(payload.utf8)), wall: 0)
         }
         #expect(coordinator.counters.malformed == bad.count)
         let wild = """
