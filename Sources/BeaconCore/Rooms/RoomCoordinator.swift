@@ -192,7 +192,11 @@ public struct RoomCoordinator: Sendable {
         if let solution = calibration?.solveIfDue(at: now) {
             counters.calibrationSolves += 1
             applyOffsets()
-            if isLeader { effects.append(.calibration(SiteCalibration.payload(solution, leader: gatewayID))) }
+            // Only a solve with pairs is worth publishing: an empty one would overwrite the retained calibration
+            // a restarted leader has just restored.
+            if isLeader, solution.pairs > 0 {
+                effects.append(.calibration(SiteCalibration.payload(solution, leader: gatewayID)))
+            }
         }
         return effects
     }
