@@ -25,6 +25,8 @@ public final class HCIScanner: HCIEventSource, Sendable {
     private let onNotice: @Sendable (HCIScannerNotice) -> Void
     /// Where the traffic is recorded, if anywhere.
     public let recorder: (any HCITrafficRecorder)?
+    /// The identity beacon advertised beside the scan (self-calibration), if any.
+    public let advertising: AdvertisingParameters?
     private let deliveredCount = Atomic<UInt64>(0)
     private let droppedCount = Atomic<UInt64>(0)
     private let stopRequested = Atomic<Bool>(false)
@@ -46,12 +48,16 @@ public final class HCIScanner: HCIEventSource, Sendable {
     ///   - recorder: receives every command sent and event read (e.g. a btsnoop file).
     ///   - onNotice: called on the reading thread for each step worth logging; must not block.
     ///   - batchWindow: the pause after each hand-over; nil: `settings.effectiveBatchWindow(esphomeProxy: false)`.
+    ///   - advertising: an identity beacon to advertise beside the scan (started with every session; a failure
+    ///     is a notice, never a stop).
     public convenience init(
         settings: ScannerSettings, recorder: (any HCITrafficRecorder)? = nil, batchWindow: BatchWindow? = nil,
+        advertising: AdvertisingParameters? = nil,
         onNotice: @escaping @Sendable (HCIScannerNotice) -> Void = { _ in }
     ) {
         self.init(
-            settings: settings, recorder: recorder, feedDescriptor: nil, batchWindow: batchWindow, onNotice: onNotice)
+            settings: settings, recorder: recorder, feedDescriptor: nil, batchWindow: batchWindow,
+            advertising: advertising, onNotice: onNotice)
     }
 
     /// A scanner that reads H4 event packets (one per datagram) from `feedDescriptor`, a connected
@@ -65,12 +71,13 @@ public final class HCIScanner: HCIEventSource, Sendable {
     ) {
         self.init(
             settings: settings, recorder: nil, feedDescriptor: feedDescriptor, batchWindow: batchWindow,
-            onNotice: onNotice)
+            advertising: nil, onNotice: onNotice)
     }
 
     private init(
         settings: ScannerSettings, recorder: (any HCITrafficRecorder)?, feedDescriptor: Int32?,
-        batchWindow: BatchWindow?, onNotice: @escaping @Sendable (HCIScannerNotice) -> Void
+        batchWindow: BatchWindow?, advertising: AdvertisingParameters?,
+        onNotice: @escaping @Sendable (HCIScannerNotice) -> Void
     ) {
         self.settings = settings
         self.selector = settings.adapterSelector ?? .index(-1)
@@ -78,6 +85,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
             settings.scanParameters
             ?? ScanParameters(active: settings.active, intervalUnits: 0x00A0, windowUnits: 0x00A0)
         self.recorder = recorder
+        self.advertising = advertising
         self.onNotice = onNotice
         self.feedDescriptor = feedDescriptor
         self.batchWindow = batchWindow ?? settings.effectiveBatchWindow(esphomeProxy: false)
@@ -244,7 +252,20 @@ public final class HCIScanner: HCIEventSource, Sendable {
             .opened(
                 adapter: session.adapter.name, address: session.adapter.address,
                 extended: session.extended, active: parameters.active))
+        if let advertising { noteAdvertising(session.startAdvertising(advertising), session: session) }
         return session
+    }
+
+    private func noteAdvertising(_ outcome: IdentityAdvertiser.Outcome, session: ScanSession) {
+        switch outcome {
+        case let .started(power):
+            onNotice(
+                .advertising(
+                    adapter: session.adapter.name, extended: session.extended, txPower: power,
+                    requested: advertising?.txPower ?? 0))
+        case let .failed(error):
+            onNotice(.advertisingFailed(adapter: session.adapter.name, error))
+        }
     }
 
     /// Supervision's view of a batch: a report keeps the scan alive, a Hardware Error is a fault (removed
@@ -300,7 +321,7 @@ public final class HCIScanner: HCIEventSource, Sendable {
                 guard let current = session else {
                     throw HCIError(kind: .adapterAbsent, adapter: settings.adapter, call: "scan restart", errno: ENODEV)
                 }
-                try current.restartScan()
+                if let outcome = try current.restartScan() { noteAdvertising(outcome, session: current) }
             case .powerCycle:
                 powerCycles.add(1, ordering: .relaxed)
                 session?.close()

@@ -15,6 +15,11 @@ public enum HCIScannerNotice: Sendable, Equatable, CustomStringConvertible {
     case recoveryFailed(ScanSupervisor.Action, HCIError)
     /// Scanning stopped and the adapter's socket was closed.
     case stopped(adapter: String)
+    /// The identity beacon (self-calibration) is on the air; the transmit power the controller selected or
+    /// reports, when it answered one, beside the one asked.
+    case advertising(adapter: String, extended: Bool, txPower: Int8?, requested: Int8)
+    /// The identity beacon could not be started (the scan goes on without it).
+    case advertisingFailed(adapter: String, HCIError)
 
     public var description: String {
         switch self {
@@ -26,6 +31,11 @@ public enum HCIScannerNotice: Sendable, Equatable, CustomStringConvertible {
         case let .recovered(action): return "supervision: \(Self.stepName(action)) done, scanning again"
         case let .recoveryFailed(action, error): return "supervision: \(Self.stepName(action)) failed: \(error)"
         case let .stopped(adapter): return "scanning stopped on \(adapter)"
+        case let .advertising(adapter, extended, power, requested):
+            return "identity beacon advertising on \(adapter) with \(extended ? "extended" : "legacy") commands, "
+                + "tx power \(power.map { "\($0) dBm" } ?? "not reported") (asked \(requested) dBm)"
+        case let .advertisingFailed(adapter, error):
+            return "identity beacon not advertising on \(adapter) (scanning goes on): \(error)"
         }
     }
 

@@ -15,6 +15,8 @@ final class ScanSession {
     let parameters: ScanParameters
     /// A fed socket (`HCISocket(adopting:)`): no adapter, no commands; restart and close only close.
     let isFeed: Bool
+    /// The identity beacon this session advertises (re-applied after a scan restart, stopped at close).
+    private(set) var advertising: AdvertisingParameters?
 
     /// Events the socket lets through while reading: LE Meta (advertising reports) and Hardware Error
     /// (so supervision sees a controller reset at once).
@@ -98,9 +100,10 @@ final class ScanSession {
         }
     }
 
-    /// Disables and re-enables scanning (the first supervision step).
-    func restartScan() throws(HCIError) {
-        guard !isFeed else { return }
+    /// Disables and re-enables scanning (the first supervision step); the identity beacon, if any, is started
+    /// again too (a controller that lost the scan may have lost it as well).
+    func restartScan() throws(HCIError) -> IdentityAdvertiser.Outcome? {
+        guard !isFeed else { return nil }
         try socket.setEventFilter(Self.commandEvents)
         defer { try? socket.setEventFilter(Self.readingEvents) }
         disableQuietly()
@@ -109,6 +112,18 @@ final class ScanSession {
         } else {
             try socket.send(.leSetScanEnable(true, filterDuplicates: false))
         }
+        return advertising.map { IdentityAdvertiser.start($0, extended: extended, on: socket) }
+    }
+
+    /// Starts advertising `parameters` beside the scan, with the command family the scan uses; best effort.
+    func startAdvertising(_ parameters: AdvertisingParameters) -> IdentityAdvertiser.Outcome {
+        guard !isFeed else {
+            return .failed(HCIError(kind: .unsupported, adapter: adapter.name, call: "advertising on a fed socket"))
+        }
+        advertising = parameters
+        try? socket.setEventFilter(Self.commandEvents)
+        defer { try? socket.setEventFilter(Self.readingEvents) }
+        return IdentityAdvertiser.start(parameters, extended: extended, on: socket)
     }
 
     /// Disables scanning; a controller that was not scanning answers Command Disallowed, which is fine.
@@ -121,6 +136,7 @@ final class ScanSession {
         if socket.fd >= 0, !isFeed {
             try? socket.setEventFilter(Self.commandEvents)
             disableQuietly()
+            if advertising != nil { IdentityAdvertiser.stop(extended: extended, on: socket) }
             socket.restoreFilter()
         }
         socket.close()

@@ -68,7 +68,7 @@ struct DaemonRooms {
         let arbiter = settings.arbiterSettings(own: configuration.gateway)
         coordinator = RoomCoordinator(
             gatewayID: configuration.gateway.id, topics: topics, settings: arbiter,
-            leaderSettle: settings.leaderSettle)
+            leaderSettle: settings.leaderSettle, calibration: settings.calibration)
         inbox = RoomInbox(topics: topics)
         gateways = Set(arbiter.gatewayRooms.keys)
     }
@@ -196,6 +196,22 @@ extension Daemon {
                 telemetry.submitted += envelopes.count
                 // Bounded like every other event: waits while the publisher's mailbox is full.
                 await publisher.admit(envelopes)
+            case let .calibration(payload):
+                // Retained, not stored in the outbox: the next solve supersedes it (docs/mqtt.md).
+                let envelope = EventEnvelope(
+                    id: configuration.gateway.id + "-calibration", gatewayID: configuration.gateway.id, sequence: 0,
+                    captureTime: clock, kind: .room, topic: topics.calibration, qos: 1, retain: true,
+                    payload: payload)
+                telemetry.submitted += 1
+                publisher.publishSnapshot([envelope])
+                if let solution = rooms?.coordinator.calibration?.solution {
+                    let offsets = solution.offsets.map {
+                        "\($0.gatewayID)=\(Self.decibels($0.receive))/\(Self.decibels($0.confidence))"
+                    }
+                    logger.info(
+                        "calibration published",
+                        metadata: ["pairs": "\(solution.pairs)", "offsets": "\(offsets.joined(separator: ","))"])
+                }
             case let .republish(states):
                 if encoder.sequences.remaining < UInt64(states.count) * EventEncoder.maxEnvelopesPerRoomEvent {
                     await reserveSequences(atLeast: UInt64(states.count) * EventEncoder.maxEnvelopesPerRoomEvent)
@@ -249,7 +265,29 @@ extension Daemon {
             ("rooms_bad_inbound", Int64(counters.malformed)),
             ("rooms_beacons_refused", Int64(counters.beaconsRefused)),
             ("rooms_inbox_dropped", Int64(rooms.inbox.dropped)),
+            ("rooms_identity_sightings", Int64(counters.identitySightings)),
+            ("rooms_calibration_solves", Int64(counters.calibrationSolves)),
+            ("rooms_calibrations_restored", Int64(counters.calibrationsRestored)),
         ]
+    }
+
+    /// Two decimals, for log lines.
+    static func decibels(_ value: Double) -> String { String((value * 100).rounded() / 100) }
+
+    /// The identity beacon this gateway advertises beside its scan (self-calibration), nil when it does not
+    /// (rooms or calibration off, `advertise: false`).
+    static func identityAdvertising(_ configuration: GatewayConfiguration) -> AdvertisingParameters? {
+        let rooms = configuration.rooms
+        guard rooms.advertisesIdentity else { return nil }
+        let (major, minor) = CalibrationSettings.identity(of: configuration.gateway.id)
+        guard
+            let data = AdvertisingParameters.iBeacon(
+                uuid: rooms.calibration.uuid, major: major, minor: minor,
+                measuredPower: CalibrationSettings.measuredPower)
+        else { return nil }
+        return AdvertisingParameters(
+            intervalUnits: AdvertisingParameters.units(milliseconds: rooms.calibration.intervalMilliseconds),
+            data: data, txPower: Int8(clamping: rooms.calibration.txPower))
     }
 
     /// The site's room entities, when this gateway leads (appended to its own discovery configs).

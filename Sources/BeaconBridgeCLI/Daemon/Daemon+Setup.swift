@@ -203,11 +203,14 @@ extension Daemon {
                 }
             }
             let scannerLogger = logger.child(label: "scanner")
-            source = HCIScanner(settings: configuration.scanner, recorder: recorder, batchWindow: batchWindow) {
-                notice in
-                if case .recoveryFailed = notice {
+            source = HCIScanner(
+                settings: configuration.scanner, recorder: recorder, batchWindow: batchWindow,
+                advertising: Daemon.identityAdvertising(configuration)
+            ) { notice in
+                switch notice {
+                case .recoveryFailed, .advertisingFailed:
                     scannerLogger.error("\(notice)")
-                } else {
+                default:
                     scannerLogger.notice("\(notice)")
                 }
             }

@@ -19,6 +19,9 @@ public struct RoomCoordinator: Sendable {
         case republish([RoomEvent])
         /// Leadership changed: whether this gateway now leads, and who leads as far as it knows.
         case leadership(isLeader: Bool, leader: String?)
+        /// Publish this calibration (JSON, `SiteCalibration.payload`) retained on `topics.calibration` (this
+        /// gateway leads and has solved).
+        case calibration(String)
     }
 
     public struct Counters: Sendable, Equatable {
@@ -38,6 +41,12 @@ public struct RoomCoordinator: Sendable {
         public var decisions = 0
         /// ...of which switches from one room to another.
         public var switches = 0
+        /// Sightings of the site's identity beacons (self-calibration; never room evidence).
+        public var identitySightings = 0
+        /// Calibrations solved, and applied to the arbiter's offsets.
+        public var calibrationSolves = 0
+        /// Published calibrations read from the broker (restored offsets).
+        public var calibrationsRestored = 0
         public init() {}
     }
 
@@ -47,6 +56,9 @@ public struct RoomCoordinator: Sendable {
     public private(set) var isLeader = false
     public private(set) var announced: [String: AnnouncedRoom] = [:]
     public private(set) var counters = Counters()
+    /// Self-calibration (nil: off), and the arbiter's settings before its offsets are applied.
+    public private(set) var calibration: SiteCalibration?
+    var baseSettings: RoomArbiterSettings
     var leaderSettle: Double
     var candidates: Set<String>
     var online: Set<String> = []
@@ -62,12 +74,17 @@ public struct RoomCoordinator: Sendable {
     /// Beacons tracked at most (a flood of invented ids on the broker cannot grow the state without bound).
     public static let maxBeacons = 4096
 
-    public init(gatewayID: String, topics: RoomTopics, settings: RoomArbiterSettings, leaderSettle: Double) {
+    public init(
+        gatewayID: String, topics: RoomTopics, settings: RoomArbiterSettings, leaderSettle: Double,
+        calibration: CalibrationSettings? = nil
+    ) {
         self.gatewayID = gatewayID
         self.topics = topics
         self.arbiter = RoomArbiter(settings: settings)
+        self.baseSettings = settings
         self.leaderSettle = leaderSettle
         self.candidates = Set(settings.gatewayRooms.keys).union([gatewayID])
+        self.calibration = calibration.map { SiteCalibration(settings: $0, gateways: candidates) }
     }
 
     /// The lowest online gateway of the site, as far as this gateway knows (itself only once its own `online`
@@ -151,6 +168,14 @@ public struct RoomCoordinator: Sendable {
             }
             note(state)
             return []
+        case .calibration:
+            guard calibration?.restore(payload: message.payload) == true else {
+                counters.malformed += 1
+                return []
+            }
+            counters.calibrationsRestored += 1
+            applyOffsets()
+            return []
         case nil:
             return []
         }
@@ -164,10 +189,31 @@ public struct RoomCoordinator: Sendable {
         let changes = arbiter.advance(to: now)
         count(changes)
         if isLeader, !changes.isEmpty { effects += announce(changes) }
+        if let solution = calibration?.solveIfDue(at: now) {
+            counters.calibrationSolves += 1
+            applyOffsets()
+            // Only a solve with pairs is worth publishing: an empty one would overwrite the retained calibration
+            // a restarted leader has just restored.
+            if isLeader, solution.pairs > 0 {
+                effects.append(.calibration(SiteCalibration.payload(solution, leader: gatewayID)))
+            }
+        }
         return effects
     }
 
+    /// The arbiter's receive offsets from the hand-typed ones and the calibration (`SiteCalibration`).
+    private mutating func applyOffsets() {
+        guard let calibration else { return }
+        var settings = baseSettings
+        settings.receiverOffsets = calibration.receiverOffsets(hand: baseSettings.receiverOffsets)
+        if settings != arbiter.settings { arbiter.reconfigure(settings) }
+    }
+
     private mutating func feed(_ sighting: RoomSighting) -> [Effect] {
+        if calibration?.take(sighting) == true {
+            counters.identitySightings += 1
+            return []
+        }
         guard arbiter.tracks[sighting.beaconID] != nil || arbiter.tracks.count < RoomCoordinator.maxBeacons else {
             counters.beaconsRefused += 1
             return []
@@ -183,8 +229,11 @@ public struct RoomCoordinator: Sendable {
     /// kept), the new leader settle time, and leadership again over the new list of gateways.
     public mutating func reconfigure(settings: RoomArbiterSettings, leaderSettle: Double, wall: Double) -> [Effect] {
         arbiter.reconfigure(settings)
+        baseSettings = settings
         self.leaderSettle = leaderSettle
         candidates = Set(settings.gatewayRooms.keys).union([gatewayID])
+        calibration?.setGateways(candidates)
+        applyOffsets()
         return updateLeadership(wall: wall)
     }
 

@@ -32,5 +32,6 @@ extension RoomSettings {
         }
         leaderSettle = r.duration("leader_settle_s", default: leaderSettle)
         replayWaitForGateways = r.value("replay_wait_for_gateways", default: replayWaitForGateways)
+        calibration = r.section("calibration") { CalibrationSettings(from: &$0) }
     }
 }

@@ -15,8 +15,15 @@ public struct RoomSettings: Sendable, Equatable {
     /// `rooms.replay_wait_for_gateways`: replay only: wait (at most 60 s) until this many gateways of
     /// `gateways` are online before the capture starts, so the replays of several gateways run side by side.
     public var replayWaitForGateways = 0
+    /// `rooms.calibration`: self-calibration (on with `rooms.enabled` unless turned off).
+    public var calibration = CalibrationSettings()
 
     public init() {}
+
+    /// Whether this gateway solves and uses the offsets.
+    public var calibrates: Bool { enabled && calibration.enabled }
+    /// Whether this gateway sends its identity beacon.
+    public var advertisesIdentity: Bool { calibrates && calibration.advertise }
 
     /// The gateway-to-room map the arbiter uses: `gateways`, plus this gateway's `gateway.room` if missing.
     public func gatewayRooms(own gateway: GatewaySettings) -> [String: String] {
@@ -68,6 +75,7 @@ public struct RoomSettings: Sendable, Equatable {
         }
         guard enabled else { return issues }
         let site = gatewayRooms(own: gateway)
+        issues += calibration.validate(gateways: site.keys)
         if replayWaitForGateways > site.count {
             issues.append(
                 ConfigIssue(

@@ -15,6 +15,11 @@ public struct RoomTopics: Sendable, Equatable {
     public var sightingFilter: String { prefix + "/+/sighting/#" }
     public var stateFilter: String { prefix + "/" + RoomTopics.level + "/+" }
 
+    /// The leader's retained calibration (self-calibration: every gateway's offsets).
+    public var calibration: String { prefix + "/" + RoomTopics.level + "/" + RoomTopics.calibrationLevel }
+    /// The topic level of the calibration under `rooms` (never a beacon's: a beacon id has a format prefix).
+    public static let calibrationLevel = "calibration"
+
     public func state(beaconID: String) -> String {
         prefix + "/" + RoomTopics.level + "/" + TopicLayout.level(beaconID)
     }
@@ -27,6 +32,7 @@ public struct RoomTopics: Sendable, Equatable {
         case availability(gateway: String)
         case sighting(gateway: String)
         case state(beaconLevel: String)
+        case calibration
     }
 
     public func parse(_ topic: String) -> Parsed? {
@@ -34,6 +40,7 @@ public struct RoomTopics: Sendable, Equatable {
         let levels = topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false).map(
             String.init)
         switch levels.count {
+        case 2 where levels[0] == RoomTopics.level && levels[1] == RoomTopics.calibrationLevel: return .calibration
         case 2 where levels[0] == RoomTopics.level: return .state(beaconLevel: levels[1])
         case 2 where levels[1] == "availability": return .availability(gateway: levels[0])
         case 3 where levels[1] == "sighting" && levels[0] != RoomTopics.level: return .sighting(gateway: levels[0])

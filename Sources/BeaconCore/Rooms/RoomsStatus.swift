@@ -1,0 +1,104 @@
+/// What `beaconbridge rooms status` shows (docs/rooms.md, "Self-calibration"): per gateway of the site, whether
+/// it is online (its retained availability) and the offsets of the leader's retained calibration. Fed the
+/// messages a subscriber receives; pure.
+public struct RoomsStatus: Sendable {
+    public struct Row: Sendable, Equatable {
+        public var gatewayID: String
+        public var room: String?
+        /// nil: no availability seen.
+        public var online: Bool?
+        public var offset: GatewayCalibration.Offset?
+    }
+
+    public let topics: RoomTopics
+    public let rooms: [String: String]
+    public private(set) var online: [String: Bool] = [:]
+    public private(set) var calibration = SiteCalibration(settings: CalibrationSettings(), gateways: [String]())
+    public private(set) var calibrationLeader: String?
+    public private(set) var calibrationTime: Timestamp?
+    /// Messages on the calibration topic that were not a calibration.
+    public private(set) var malformed = 0
+
+    /// `rooms`: the site's gateways and their rooms (`RoomSettings.gatewayRooms(own:)`).
+    public init(topics: RoomTopics, rooms: [String: String]) {
+        self.topics = topics
+        self.rooms = rooms
+    }
+
+    public mutating func take(_ message: InboundMessage) {
+        switch topics.parse(message.topic) {
+        case let .availability(gateway):
+            guard GatewaySettings.isValidIdentifier(gateway), online.count < 256 || online[gateway] != nil else {
+                return
+            }
+            online[gateway] = message.payload.elementsEqual("online".utf8)
+        case .calibration:
+            // Every gateway the calibration names counts (a gateway missing from this configuration too).
+            var names = Set(rooms.keys)
+            if let text = String(validating: message.payload.prefix(65_536), as: UTF8.self),
+                case let .array(rows)? = (try? JSONValue(parsing: text, maxDepth: 8))?["gateways"]
+            {
+                for row in rows.prefix(64) {
+                    if let id = row["gateway"]?.roomText, GatewaySettings.isValidIdentifier(id) { names.insert(id) }
+                }
+            }
+            var reader = SiteCalibration(settings: CalibrationSettings(), gateways: names)
+            guard reader.restore(payload: message.payload) else {
+                malformed += 1
+                return
+            }
+            calibration = reader
+            calibrationTime = reader.restoredTime
+            calibrationLeader =
+                (try? JSONValue(parsing: String(decoding: message.payload, as: UTF8.self), maxDepth: 8))?[
+                    "gateway"]?.roomText
+        default:
+            return
+        }
+    }
+
+    /// One row per gateway: the site's, then any other that is online or in the calibration, sorted by id.
+    public var rows: [Row] {
+        let ids = Set(rooms.keys).union(online.keys).union(calibration.restored.keys).sorted()
+        return ids.map { Row(gatewayID: $0, room: rooms[$0], online: online[$0], offset: calibration.restored[$0]) }
+    }
+
+    /// The table as printed, a line per gateway under a header; then the calibration's leader and time.
+    public func table(now: Timestamp) -> String {
+        let header = [
+            "gateway", "room", "online", "receive_db", "transmit_db", "uncert_db", "confidence", "pairs",
+            "samples",
+        ]
+        var lines: [[String]] = [header]
+        for row in rows {
+            let offset = row.offset
+            func decibels(_ value: Double?) -> String { value.map { String(($0 * 100).rounded() / 100) } ?? "-" }
+            lines.append([
+                row.gatewayID, row.room ?? "-", row.online.map { $0 ? "yes" : "no" } ?? "?",
+                decibels(offset?.receive), decibels(offset?.transmit), decibels(offset?.uncertainty),
+                offset.map { String(($0.confidence * 100).rounded() / 100) } ?? "-",
+                offset.map { String($0.pairs) } ?? "-", offset.map { String($0.samples) } ?? "-",
+            ])
+        }
+        let widths = header.indices.map { column in lines.map { $0[column].count }.max() ?? 0 }
+        var text = lines.map { line in
+            line.indices.map { line[$0] + String(repeating: " ", count: widths[$0] - line[$0].count) }
+                .joined(separator: "  ").trimmingSuffixSpaces()
+        }.joined(separator: "\n")
+        if let time = calibrationTime {
+            let age = now.isFinite ? " (\(Int((now - time).rounded())) s ago)" : ""
+            text += "\ncalibration: published by \(calibrationLeader ?? "?") at capture time \(time)\(age)"
+        } else {
+            text += "\ncalibration: none published yet (rooms.calibration off, or no leader has solved yet)"
+        }
+        return text
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffixSpaces() -> String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}
