@@ -7,6 +7,9 @@
 // it prints `dfu-complete crc=XXXXXXXX size=N ok` once the whole image is in and checked (against
 // --dfu-expect-crc HEX when given, else the init packet's announced size only). --dfu-drop-after N closes the
 // connection once, after N image bytes arrived, to show a resumed transfer.
+// --write-package PATH [--image-bytes N] [--package-version V] writes an nRF Util package (stored entries: the
+// manifest, an init packet from `TestInitPacket`, an image of N reproducible bytes), prints
+// `package PATH size=N crc=XXXXXXXX version=V` and exits: the scenario's guest has no Python to make one.
 import BeaconCore
 import BeaconRuntime
 import GATTLink
@@ -31,6 +34,9 @@ var seconds = 120.0
 var dfu = false
 var dfuExpectedCRC: UInt32?
 var dfuDropAfter: Int?
+var packagePath: String?
+var imageBytes = 12_288
+var packageVersion: UInt32 = 2
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
     let flag = arguments.removeFirst()
@@ -53,10 +59,27 @@ while !arguments.isEmpty {
     case "--seconds": if let number = Double(value), number > 0 { seconds = number } else { exit(64) }
     case "--dfu-expect-crc": if let number = UInt32(value, radix: 16) { dfuExpectedCRC = number } else { exit(64) }
     case "--dfu-drop-after": if let number = Int(value), number > 0 { dfuDropAfter = number } else { exit(64) }
+    case "--write-package": packagePath = value
+    case "--image-bytes":
+        if let number = Int(value), number > 0, number <= 1_048_576 { imageBytes = number } else { exit(64) }
+    case "--package-version": if let number = UInt32(value) { packageVersion = number } else { exit(64) }
     default:
         say("unknown option \(flag)")
         exit(64)
     }
+}
+
+if let path = packagePath {
+    let image = (0..<imageBytes).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8 &+ 7) }
+    let zip = TestZipFile.storedDFUPackage(
+        initPacket: TestInitPacket.bytes(version: packageVersion, applicationSize: image.count), firmware: image)
+    guard let file = fopen(path, "wb"), fwrite(zip, 1, zip.count, file) == zip.count, fclose(file) == 0 else {
+        say("cannot write \(path)")
+        exit(73)
+    }
+    let crc = String(CRC32.checksum(image), radix: 16)
+    say("package \(path) size=\(image.count) crc=\(String(repeating: "0", count: 8 - crc.count) + crc) version=\(packageVersion)")
+    exit(0)
 }
 
 guard let selector = AdapterSelector(configValue: adapterName) else {

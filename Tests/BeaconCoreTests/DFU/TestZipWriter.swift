@@ -1,3 +1,4 @@
+import GATTTestPeer
 @testable import BeaconCore
 
 /// Writes `.zip` files for the package tests: stored entries, or deflated ones with fixed Huffman codes and a
@@ -21,31 +22,14 @@ struct TestZipWriter {
     }
 
     func bytes() -> [UInt8] {
-        var out: [UInt8] = []
-        var directory: [UInt8] = []
-        for entry in entries {
-            let compressed = entry.rawCompressed ?? (entry.deflate ? Self.deflate(entry.data) : entry.data)
-            let method: UInt16 = entry.deflate ? 8 : 0
-            let crc = entry.statedCRC ?? CRC32.checksum(entry.data)
-            let size = UInt32(entry.statedSize ?? entry.data.count)
-            let name = Array(entry.name.utf8)
-            let offset = UInt32(out.count)
-            out += le32(0x0403_4B50) + le16(20) + le16(0) + le16(method) + le16(0) + le16(0x21)
-            out += le32(crc) + le32(UInt32(compressed.count)) + le32(size) + le16(UInt16(name.count)) + le16(0)
-            out += name + compressed
-            directory += le32(0x0201_4B50) + le16(0x031E) + le16(20) + le16(0) + le16(method) + le16(0) + le16(0x21)
-            directory += le32(crc) + le32(UInt32(compressed.count)) + le32(size) + le16(UInt16(name.count))
-            directory += le16(0) + le16(0) + le16(0) + le16(0) + le32(0) + le32(offset) + name
-        }
-        let directoryOffset = UInt32(out.count)
-        out += directory
-        out += le32(0x0605_4B50) + le16(0) + le16(0) + le16(UInt16(entries.count)) + le16(UInt16(entries.count))
-        out += le32(UInt32(directory.count)) + le32(directoryOffset) + le16(0)
-        return out
+        TestZipFile.bytes(
+            entries.map { entry in
+                TestZipFile.Entry(
+                    name: entry.name, method: entry.deflate ? 8 : 0,
+                    compressed: entry.rawCompressed ?? (entry.deflate ? Self.deflate(entry.data) : entry.data),
+                    crc: entry.statedCRC ?? CRC32.checksum(entry.data), size: UInt32(entry.statedSize ?? entry.data.count))
+            })
     }
-
-    func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
-    func le32(_ value: UInt32) -> [UInt8] { le16(UInt16(value & 0xFFFF)) + le16(UInt16(value >> 16)) }
 
     /// LSB-first bit output; Huffman codes go in most significant bit first.
     struct BitWriter {
@@ -142,8 +126,7 @@ struct TestZipWriter {
     /// An nRF Util package: manifest.json, application.dat and application.bin.
     static func dfuPackage(_ package: DFUPackage, deflate: Bool = true) -> TestZipWriter {
         var writer = TestZipWriter()
-        let manifest = #"{"manifest": {"application": {"bin_file": "app.bin", "dat_file": "app.dat"}}}"#
-        writer.add("manifest.json", Array(manifest.utf8), deflate: deflate)
+        writer.add("manifest.json", Array(TestZipFile.applicationManifest.utf8), deflate: deflate)
         writer.add("app.dat", package.initPacket, deflate: deflate)
         writer.add("app.bin", package.firmware, deflate: deflate)
         return writer

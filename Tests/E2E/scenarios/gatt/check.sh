@@ -13,4 +13,10 @@ echo "check: $during sightings of $IBEACON_ID from 2 s into the held connection 
 late=$(awk -v t="$topic" -v s="$(( ${after:-0} - 4 ))" '$2 == t && $1 >= s' "$MQTT_LOG" | wc -l)
 echo "check: $late sightings in the last 4 s after the GATT sessions"
 [ "$late" -ge 2 ] || problem "sightings did not resume after the GATT sessions ($late)"
+dfu_start=$(mark_time dfu-start)
+dfu_end=$(mark_time dfu-end)
+[ -n "$dfu_start" ] && [ -n "$dfu_end" ] || problem "the guest did not reach the DFU transfer"
+in_dfu=$(awk -v t="$topic" -v s="${dfu_start:-0}" -v e="${dfu_end:-0}" '$2 == t && $1 >= s + 2 && $1 <= e' "$MQTT_LOG" | wc -l)
+echo "check: $in_dfu sightings of $IBEACON_ID from 2 s into the DFU transfer to its end (${dfu_start:-?}..${dfu_end:-?})"
+[ "$in_dfu" -ge 2 ] || problem "sightings stopped during the DFU transfer ($in_dfu in that window)"
 finish "gatt scenario"
