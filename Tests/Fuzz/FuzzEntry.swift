@@ -83,6 +83,16 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     // 5. The bytes as what an ESPHome API client sends (FuzzESPHome.swift).
     sink &+= fuzzESPHome(bytes)
+
+    // 6. What a GATT peer or a user hands over (issue 31): an ATT PDU, a DFU package (.zip), a raw DEFLATE
+    // stream, an init packet, and a GATT command's MQTT payload for each operation.
+    if let pdu = try? ATTPDU.decode(bytes) { sink &+= String(describing: pdu).utf8.count }
+    if let archive = try? DFUPackageArchive(zip: bytes) { sink &+= archive.images.count }
+    if let inflated = try? Inflate.decompress(bytes, limit: 1 << 16) { sink &+= inflated.count }
+    if let command = DFUInitCommand(bytes) { sink &+= String(describing: command).utf8.count }
+    for op in ["read", "write", "services", "subscribe", "info"] {
+        if case .success = GATTCommandRequest.parse(op: op[...], payload: bytes) { sink &+= 1 }
+    }
     return sink == Int.min ? 1 : 0
 }
 
