@@ -78,7 +78,9 @@ if let path = packagePath {
         exit(73)
     }
     let crc = String(CRC32.checksum(image), radix: 16)
-    say("package \(path) size=\(image.count) crc=\(String(repeating: "0", count: 8 - crc.count) + crc) version=\(packageVersion)")
+    say(
+        "package \(path) size=\(image.count) crc=\(String(repeating: "0", count: 8 - crc.count) + crc) version=\(packageVersion)"
+    )
     exit(0)
 }
 

@@ -1,4 +1,5 @@
 import GATTTestPeer
+
 @testable import BeaconCore
 
 /// Writes `.zip` files for the package tests: stored entries, or deflated ones with fixed Huffman codes and a
@@ -27,7 +28,8 @@ struct TestZipWriter {
                 TestZipFile.Entry(
                     name: entry.name, method: entry.deflate ? 8 : 0,
                     compressed: entry.rawCompressed ?? (entry.deflate ? Self.deflate(entry.data) : entry.data),
-                    crc: entry.statedCRC ?? CRC32.checksum(entry.data), size: UInt32(entry.statedSize ?? entry.data.count))
+                    crc: entry.statedCRC ?? CRC32.checksum(entry.data),
+                    size: UInt32(entry.statedSize ?? entry.data.count))
             })
     }
 
