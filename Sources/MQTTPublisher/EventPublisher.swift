@@ -23,7 +23,7 @@ public final class EventPublisher: Sendable {
         /// Envelopes the owner delivers inline (`DeliveryDriver.admit`; never queued).
         case envelopes([EventEnvelope])
         case snapshot([EventEnvelope])
-        case client(MQTTClientEvent)
+        case client(TransportEvent)
         case discovery([ControlMessage])
         case reply(ControlMessage, expiresAt: Double)
         case subscribe(filter: String, qos: UInt8)
@@ -63,7 +63,7 @@ public final class EventPublisher: Sendable {
     }
 
     let configuration: Configuration
-    let transport: any DeliveryTransport
+    let transport: any MessageTransport
     let store: (any EventOutbox)?
     /// Every input, in arrival order, for the owner (the holder of the driver).
     let inbox = PublisherInbox()
@@ -89,7 +89,7 @@ public final class EventPublisher: Sendable {
     /// - Parameter transport: creates the connection (libmosquitto's `MQTTClient` by default; a fake in tests).
     public init(
         configuration: Configuration, outbox: (any EventOutbox)?,
-        transport makeTransport: DeliveryTransportFactory = EventPublisher.mosquittoTransport
+        transport makeTransport: MessageTransportFactory = EventPublisher.mosquittoTransport
     ) throws(MQTTError) {
         self.configuration = configuration
         self.store = outbox
@@ -122,7 +122,7 @@ public final class EventPublisher: Sendable {
     }
 
     /// The default transport: libmosquitto.
-    public static let mosquittoTransport: DeliveryTransportFactory = { (options, onEvent) throws(MQTTError) in
+    public static let mosquittoTransport: MessageTransportFactory = { (options, onEvent) throws(MQTTError) in
         try MQTTClient(options: options, onEvent: onEvent)
     }
 

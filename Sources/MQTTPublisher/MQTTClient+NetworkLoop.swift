@@ -1,3 +1,4 @@
+import BeaconCore
 import CMosquitto
 
 #if canImport(Glibc)
@@ -20,7 +21,7 @@ extension MQTTClient {
                     attempt += 1
                     let delay = MQTTClient.backoff(
                         attempt: attempt, minimum: settings.reconnectMin, maximum: settings.reconnectMax)
-                    onEvent(.connectionFailed(error, retryIn: delay))
+                    onEvent(.connectionFailed(error.failure, retryIn: delay))
                     sleepUnlessStopped(delay)
                     continue
                 }
@@ -66,7 +67,10 @@ extension MQTTClient {
             attempt = wasConnected ? 1 : attempt + 1
             let delay = MQTTClient.backoff(
                 attempt: attempt, minimum: settings.reconnectMin, maximum: settings.reconnectMax)
-            onEvent(wasConnected ? .disconnected(failure, retryIn: delay) : .connectionFailed(failure, retryIn: delay))
+            onEvent(
+                wasConnected
+                    ? .disconnected(failure.failure, retryIn: delay)
+                    : .connectionFailed(failure.failure, retryIn: delay))
             sleepUnlessStopped(delay)
         }
         endSession()

@@ -45,7 +45,7 @@ public final class MQTTClient: @unchecked Sendable {
 
     let handle: OpaquePointer
     public let options: MQTTClientOptions
-    let onEvent: @Sendable (MQTTClientEvent) -> Void
+    let onEvent: @Sendable (TransportEvent) -> Void
     let state = Mutex(State())
     /// Held around every libmosquitto call made from outside the network thread (publish, subscribe) and around `mosquitto_reinitialise` on the network thread, which rebuilds the handle.
     let handleLock = Mutex(())
@@ -67,7 +67,7 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// Creates and configures the libmosquitto handle (no network traffic until `start()`).
     /// The corresponding C functions are `mosquitto_new`, `mosquitto_tls_set`, `mosquitto_will_set`, ...
-    public init(options: MQTTClientOptions, onEvent: @escaping @Sendable (MQTTClientEvent) -> Void) throws(MQTTError) {
+    public init(options: MQTTClientOptions, onEvent: @escaping @Sendable (TransportEvent) -> Void) throws(MQTTError) {
         guard MQTTClient.libraryReady, let handle = mosquitto_new(options.clientID, options.cleanSession, nil) else {
             throw MQTTError(operation: "create client", code: MQTTError.errno, detail: String(cString: strerror(errno)))
         }
@@ -158,7 +158,8 @@ public final class MQTTClient: @unchecked Sendable {
                 .connectionFailed(
                     MQTTError(
                         operation: "start the network thread", code: MQTTError.errno,
-                        detail: "pthread_create: " + String(cString: strerror(rc))),
+                        detail: "pthread_create: " + String(cString: strerror(rc))
+                    ).failure,
                     retryIn: 0))
             return
         }
@@ -183,7 +184,7 @@ public final class MQTTClient: @unchecked Sendable {
     /// wakes the network thread (or at its next turn, at most `idlePollMilliseconds` later), so a batch costs one
     /// wake-up.
     /// The corresponding C function is `mosquitto_publish`.
-    public func publish(topic: String, payload: String, qos: UInt8, retain: Bool) -> Result<Int32, MQTTError> {
+    public func publish(topic: String, payload: String, qos: UInt8, retain: Bool) -> Result<Int32, TransportFailure> {
         var messageID: Int32 = 0
         var payload = payload
         let rc = payload.withUTF8 { buffer in
@@ -195,7 +196,9 @@ public final class MQTTClient: @unchecked Sendable {
                 return rc
             }
         }
-        guard rc == MQTTError.success else { return .failure(MQTTError(operation: "publish to \(topic)", code: rc)) }
+        guard rc == MQTTError.success else {
+            return .failure(MQTTError(operation: "publish to \(topic)", code: rc).failure)
+        }
         state.withLock { state in
             if qos > 0 { state.awaitingAck.insert(messageID) }
             state.unflushed = true
@@ -226,9 +229,9 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// Subscribes. The corresponding C function is `mosquitto_subscribe`.
     @discardableResult
-    public func subscribe(_ pattern: String, qos: UInt8) -> MQTTError? {
+    public func subscribe(_ pattern: String, qos: UInt8) -> TransportFailure? {
         let rc = handleLock.withLock { _ in mosquitto_subscribe(handle, nil, pattern, Int32(qos)) }
-        guard rc == MQTTError.success else { return MQTTError(operation: "subscribe to \(pattern)", code: rc) }
+        guard rc == MQTTError.success else { return MQTTError(operation: "subscribe to \(pattern)", code: rc).failure }
         wake()
         return nil
     }

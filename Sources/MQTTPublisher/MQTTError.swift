@@ -1,3 +1,4 @@
+import BeaconCore
 import CMosquitto
 
 #if canImport(Glibc)
@@ -63,10 +64,13 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
         ].contains { Int32($0.rawValue) == code }
     }
 
-    public var description: String {
-        var text = "MQTT \(operation) failed: \(message)"
-        if let refusal { text += " (refusal code \(refusal))" }
-        return text
+    public var description: String { failure.description }
+
+    /// The same failure in the delivery seam's sink-neutral terms (`MessageTransport`).
+    public var failure: TransportFailure {
+        TransportFailure(
+            transport: "MQTT", operation: operation, code: code, refusal: refusal, message: message,
+            permanent: isPermanentPublishRefusal, isTLS: isTLS)
     }
 
     static let success = Int32(MOSQ_ERR_SUCCESS.rawValue)

@@ -9,7 +9,7 @@ final class PublisherDelivery {
     enum Outcome { case running, finished }
 
     let publisher: EventPublisher
-    let transport: any DeliveryTransport
+    let transport: any MessageTransport
     let settings: OutboxSettings
     var machine: DeliveryMachine
     var store: any EventOutbox
@@ -85,7 +85,7 @@ final class PublisherDelivery {
     /// Delivery is over (the machine finished after `.stop`).
     var ended: Bool { machine.mode == .finished }
 
-    func handle(_ event: MQTTClientEvent) async {
+    func handle(_ event: TransportEvent) async {
         switch event {
         case .connected:
             await run(.connected)
@@ -132,7 +132,7 @@ final class PublisherDelivery {
             case let .failure(error):
                 transportError = error.description
                 let refusal =
-                    error.isPermanentPublishRefusal
+                    error.permanent
                     ? PublishRefusal(
                         source: .client, code: Int(error.code), reason: "client refused: \(error.message)",
                         permanent: true)

@@ -3,8 +3,8 @@ import BeaconCore
 /// What the publisher tells its owner.
 public enum PublisherNotice: Sendable, Equatable {
     case connected
-    case connectionFailed(MQTTError, retryIn: Double)
-    case disconnected(MQTTError, retryIn: Double)
+    case connectionFailed(TransportFailure, retryIn: Double)
+    case disconnected(TransportFailure, retryIn: Double)
     /// Publish region `state` events for every (region, beacon) now: after every (re)connect and whenever
     /// Home Assistant announces `online`.
     case snapshotRequested(SnapshotReason)

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// A transport without a broker: records what the publisher hands it; the test plays the broker's part.
-final class FakeTransport: DeliveryTransport {
+final class FakeTransport: MessageTransport {
     struct State {
         var published: [(id: Int32, topic: String, payload: String)] = []
         var subscriptions: [String] = []
@@ -18,14 +18,14 @@ final class FakeTransport: DeliveryTransport {
         var flushedBatches: [Int] = []
     }
     let state = Mutex(State())
-    let onEvent: @Sendable (MQTTClientEvent) -> Void
+    let onEvent: @Sendable (TransportEvent) -> Void
 
-    init(onEvent: @escaping @Sendable (MQTTClientEvent) -> Void) { self.onEvent = onEvent }
+    init(onEvent: @escaping @Sendable (TransportEvent) -> Void) { self.onEvent = onEvent }
 
     func start() { onEvent(.connected) }
     func stop() async { onEvent(.stopped) }
 
-    func publish(topic: String, payload: String, qos: UInt8, retain: Bool) -> Result<Int32, MQTTError> {
+    func publish(topic: String, payload: String, qos: UInt8, retain: Bool) -> Result<Int32, TransportFailure> {
         let (id, early) = state.withLock { state -> (Int32, Bool) in
             defer { state.nextID += 1 }
             state.published.append((state.nextID, topic, payload))
@@ -43,13 +43,16 @@ final class FakeTransport: DeliveryTransport {
         }
     }
 
-    func subscribe(_ filter: String, qos: UInt8) -> MQTTError? {
+    func subscribe(_ filter: String, qos: UInt8) -> TransportFailure? {
         state.withLock { $0.subscriptions.append(filter) }
         return nil
     }
 
     func dropAndReconnect() {
-        onEvent(.disconnected(MQTTError(operation: "loop", code: 7, message: "The connection was lost."), retryIn: 0.1))
+        onEvent(
+            .disconnected(
+                TransportFailure(transport: "MQTT", operation: "loop", code: 7, message: "The connection was lost."),
+                retryIn: 0.1))
         onEvent(.connected)
     }
 

@@ -31,8 +31,8 @@ import Testing
             events.append($0)
         }
         client.start()
-        @Sendable func failures() -> [MQTTError] {
-            events.all.compactMap { event -> MQTTError? in
+        @Sendable func failures() -> [TransportFailure] {
+            events.all.compactMap { event -> TransportFailure? in
                 switch event {
                 case let .connectionFailed(error, _), let .disconnected(error, _): error
                 default: nil

@@ -52,8 +52,8 @@ import Testing
             events.append($0)
         }
         client.start()
-        @Sendable func cutOff() -> MQTTError? {
-            events.all.lazy.compactMap { event -> MQTTError? in
+        @Sendable func cutOff() -> TransportFailure? {
+            events.all.lazy.compactMap { event -> TransportFailure? in
                 if case let .disconnected(error, _) = event, error.message.contains("larger than") {
                     error
                 } else {

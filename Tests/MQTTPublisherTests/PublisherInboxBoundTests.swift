@@ -37,7 +37,10 @@ import Testing
         let inbox = PublisherInbox()
         inbox.put(.client(.connected))
         inbox.put(.client(.message(topic: "a", payload: [1])))
-        inbox.put(.client(.disconnected(MQTTError(operation: "test", code: 7, message: "lost"), retryIn: 1)))
+        inbox.put(
+            .client(
+                .disconnected(
+                    TransportFailure(transport: "MQTT", operation: "test", code: 7, message: "lost"), retryIn: 1)))
         inbox.put(.client(.message(topic: "b", payload: [2])))
         inbox.put(.client(.connected))
         var waiting: [EventPublisher.Input] = []

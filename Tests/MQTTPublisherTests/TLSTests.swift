@@ -130,10 +130,10 @@ import Testing
 /// Client events collected from the network thread.
 final class EventLog: @unchecked Sendable {
     private let lock = NSLock()
-    private var events: [MQTTClientEvent] = []
-    func append(_ event: MQTTClientEvent) { lock.withLock { events.append(event) } }
-    var all: [MQTTClientEvent] { lock.withLock { events } }
-    var failures: [MQTTError] {
+    private var events: [TransportEvent] = []
+    func append(_ event: TransportEvent) { lock.withLock { events.append(event) } }
+    var all: [TransportEvent] { lock.withLock { events } }
+    var failures: [TransportFailure] {
         all.compactMap { if case let .connectionFailed(error, _) = $0 { error } else { nil } }
     }
 }

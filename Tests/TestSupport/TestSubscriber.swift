@@ -12,7 +12,7 @@ public final class TestSubscriber: @unchecked Sendable {
 
     private let lock = NSLock()
     private var received: [Message] = []
-    private var clientEvents: [MQTTClientEvent] = []
+    private var clientEvents: [TransportEvent] = []
     /// SUBACKs received since the last CONNACK (the patterns are subscribed again on every connect).
     private var subscriptionsAcknowledged = 0
     private var client: MQTTClient?
@@ -70,7 +70,7 @@ public final class TestSubscriber: @unchecked Sendable {
     public func stop() async { await lock.withLock { client }?.stop() }
 
     public var messages: [Message] { lock.withLock { received } }
-    public var events: [MQTTClientEvent] { lock.withLock { clientEvents } }
+    public var events: [TransportEvent] { lock.withLock { clientEvents } }
 
     public func messages(under prefix: String) -> [Message] { messages.filter { $0.topic.hasPrefix(prefix) } }
 
