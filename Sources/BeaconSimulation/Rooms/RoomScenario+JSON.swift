@@ -53,7 +53,19 @@ extension RoomScenario {
         // Calibrated by default: the arbiter knows each gateway's receiver offset (docs/rooms.md, calibration).
         arbiter.receiverOffsets = Dictionary(
             plan.gateways.map { ($0.id, $0.receiverOffset) }, uniquingKeysWith: { a, _ in a })
-        if let block = try fields.object("arbiter") { try arbiter.read(block) }
+        if let block = try fields.object("arbiter") {
+            arbiter = try block.read { [arbiter] r in
+                var settings = arbiter
+                settings.read(from: &r)
+                return settings
+            }
+            let gatewayIDs = Set(plan.gateways.map { $0.id })
+            if let unknown = arbiter.receiverOffsets.keys.sorted().first(where: { !gatewayIDs.contains($0) }) {
+                throw ScenarioError(
+                    kind: .invalid, path: "arbiter.receiver_offsets_db.\(unknown)",
+                    message: "no gateway `\(unknown)` in the floor plan")
+            }
+        }
         var gatewayLinks = GatewayLinkRadio()
         if let block = try fields.object("gateway_links") { gatewayLinks = try GatewayLinkRadio(block) }
         let warmup = try fields.double("warmup_s", default: 10)
@@ -107,35 +119,6 @@ extension GatewayLinkRadio {
         ] where !(value >= 0 && value <= 20) {
             throw ScenarioError(kind: .invalid, path: path + "." + key, message: "must be 0...20 dB")
         }
-    }
-}
-
-extension RoomArbiterSettings {
-    mutating func read(_ block: ScenarioFields) throws(ScenarioError) {
-        var fields = block
-        margin = try fields.double("margin_db", default: margin)
-        dwell = try fields.double("dwell_s", default: dwell)
-        smoothingTime = try fields.double("smoothing_s", default: smoothingTime)
-        if let signal = try fields.string("signal") {
-            guard signal == "raw" || signal == "smoothed" else {
-                throw ScenarioError(path: fields.keyPath("signal"), message: "must be 'raw' or 'smoothed'")
-            }
-            useRawRSSI = signal == "raw"
-        }
-        medianWindow = try fields.double("median_window_s", default: medianWindow)
-        rise = try fields.double("rise_db", default: rise)
-        slowMargin = try fields.double("slow_margin_db", default: slowMargin)
-        slowDwell = try fields.double("slow_dwell_s", default: slowDwell)
-        staleAfter = try fields.double("stale_after_s", default: staleAfter)
-        staleDecay = try fields.double("stale_decay_db_per_s", default: staleDecay)
-        evidenceMaxAge = try fields.double("evidence_max_age_s", default: evidenceMaxAge)
-        awayTimeout = try fields.double("away_timeout_s", default: awayTimeout)
-        settleTime = try fields.double("settle_s", default: settleTime)
-        if var offsets = try fields.object("receiver_offsets_db") {
-            for key in receiverOffsets.keys.sorted() { receiverOffsets[key] = try offsets.double(key, default: 0) }
-            try offsets.finish()
-        }
-        try fields.finish()
     }
 }
 

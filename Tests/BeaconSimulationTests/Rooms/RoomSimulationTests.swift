@@ -45,6 +45,27 @@ import Testing
         #expect(scenario.people.count == 2)
     }
 
+    /// The `arbiter` block goes through the YAML `rooms:` decoder: its durations, its defaults, its messages.
+    @Test func theArbiterBlockIsReadLikeTheYAMLRoomsSection() throws {
+        let text = Self.twoRooms.replacingOccurrences(
+            of: #"]}]}"#,
+            with: #"]}], "arbiter": {"dwell_s": "6s", "restore_max_age_s": "2m", "receiver_offsets_db": {"gw-b": -2}}}"#
+        )
+        let scenario = try RoomScenario(json: text)
+        #expect(scenario.arbiter.dwell == 6)
+        #expect(scenario.arbiter.restoreMaxAge == 120)
+        #expect(scenario.arbiter.receiverOffsets == ["gw-b": -2])
+        #expect(scenario.arbiter.margin == RoomArbiterSettings().margin)
+        // The same keys as a YAML `rooms:` section (plain scalars, as the YAML parser makes them).
+        let section = ConfigNode.mapping([
+            ConfigEntry(key: "dwell_s", value: .scalar("6s")),
+            ConfigEntry(key: "restore_max_age_s", value: .scalar("2m")),
+        ])
+        var reader = ConfigReader(section, path: ConfigPath(parsing: "rooms"))
+        let fromYAML = RoomSettings(from: &reader).arbiter
+        #expect(fromYAML.dwell == scenario.arbiter.dwell && fromYAML.restoreMaxAge == scenario.arbiter.restoreMaxAge)
+    }
+
     @Test(arguments: [
         (
             #"{"kind": "rooms", "duration_s": 60, "rooms": [{"name": "a", "x": [0, 1], "y": [0, 1]}], "gateways": [{"id": "g", "room": "z"}], "people": [{"path": [{"t": 0}]}]}"#,
@@ -53,6 +74,14 @@ import Testing
         (
             #"{"kind": "rooms", "duration_s": 60, "rooms": [{"name": "a", "x": [0, 1], "y": [0, 1]}], "gateways": [{"id": "g", "x": 0.5, "y": 0.5}], "people": [{"path": [{"t": 0}]}], "arbiter": {"margin_db": -3}}"#,
             "arbiter.margin_db"
+        ),
+        (
+            #"{"kind": "rooms", "duration_s": 60, "rooms": [{"name": "a", "x": [0, 1], "y": [0, 1]}], "gateways": [{"id": "g", "x": 0.5, "y": 0.5}], "people": [{"path": [{"t": 0}]}], "arbiter": {"receiver_offsets_db": {"gw-z": 1}}}"#,
+            "arbiter.receiver_offsets_db.gw-z"
+        ),
+        (
+            #"{"kind": "rooms", "duration_s": 60, "rooms": [{"name": "a", "x": [0, 1], "y": [0, 1]}], "gateways": [{"id": "g", "x": 0.5, "y": 0.5}], "people": [{"path": [{"t": 0}]}], "arbiter": {"dwel_s": 4}}"#,
+            "arbiter.dwel_s"
         ),
         (
             #"{"kind": "rooms", "duration_s": 60, "rooms": [{"name": "a", "x": [0, 1], "y": [0]}], "gateways": [], "people": []}"#,
