@@ -5,13 +5,8 @@ import Testing
 @testable import YAMLConfig
 
 /// `formats.bthome_keys`: keys from files and the environment, problems at their line, never the key itself.
-@Suite struct BTHomeKeyTests {
+@Suite struct BTHomeKeyTests: SectionLoading {
     static let key = "231d39c1d7cc1ab1aee224cd096db932"
-
-    func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> {
-        ConfigurationLoader.load(
-            yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "h"), checksFiles: false)
-    }
 
     @Test func keyFromAFileDecryptsTheDevice() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bthome-\(UUID().uuidString)")

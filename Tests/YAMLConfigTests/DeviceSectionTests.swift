@@ -6,21 +6,8 @@ import Testing
 
 /// The `devices` section through the real loader: keys inline, from a file and from the environment, in every
 /// accepted spelling; malformed keys reported at their line and column without being repeated.
-@Suite struct DeviceSectionTests {
+@Suite struct DeviceSectionTests: SectionLoading {
     static let sampleKey = "ec0234a357c8ad05341010a60a397d9b"
-
-    func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> {
-        ConfigurationLoader.load(
-            yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "h"),
-            checksFiles: false)
-    }
-
-    func problems(_ yaml: String) -> [String] {
-        switch load(yaml) {
-        case .success: return []
-        case .failure(let errors): return errors.lines
-        }
-    }
 
     @Test func inlineKeysInEverySpellingReachTheResolver() throws {
         let c = try load(

@@ -4,12 +4,8 @@ import Testing
 @testable import YAMLConfig
 
 /// The `esphome_api` section through the real YAML loader.
-@Suite struct ESPHomeAPISectionTests {
-    func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> {
-        ConfigurationLoader.load(
-            yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "Pi_Hall.lan"),
-            checksFiles: false)
-    }
+@Suite struct ESPHomeAPISectionTests: SectionLoading {
+    let hostname = "Pi_Hall.lan"
 
     @Test func offByDefaultAndValuesReachTheSettings() throws {
         let defaults = try load("gateway: {id: hall}\n").get().esphomeAPI

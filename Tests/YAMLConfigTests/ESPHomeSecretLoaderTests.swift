@@ -6,13 +6,9 @@ import Testing
 
 /// `esphome_api.encryption_key_file` / `_env` and `password_file` / `_env`: checked when the proxy is enabled
 /// (exists, readable, the key 32 bytes in base64), each problem at its line and column, never the secret.
-@Suite struct ESPHomeSecretLoaderTests {
+@Suite struct ESPHomeSecretLoaderTests: SectionLoading {
+    let checksFiles = true
     static let key = Data((0..<32).map { UInt8($0 * 7 & 0xFF) }).base64EncodedString()
-
-    func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> {
-        ConfigurationLoader.load(
-            yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "h"), checksFiles: true)
-    }
 
     func withDirectory(_ body: (URL) throws -> Void) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(

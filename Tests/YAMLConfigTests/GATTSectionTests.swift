@@ -5,18 +5,8 @@ import Testing
 
 /// The `gatt` section through the real YAML loader: off by default, values reach the settings, every problem is
 /// reported with its file, line and key path.
-@Suite struct GATTSectionTests {
-    func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> {
-        ConfigurationLoader.load(
-            yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "hall"), checksFiles: false)
-    }
-
-    func problems(_ yaml: String) -> [String] {
-        switch load(yaml) {
-        case .success: []
-        case let .failure(errors): errors.issues.map(\.located)
-        }
-    }
+@Suite struct GATTSectionTests: SectionLoading {
+    let hostname = "hall"
 
     @Test func offByDefaultAndValuesReachTheSettings() throws {
         let defaults = try load("gateway: {id: hall}\n").get().gatt

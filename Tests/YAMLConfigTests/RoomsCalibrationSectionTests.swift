@@ -4,10 +4,8 @@ import Testing
 @testable import YAMLConfig
 
 /// `rooms.calibration` through the real YAML loader (self-calibration, docs/rooms.md).
-@Suite struct RoomsCalibrationSectionTests {
+@Suite struct RoomsCalibrationSectionTests: SectionLoading {
     // The loader and problem lines of the `rooms` section's tests.
-    func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> { RoomsSectionTests().load(yaml) }
-    func problems(_ yaml: String) -> [String] { RoomsSectionTests().problems(yaml) }
 
     static let site = """
         gateway: {id: gw-hall, room: hall}

@@ -4,19 +4,7 @@ import Testing
 @testable import YAMLConfig
 
 /// The `rooms` section through the real YAML loader.
-@Suite struct RoomsSectionTests {
-    func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> {
-        ConfigurationLoader.load(
-            yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "h"), checksFiles: false)
-    }
-
-    func problems(_ yaml: String) -> [String] {
-        switch load(yaml) {
-        case .success: return []
-        case .failure(let errors): return errors.lines
-        }
-    }
-
+@Suite struct RoomsSectionTests: SectionLoading {
     @Test func offByDefault() throws {
         let rooms = try load("gateway: {id: hall}\n").get().rooms
         #expect(rooms == RoomSettings())

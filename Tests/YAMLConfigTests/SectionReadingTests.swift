@@ -5,19 +5,9 @@ import Testing
 
 /// Every section through the real YAML loader: values land in the owners' settings structs, and problems come
 /// out with their line, column and key path.
-@Suite struct SectionReadingTests {
+@Suite struct SectionReadingTests: SectionLoading {
+    let hostname = "pi-hall.lan"
     static let environment = ConfigEnvironment(hostname: "pi-hall.lan")
-
-    func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> {
-        ConfigurationLoader.load(yaml: yaml, file: "t.yaml", environment: Self.environment, checksFiles: false)
-    }
-
-    func problems(_ yaml: String) -> [String] {
-        switch load(yaml) {
-        case .success: return []
-        case .failure(let errors): return errors.lines
-        }
-    }
 
     @Test func valuesReachTheSettings() throws {
         let c = try load(

@@ -5,18 +5,8 @@ import Testing
 
 /// The `webhook` section through the real YAML loader: values reach the settings, and every problem is
 /// reported with its key path.
-@Suite struct WebhookSectionTests {
-    func load(_ yaml: String) -> Result<GatewayConfiguration, ConfigErrors> {
-        ConfigurationLoader.load(
-            yaml: yaml, file: "t.yaml", environment: ConfigEnvironment(hostname: "hall"), checksFiles: false)
-    }
-
-    func problems(_ yaml: String) -> [String] {
-        switch load(yaml) {
-        case .success: []
-        case let .failure(errors): errors.issues.map(\.description)
-        }
-    }
+@Suite struct WebhookSectionTests: SectionLoading {
+    let hostname = "hall"
 
     @Test func absentByDefaultAndValuesReachTheSettings() throws {
         #expect(try load("gateway: {id: hall}\n").get().webhook == nil)
