@@ -16,20 +16,6 @@ import Testing
 @Suite(.serialized) struct RoomsBrokerRestartTests {
     static let scenario = BuiltBinary.packageRoot + "/Tests/Fixtures/rooms/at-rest.json"
 
-    static func config(directory: String, port: Int) -> String {
-        """
-        gateway: {id: gw-a, room: a}
-        telemetry: {enabled: true, interval_s: 5}
-        tracking: {publish: {sighting_interval_s: 1}}
-        mqtt: {host: 127.0.0.1, port: \(port), reconnect_min_s: 100ms, reconnect_max_s: 500ms}
-        outbox: {path: \(directory)/gw-a.sqlite}
-        rooms:
-          enabled: true
-          gateways: {gw-a: a, gw-b: b}
-          leader_settle_s: 0.5
-        """
-    }
-
     /// Every retained message under `beaconbridge/` on the broker now: a fresh subscriber's messages before its
     /// own marker, which the broker sends after the retained messages of the subscription made before it.
     static func retained(port: Int) async throws -> [TestSubscriber.Message] {
@@ -76,7 +62,8 @@ import Testing
         try await subscriber.start()
         defer { Task { await subscriber.stop() } }
         let path = directory + "/gw-a.yaml"
-        try Self.config(directory: directory, port: broker.port).write(toFile: path, atomically: true, encoding: .utf8)
+        try RoomsSite.config("gw-a", gateways: ["gw-a": "a", "gw-b": "b"], directory: directory, port: broker.port)
+            .write(toFile: path, atomically: true, encoding: .utf8)
         let gateway = try DaemonProcess(arguments: [
             "replay", directory + "/gw-a.btsnoop", "--config", path, "--speed", "1",
         ])

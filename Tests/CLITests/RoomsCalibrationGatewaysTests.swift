@@ -38,23 +38,6 @@ import Testing
         return observations
     }
 
-    static func config(_ id: String, directory: String, port: Int) -> String {
-        let rooms = gateways.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-        return """
-            gateway: {id: \(id), room: \(gateways[id] ?? "")}
-            telemetry: {enabled: true, interval_s: 5}
-            tracking: {publish: {sighting_interval_s: 1}}
-            mqtt: {host: 127.0.0.1, port: \(port), reconnect_min_s: 100ms, reconnect_max_s: 500ms}
-            outbox: {path: \(directory)/\(id).sqlite}
-            rooms:
-              enabled: true
-              gateways: {\(rooms)}
-              leader_settle_s: 0.5
-              replay_wait_for_gateways: 3
-              calibration: {window_s: 300, solve_interval_s: 10}
-            """
-    }
-
     @Test func threeGatewaysCalibrateThemselvesThroughTheBroker() async throws {
         let directory = try TestDirectory.make(prefix: "bb-calib")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -65,17 +48,13 @@ import Testing
         try await subscriber.start()
         defer { Task { await subscriber.stop() } }
 
-        var processes: [String: DaemonProcess] = [:]
         for id in Self.gateways.keys.sorted() {
             let capture = SyntheticCapture(Self.observations(receiver: id))
             try Data(capture.bytes).write(to: URL(fileURLWithPath: directory + "/\(id).btsnoop"))
-            let path = directory + "/\(id).yaml"
-            try Self.config(id, directory: directory, port: broker.port).write(
-                toFile: path, atomically: true, encoding: .utf8)
-            processes[id] = try DaemonProcess(arguments: [
-                "replay", directory + "/\(id).btsnoop", "--config", path, "--speed", "8",
-            ])
         }
+        let processes = try RoomsSite.replay(
+            gateways: Self.gateways, directory: directory, port: broker.port, speed: 8,
+            rooms: ["replay_wait_for_gateways: 3", "calibration: {window_s: 300, solve_interval_s: 10}"])
         defer { for process in processes.values { process.signal(SIGKILL) } }
         for id in Self.gateways.keys.sorted() {
             let status = await processes[id]?.waitForExit(timeout: 150)

@@ -54,24 +54,6 @@ import Testing
         }
     }
 
-    static func config(_ id: String, directory: String, port: Int) -> String {
-        let rooms = gateways.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-        let offsets = offsets.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-        return """
-            gateway: {id: \(id), room: \(gateways[id] ?? "")}
-            telemetry: {enabled: true, interval_s: 5}
-            tracking: {publish: {sighting_interval_s: 1}}
-            mqtt: {host: 127.0.0.1, port: \(port), reconnect_min_s: 100ms, reconnect_max_s: 500ms}
-            outbox: {path: \(directory)/\(id).sqlite}
-            rooms:
-              enabled: true
-              gateways: {\(rooms)}
-              receiver_offsets_db: {\(offsets)}
-              leader_settle_s: 0.5
-              replay_wait_for_gateways: 3
-            """
-    }
-
     @Test func threeGatewaysDecideRoomsThroughTheBrokerAndSurviveTheLeader() async throws {
         let directory = try TestDirectory.make(prefix: "bb-rooms")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -90,15 +72,10 @@ import Testing
         try await subscriber.start()
         defer { Task { await subscriber.stop() } }
 
-        var processes: [String: DaemonProcess] = [:]
-        for id in Self.gateways.keys.sorted() {
-            let path = directory + "/\(id).yaml"
-            try Self.config(id, directory: directory, port: broker.port).write(
-                toFile: path, atomically: true, encoding: .utf8)
-            processes[id] = try DaemonProcess(arguments: [
-                "replay", directory + "/\(id).btsnoop", "--config", path, "--speed", "4",
-            ])
-        }
+        let offsets = Self.offsets.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        let processes = try RoomsSite.replay(
+            gateways: Self.gateways, directory: directory, port: broker.port, speed: 4,
+            rooms: ["receiver_offsets_db: {\(offsets.joined(separator: ", "))}", "replay_wait_for_gateways: 3"])
         defer { for process in processes.values { process.signal(SIGKILL) } }
         let leader = try #require(processes["gw-a"])
 

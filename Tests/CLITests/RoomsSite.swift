@@ -1,0 +1,45 @@
+import Foundation
+import TestSupport
+
+/// The gateways of a rooms test site: each one's YAML, written beside its capture, and `beaconbridge replay` of
+/// that capture started against the test's broker. Shared by the rooms tests that run several daemons.
+enum RoomsSite {
+    /// A gateway's configuration: telemetry every 5 s, sightings published every second, quick reconnects, its
+    /// outbox in `directory`, and `rooms:` enabled with the site's gateways, a 0.5 s leader settle, and the
+    /// extra `rooms:` lines (two-space indented keys such as `receiver_offsets_db: {...}`).
+    static func config(
+        _ id: String, gateways: [String: String], directory: String, port: Int, rooms extra: [String] = []
+    ) -> String {
+        let rooms = gateways.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+        let lines =
+            [
+                "gateway: {id: \(id), room: \(gateways[id] ?? "")}",
+                "telemetry: {enabled: true, interval_s: 5}",
+                "tracking: {publish: {sighting_interval_s: 1}}",
+                "mqtt: {host: 127.0.0.1, port: \(port), reconnect_min_s: 100ms, reconnect_max_s: 500ms}",
+                "outbox: {path: \(directory)/\(id).sqlite}",
+                "rooms:",
+                "  enabled: true",
+                "  gateways: {\(rooms)}",
+                "  leader_settle_s: 0.5",
+            ] + extra.map { "  " + $0 }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Writes each gateway's configuration to `<directory>/<id>.yaml` and starts the replay of
+    /// `<directory>/<id>.btsnoop` at `speed`, in gateway order.
+    static func replay(
+        gateways: [String: String], directory: String, port: Int, speed: Int, rooms extra: [String] = []
+    ) throws -> [String: DaemonProcess] {
+        var processes: [String: DaemonProcess] = [:]
+        for id in gateways.keys.sorted() {
+            let path = directory + "/\(id).yaml"
+            try config(id, gateways: gateways, directory: directory, port: port, rooms: extra).write(
+                toFile: path, atomically: true, encoding: .utf8)
+            processes[id] = try DaemonProcess(arguments: [
+                "replay", directory + "/\(id).btsnoop", "--config", path, "--speed", String(speed),
+            ])
+        }
+        return processes
+    }
+}
