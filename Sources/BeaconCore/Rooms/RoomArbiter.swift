@@ -9,7 +9,10 @@
 ///   (it is getting nearer, as in a walk into its room), continuously for `dwell` seconds;
 /// - slow: its median beats the current room's median by `slowMargin` dB continuously for `slowDwell` seconds
 ///   (a beacon at rest, decided on long averages that outlast body blocking and channel rotation).
-/// A beacon heard by no gateway for `awayTimeout` is `not_home`. Pure: time comes with every input (capture
+/// A beacon heard by no gateway for `awayTimeout` is `not_home`. A beacon last placed in a room none of whose
+/// gateways is online (each announced `offline`) is `unknown` (`unknownRoom`), not the neighbour that still hears
+/// it: only the fast path (a clear approach to another room's gateway) moves it while its room is dark, and once
+/// a gateway of that room is back the best room is decided at once (Bermuda users' #764). Pure: time comes with every input (capture
 /// times, ticks), and every call returns the decisions it made; the caller publishes them.
 public struct RoomArbiter: Sendable {
     public private(set) var settings: RoomArbiterSettings
@@ -74,7 +77,15 @@ public struct RoomArbiter: Sendable {
         var lastDecided: Timestamp = -.infinity
         var slowChallenger: String?
         var slowSince: Timestamp = 0
+        /// The room the beacon was in when all of that room's gateways went offline (its room is `unknown`).
+        var darkRoom: String?
     }
+
+    /// The room of a beacon last placed in a room whose gateways are all offline (a room may not be named so).
+    public static let unknownRoom = "unknown"
+    /// Gateways announced offline (their retained `offline` availability, the broker's will): their evidence
+    /// does not count, and a room whose gateways are all offline is dark.
+    public private(set) var offlineGateways: Set<String> = []
 
     var tracks: [String: Track] = [:]
     private var dirty: Set<String> = []
@@ -134,6 +145,50 @@ public struct RoomArbiter: Sendable {
     /// New parameters (a configuration reload): evidence, decisions and dwell progress are kept; evidence of
     /// gateways without a room any more stops counting, and a gateway's evidence counts for its new room.
     public mutating func reconfigure(_ settings: RoomArbiterSettings) { self.settings = settings }
+
+    /// The gateways announced offline now (`offline` availability; an `online` one takes a gateway out). Beacons
+    /// in a room that turns dark become `unknown`; those of a room that is lit again are decided afresh at their
+    /// next decision (a sighting or the tick).
+    /// A beacon whose own evidence already put another room `slowMargin` dB ahead of its room (by median, the
+    /// room's last evidence included) is left to the usual rules instead: the other room takes it on the slow path.
+    public mutating func setOffline(_ gateways: Set<String>, now: Timestamp) -> [RoomChange] {
+        guard gateways != offlineGateways else { return [] }
+        let before = self
+        offlineGateways = gateways
+        var lit: [String: Bool] = [:]
+        for (gateway, room) in settings.gatewayRooms {
+            lit[room, default: false] = lit[room, default: false] || !gateways.contains(gateway)
+        }
+        let dark = Set(lit.filter { !$0.value }.keys)
+        var changes: [RoomChange] = []
+        for id in tracks.keys.sorted() {
+            guard var track = tracks[id] else { continue }
+            if case let .some(.some(room)) = track.room, room != Self.unknownRoom, dark.contains(room),
+                !before.evidenceContradicts(room, in: track, now: now)
+            {
+                track.room = .some(Self.unknownRoom)
+                track.darkRoom = room
+                track.since = now
+                track.updated = now
+                track.fastChallenger = nil
+                track.fastHeld = 0
+                track.slowChallenger = nil
+                dirty.insert(id)
+                changes.append(RoomChange(beaconID: id, time: now, from: room, to: Self.unknownRoom, hadRoom: true))
+            } else if let room = track.darkRoom, !dark.contains(room) {
+                track.darkRoom = nil
+            }
+            tracks[id] = track
+        }
+        return changes
+    }
+
+    /// Whether another room's median is `slowMargin` dB or more ahead of `room`'s (which has evidence).
+    func evidenceContradicts(_ room: String, in track: Track, now: Timestamp) -> Bool {
+        let levels = levels(track, now: now)
+        guard let own = levels[room]?.median else { return false }
+        return levels.contains { $0.key != room && $0.value.median - own >= settings.slowMargin }
+    }
 
     /// The decided room: `.some(nil)` for `not_home`, nil before the first decision.
     public func room(of beaconID: String) -> String?? { tracks[beaconID]?.room }
@@ -197,7 +252,7 @@ public struct RoomArbiter: Sendable {
     /// Every room's level from fresh evidence at `now` (its best gateway by fast level).
     func levels(_ track: Track, now: Timestamp) -> [String: Level] {
         var result: [String: Level] = [:]
-        for (gateway, evidence) in track.evidence {
+        for (gateway, evidence) in track.evidence where !offlineGateways.contains(gateway) {
             guard let room = settings.gatewayRooms[gateway] else { continue }
             let age = now - evidence.lastHeard
             guard age <= settings.evidenceMaxAge else { continue }
@@ -221,6 +276,7 @@ public struct RoomArbiter: Sendable {
             track.heardSince = nil
             track.fastChallenger = nil
             track.slowChallenger = nil
+            track.darkRoom = nil
             guard case let .some(.some(former)) = track.room else { return [] }
             track.room = .some(nil)
             track.since = now
@@ -230,10 +286,14 @@ public struct RoomArbiter: Sendable {
         }
         let levels = levels(track, now: now)
         guard let best = levels.max(by: { ($0.value.fast, $1.key) < ($1.value.fast, $0.key) }) else { return [] }
-        guard case let .some(.some(current)) = track.room else {
-            // First decision, or back from not_home: the best room once evidence had `settleTime`.
+        // `unknown` whose room is lit again is decided afresh, like a first decision.
+        let relit = track.room == .some(Self.unknownRoom) && track.darkRoom == nil
+        guard case let .some(.some(current)) = track.room, !relit else {
+            // First decision, back from not_home, or back from unknown: the best room once evidence had
+            // `settleTime`.
             guard let heardSince = track.heardSince, now - heardSince >= settings.settleTime else { return [] }
             let hadRoom = track.room != nil
+            let former = relit ? Self.unknownRoom : nil
             track.room = .some(best.key)
             track.since = now
             track.updated = now
@@ -242,7 +302,7 @@ public struct RoomArbiter: Sendable {
             dirty.insert(id)
             return [
                 RoomChange(
-                    beaconID: id, time: now, from: nil, to: best.key, hadRoom: hadRoom,
+                    beaconID: id, time: now, from: former, to: best.key, hadRoom: hadRoom,
                     gatewayID: best.value.gateway)
             ]
         }
@@ -267,7 +327,9 @@ public struct RoomArbiter: Sendable {
             track.fastHeld = 0
         }
         // Slow path: the room with the highest median, ahead of the current room's median and not behind it now.
-        if let slowBest = levels.max(by: { ($0.value.median, $1.key) < ($1.value.median, $0.key) }),
+        // (Not while the beacon's own room is dark: a neighbour's steady level says nothing about a move.)
+        if track.darkRoom == nil,
+            let slowBest = levels.max(by: { ($0.value.median, $1.key) < ($1.value.median, $0.key) }),
             slowBest.key != current,
             slowBest.value.median - (incumbent?.median ?? -.infinity) >= settings.slowMargin,
             slowBest.value.fast >= (incumbent?.fast ?? -.infinity)
@@ -288,6 +350,7 @@ public struct RoomArbiter: Sendable {
         track.fastChallenger = nil
         track.fastHeld = 0
         track.slowChallenger = nil
+        track.darkRoom = nil
         dirty.insert(id)
         return [
             RoomChange(

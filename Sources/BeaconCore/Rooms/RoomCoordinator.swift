@@ -62,6 +62,9 @@ public struct RoomCoordinator: Sendable {
     var leaderSettle: Double
     var candidates: Set<String>
     var online: Set<String> = []
+    /// Gateways whose availability says `offline` (kept across this gateway's reconnects: the retained
+    /// availability that comes again replaces it).
+    var offline: Set<String> = []
     var connected = false
     /// Connections so far, counted by this gateway's own `online` coming back, one per connection (a takeover
     /// after the first one republishes the announced states).
@@ -141,10 +144,12 @@ public struct RoomCoordinator: Sendable {
                 }
             } else if state == "online" {
                 online.insert(gateway)
+                offline.remove(gateway)
             } else {
                 online.remove(gateway)
+                if state == "offline" { offline.insert(gateway) }
             }
-            return effects + updateLeadership(wall: wall)
+            return effects + updateLeadership(wall: wall) + darken(wall: wall)
         case let .sighting(gateway):
             if gateway == gatewayID {
                 counters.echoesDropped += 1
@@ -239,6 +244,15 @@ public struct RoomCoordinator: Sendable {
 
     /// Beacons the arbiter keeps evidence or a decision for.
     public var trackedBeacons: Int { arbiter.tracks.count }
+
+    /// Rooms whose gateways are all offline turn their beacons `unknown` (`RoomArbiter.setOffline`), announced
+    /// by the leader; a room lit again is decided afresh at the next tick or sighting.
+    private mutating func darken(wall: Double) -> [Effect] {
+        let changes = arbiter.setOffline(offline.intersection(candidates), now: clock.isFinite ? clock : wall)
+        count(changes)
+        guard isLeader, !changes.isEmpty else { return [] }
+        return announce(changes)
+    }
 
     private mutating func count(_ changes: [RoomChange]) {
         counters.decisions += changes.count

@@ -58,6 +58,13 @@ public struct RoomSettings: Sendable, Equatable {
                         path: "rooms.gateways.\(id)",
                         message: "`\(id)` is not a valid gateway id (1-64 letters, digits, `_` or `-`)"))
             }
+            if room == RoomArbiter.unknownRoom {
+                issues.append(
+                    ConfigIssue(
+                        path: "rooms.gateways.\(id)",
+                        message:
+                            "`unknown` is reserved: it is the room of a beacon whose room's gateways are all offline"))
+            }
             if !GatewaySettings.isValidIdentifier(room) {
                 issues.append(
                     ConfigIssue(

@@ -69,8 +69,9 @@ import Testing
         for beacon in ["clear", "close"] {
             _ = b.receive(try Support.state("gw-a", beacon: beacon, room: "a", decision: 1, at: adopted), wall: 12)
         }
-        var effects = b.receive(Support.availability("gw-a", "offline"), wall: 13)
-        #expect(effects == [.leadership(isLeader: true, leader: "gw-b")])
+        let darkening = b.receive(Support.availability("gw-a", "offline"), wall: 13)
+        #expect(darkening.first == .leadership(isLeader: true, leader: "gw-b"))
+        var effects: [RoomCoordinator.Effect] = []
         var published: [(time: Timestamp, event: RoomEvent)] = []
         for second in 61...180 {
             let time = Self.t0 + Double(second)
@@ -88,9 +89,13 @@ import Testing
         #expect(override.event.gatewayID == "gw-b")
         #expect(override.event.time >= adopted + settings.slowDwell)
         #expect(override.event.time <= adopted + settings.slowDwell + 3)
-        // "close": 1 dB is less than the margin, so the adopted a stands for the whole two minutes.
+        // "close": 1 dB is less than the margin, so the adopted a stands; but a's only gateway went offline with
+        // the leader, so the room is dark and the beacon `unknown` (RoomDarkGatewayTests), announced with the
+        // takeover and never moved to b by the steady 1 dB (what gw-a still "sends" here is not counted).
+        #expect(b.arbiter.room(of: "close") == .some("unknown"))
+        let close = Support.published(darkening).filter { $0.beaconID == "close" }
+        #expect(close.map(\.room) == ["unknown"] && close.first?.from == "a")
         #expect(!published.contains { $0.event.beaconID == "close" })
-        #expect(b.arbiter.room(of: "close") == .some("a"))
     }
 
     @Test func aWalkAfterTheAdoptionWinsOnTheFastPathAfterTheDwell() throws {
