@@ -22,6 +22,8 @@ public enum CommandLineTool {
           beaconbridge outbox [--config FILE] [--requeue]   the backlog and the events the broker refused
           beaconbridge esphome-mdns [--config FILE] the Avahi service file announcing the ESPHome proxy
           beaconbridge rooms status [--config FILE] [--wait S]  the site's gateways and self-calibration
+          beaconbridge devices status [--config FILE] [--wait S]
+                                                    every beacon's presence and learned interval and away time
           beaconbridge gatt --address ADDR [--random] [--adapter hci0] services | read UUID... |
                             write UUID HEX | subscribe UUID [--count N] [--seconds S]
                                                     connect to a device and use its GATT characteristics
@@ -35,8 +37,8 @@ public enum CommandLineTool {
               malformed answer from the device
           66  no input: the configuration, capture, scenario or database file is missing or unreadable, or
               is a directory, FIFO or pipe
-          69  unavailable: the Bluetooth adapter cannot be used, or the live source ended; rooms status: the
-              broker cannot be reached; gatt: the device
+          69  unavailable: the Bluetooth adapter cannot be used, or the live source ended; rooms status and
+              devices status: the broker cannot be reached; gatt: the device
               refused, the link went down, an ATT error, no such characteristic
           70  internal error
           73  cannot create an output file (a capture to record or write, a key file)
@@ -77,6 +79,7 @@ public enum CommandLineTool {
         case "esphome-mdns": return ESPHomeMDNSCommand.run(rest)
         case "gatt": return GATTCommand.run(rest)
         case "rooms": return RoomsCommand.run(rest)
+        case "devices": return DevicesCommand.run(rest)
         default:
             Output.stderr("beaconbridge: unknown command '\(command)'\n\n\(usage)")
             return ExitCode.usage

@@ -80,25 +80,13 @@ public struct RoomsStatus: Sendable {
                 offset.map { String($0.pairs) } ?? "-", offset.map { String($0.samples) } ?? "-",
             ])
         }
-        let widths = header.indices.map { column in lines.map { $0[column].count }.max() ?? 0 }
-        var text = lines.map { line in
-            line.indices.map { line[$0] + String(repeating: " ", count: widths[$0] - line[$0].count) }
-                .joined(separator: "  ").trimmingSuffixSpaces()
-        }.joined(separator: "\n")
+        var text = TextTable.render(lines)
         if let time = calibrationTime {
             let age = now.isFinite ? " (\(Int((now - time).rounded())) s ago)" : ""
             text += "\ncalibration: published by \(calibrationLeader ?? "?") at capture time \(time)\(age)"
         } else {
             text += "\ncalibration: none published yet (rooms.calibration off, or no leader has solved yet)"
         }
-        return text
-    }
-}
-
-extension String {
-    fileprivate func trimmingSuffixSpaces() -> String {
-        var text = self
-        while text.last == " " { text.removeLast() }
         return text
     }
 }

@@ -1,0 +1,64 @@
+import BeaconCore
+import BeaconRuntime
+
+/// `beaconbridge devices status [--config FILE] [--wait S]`: reads every gateway's retained presence from the
+/// configured broker and prints, per beacon and gateway, its state and what that gateway learned of its timing
+/// (docs/tracking-and-regions.md, "Away that fits the device").
+enum DevicesCommand {
+    static let help = """
+        Usage: beaconbridge devices status [--config FILE] [--wait S]
+
+        Connects to the configured broker, reads the retained presence of every gateway under the topic prefix
+        and prints one line per beacon and gateway: its configured (or advertised) name, state (seen, stale, away), the interval the gateway
+        learned (median gap between reports, s), the silence after which it turns away (s), and how long ago the
+        presence event was (s, capture time against this machine's clock).
+        --wait S     wait at most S seconds for the broker and the retained messages (default 5)
+        Exit codes: 0 ok, 64 usage, 69 broker unreachable, 78 invalid configuration.
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        guard arguments.first == "status" else {
+            Output.stderr("beaconbridge devices: a subcommand is required (status)\n\n\(help)")
+            return arguments.contains("--help") || arguments.contains("-h") ? ExitCode.ok : ExitCode.usage
+        }
+        let command: ConfigCommandLine
+        switch ConfigCommandLine.parse(
+            Array(arguments.dropFirst()), command: "devices status", help: help, valued: ["--wait"],
+            environment: ProcessEnvironment.current())
+        {
+        case .parsed(let parsed): command = parsed
+        case .exit(let code): return code
+        }
+        var wait = 5.0
+        if let text = command.values["--wait"] {
+            guard let value = Double(text), value.isFinite, value > 0, value <= 600 else {
+                return ConfigCommandLine.badValue("--wait needs seconds (0-600)", command: "devices status", help: help)
+            }
+            wait = value
+        }
+        let configuration: GatewayConfiguration
+        switch command.location.load(command: "devices status", hostEnvironment: nil) {
+        case .loaded(let loaded): configuration = loaded
+        case .failed(let exitCode): return exitCode
+        }
+        let password: String?
+        do { password = try RetainedMessages.password(configuration, command: "devices status") } catch {
+            return error.code
+        }
+        let chosen = wait
+        return AsyncMain.block {
+            var report = DevicesStatus(
+                prefix: configuration.topics.prefix, names: DevicesStatus.names(of: configuration))
+            switch await RetainedMessages.read(
+                configuration, password: password, filters: [report.filter], wait: chosen, command: "devices status")
+            {
+            case let .success(messages):
+                for message in messages { report.take(message) }
+                await Output.line(report.table(now: SystemClock.realtime()))
+                return ExitCode.ok
+            case let .failure(status):
+                return status.code
+            }
+        }
+    }
+}

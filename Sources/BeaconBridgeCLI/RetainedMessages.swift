@@ -1,0 +1,109 @@
+import BeaconCore
+import BeaconRuntime
+import MQTTPublisher
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the broker holds retained on some topic filters, read by a short-lived subscriber with the gateway's
+/// own broker settings: the status commands (`rooms status`, `devices status`) are built on it.
+enum RetainedMessages {
+    /// What the client's callbacks hand over (its network thread) to the waiting task.
+    struct Received: Sendable {
+        var connected = false
+        var failure: String?
+        var subscribed = 0
+        var subscribedAt: Double?
+        var messages: [InboundMessage] = []
+    }
+
+    /// Messages kept at most.
+    static let maxMessages = 10_000
+
+    /// The broker password from the configuration's file or environment variable; when it cannot be read, says
+    /// why on stderr (naming `command`) and throws the exit status (78).
+    static func password(_ configuration: GatewayConfiguration, command: String) throws(ExitStatus) -> String? {
+        do {
+            let environment = ProcessEnvironment.current()
+            return try MQTTCredentials.password(for: configuration.mqtt, environment: { environment[$0] })
+        } catch {
+            Output.stderr("beaconbridge \(command): \(error)")
+            throw ExitStatus(ExitCode.config)
+        }
+    }
+
+    /// Subscribes to `filters`, waits for their acknowledgements and a short grace for the retained messages
+    /// that follow them, at most `wait` seconds in all. Returns the messages, or the exit code after printing
+    /// why (69: broker unreachable or silent, 78: the client could not be set up).
+    static func read(
+        _ configuration: GatewayConfiguration, password: String?, filters: [String], wait: Double, command: String
+    ) async -> Result<[InboundMessage], ExitStatus> {
+        let received = Mutex(Received())
+        let client: MQTTClient
+        do {
+            client = try MQTTClient(
+                options: MQTTClientOptions(
+                    settings: configuration.mqtt,
+                    clientID: "beaconbridge-status-\(configuration.gateway.id)-\(getpid())", password: password)
+            ) { event in
+                received.withLock { state in
+                    switch event {
+                    case .connected: state.connected = true
+                    case let .connectionFailed(error, _): if !state.connected { state.failure = "\(error)" }
+                    case .subscribed:
+                        state.subscribed += 1
+                        state.subscribedAt = SystemClock.monotonic()
+                    case let .message(topic, payload):
+                        if state.messages.count < maxMessages {
+                            state.messages.append(InboundMessage(topic: topic, payload: payload))
+                        }
+                    default: break
+                    }
+                }
+            }
+        } catch {
+            Output.stderr("beaconbridge \(command): \(error)")
+            return .failure(ExitStatus(ExitCode.config))
+        }
+        client.start()
+        let deadline = SystemClock.monotonic() + wait
+        var subscribed = false
+        var outcome: Int32?
+        while outcome == nil, SystemClock.monotonic() < deadline {
+            let state = received.withLock { $0 }
+            if let failure = state.failure, !state.connected {
+                Output.stderr("beaconbridge \(command): cannot reach the broker: \(failure)")
+                outcome = ExitCode.unavailable
+                break
+            }
+            if state.connected, !subscribed {
+                for filter in filters { client.subscribe(filter, qos: 1) }
+                subscribed = true
+            }
+            // Retained messages follow each SUBACK: a short grace after the last one.
+            if state.subscribed >= filters.count, let at = state.subscribedAt, SystemClock.monotonic() - at >= 0.5 {
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        await client.stop()
+        if let outcome { return .failure(ExitStatus(outcome)) }
+        let state = received.withLock { $0 }
+        guard state.connected else {
+            Output.stderr("beaconbridge \(command): no answer from the broker within \(wait) s")
+            return .failure(ExitStatus(ExitCode.unavailable))
+        }
+        if state.subscribed < filters.count {
+            Output.stderr("beaconbridge \(command): the broker did not acknowledge the subscriptions within \(wait) s")
+        }
+        return .success(state.messages)
+    }
+
+    /// An exit code as an error.
+    struct ExitStatus: Error {
+        var code: Int32
+        init(_ code: Int32) { self.code = code }
+    }
+}
