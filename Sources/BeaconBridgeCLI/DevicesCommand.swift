@@ -17,40 +17,17 @@ enum DevicesCommand {
         """
 
     static func run(_ arguments: [String]) -> Int32 {
-        guard arguments.first == "status" else {
-            Output.stderr("beaconbridge devices: a subcommand is required (status)\n\n\(help)")
-            return arguments.contains("--help") || arguments.contains("-h") ? ExitCode.ok : ExitCode.usage
-        }
-        let command: ConfigCommandLine
-        switch ConfigCommandLine.parse(
-            Array(arguments.dropFirst()), command: "devices status", help: help, valued: ["--wait"],
-            environment: ProcessEnvironment.current())
-        {
-        case .parsed(let parsed): command = parsed
-        case .exit(let code): return code
-        }
-        var wait = 5.0
-        if let text = command.values["--wait"] {
-            guard let value = Double(text), value.isFinite, value > 0, value <= 600 else {
-                return ConfigCommandLine.badValue("--wait needs seconds (0-600)", command: "devices status", help: help)
-            }
-            wait = value
-        }
-        let configuration: GatewayConfiguration
-        switch command.location.load(command: "devices status", hostEnvironment: nil) {
-        case .loaded(let loaded): configuration = loaded
-        case .failed(let exitCode): return exitCode
-        }
-        let password: String?
-        do { password = try RetainedMessages.password(configuration, command: "devices status") } catch {
+        let request: RetainedMessages.StatusRequest
+        do { request = try RetainedMessages.statusRequest(arguments, group: "devices", help: help) } catch {
             return error.code
         }
-        let chosen = wait
+        let configuration = request.configuration
         return AsyncMain.block {
             var report = DevicesStatus(
                 prefix: configuration.topics.prefix, names: DevicesStatus.names(of: configuration))
             switch await RetainedMessages.read(
-                configuration, password: password, filters: [report.filter], wait: chosen, command: "devices status")
+                configuration, password: request.password, filters: [report.filter], wait: request.wait,
+                command: "devices status")
             {
             case let .success(messages):
                 for message in messages { report.take(message) }

@@ -22,6 +22,46 @@ enum RetainedMessages {
     /// Messages kept at most.
     static let maxMessages = 10_000
 
+    /// What a status command (`<group> status [--config FILE] [--wait S]`) was given, loaded and checked.
+    struct StatusRequest {
+        var configuration: GatewayConfiguration
+        var password: String?
+        /// Seconds to wait at most for the broker and the retained messages (default 5).
+        var wait: Double
+    }
+
+    /// Parses `status [--config FILE] [--wait S]` for the command group (`rooms`, `devices`), loads the
+    /// configuration and reads the broker password; prints the problem and throws the exit status otherwise.
+    static func statusRequest(_ arguments: [String], group: String, help: String) throws(ExitStatus) -> StatusRequest {
+        let name = group + " status"
+        guard arguments.first == "status" else {
+            Output.stderr("beaconbridge \(group): a subcommand is required (status)\n\n\(help)")
+            throw ExitStatus(arguments.contains("--help") || arguments.contains("-h") ? ExitCode.ok : ExitCode.usage)
+        }
+        let command: ConfigCommandLine
+        switch ConfigCommandLine.parse(
+            Array(arguments.dropFirst()), command: name, help: help, valued: ["--wait"],
+            environment: ProcessEnvironment.current())
+        {
+        case .parsed(let parsed): command = parsed
+        case .exit(let code): throw ExitStatus(code)
+        }
+        var wait = 5.0
+        if let text = command.values["--wait"] {
+            guard let value = Double(text), value.isFinite, value > 0, value <= 600 else {
+                throw ExitStatus(ConfigCommandLine.badValue("--wait needs seconds (0-600)", command: name, help: help))
+            }
+            wait = value
+        }
+        let configuration: GatewayConfiguration
+        switch command.location.load(command: name, hostEnvironment: nil) {
+        case .loaded(let loaded): configuration = loaded
+        case .failed(let exitCode): throw ExitStatus(exitCode)
+        }
+        return StatusRequest(
+            configuration: configuration, password: try password(configuration, command: name), wait: wait)
+    }
+
     /// The broker password from the configuration's file or environment variable; when it cannot be read, says
     /// why on stderr (naming `command`) and throws the exit status (78).
     static func password(_ configuration: GatewayConfiguration, command: String) throws(ExitStatus) -> String? {

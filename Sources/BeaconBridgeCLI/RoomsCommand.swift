@@ -22,36 +22,13 @@ enum RoomsCommand {
         """
 
     static func run(_ arguments: [String]) -> Int32 {
-        guard arguments.first == "status" else {
-            Output.stderr("beaconbridge rooms: a subcommand is required (status)\n\n\(help)")
-            return arguments.contains("--help") || arguments.contains("-h") ? ExitCode.ok : ExitCode.usage
-        }
-        let command: ConfigCommandLine
-        switch ConfigCommandLine.parse(
-            Array(arguments.dropFirst()), command: "rooms status", help: help, valued: ["--wait"],
-            environment: ProcessEnvironment.current())
-        {
-        case .parsed(let parsed): command = parsed
-        case .exit(let code): return code
-        }
-        var wait = 5.0
-        if let text = command.values["--wait"] {
-            guard let value = Double(text), value.isFinite, value > 0, value <= 600 else {
-                return ConfigCommandLine.badValue("--wait needs seconds (0-600)", command: "rooms status", help: help)
-            }
-            wait = value
-        }
-        let configuration: GatewayConfiguration
-        switch command.location.load(command: "rooms status", hostEnvironment: nil) {
-        case .loaded(let loaded): configuration = loaded
-        case .failed(let exitCode): return exitCode
-        }
-        let password: String?
-        do { password = try RetainedMessages.password(configuration, command: "rooms status") } catch {
+        let request: RetainedMessages.StatusRequest
+        do { request = try RetainedMessages.statusRequest(arguments, group: "rooms", help: help) } catch {
             return error.code
         }
-        let chosen = wait
-        return AsyncMain.block { await status(configuration, password: password, wait: chosen) }
+        return AsyncMain.block {
+            await status(request.configuration, password: request.password, wait: request.wait)
+        }
     }
 
     static func status(_ configuration: GatewayConfiguration, password: String?, wait: Double) async -> Int32 {
