@@ -51,7 +51,7 @@ let package = Package(
             swiftSettings: strict),
         // The ESPHome native API server (Bluetooth proxy for Home Assistant); Noise crypto from libcrypto.
         .target(
-            name: "ESPHomeProxy", dependencies: ["BeaconCore", "BeaconRuntime", "CCrypto", "CLinux"],
+            name: "ESPHomeProxy", dependencies: ["BeaconCore", "BeaconRuntime", "CCrypto", "CLinux", "GATTLink"],
             swiftSettings: strict),
 
         // Command implementations (wiring), kept out of main.swift so tests and the bench can reuse them.
