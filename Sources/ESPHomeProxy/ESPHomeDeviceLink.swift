@@ -77,9 +77,13 @@ final class ESPHomeDeviceLink: Sendable {
         let device = BluetoothAddress(rawValue: address)
         let connection: GATTConnection
         do {
-            connection = try GATTConnection.open(
-                adapter: settings.adapter, peer: device, randomAddress: random, timeout: settings.connectTimeout,
-                slots: settings.slots, requestTimeout: settings.requestTimeout)
+            if let open = settings.open {
+                connection = try open(device, random)
+            } else {
+                connection = try GATTConnection.open(
+                    adapter: settings.adapter, peer: device, randomAddress: random, timeout: settings.connectTimeout,
+                    slots: settings.slots, requestTimeout: settings.requestTimeout)
+            }
         } catch {
             post(self, .ended(error: Self.connectError(error)))
             return

@@ -15,6 +15,10 @@ extension ESPHomeProxyServer {
         public var notificationLimit = 64
         /// How long a connection's thread listens for notifications before it looks for work again (seconds).
         public var idleWait = 0.02
+        /// Opens a connection (on the link's thread): `GATTConnection.open` on `adapter` over `slots` unless a
+        /// test hands its own (a peer on a socket pair). Must hold a slot of `slots` for as long as it is open.
+        public var open:
+            (@Sendable (_ device: BluetoothAddress, _ random: Bool) throws(GATTLinkError) -> GATTConnection)?
 
         public init(
             adapter: AdapterSelector, slots: ConnectionSlots, connectTimeout: Double, requestTimeout: Double,
