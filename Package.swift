@@ -109,7 +109,10 @@ let package = Package(
             name: "GATTLinkTests", dependencies: ["GATTLink", "GATTTestPeer", "BeaconCore", "BeaconRuntime"],
             swiftSettings: strict),
         .testTarget(name: "YAMLConfigTests", dependencies: ["YAMLConfig", "BeaconCore"], swiftSettings: strict),
-        .testTarget(name: "ESPHomeProxyTests", dependencies: ["ESPHomeProxy", "BeaconCore"], swiftSettings: strict),
+        .testTarget(
+            name: "ESPHomeProxyTests",
+            dependencies: ["ESPHomeProxy", "BeaconCore", "BeaconRuntime", "GATTLink", "GATTTestPeer"],
+            swiftSettings: strict),
         .testTarget(
             name: "CLITests",
             dependencies: ["BeaconBridgeCLI", "BeaconCore", "BeaconRuntime", "SQLiteStore", "TestSupport"],
