@@ -111,7 +111,7 @@ let package = Package(
         .testTarget(name: "YAMLConfigTests", dependencies: ["YAMLConfig", "BeaconCore"], swiftSettings: strict),
         .testTarget(
             name: "ESPHomeProxyTests",
-            dependencies: ["ESPHomeProxy", "BeaconCore", "BeaconRuntime", "GATTLink", "GATTTestPeer"],
+            dependencies: ["ESPHomeProxy", "BeaconCore", "BeaconRuntime", "GATTLink", "GATTTestPeer", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "CLITests",

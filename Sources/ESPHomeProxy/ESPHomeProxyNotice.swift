@@ -16,4 +16,6 @@ public enum ESPHomeProxyNotice: Sendable, Equatable {
     case deviceConnecting(peer: String, device: String)
     case deviceConnected(peer: String, device: String, mtu: Int)
     case deviceDisconnected(peer: String, device: String, error: Int32)
+    /// A connect to a device the configuration does not allow (`gatt.allowed_devices`).
+    case deviceRefused(peer: String, device: String, reason: String)
 }

@@ -11,6 +11,8 @@ extension ESPHomeProxyServer {
         public var connectTimeout: Double
         public var requestTimeout: Double
         public var limits: ESPHomeConnectionTable.Limits
+        /// `gatt.allowed_devices`: the only devices clients may connect to; empty: any.
+        public var allowedDevices: [BluetoothAddress] = []
         /// Notifications of one connection waiting for the server thread; more are dropped (counted).
         public var notificationLimit = 64
         /// How long a connection's thread listens for notifications before it looks for work again (seconds).
@@ -58,6 +60,15 @@ extension ESPHomeProxyServer {
 
     private func open(_ address: UInt64, random: Bool, for client: Client) {
         guard let active = configuration.activeConnections else {
+            apply(client.table.report(.ended(error: ESPHomeBluetoothError.notAvailable), from: address), for: client)
+            return
+        }
+        guard active.allowedDevices.isEmpty || active.allowedDevices.contains(BluetoothAddress(rawValue: address))
+        else {
+            onNotice(
+                .deviceRefused(
+                    peer: client.peer, device: BluetoothAddress(rawValue: address).description,
+                    reason: "not in gatt.allowed_devices"))
             apply(client.table.report(.ended(error: ESPHomeBluetoothError.notAvailable), from: address), for: client)
             return
         }

@@ -4,6 +4,7 @@ import ESPHomeProxy
 import GATTLink
 import GATTTestPeer
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -238,7 +239,7 @@ import Glibc
             frees.append(try ESPHomeTestClient.fields(body)[1]?.integer ?? 0)
         }
         #expect(frees.last == 2, "\(frees)")
-        #expect(await waitUntil { bench.served.value.load(ordering: .relaxed) == 2 })
+        #expect(await eventually { bench.served.value.load(ordering: .relaxed) == 2 })
         await bench.server.stop()
     }
 
@@ -280,7 +281,7 @@ final class ServedCount: Sendable {
 }
 
 /// Polls `condition` every 20 ms for at most `timeout` seconds.
-func waitUntil(timeout: Double = 10, _ condition: () -> Bool) async -> Bool {
+func eventually(timeout: Double = 10, _ condition: () -> Bool) async -> Bool {
     let deadline = SystemClock.monotonic() + timeout
     while !condition(), SystemClock.monotonic() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
     return condition()

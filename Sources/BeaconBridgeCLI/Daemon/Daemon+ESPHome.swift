@@ -101,10 +101,12 @@ struct DaemonESPHome {
         -> ESPHomeProxyServer.ActiveConnections?
     {
         guard configuration.esphomeAPI.activeConnections, configuration.gatt.enabled, let slots else { return nil }
-        return ESPHomeProxyServer.ActiveConnections(
+        var active = ESPHomeProxyServer.ActiveConnections(
             adapter: configuration.scanner.adapterSelector ?? .index(0), slots: slots,
             connectTimeout: configuration.gatt.connectTimeout, requestTimeout: configuration.gatt.requestTimeout,
             limits: ESPHomeConnectionTable.Limits(connectionsPerClient: slots.limit))
+        active.allowedDevices = configuration.gatt.allowedDevices
+        return active
     }
 
     /// Who the proxy says it is (DeviceInfo, the mDNS records): the node name (`esphome_api.name`, else from the
@@ -225,6 +227,9 @@ struct DaemonESPHome {
         case let .deviceConnected(peer, device, mtu):
             logger.info(
                 "device connected for a client", metadata: ["peer": "\(peer)", "device": "\(device)", "mtu": "\(mtu)"])
+        case let .deviceRefused(peer, device, reason):
+            logger.warning(
+                "client's connect refused", metadata: ["peer": "\(peer)", "device": "\(device)", "reason": "\(reason)"])
         case let .deviceDisconnected(peer, device, error):
             logger.info(
                 "device connection ended",

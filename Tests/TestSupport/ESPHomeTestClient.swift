@@ -6,15 +6,15 @@ import Testing
 import Glibc
 #endif
 
-/// A plaintext ESPHome API client over a real TCP connection to 127.0.0.1, for the server tests: sends
+/// A plaintext ESPHome API client over a real TCP connection to 127.0.0.1, for the proxy's server and daemon tests: sends
 /// messages, and waits (bounded) for the next message of a type, counting advertisements it passes.
-final class ESPHomeTestClient {
-    let fd: Int32
+public final class ESPHomeTestClient {
+    public let fd: Int32
     private var decoder = ESPHomeFrameDecoder(framing: .plaintext)
     private var backlog: [(type: UInt32, body: [UInt8])] = []
-    private(set) var advertisementMessages = 0
+    public private(set) var advertisementMessages = 0
 
-    init(port: Int) throws {
+    public init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(fd >= 0)
         var address = sockaddr_in()
@@ -31,12 +31,12 @@ final class ESPHomeTestClient {
 
     deinit { close() }
 
-    func close() {
+    public func close() {
         if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
         Glibc.close(fd)
     }
 
-    func send(_ type: UInt32, _ body: [UInt8] = []) {
+    public func send(_ type: UInt32, _ body: [UInt8] = []) {
         var out: [UInt8] = []
         ESPHomeFrameEncoder.plaintext(type: type, body: body, into: &out)
         _ = out.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -44,7 +44,7 @@ final class ESPHomeTestClient {
 
     /// The body of the next message of `type` within `timeout` seconds (others kept for later, advertisements
     /// counted and dropped); nil on timeout or when the server closed.
-    func next(_ type: UInt32, timeout: Double = 10) throws -> [UInt8]? {
+    public func next(_ type: UInt32, timeout: Double = 10) throws -> [UInt8]? {
         let deadline = SystemClock.monotonic() + timeout
         while true {
             if let index = backlog.firstIndex(where: { $0.type == type }) { return backlog.remove(at: index).body }
@@ -67,12 +67,12 @@ final class ESPHomeTestClient {
     }
 
     /// The fields of the next message of `type` (the test fails when it does not come).
-    func fields(_ type: UInt32, timeout: Double = 10) throws -> [Int: ProtobufReader.Value] {
+    public func fields(_ type: UInt32, timeout: Double = 10) throws -> [Int: ProtobufReader.Value] {
         let body = try #require(try next(type, timeout: timeout), "no message of type \(type) within \(timeout) s")
         return try Self.fields(body)
     }
 
-    static func fields(_ body: [UInt8]) throws -> [Int: ProtobufReader.Value] {
+    public static func fields(_ body: [UInt8]) throws -> [Int: ProtobufReader.Value] {
         var reader = ProtobufReader(body[...])
         var out: [Int: ProtobufReader.Value] = [:]
         while let (field, value) = try reader.next() { out[field] = value }
@@ -80,7 +80,7 @@ final class ESPHomeTestClient {
     }
 
     /// Every occurrence of each field (repeated fields).
-    static func all(_ body: ArraySlice<UInt8>) throws -> [(Int, ProtobufReader.Value)] {
+    public static func all(_ body: ArraySlice<UInt8>) throws -> [(Int, ProtobufReader.Value)] {
         var reader = ProtobufReader(body)
         var out: [(Int, ProtobufReader.Value)] = []
         while let (field, value) = try reader.next() { out.append((field, value)) }
@@ -88,7 +88,7 @@ final class ESPHomeTestClient {
     }
 
     /// Packed varints of a `repeated uint64` field.
-    static func packed(_ value: ProtobufReader.Value?) -> [UInt64] {
+    public static func packed(_ value: ProtobufReader.Value?) -> [UInt64] {
         guard case let .bytes(slice)? = value else { return [] }
         var out: [UInt64] = []
         var current: UInt64 = 0
@@ -106,7 +106,7 @@ final class ESPHomeTestClient {
     }
 
     /// A `BluetoothDeviceRequest` body.
-    static func deviceRequest(_ address: UInt64, kind: UInt64, addressType: UInt64? = nil) -> [UInt8] {
+    public static func deviceRequest(_ address: UInt64, kind: UInt64, addressType: UInt64? = nil) -> [UInt8] {
         var w = ProtobufWriter()
         w.uint(1, address)
         w.uint(2, kind)
@@ -118,7 +118,7 @@ final class ESPHomeTestClient {
     }
 
     /// A request body with an address, a handle and optional third/fourth fields.
-    static func handleRequest(_ address: UInt64, _ handle: UInt64, flag: Bool? = nil, data: [UInt8]? = nil)
+    public static func handleRequest(_ address: UInt64, _ handle: UInt64, flag: Bool? = nil, data: [UInt8]? = nil)
         -> [UInt8]
     {
         var w = ProtobufWriter()
