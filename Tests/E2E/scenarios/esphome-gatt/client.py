@@ -78,6 +78,12 @@ async def main():
     firmware = await client.bluetooth_gatt_read(address, characteristics[FIRMWARE].handle)
     check("firmware read", bytes(firmware) == b"1.2.3-e2e", f"{bytes(firmware)!r}")
 
+    # Hold the connection for a while (check.sh counts the sightings the daemon publishes meanwhile).
+    print("holding the connection for 6 s", flush=True)
+    await asyncio.sleep(6)
+    held = await client.bluetooth_gatt_read(address, characteristics[BATTERY].handle)
+    check("still connected after 6 s", bytes(held) == b"\x57" and states[-1][0], f"{bytes(held).hex()}")
+
     custom = characteristics[CUSTOM]
     cccd = next((d for d in custom.descriptors if d.uuid == CCCD), None)
     if not check("the writable characteristic has a CCCD", cccd is not None, f"{custom.descriptors}"):
