@@ -1,3 +1,5 @@
+#if canImport(Testing)
+// Test-only (uses `#require`): the static release build, which links TestSupport for the bench, has no Testing.
 import BeaconCore
 import BeaconRuntime
 import Testing
@@ -129,3 +131,4 @@ public final class ESPHomeTestClient {
         return w.bytes
     }
 }
+#endif
