@@ -74,8 +74,11 @@ extension ESPHomeProxyServer {
         }
         let link = ESPHomeDeviceLink(clientID: client.id, address: address, random: random, settings: active) {
             [self] link, report in
-            inbox.withLock { $0.append((link, report)) }
-            signalWake()
+            inbox.withLock { inbox in
+                guard inbox.wakeOpen else { return }
+                inbox.reports.append((link, report))
+                signalWake()
+            }
         }
         client.links[address] = link
         counters.gattConnects.add(1, ordering: .relaxed)
@@ -88,9 +91,9 @@ extension ESPHomeProxyServer {
 
     /// What the connections reported since the last pass, each to its client's table (server thread).
     func drainInbox() {
-        let reports = inbox.withLock { list -> [(ESPHomeDeviceLink, ESPHomeConnectionTable.Report)] in
-            let taken = list
-            list.removeAll(keepingCapacity: true)
+        let reports = inbox.withLock { inbox -> [(ESPHomeDeviceLink, ESPHomeConnectionTable.Report)] in
+            let taken = inbox.reports
+            inbox.reports.removeAll(keepingCapacity: true)
             return taken
         }
         for (link, report) in reports {

@@ -240,6 +240,7 @@ extension ESPHomeProxyServer {
         counters.clients.store(0, ordering: .relaxed)
         subscribed.store(0, ordering: .relaxed)
         close(listener)
+        inbox.withLock { $0.wakeOpen = false }
         close(wake.read)
         close(wake.write)
     }

@@ -95,8 +95,14 @@ public final class ESPHomeProxyServer: @unchecked Sendable {
     var wake: (read: Int32, write: Int32) = (-1, -1)
     var clients: [Client] = []
     var nextClientID = 1
-    /// What active connections reported, for the server thread (`drainInbox`).
-    let inbox = Mutex<[(ESPHomeDeviceLink, ESPHomeConnectionTable.Report)]>([])
+    /// What active connections reported, for the server thread (`drainInbox`); `wakeOpen` is cleared (under the
+    /// same lock) before the wake-up pipe closes, so a connection thread that outlives the server never writes to
+    /// a descriptor number the process has reused.
+    struct Inbox {
+        var reports: [(ESPHomeDeviceLink, ESPHomeConnectionTable.Report)] = []
+        var wakeOpen = true
+    }
+    let inbox = Mutex(Inbox())
     /// The port actually bound (configuration port 0 picks a free one).
     public private(set) var port = 0
 
