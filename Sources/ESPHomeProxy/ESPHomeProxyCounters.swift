@@ -12,6 +12,8 @@ public final class ESPHomeProxyCounters: Sendable {
     let eventsDropped = Atomic<UInt64>(0)
     let mdnsAnnounced = Atomic<Int>(0)
     let mdnsFailures = Atomic<UInt64>(0)
+    let gattConnects = Atomic<UInt64>(0)
+    let notificationsDropped = Atomic<UInt64>(0)
 
     init() {}
 
@@ -34,6 +36,10 @@ public final class ESPHomeProxyCounters: Sendable {
         /// else 0; the times that child ended or failed (each logged with its reason).
         public var mdnsAnnounced: Int = 0
         public var mdnsFailures: UInt64 = 0
+        /// Active connections: connects clients asked for, and notifications dropped (a connection's hand-over
+        /// queue or the client's queue full). In the daemon's summary, not in telemetry.
+        public var gattConnects: UInt64 = 0
+        public var notificationsDropped: UInt64 = 0
 
         /// The counters as telemetry `counters` entries (docs/mqtt.md, "Telemetry counters of the ESPHome proxy").
         public var telemetry: [(String, Int64)] {
@@ -61,6 +67,7 @@ public final class ESPHomeProxyCounters: Sendable {
             advertisementsDropped: advertisementsDropped.load(ordering: .relaxed),
             eventsDropped: eventsDropped.load(ordering: .relaxed),
             mdnsAnnounced: mdnsAnnounced.load(ordering: .relaxed),
-            mdnsFailures: mdnsFailures.load(ordering: .relaxed))
+            mdnsFailures: mdnsFailures.load(ordering: .relaxed), gattConnects: gattConnects.load(ordering: .relaxed),
+            notificationsDropped: notificationsDropped.load(ordering: .relaxed))
     }
 }

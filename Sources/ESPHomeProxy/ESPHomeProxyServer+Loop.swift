@@ -36,6 +36,7 @@ extension ESPHomeProxyServer {
             let ready = poll(&fds, nfds_t(fds.count), timeout)
             guard ready > 0 else { continue }
             if fds[1].revents != 0 { drainWake() }
+            drainInbox()
             let polled = Array(zip(clients, fds[2...]))
             for (client, entry) in polled where entry.revents != 0 {
                 if entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0, !client.closeAfterFlush {
@@ -107,7 +108,11 @@ extension ESPHomeProxyServer {
             var sendBuffer: Int32 = 64 * 1024
             setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
             let session = ESPHomeSession(configuration: configuration.session, crypto: crypto)
-            clients.append(Client(fd: fd, peer: peer, session: session, connectedAt: SystemClock.monotonic()))
+            clients.append(
+                Client(
+                    id: nextClientID, fd: fd, peer: peer, session: session, connectedAt: SystemClock.monotonic(),
+                    limits: configuration.activeConnections?.limits ?? .init()))
+            nextClientID += 1
             counters.connections.add(1, ordering: .relaxed)
             counters.clients.store(clients.count, ordering: .relaxed)
             onNotice(.clientConnected(peer: peer, clients: clients.count))
@@ -138,6 +143,8 @@ extension ESPHomeProxyServer {
             switch action {
             case let .send(bytes): client.outgoing.append(contentsOf: bytes)
             case let .close(reason): finish(client, reason: reason)
+            case let .bluetooth(request): handleBluetooth(request, for: client)
+            case .connectionsFree: sendConnectionsFree(to: client)
             }
         }
         if client.session.isSubscribed != client.wasSubscribed {
@@ -156,6 +163,7 @@ extension ESPHomeProxyServer {
         client.closeAfterFlush = true
         client.closeRequestedAt = SystemClock.monotonic()
         client.closeReason = reason
+        closeConnections(of: client)
         if reason != nil { counters.protocolErrors.add(1, ordering: .relaxed) }
         if peerClosed { client.sent = client.outgoing.count }
         onNotice(.clientClosed(peer: client.peer, clientInfo: client.session.clientInfo, reason: reason?.description))
@@ -224,11 +232,15 @@ extension ESPHomeProxyServer {
             _ = poll(&fds, nfds_t(fds.count), 50)
             for client in clients where client.unsent > 0 { flush(client) }
         }
-        for client in clients { close(client.fd) }
+        for client in clients {
+            closeConnections(of: client)
+            close(client.fd)
+        }
         clients.removeAll()
         counters.clients.store(0, ordering: .relaxed)
         subscribed.store(0, ordering: .relaxed)
         close(listener)
+        inbox.withLock { $0.wakeOpen = false }
         close(wake.read)
         close(wake.write)
     }

@@ -15,8 +15,11 @@ import Glibc
 /// stuck client never delays the scanner, the MQTT path or the other clients. Protocol state per client is
 /// `ESPHomeSession` (pure); this type only moves bytes.
 ///
-/// `@unchecked Sendable`: the descriptors and clients are touched by the server thread only; `pending` is
-/// behind a mutex; `running` is atomic.
+/// With active connections each device connection runs on its own thread (`ESPHomeDeviceLink`) and reports
+/// through `inbox` and the wake-up pipe; the loop never waits for a device.
+///
+/// `@unchecked Sendable`: the descriptors and clients are touched by the server thread only; `pending` and
+/// `inbox` are behind mutexes; `running` is atomic.
 public final class ESPHomeProxyServer: @unchecked Sendable {
     public struct Configuration: Sendable {
         public var bind: String
@@ -30,6 +33,8 @@ public final class ESPHomeProxyServer: @unchecked Sendable {
         public var handshakeTimeout: Double = 30
         /// HCI events kept between two batches; more are dropped (counted as `eventsDropped`).
         public var pendingLimit = 65_536
+        /// Active connections; nil for a passive proxy (`session.identity.activeConnections` must agree).
+        public var activeConnections: ActiveConnections?
 
         public init(
             bind: String, port: Int, session: ESPHomeSession.Configuration, allow: [NetworkAddressRange],
@@ -46,6 +51,7 @@ public final class ESPHomeProxyServer: @unchecked Sendable {
     }
 
     final class Client {
+        let id: Int
         let fd: Int32
         let peer: String
         var session: ESPHomeSession
@@ -58,8 +64,16 @@ public final class ESPHomeProxyServer: @unchecked Sendable {
         var lastDropNotice: Double = -.infinity
         var dropped: UInt64 = 0
         var wasSubscribed = false
+        /// Active connections of this client: the requests' state machine and the running connections.
+        var table: ESPHomeConnectionTable
+        var links: [UInt64: ESPHomeDeviceLink] = [:]
 
-        init(fd: Int32, peer: String, session: ESPHomeSession, connectedAt: Double) {
+        init(
+            id: Int, fd: Int32, peer: String, session: ESPHomeSession, connectedAt: Double,
+            limits: ESPHomeConnectionTable.Limits
+        ) {
+            self.id = id
+            table = ESPHomeConnectionTable(limits: limits)
             self.fd = fd
             self.peer = peer
             self.session = session
@@ -80,6 +94,15 @@ public final class ESPHomeProxyServer: @unchecked Sendable {
     var listener: Int32 = -1
     var wake: (read: Int32, write: Int32) = (-1, -1)
     var clients: [Client] = []
+    var nextClientID = 1
+    /// What active connections reported, for the server thread (`drainInbox`); `wakeOpen` is cleared (under the
+    /// same lock) before the wake-up pipe closes, so a connection thread that outlives the server never writes to
+    /// a descriptor number the process has reused.
+    struct Inbox {
+        var reports: [(ESPHomeDeviceLink, ESPHomeConnectionTable.Report)] = []
+        var wakeOpen = true
+    }
+    let inbox = Mutex(Inbox())
     /// The port actually bound (configuration port 0 picks a free one).
     public private(set) var port = 0
 

@@ -24,6 +24,7 @@ import Testing
             switch action {
             case let .send(bytes): decoder.append(bytes)
             case let .close(reason): closed = .some(reason)
+            case .bluetooth, .connectionsFree: break
             }
         }
         var out: [(UInt32, [UInt8])] = []

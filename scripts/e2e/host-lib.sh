@@ -215,6 +215,8 @@ e2e_stop_broker() {
 # Console directives a guest script can print to act on the host (handled while the guest runs):
 #   E2E-HOST: broker-stop     stops the test broker (and its subscriber)
 #   E2E-HOST: broker-start    starts it again on the same port
+#   E2E-HOST: esphome-client ADDRESS   runs the scenario's client.py (aioesphomeapi) in the background against the
+#                             forwarded ESPHome API port (e2e_esphome_forward) with the peripheral's ADDRESS
 e2e_handle_directives() {
     local console="$1" line count=0
     while IFS= read -r line; do
@@ -224,6 +226,9 @@ e2e_handle_directives() {
         case "$line" in
             "E2E-HOST: broker-stop") e2e_log "guest asked: stop the broker"; e2e_stop_broker ;;
             "E2E-HOST: broker-start") e2e_log "guest asked: start the broker"; e2e_start_broker "$E2E_BROKER_PORT" ;;
+            "E2E-HOST: esphome-client "*)
+                e2e_log "guest asked: run the ESPHome client against 127.0.0.1:${E2E_ESPHOME_PORT:-?}"
+                e2e_esphome_client "${line#E2E-HOST: esphome-client }" "$E2E_RUN/$scenario/esphome-client.log" & ;;
             *) e2e_log "unknown guest directive: $line" ;;
         esac
     done < <(tr -d '\r' < "$console" | grep '^E2E-HOST: ')
@@ -239,6 +244,8 @@ e2e_boot() {
     : > "$console"
     local net="user,id=n0,restrict=on"
     [ -n "${E2E_BROKER_PORT:-}" ] && net="$net,guestfwd=tcp:10.0.2.100:1883-cmd:socat - TCP:127.0.0.1:$E2E_BROKER_PORT"
+    e2e_esphome_forward "$scenario"
+    net="$net$E2E_ESPHOME_NET"
     qemu-system-x86_64 "${accel_args[@]}" -machine pc -cpu "${E2E_CPU:-max}" -m "${E2E_MEM:-1024}" -smp 1 \
         -nodefaults -display none -no-reboot -monitor none -serial "file:$console" \
         -kernel "$E2E_KERNEL" -initrd "$initrd" \
@@ -264,4 +271,35 @@ e2e_boot() {
     status=$(tr -d '\r' < "$console" | sed -n 's/^E2E-EXIT=\([0-9]*\).*/\1/p' | tail -1)
     [ -n "$status" ] || return 125
     return "$status"
+}
+
+# ---- The ESPHome proxy's active connections (scenario esphome-gatt) ----
+# For a scenario with an `esphome.forward` file: a free loopback port forwarded to the guest's ESPHome API
+# (6053) through QEMU user-net (hostfwd; restrict=on still isolates the guest, the forward is explicit). Sets
+# E2E_ESPHOME_PORT and E2E_ESPHOME_NET (the netdev option to append; empty for other scenarios).
+e2e_esphome_forward() {
+    local scenario="$1" tries=0 port
+    E2E_ESPHOME_PORT=""; E2E_ESPHOME_NET=""
+    [ -f "$SCENARIOS_DIR/$scenario/esphome.forward" ] || return 0
+    while :; do
+        tries=$((tries + 1)); [ $tries -le 50 ] || { e2e_log "no free loopback port for the ESPHome forward"; return 1; }
+        port=$((20000 + RANDOM % 30000))
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+    done
+    E2E_ESPHOME_PORT=$port
+    E2E_ESPHOME_NET=",hostfwd=tcp:127.0.0.1:$port-:6053"
+}
+
+# Runs the scenario's client.py with the pinned aioesphomeapi (scripts/reference-venv.sh) against the forwarded
+# port, for the peripheral $1; its output and a last line `EXIT <status>` go to $2 (check.sh reads them).
+# Bounded by 200 s.
+e2e_esphome_client() {
+    local peer="$1" out="$2" python
+    python=$("$REPO/scripts/reference-venv.sh" "$REPO/Tests/ESPHome/esphome.txt" | tail -n 1)
+    if [ ! -x "$python" ]; then
+        { echo "no aioesphomeapi environment: $python"; echo "EXIT 2"; } > "$out"
+        return
+    fi
+    timeout 200 "$python" "$SCENARIOS_DIR/$scenario/client.py" 127.0.0.1 "$E2E_ESPHOME_PORT" "$peer" > "$out" 2>&1
+    echo "EXIT $?" >> "$out"
 }

@@ -1,5 +1,6 @@
 import BeaconCore
 import ESPHomeProxy
+import GATTLink
 
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +16,7 @@ struct DaemonESPHome {
     /// missing file) or a port that cannot be bound is an error: the daemon does not start without it.
     static func start(
         configuration: GatewayConfiguration, environment: [String: String], logger: Logger,
-        isReplay: Bool
+        isReplay: Bool, gattSlots: ConnectionSlots? = nil
     ) async -> Result<DaemonESPHome?, DaemonESPHomeError> {
         let settings = configuration.esphomeAPI
         guard settings.enabled else { return .success(nil) }
@@ -50,13 +51,17 @@ struct DaemonESPHome {
                 password = trimmed.isEmpty ? nil : trimmed
             }
         }
-        let identity = Self.identity(configuration: configuration, hostname: hostName(), usesPassword: password != nil)
+        var identity = Self.identity(configuration: configuration, hostname: hostName(), usesPassword: password != nil)
+        // Active connections only with the GATT side (its slots, adapter and timeouts).
+        let active = Self.activeConnections(configuration: configuration, slots: gattSlots)
+        identity.activeConnections = active != nil
         let name = identity.name
         let session = ESPHomeSession.Configuration(identity: identity, password: password, psk: psk)
-        let serverConfiguration = ESPHomeProxyServer.Configuration(
+        var serverConfiguration = ESPHomeProxyServer.Configuration(
             bind: settings.bind, port: settings.port, session: session, allow: settings.allow,
             maxClients: settings.maxClients, clientQueueBytes: settings.clientQueueBytes,
             batchInterval: Double(settings.batchIntervalMilliseconds) / 1000)
+        serverConfiguration.activeConnections = active
         let proxyLogger = logger.child(label: "esphome")
         let server = ESPHomeProxyServer(configuration: serverConfiguration) { notice in
             DaemonESPHome.log(notice, to: proxyLogger)
@@ -90,6 +95,20 @@ struct DaemonESPHome {
         return .success(DaemonESPHome(server: server, announcement: announcement))
     }
 
+    /// The proxy's active connections: with `esphome_api.active_connections` and `gatt.enabled`, over the
+    /// daemon's slot pool, on the scanner's adapter, with `gatt`'s timeouts; nil otherwise (a passive proxy).
+    static func activeConnections(configuration: GatewayConfiguration, slots: ConnectionSlots?)
+        -> ESPHomeProxyServer.ActiveConnections?
+    {
+        guard configuration.esphomeAPI.activeConnections, configuration.gatt.enabled, let slots else { return nil }
+        var active = ESPHomeProxyServer.ActiveConnections(
+            adapter: configuration.scanner.adapterSelector ?? .index(0), slots: slots,
+            connectTimeout: configuration.gatt.connectTimeout, requestTimeout: configuration.gatt.requestTimeout,
+            limits: ESPHomeConnectionTable.Limits(connectionsPerClient: slots.limit))
+        active.allowedDevices = configuration.gatt.allowedDevices
+        return active
+    }
+
     /// Who the proxy says it is (DeviceInfo, the mDNS records): the node name (`esphome_api.name`, else from the
     /// host name), the friendly name, the MAC (`esphome_api.mac`, else derived from the node name), the version.
     static func identity(configuration: GatewayConfiguration, hostname: String, usesPassword: Bool)
@@ -117,6 +136,7 @@ struct DaemonESPHome {
                 "connections": "\(c.connections)", "refused": "\(c.refused)", "protocol_errors": "\(c.protocolErrors)",
                 "advertisements": "\(c.advertisementsReceived)", "sent": "\(c.advertisementsSent)",
                 "dropped": "\(c.advertisementsDropped)", "events_dropped": "\(c.eventsDropped)",
+                "gatt_connects": "\(c.gattConnects)", "notifications_dropped": "\(c.notificationsDropped)",
             ])
     }
 
@@ -202,6 +222,18 @@ struct DaemonESPHome {
                 ])
         case let .failed(message):
             logger.error("ESPHome API failed", metadata: ["error": "\(message)"])
+        case let .deviceConnecting(peer, device):
+            logger.info("client connecting to a device", metadata: ["peer": "\(peer)", "device": "\(device)"])
+        case let .deviceConnected(peer, device, mtu):
+            logger.info(
+                "device connected for a client", metadata: ["peer": "\(peer)", "device": "\(device)", "mtu": "\(mtu)"])
+        case let .deviceRefused(peer, device, reason):
+            logger.warning(
+                "client's connect refused", metadata: ["peer": "\(peer)", "device": "\(device)", "reason": "\(reason)"])
+        case let .deviceDisconnected(peer, device, error):
+            logger.info(
+                "device connection ended",
+                metadata: ["peer": "\(peer)", "device": "\(device)", "error": "\(error)"])
         }
     }
 }

@@ -15,7 +15,11 @@ final class DaemonGATT: Sendable {
     let publisher: EventPublisher
     let logger: Logger
 
-    init?(configuration: GatewayConfiguration, layout: TopicLayout, publisher: EventPublisher, logger: Logger) {
+    /// `slots`: the daemon's pool, shared with the ESPHome proxy's active connections (a pool of its own when nil).
+    init?(
+        configuration: GatewayConfiguration, layout: TopicLayout, publisher: EventPublisher, logger: Logger,
+        slots: ConnectionSlots? = nil
+    ) {
         let settings = configuration.gatt
         guard settings.enabled else { return nil }
         self.settings = settings
@@ -23,7 +27,8 @@ final class DaemonGATT: Sendable {
         self.publisher = publisher
         self.logger = logger
         let executor = GATTCommandExecutor(
-            adapter: configuration.scanner.adapterSelector ?? .index(0), slots: ConnectionSlots(limit: settings.slots),
+            adapter: configuration.scanner.adapterSelector ?? .index(0),
+            slots: slots ?? ConnectionSlots(limit: settings.slots),
             connectTimeout: settings.connectTimeout, requestTimeout: settings.requestTimeout)
         workers = GATTCommandWorkers(workers: settings.slots, maxPending: GATTSettings.maxPendingCommands) {
             executor.execute($0)

@@ -1,5 +1,6 @@
 import BeaconCore
 import BeaconRuntime
+import GATTLink
 import HCIScanner
 import MQTTPublisher
 import SQLiteStore
@@ -154,9 +155,12 @@ extension Daemon {
             return ExitCode.software
         }
 
+        // One pool of GATT connection slots for the MQTT commands and the ESPHome proxy's active connections.
+        let gattSlots = configuration.gatt.enabled ? ConnectionSlots(limit: configuration.gatt.slots) : nil
         let esphome: DaemonESPHome?
         switch await DaemonESPHome.start(
-            configuration: configuration, environment: environment, logger: logger, isReplay: isReplay)
+            configuration: configuration, environment: environment, logger: logger, isReplay: isReplay,
+            gattSlots: gattSlots)
         {
         case let .success(value): esphome = value
         case let .failure(error):
@@ -218,7 +222,7 @@ extension Daemon {
         let daemon = Daemon(
             options: options, configuration: configuration, logger: logger, database: database,
             publisher: publisher, source: source, pipeline: pipeline, captureClock: captureClock,
-            stateStore: stateStore, deferredRestore: deferredRestore)
+            stateStore: stateStore, deferredRestore: deferredRestore, gattSlots: gattSlots)
         daemon.esphome = esphome
         daemon.webhook = webhook
         return await daemon.run()

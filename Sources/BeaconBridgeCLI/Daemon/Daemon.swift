@@ -1,5 +1,6 @@
 import BeaconCore
 import BeaconRuntime
+import GATTLink
 import HCIScanner
 import MQTTPublisher
 import SQLiteStore
@@ -65,7 +66,7 @@ final class Daemon {
     init(
         options: DaemonOptions, configuration: GatewayConfiguration, logger: Logger, database: GatewayDatabase?,
         publisher: EventPublisher, source: any HCIEventSource, pipeline: GatewayPipeline, captureClock: CaptureClock,
-        stateStore: GatewayDatabase?, deferredRestore: [PersistedRegionState]
+        stateStore: GatewayDatabase?, deferredRestore: [PersistedRegionState], gattSlots: ConnectionSlots? = nil
     ) {
         self.stateStore = stateStore
         self.deferredRestore = deferredRestore.isEmpty ? nil : deferredRestore
@@ -84,7 +85,8 @@ final class Daemon {
         self.mailbox = EventMailbox(capacity: max(1, configuration.scanner.queueCapacity))
         self.rooms = DaemonRooms(configuration: configuration)
         self.gatt = DaemonGATT(
-            configuration: configuration, layout: encoder.layout, publisher: publisher, logger: logger)
+            configuration: configuration, layout: encoder.layout, publisher: publisher, logger: logger,
+            slots: gattSlots)
         self.gattSchedule = GATTInfoSchedule(devices: configuration.gatt.devices, start: SystemClock.monotonic())
     }
 

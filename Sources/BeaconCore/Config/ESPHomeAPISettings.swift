@@ -34,6 +34,10 @@ public struct ESPHomeAPISettings: Sendable, Equatable {
     public var batchIntervalMilliseconds = 100
     /// `esphome_api.mdns`: announce `_esphomelib._tcp` through `avahi-publish-service` when it is installed.
     public var mdns = true
+    /// `esphome_api.active_connections`: with `gatt.enabled`, clients (Home Assistant) may connect to devices
+    /// through the proxy, taking slots of `gatt.slots` (shared with the MQTT GATT commands). Without `gatt` the
+    /// proxy stays passive whatever this says.
+    public var activeConnections = true
     /// `esphome_api.replay_wait_for_clients`: replay only: wait (at most 60 s) until this many clients have
     /// subscribed before the capture starts, so they receive all of it.
     public var replayWaitForClients = 0

@@ -123,6 +123,8 @@ public struct ESPHomeDeviceIdentity: Sendable, Equatable {
     public var suggestedArea: String
     /// `project_name` "manufacturer.model" (Home Assistant shows the parts) and `project_version`.
     public var projectName = "BeaconBridge.Gateway"
+    /// The proxy holds GATT connections for its clients (`esphome_api.active_connections` with `gatt.enabled`).
+    public var activeConnections = false
 
     public init(
         name: String, friendlyName: String, macAddress: String, bluetoothMACAddress: String,
@@ -140,9 +142,18 @@ public struct ESPHomeDeviceIdentity: Sendable, Equatable {
         self.suggestedArea = suggestedArea
     }
 
-    /// `bluetooth_proxy_feature_flags`: passive scanning (bit 0) and raw advertisements (bit 5); no active
-    /// connections, so Home Assistant never asks this proxy to connect to a device.
+    /// `bluetooth_proxy_feature_flags` of a passive proxy: passive scanning (bit 0) and raw advertisements
+    /// (bit 5); no active connections, so Home Assistant never asks this proxy to connect to a device.
     public static let proxyFeatureFlags: UInt32 = 1 << 0 | 1 << 5
+    /// Added with active connections: active connections (bit 1) and remote caching (bit 2: the client keeps the
+    /// services it discovered and may connect "with cache"; aioesphomeapi connects to no proxy without it). No
+    /// pairing (bit 3) and no cache clearing (bit 4): the proxy keeps no cache and does not pair.
+    public static let activeConnectionFlags: UInt32 = 1 << 1 | 1 << 2
+
+    /// The flags this proxy advertises.
+    public var featureFlags: UInt32 {
+        Self.proxyFeatureFlags | (activeConnections ? Self.activeConnectionFlags : 0)
+    }
 }
 
 /// Encoders of the server's messages: each returns the protobuf body (the frame adds type and length).
@@ -176,7 +187,7 @@ public enum ESPHomeServerMessage {
         w.string(9, identity.version)
         w.string(12, identity.manufacturer)
         w.string(13, identity.friendlyName)
-        w.uint(15, UInt64(ESPHomeDeviceIdentity.proxyFeatureFlags))
+        w.uint(15, UInt64(identity.featureFlags))
         w.string(16, identity.suggestedArea)
         w.string(18, identity.bluetoothMACAddress)
         return w.bytes

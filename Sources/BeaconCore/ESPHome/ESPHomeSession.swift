@@ -32,6 +32,11 @@ public struct ESPHomeSession: Sendable {
         case send([UInt8])
         /// Close after sending what the earlier actions queued; `reason` is logged, nil for a normal end.
         case close(reason: ESPHomeProtocolError?)
+        /// With active connections (`identity.activeConnections`): a connection request for the server's
+        /// `ESPHomeConnectionTable` of this client.
+        case bluetooth(ESPHomeConnectionRequest)
+        /// With active connections: send this client the slot count of the daemon's pool (it subscribed).
+        case connectionsFree
     }
 
     enum Phase: Equatable { case awaitingHello, awaitingConnect, authenticated, closed }
@@ -46,6 +51,8 @@ public struct ESPHomeSession: Sendable {
     private var sendCipher: NoiseCipherState?
     /// The client subscribed to raw advertisements.
     public private(set) var isSubscribed = false
+    /// The client subscribed to the connection slot count (`SubscribeBluetoothConnectionsFreeRequest`).
+    public private(set) var wantsConnectionsFree = false
     /// The client's `client_info` from its Hello (for logs).
     public private(set) var clientInfo = ""
 
@@ -230,15 +237,24 @@ public struct ESPHomeSession: Sendable {
         case (_, .unsubscribeAdvertisements):
             isSubscribed = false
         case (_, .subscribeConnectionsFree):
-            try reply(
-                ESPHomeMessageType.bluetoothConnectionsFreeResponse, ESPHomeServerMessage.connectionsFree(),
-                into: &actions)
+            if identity.activeConnections {
+                wantsConnectionsFree = true
+                actions.append(.connectionsFree)
+            } else {
+                try reply(
+                    ESPHomeMessageType.bluetoothConnectionsFreeResponse, ESPHomeServerMessage.connectionsFree(),
+                    into: &actions)
+            }
         case (_, .connection(let request)):
-            try refuse(request, into: &actions)
+            if identity.activeConnections {
+                actions.append(.bluetooth(request))
+            } else {
+                try refuse(request, into: &actions)
+            }
         }
     }
 
-    /// This proxy has no active connections (its feature flags say so, so Home Assistant does not ask): a client
+    /// Without active connections (the feature flags say so, so Home Assistant does not ask): a client
     /// that asks anyway gets the answer it waits for, with `notAvailable`, instead of a silence it would time
     /// out on.
     private mutating func refuse(_ request: ESPHomeConnectionRequest, into actions: inout [Action])

@@ -35,6 +35,7 @@ extension ESPHomeAPISettings {
         clientQueueBytes = r.value("client_queue_bytes", as: ConfigByteSize.self)?.bytes ?? clientQueueBytes
         batchIntervalMilliseconds = r.value("batch_interval_ms", default: batchIntervalMilliseconds)
         mdns = r.bool("mdns", default: mdns)
+        activeConnections = r.bool("active_connections", default: activeConnections)
         replayWaitForClients = r.value("replay_wait_for_clients", default: replayWaitForClients)
     }
 }

@@ -14,19 +14,7 @@ beaconbridge-testpeer --adapter hci1 --firmware 1.2.3-e2e --battery 87 --connect
     > /tmp/testpeer.log 2>&1 &
 PEER_PID=$!
 
-# Connectable undirected advertising of the iBeacon from advertising set 0 (LE Set Extended Advertising
-# Parameters with legacy ADV_IND properties 0x0013, 100 ms), re-enabled every 0.25 s as the beacon loop does
-# (btvirt reports only on a (re-)enable). Extended commands, not the legacy ones: the kernel connects from hci0
-# with LE Extended Create Connection (btvirt supports it), which btvirt completes only toward an extended
-# advertising set; with legacy advertising it never answered (the kernel cancelled after about 4 s).
-advertise_connectable() {
-    local dev="$1" data="$2" len
-    len=$(( ${#data} / 2 ))
-    hcitool -i "$dev" cmd 0x08 0x0039 00 01 00 00 00 00 > /dev/null
-    hcitool -i "$dev" cmd 0x08 0x0036 00 13 00 a0 00 00 a0 00 00 07 00 00 00 00 00 00 00 00 00 7f 01 00 01 00 00 > /dev/null
-    hcitool -i "$dev" cmd 0x08 0x0037 00 03 01 $(printf '%02x' "$len") $(hex_bytes "$data") > /dev/null
-    hcitool -i "$dev" cmd 0x08 0x0039 01 01 00 00 00 00 > /dev/null
-}
+# advertise_connectable: scripts/e2e/guest-lib.sh (shared with the esphome-gatt scenario).
 run_beacon_loop advertise_connectable "connectable " hci1 "$IBEACON_AD"
 start_daemon ./config.yaml
 mark daemon-scanning
