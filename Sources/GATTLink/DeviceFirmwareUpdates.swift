@@ -93,7 +93,8 @@ public final class DeviceFirmwareUpdates: Sendable {
                 connect: { () throws(GATTLinkError) -> GATTConnection in
                     try GATTConnection.open(
                         adapter: executor.adapter, peer: request.address, randomAddress: request.random,
-                        timeout: executor.connectTimeout, slots: executor.slots, requestTimeout: executor.requestTimeout)
+                        timeout: executor.connectTimeout, slots: executor.slots, requestTimeout: executor.requestTimeout
+                    )
                 }, report: report)
             return .success(Finished(outcome: outcome, seconds: SystemClock.monotonic() - started))
         } catch {

@@ -67,6 +67,8 @@ final class DaemonGATT: Sendable {
             workers.submit(command) { [self] result in
                 switch result {
                 case .success(let members):
+                    logger.info(
+                        "gatt command done", metadata: ["op": "\(command.operation.rawValue)", "id": "\(command.id)"])
                     reply(
                         GATTCommandReply.success(
                             id: command.id, op: command.operation, address: command.address, members), topic: replyTopic

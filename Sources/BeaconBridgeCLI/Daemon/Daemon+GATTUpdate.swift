@@ -24,7 +24,8 @@ extension DaemonGATT {
             do throws(DFUPackageFile.Failure) {
                 state.latestVersion = try DFUPackageFile.load(path).firmwareVersion.map { "\($0)" }
             } catch {
-                logger.error("firmware package not usable", metadata: ["device": "\(device.name)", "error": "\(error)"])
+                logger.error(
+                    "firmware package not usable", metadata: ["device": "\(device.name)", "error": "\(error)"])
             }
             states[device.name] = state
         }
@@ -61,7 +62,9 @@ extension DaemonGATT {
         let id = "install-" + name.prefix(64)
         guard let device = settings.devices.first(where: { TopicLayout.level($0.name) == name }) else {
             refuse(
-                id, GATTCommandError(kind: "bad_request", step: "device", message: "no configured device `\(name.prefix(64))`"),
+                id,
+                GATTCommandError(
+                    kind: "bad_request", step: "device", message: "no configured device `\(name.prefix(64))`"),
                 topic: replyTopic)
             return
         }
@@ -158,7 +161,8 @@ extension DaemonGATT {
             return
         }
         publisher.publishReply(
-            ControlMessage(topic: layout.dfuProgress, payload: JSONValue.object(members).serialized, qos: 0, retain: false),
+            ControlMessage(
+                topic: layout.dfuProgress, payload: JSONValue.object(members).serialized, qos: 0, retain: false),
             lifetime: Self.progressLifetime)
     }
 
@@ -195,7 +199,8 @@ extension DaemonGATT {
                 }
             }
             reply(
-                GATTCommandReply.success(id: command.id, op: .dfu, address: command.address, members), topic: replyTopic)
+                GATTCommandReply.success(id: command.id, op: .dfu, address: command.address, members), topic: replyTopic
+            )
         case .failure(let error):
             changeUpdateState(device.name) {
                 $0.inProgress = false

@@ -8,7 +8,9 @@ public struct DeviceUpdateState: Sendable, Equatable {
     /// 0...100 while an update runs; nil otherwise.
     public var percent: Int?
 
-    public init(installedVersion: String? = nil, latestVersion: String? = nil, inProgress: Bool = false, percent: Int? = nil) {
+    public init(
+        installedVersion: String? = nil, latestVersion: String? = nil, inProgress: Bool = false, percent: Int? = nil
+    ) {
         self.installedVersion = installedVersion
         self.latestVersion = latestVersion
         self.inProgress = inProgress
