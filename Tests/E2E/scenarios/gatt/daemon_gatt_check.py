@@ -64,8 +64,8 @@ def main(mqtt_log, console_log, record_path):
     if again and (again.get("ok") or again.get("error", {}).get("kind") != "busy"):
         problems.append(f"a second update of the device was not refused busy: {again}")
     final = reply("dfu", "install-peer")
-    if final and not (final.get("ok") and final.get("bytes") == 16384 and final.get("crc") == crc.group(1)):
-        problems.append(f"the update's reply is not a success of 16384 bytes crc {crc.group(1)}: {final}")
+    if final and not (final.get("ok") and final.get("bytes") == 81920 and final.get("crc") == crc.group(1)):
+        problems.append(f"the update's reply is not a success of 81920 bytes crc {crc.group(1)}: {final}")
     progress = [p for p in payloads(f"{BASE}/reply/gatt/dfu/progress") if p.get("id") == "install-peer"]
     percents = [p["percent"] for p in progress if p.get("event") == "progress"]
     print(f"check: daemon dfu progress percents {percents}, reply {final}")
@@ -83,7 +83,7 @@ def main(mqtt_log, console_log, record_path):
     if not any(i.get("battery") == 87 and i.get("firmware") == "1.2.3-e2e" for i in infos):
         problems.append(f"no device information with battery 87 and firmware 1.2.3-e2e: {infos}")
     configs = {t: json.loads(p) for _, t, p in window if t.startswith("homeassistant/") and t.endswith("/config")
-               and f"_{DEVICE}_" in t and p}
+               and f"/{DEVICE}_" in t and p}
     update = [c for t, c in configs.items() if t.startswith("homeassistant/update/")]
     sensors = [c for t, c in configs.items() if t.startswith("homeassistant/sensor/")]
     if not update or not sensors:
