@@ -112,7 +112,9 @@ let package = Package(
         .testTarget(name: "ESPHomeProxyTests", dependencies: ["ESPHomeProxy", "BeaconCore"], swiftSettings: strict),
         .testTarget(
             name: "CLITests",
-            dependencies: ["BeaconBridgeCLI", "BeaconCore", "BeaconRuntime", "SQLiteStore", "TestSupport"],
+            dependencies: [
+                "BeaconBridgeCLI", "BeaconCore", "BeaconRuntime", "SQLiteStore", "TestSupport", "GATTTestPeer",
+            ],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -12,7 +12,14 @@ extension HomeAssistantDiscovery {
                 ("name", .string(field == .battery ? "Battery" : field == .firmware ? "Firmware" : "Hardware")),
                 ("unique_id", .string(gatewayDeviceID + "_" + slug + "_" + field.rawValue)),
                 ("state_topic", .string(topic)),
-                ("value_template", .string("{{ value_json.\(field.rawValue) }}")),
+                // A field the device does not have is absent from the state: the battery is then unknown, a
+                // revision keeps its value (`this.state`); Home Assistant logs a warning for a plain
+                // `value_json.hardware` that is undefined (seen in the HA stage with the test peripheral).
+                (
+                    "value_template",
+                    .string(
+                        "{{ value_json.\(field.rawValue) | default(\(field == .battery ? "none" : "this.state")) }}")
+                ),
             ]
             if field == .battery {
                 members += [

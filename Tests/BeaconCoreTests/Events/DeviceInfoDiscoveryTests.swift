@@ -19,7 +19,7 @@ import Testing
         #expect(messages.allSatisfy { $0.retain && $0.qos == 1 })
         let battery = try JSONValue(parsing: messages[0].payload)
         #expect(battery["state_topic"] == .string("beaconbridge/hall/device/front-tag/info"))
-        #expect(battery["value_template"] == .string("{{ value_json.battery }}"))
+        #expect(battery["value_template"] == .string("{{ value_json.battery | default(none) }}"))
         #expect(battery["device_class"] == .string("battery") && battery["unit_of_measurement"] == .string("%"))
         #expect(battery["unique_id"] == .string("beaconbridge_hall_front_tag_battery"))
         #expect(battery["device"]?["via_device"] == .string("beaconbridge_hall"))
@@ -27,6 +27,7 @@ import Testing
         let firmware = try JSONValue(parsing: messages[1].payload)
         #expect(firmware["entity_category"] == .string("diagnostic") && firmware["device_class"] == nil)
         #expect(firmware["device"] == battery["device"])
+        #expect(firmware["value_template"] == .string("{{ value_json.firmware | default(this.state) }}"))
     }
 
     /// With a package (`firmware`), an update entity on the same device: state and command topics per device,
