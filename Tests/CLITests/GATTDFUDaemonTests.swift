@@ -98,7 +98,8 @@ import Testing
         }
         #expect(reply("dots")?["error"]?["step"] == .string("package"))
         #expect(reply("none")?["error"]?["kind"] == .string("package_unreadable"))
-        #expect("\(reply("none")?["error"]?["message"] ?? .null)".contains("other.zip"))
+        let unreadable = "\(reply("none")?["error"]?["message"] ?? .null)"
+        #expect(unreadable.contains("other.zip"), "\(unreadable)")
         #expect(reply("install-tag")?["error"]?["step"] == .string("payload"))
         // No device to reach: a typed link error with its step, and the entity is not left in progress.
         let run = try #require(reply("run"))
