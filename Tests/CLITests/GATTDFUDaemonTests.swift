@@ -40,13 +40,13 @@ import Testing
         let bed = try DaemonTestBed()
         try "not a zip".write(toFile: bed.directory + "/bad.zip", atomically: true, encoding: .utf8)
         try config(bed, firmware: bed.directory + "/bad.zip")
-        let bad = try await BuiltBinary.run(["check-config", bed.configPath], timeout: 60)
+        let bad = try await BuiltBinary.run(["check-config", "--config", bed.configPath], timeout: 60)
         #expect(bad.status == 78, "stdout: \(bad.stdout) stderr: \(bad.stderr)")
         let output = bad.stdout + bad.stderr
         #expect(output.contains("gatt.devices[0].firmware") && output.contains("bad.zip"), "\(output)")
         #expect(output.contains("not a zip file"), "\(output)")
         try config(bed, firmware: bed.directory + "/missing.zip")
-        let missing = try await BuiltBinary.run(["check-config", bed.configPath], timeout: 60)
+        let missing = try await BuiltBinary.run(["check-config", "--config", bed.configPath], timeout: 60)
         #expect(missing.status == 78 && (missing.stdout + missing.stderr).contains("cannot read"), "\(missing)")
     }
 
@@ -59,7 +59,8 @@ import Testing
         let now = Date().timeIntervalSince1970
         let capture = try bed.writeCapture(
             "walk.btsnoop", DaemonTestBed.iBeaconObservations(minor: 1, start: now, duration: 40, interval: 0.5))
-        let subscriber = try await bed.startSubscriber()
+        let subscriber = try TestSubscriber(port: bed.broker.port, patterns: ["beaconbridge/#", "homeassistant/#"])
+        try await subscriber.start()
         defer { Task { await subscriber.stop() } }
         let daemon = try DaemonProcess(arguments: ["replay", capture, "--speed", "1", "--config", bed.configPath])
         let base = bed.topicBase

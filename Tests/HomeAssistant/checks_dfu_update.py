@@ -24,8 +24,22 @@ FIRMWARE_ID = "beaconbridge_e2e_peer_firmware"
 def dfu_update_checks(check, ha, refresh_registry, recorder, wait):
     messages = [json.loads(line) for line in FIXTURE.read_text().splitlines() if line.strip()]
     version = (ha.rest("/api/config") or {}).get("version", "")
+    print(f"dfu: Home Assistant {version}, {len(messages)} recorded messages", flush=True)
     reads_progress = tuple(int(p) for p in version.split(".")[:2] if p.isdigit()) >= (2024, 11)
     since = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=1)
+    # Home Assistant does not record in_progress and update_percentage (the update entity's unrecorded
+    # attributes): the progress is read live, each recorded state awaited (bounded) before the next message.
+    found = {}
+    observed = []
+
+    def update_entity_id():
+        if "id" not in found:
+            entities, _ = refresh_registry()
+            for e in entities:
+                if e.get("platform") == "mqtt" and e.get("unique_id") == UPDATE_ID:
+                    found["id"] = e["entity_id"]
+        return found.get("id")
+
     last = None
     for message in messages:
         # The recorded pacing, compressed: at most 0.25 s between two messages (Home Assistant handles each).
@@ -33,13 +47,20 @@ def dfu_update_checks(check, ha, refresh_registry, recorder, wait):
             time.sleep(min(max(message["t"] - last, 0.0), 0.25))
         last = message["t"]
         recorder.client.publish(message["topic"], message["payload"], qos=1, retain=message["retain"])
+        if reads_progress and message["topic"] == "beaconbridge/e2e/device/peer/update":
+            state = json.loads(message["payload"])
+            if state.get("in_progress"):
+                wanted = state.get("update_percentage")
 
-    def entities():
-        found, _ = refresh_registry()
-        by_unique = {e.get("unique_id"): e for e in found if e.get("platform") == "mqtt"}
-        if all(u in by_unique for u in (UPDATE_ID, BATTERY_ID, FIRMWARE_ID)):
-            return by_unique
-        return None
+                def shown(wanted=wanted):
+                    eid = update_entity_id()
+                    attributes = ((ha.state(eid) if eid else None) or {}).get("attributes", {})
+                    if attributes.get("in_progress") is True and attributes.get("update_percentage") == wanted:
+                        return (wanted,)  # a tuple: 0 % is a value too
+                    return None
+
+                if wait_for(f"update_percentage {wanted}", shown, 10, interval=0.1):
+                    observed.append(wanted)
 
     by_unique = wait_for("the update entity and the device sensors", entities, wait) or {}
     check("dfu: Home Assistant created the update entity and the battery and firmware sensors from the daemon's "
@@ -78,13 +99,13 @@ def dfu_update_checks(check, ha, refresh_registry, recorder, wait):
     before = [s for s in seen if s[1] and s[2] and s[1] != s[2]]
     check("dfu: before the update the entity showed installed 1.2.3-e2e, latest 2 (an update available: on)",
           any(s[0] == "on" and s[1] == "1.2.3-e2e" and s[2] == "2" for s in before), seen[:4])
-    percents = [s[4] for s in seen if s[3] is True and s[4] is not None]
     if reads_progress:
-        check("dfu: the entity showed in_progress with a rising update_percentage (at least 3 steps)",
-              len(percents) >= 3 and percents == sorted(percents) and len(set(percents)) >= 3, percents)
+        check("dfu: the entity showed in_progress with a rising update_percentage (each recorded state, at least 3)",
+              len(observed) >= 3 and observed == sorted(observed) and len(set(observed)) >= 3, observed)
     else:
         check(f"dfu: Home Assistant {version}'s MQTT update ignores in_progress and update_percentage (2024.11 "
-              "added them): checked by the newer Core's stage (scripts/ha-stage-trixie.sh)", not percents, percents)
+              "added them): checked by the newer Core's stage (scripts/ha-stage-trixie.sh)",
+              not any(s[3] is True for s in seen), seen)
 
 
 def _history(ha, entity_id, since):
