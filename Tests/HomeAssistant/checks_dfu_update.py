@@ -62,6 +62,13 @@ def dfu_update_checks(check, ha, refresh_registry, recorder, wait):
                 if wait_for(f"update_percentage {wanted}", shown, 10, interval=0.1):
                     observed.append(wanted)
 
+    def entities():
+        registered, _ = refresh_registry()
+        by_unique = {e.get("unique_id"): e for e in registered if e.get("platform") == "mqtt"}
+        if all(u in by_unique for u in (UPDATE_ID, BATTERY_ID, FIRMWARE_ID)):
+            return by_unique
+        return None
+
     by_unique = wait_for("the update entity and the device sensors", entities, wait) or {}
     check("dfu: Home Assistant created the update entity and the battery and firmware sensors from the daemon's "
           "discovery", all(u in by_unique for u in (UPDATE_ID, BATTERY_ID, FIRMWARE_ID)), sorted(by_unique)[:10])
