@@ -115,7 +115,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "CLITests",
-            dependencies: ["BeaconBridgeCLI", "BeaconCore", "BeaconRuntime", "SQLiteStore", "TestSupport"],
+            dependencies: [
+                "BeaconBridgeCLI", "BeaconCore", "BeaconRuntime", "SQLiteStore", "TestSupport", "GATTTestPeer",
+            ],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -10,19 +10,13 @@ import Glibc
 /// device. The package is read and validated before anything is connected; progress goes to stdout as lines
 /// (`progress 42% 6912/16384 bytes 1830 B/s`) or JSON lines with `--json`.
 extension GATTCommand {
-    /// The largest package file read (an nRF52840 holds 1 MiB of flash; `ZipArchive.Limits` bound what it inflates to).
-    static let maximumPackageBytes = 8 << 20
-
     static func runDFU(_ options: Options, path: String) -> Int32 {
-        guard let bytes = LocalFiles.readBytes(path, maxBytes: maximumPackageBytes) else {
-            Output.stderr("beaconbridge gatt: dfu: cannot read \(path): \(LocalFiles.lastError())")
-            return ExitCode.noInput
-        }
         let package: DFUPackage
-        do throws(DFUError) {
-            package = try validatedPackage(bytes)
+        do throws(DFUPackageFile.Failure) {
+            package = try DFUPackageFile.load(path)
         } catch {
-            Output.stderr("beaconbridge gatt: dfu: \(path): \(error)")
+            Output.stderr("beaconbridge gatt: dfu: \(error)")
+            if case .unreadable = error { return ExitCode.noInput }
             return ExitCode.dataError
         }
         guard let address = options.address else { return ExitCode.usage }
@@ -70,20 +64,6 @@ extension GATTCommand {
             case .transfer(let transferError): return exitCode(for: transferError)
             }
         }
-    }
-
-    /// The package's single image, with every problem of the archive and of the image refused at once.
-    static func validatedPackage(_ bytes: [UInt8]) throws(DFUError) -> DFUPackage {
-        let archive = try DFUPackageArchive(zip: bytes)
-        guard archive.images.count == 1, let image = archive.images.first else {
-            let kinds = archive.images.map(\.kind).joined(separator: ", ")
-            throw .invalidPackage(
-                .validatePackage,
-                [.manifestInvalid("\(archive.images.count) images (\(kinds)): one image per run is supported")])
-        }
-        let problems = image.package.problems()
-        guard problems.isEmpty else { throw .invalidPackage(.validatePackage, problems) }
-        return image.package
     }
 
     /// 65 for a refused package or a malformed answer, 75 for a timeout, 69 for the rest (the target refused,

@@ -75,7 +75,21 @@ enum StartupChecks {
                     message: "false: any certificate "
                         + "the CA signed is accepted for this broker"))
         }
+        findings.problems += firmwarePackageProblems(c.gatt)
         return findings
+    }
+
+    /// Each `gatt.devices[].firmware` package read and validated (the daemon reads it again before each update).
+    static func firmwarePackageProblems(_ gatt: GATTSettings) -> [ConfigIssue] {
+        guard gatt.enabled else { return [] }
+        var problems: [ConfigIssue] = []
+        for (index, device) in gatt.devices.enumerated() {
+            guard let firmware = device.firmware, !firmware.isEmpty else { continue }
+            do throws(DFUPackageFile.Failure) { _ = try DFUPackageFile.load(firmware) } catch {
+                problems.append(ConfigIssue(path: "gatt.devices[\(index)].firmware", message: "\(error)"))
+            }
+        }
+        return problems
     }
 
     /// The key a libmosquitto set-up failure is about.

@@ -18,6 +18,11 @@ public struct GATTCommandExecutor: Sendable {
 
     /// The result members of the reply, or why it failed.
     public func execute(_ command: GATTCommandRequest) -> Result<[(String, JSONValue)], GATTCommandError> {
+        guard command.operation != .dfu else {
+            return .failure(
+                GATTCommandError(
+                    kind: "bad_request", step: "op", message: "dfu runs as a firmware update, not as a command"))
+        }
         do throws(GATTLinkError) {
             let connection = try GATTConnection.open(
                 adapter: adapter, peer: command.address, randomAddress: command.random, timeout: connectTimeout,
@@ -75,6 +80,8 @@ public struct GATTCommandExecutor: Sendable {
             return [("uuid", .string("\(uuid)")), ("notifications", .array(values))]
         case .info:
             return try Self.information(connection, fields: GATTSettings.InfoField.allCases)
+        case .dfu:
+            return []
         }
     }
 

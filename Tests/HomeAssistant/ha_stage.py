@@ -209,6 +209,9 @@ def main():
         entities, devices = refresh_registry()
         entity_checks(check, ha, entities, devices, entity, KEYS, BADGE, TOOLBOX, recorder)
         state_checks(check, ha, recorder, broker, kitchen, hall, entity, KEYS, BADGE, TOOLBOX, t0, WAIT)
+        # The firmware update entity from the daemon's own messages of the QEMU scenario `gatt` (issue 31).
+        from checks_dfu_update import dfu_update_checks
+        dfu_update_checks(check, ha, refresh_registry, recorder, WAIT)
     except Exception as error:  # a broken step is a failed check, and everything started is still stopped
         traceback.print_exc()
         check("the stage ran to its end", False, repr(error))

@@ -2,18 +2,23 @@ import BeaconCore
 import BeaconRuntime
 import GATTLink
 import MQTTPublisher
+import Synchronization
 
 /// GATT through the gateway (`gatt.enabled`, docs/gatt.md): commands on `<base>/command/gatt/<op>` answered on
 /// `<base>/reply/gatt/<op>`, and the device information of `gatt.devices` read on a schedule and published on
 /// `<base>/device/<name>/info` (retained) for Home Assistant's sensors. Connections run on the workers' threads
 /// (`GATTCommandWorkers`), never on the loop; replies go out through the publisher as command replies (not in
-/// the outbox; dropped when the broker stays unreachable for `GATTSettings.replyLifetime` seconds).
+/// the outbox; dropped when the broker stays unreachable for `GATTSettings.replyLifetime` seconds). Firmware
+/// updates (`dfu`, the update entity's `install`) run on threads of their own (Daemon+GATTUpdate).
 final class DaemonGATT: Sendable {
     let settings: GATTSettings
     let layout: TopicLayout
     let workers: GATTCommandWorkers
+    let updates: DeviceFirmwareUpdates
     let publisher: EventPublisher
     let logger: Logger
+    /// The update entity state of each device with a package (`gatt.devices[].firmware`), by name.
+    let updateStates: Mutex<[String: DeviceUpdateState]>
 
     /// `slots`: the daemon's pool, shared with the ESPHome proxy's active connections (a pool of its own when nil).
     init?(
@@ -33,6 +38,9 @@ final class DaemonGATT: Sendable {
         workers = GATTCommandWorkers(workers: settings.slots, maxPending: GATTSettings.maxPendingCommands) {
             executor.execute($0)
         }
+        updates = DeviceFirmwareUpdates(executor: executor, limit: settings.slots)
+        updateStates = Mutex(Self.initialUpdateStates(settings, logger: logger))
+        publishUpdateStates()
     }
 
     /// Handles one inbound command message: parses it, answers a bad one at once, queues a good one.
@@ -40,7 +48,7 @@ final class DaemonGATT: Sendable {
         guard let op = GATTCommandRequest.operation(inTopic: message.topic, commandBase: layout.gattCommandBase)
         else { return }
         let replyTopic = layout.gattReply(GATTCommandReply.level(for: op))
-        switch GATTCommandRequest.parse(op: op, payload: message.payload) {
+        switch GATTCommandRequest.parse(op: op, payload: message.payload, devices: settings.devices) {
         case .failure(let failure):
             refuse(failure.id, failure.error, topic: replyTopic)
         case .success(let command):
@@ -57,9 +65,15 @@ final class DaemonGATT: Sendable {
                 metadata: [
                     "op": "\(command.operation.rawValue)", "id": "\(command.id)", "address": "\(command.address)",
                 ])
+            if command.operation == .dfu {
+                startUpdate(command, replyTopic: replyTopic)
+                return
+            }
             workers.submit(command) { [self] result in
                 switch result {
                 case .success(let members):
+                    logger.info(
+                        "gatt command done", metadata: ["op": "\(command.operation.rawValue)", "id": "\(command.id)"])
                     reply(
                         GATTCommandReply.success(
                             id: command.id, op: command.operation, address: command.address, members), topic: replyTopic
@@ -76,7 +90,7 @@ final class DaemonGATT: Sendable {
         }
     }
 
-    private func refuse(_ id: String?, _ error: GATTCommandError, topic: String, address: BluetoothAddress? = nil) {
+    func refuse(_ id: String?, _ error: GATTCommandError, topic: String, address: BluetoothAddress? = nil) {
         logger.warning(
             "gatt command failed",
             metadata: [
@@ -86,7 +100,7 @@ final class DaemonGATT: Sendable {
         reply(GATTCommandReply.failure(id: id, error), topic: topic)
     }
 
-    private func reply(_ payload: String, topic: String) {
+    func reply(_ payload: String, topic: String) {
         publisher.publishReply(
             ControlMessage(topic: topic, payload: payload, qos: 1, retain: false), lifetime: GATTSettings.replyLifetime)
     }
@@ -123,6 +137,9 @@ final class DaemonGATT: Sendable {
         publisher.publishReply(
             ControlMessage(topic: layout.deviceInfo(device.name), payload: payload, qos: 1, retain: true),
             lifetime: device.interval)
+        if device.firmware != nil, case .string(let firmware)? = members.first(where: { $0.0 == "firmware" })?.1 {
+            changeUpdateState(device.name) { $0.installedVersion = firmware }
+        }
     }
 }
 
@@ -155,9 +172,14 @@ extension Daemon {
         logger.notice(
             "gatt commands on",
             metadata: ["topic": "\(gatt.layout.gattCommandBase)/+", "slots": "\(gatt.settings.slots)"])
+        let installs = publisher.subscribe(gatt.layout.updateCommandBase + "/+", qos: 1)
         return TaskService("gatt") {
-            for await message in stream { gatt.receive(message) }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { for await message in stream { gatt.receive(message) } }
+                group.addTask { for await message in installs { gatt.receiveInstall(message) } }
+            }
             gatt.workers.stop()
+            gatt.updates.stop()
         }
     }
 

@@ -31,16 +31,20 @@ public struct GATTSettings: Sendable, Equatable {
         public var interval: Double
         /// `read`: the fields read.
         public var read: [InfoField]
+        /// `firmware`: a Secure DFU package (nRF Util `.zip`) for this device: validated at the start and before
+        /// each update; its version is the Home Assistant update entity's `latest_version` (docs/gatt.md).
+        public var firmware: String?
 
         public init(
             address: BluetoothAddress, random: Bool = false, name: String, interval: Double = 3600,
-            read: [InfoField] = InfoField.allCases
+            read: [InfoField] = InfoField.allCases, firmware: String? = nil
         ) {
             self.address = address
             self.random = random
             self.name = name
             self.interval = interval
             self.read = read
+            self.firmware = firmware
         }
     }
 
@@ -91,6 +95,9 @@ public struct GATTSettings: Sendable, Equatable {
             }
             if !addresses.insert(device.address).inserted {
                 issues.append(ConfigIssue(path: "\(at).address", message: "\(device.address) is listed twice"))
+            }
+            if let firmware = device.firmware, firmware.isEmpty || firmware.utf8.count > 4096 {
+                issues.append(ConfigIssue(path: "\(at).firmware", message: "must be a path of 1-4096 bytes"))
             }
             if device.read.isEmpty {
                 issues.append(ConfigIssue(path: "\(at).read", message: "must name at least one field"))

@@ -32,6 +32,13 @@ public struct TopicLayout: Sendable, Equatable {
     public func gattReply(_ level: String) -> String { base + "/reply/gatt/" + TopicLayout.level(level) }
     /// A configured device's information (`gatt.devices`): `<base>/device/<name>/info`, retained.
     public func deviceInfo(_ name: String) -> String { base + "/device/" + TopicLayout.level(name) + "/info" }
+    /// A configured device's Home Assistant update entity state (`gatt.devices[].firmware`): `<base>/device/<name>/update`.
+    public func deviceUpdate(_ name: String) -> String { base + "/device/" + TopicLayout.level(name) + "/update" }
+    /// The update entity's install command: `<base>/command/update/<name>` (payload `install`), one topic per device
+    /// so a broker ACL can allow installs on some devices only.
+    public var updateCommandBase: String { base + "/command/update" }
+    /// Progress of a running `dfu` command: `<base>/reply/gatt/dfu/progress` (QoS 0, not retained).
+    public var dfuProgress: String { base + "/reply/gatt/dfu/progress" }
     public func sighting(beaconID: String) -> String { joined("/sighting/", TopicLayout.level(beaconID)) }
     public func presence(beaconID: String) -> String { joined("/presence/", TopicLayout.level(beaconID)) }
     public func region(_ region: String, beaconID: String) -> String {

@@ -14,6 +14,9 @@ public struct GATTCommandRequest: Sendable, Equatable {
         case subscribe
         /// Firmware and hardware revision and battery level (those the device has).
         case info
+        /// A Secure DFU update with the device's configured package (`gatt.devices[].firmware`), or `package`: a
+        /// file name in that package's directory; `force` sends even when the device reports the same version.
+        case dfu
     }
 
     public var operation: Operation
@@ -27,10 +30,17 @@ public struct GATTCommandRequest: Sendable, Equatable {
     /// `subscribe`: how long to collect notifications (1-30 s, default 5) and after how many to stop (1-100).
     public var seconds: Double
     public var count: Int?
+    /// `dfu`: a package file name in the directory of the device's configured package (no path: a command can
+    /// never make the gateway read another directory); nil: the configured package.
+    public var package: String?
+    public var force: Bool
+    /// The configured device (`gatt.devices[].name`) the request named with `device`, or the one with its address.
+    public var device: String?
 
     public init(
         operation: Operation, id: String, address: BluetoothAddress, random: Bool = false, uuid: GATTUUID? = nil,
-        value: [UInt8] = [], withResponse: Bool = true, seconds: Double = 5, count: Int? = nil
+        value: [UInt8] = [], withResponse: Bool = true, seconds: Double = 5, count: Int? = nil,
+        package: String? = nil, force: Bool = false, device: String? = nil
     ) {
         self.operation = operation
         self.id = id
@@ -41,6 +51,9 @@ public struct GATTCommandRequest: Sendable, Equatable {
         self.withResponse = withResponse
         self.seconds = seconds
         self.count = count
+        self.package = package
+        self.force = force
+        self.device = device
     }
 
     /// Largest payload accepted (bytes).
@@ -56,9 +69,15 @@ public struct GATTCommandRequest: Sendable, Equatable {
         return topic.dropFirst(commandBase.count + 1)
     }
 
+    /// Largest `package` file name (bytes).
+    public static let maxPackageName = 128
+
     /// Decodes one command. `op` is the topic's last level. On failure the id (when the payload had a usable
-    /// one) comes back with the error so the reply can name it.
-    public static func parse(op: Substring, payload: [UInt8]) -> Result<GATTCommandRequest, GATTCommandFailure> {
+    /// one) comes back with the error so the reply can name it. `devices`: the configured devices, which a
+    /// request may name with `device` instead of `address`.
+    public static func parse(
+        op: Substring, payload: [UInt8], devices: [GATTSettings.Device] = []
+    ) -> Result<GATTCommandRequest, GATTCommandFailure> {
         var failure = GATTCommandFailure(id: nil, error: .badRequest(step: "parse", ""))
         func fail(_ error: GATTCommandError) -> Result<GATTCommandRequest, GATTCommandFailure> {
             failure.error = error
@@ -81,16 +100,40 @@ public struct GATTCommandRequest: Sendable, Equatable {
             let known = Operation.allCases.map(\.rawValue).joined(separator: ", ")
             return fail(.unknownOperation("`\(op.prefix(32))` is not an operation (\(known))"))
         }
-        let known: Set<String> = ["id", "address", "random", "uuid", "value", "response", "seconds", "count"]
+        let known: Set<String> = [
+            "id", "address", "device", "random", "uuid", "value", "response", "seconds", "count", "package", "force",
+        ]
         if let unknown = members.first(where: { !known.contains($0.0) }) {
             return fail(.badRequest(step: "id", "unknown field `\(unknown.0.prefix(32))`"))
         }
         guard let id = failure.id else {
             return fail(.badRequest(step: "id", "`id` must be a string of 1-\(maxIDLength) characters"))
         }
-        guard case .string(let addressText) = json["address"], let address = BluetoothAddress(string: addressText)
-        else { return fail(.badRequest(step: "address", "`address` must be a device address AA:BB:CC:DD:EE:FF")) }
-        var command = GATTCommandRequest(operation: operation, id: id, address: address)
+        var command: GATTCommandRequest
+        switch (json["address"], json["device"]) {
+        case (.some, .some):
+            return fail(.badRequest(step: "device", "give `address` or `device`, not both"))
+        case (nil, .some(let name)):
+            guard case .string(let text) = name, let device = devices.first(where: { $0.name == text }) else {
+                let names = devices.prefix(8).map(\.name).joined(separator: ", ")
+                return fail(
+                    .badRequest(
+                        step: "device",
+                        "`device` must name a configured device (gatt.devices: \(names.isEmpty ? "none" : names))"))
+            }
+            command = GATTCommandRequest(
+                operation: operation, id: id, address: device.address, random: device.random, device: device.name)
+        default:
+            guard case .string(let addressText) = json["address"], let address = BluetoothAddress(string: addressText)
+            else {
+                return fail(
+                    .badRequest(
+                        step: "address", "`address` (AA:BB:CC:DD:EE:FF) or `device` (a configured name) is needed"))
+            }
+            command = GATTCommandRequest(
+                operation: operation, id: id, address: address,
+                device: devices.first(where: { $0.address == address })?.name)
+        }
         switch json["random"] {
         case nil, .null: break
         case .bool(let random): command.random = random
@@ -150,7 +193,36 @@ public struct GATTCommandRequest: Sendable, Equatable {
             }
             command.count = Int(number)
         }
+        switch json["force"] {
+        case nil, .null: break
+        case .bool(let force) where operation == .dfu: command.force = force
+        default: return fail(.badRequest(step: "force", "`force` is for `dfu`: true or false"))
+        }
+        switch json["package"] {
+        case nil, .null: break
+        case .string(let name) where operation == .dfu:
+            guard Self.isPackageName(name) else {
+                return fail(
+                    .badRequest(
+                        step: "package",
+                        "`package` must be a file name of 1-\(maxPackageName) bytes (letters, digits, `.`, `_`, `-`; "
+                            + "no `/`, not starting with `.`), in the directory of the device's configured package"))
+            }
+            command.package = name
+        default: return fail(.badRequest(step: "package", "`package` is for `dfu`: a file name"))
+        }
         return .success(command)
+    }
+
+    /// A file name only: no directory part, no `..`, nothing a shell or a log would misread.
+    static func isPackageName(_ name: String) -> Bool {
+        guard !name.isEmpty, name.utf8.count <= maxPackageName, name.utf8.first != UInt8(ascii: ".") else {
+            return false
+        }
+        return name.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
     }
 }
 

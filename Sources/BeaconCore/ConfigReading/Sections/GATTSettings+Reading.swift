@@ -21,7 +21,8 @@ extension GATTSettings.Device {
         }
         self.init(
             address: address ?? BluetoothAddress(rawValue: 0), random: r.bool("random", default: false),
-            name: name, interval: r.duration("interval_s", default: 3600, in: 60...604_800))
+            name: name, interval: r.duration("interval_s", default: 3600, in: 60...604_800),
+            firmware: r.string("firmware"))
         if r.has("read") {
             var chosen: [GATTSettings.InfoField] = []
             for word in r.list("read", of: String.self) {

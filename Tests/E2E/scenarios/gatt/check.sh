@@ -19,4 +19,8 @@ dfu_end=$(mark_time dfu-end)
 in_dfu=$(awk -v t="$topic" -v s="${dfu_start:-0}" -v e="${dfu_end:-0}" '$2 == t && $1 >= s + 2 && $1 <= e' "$MQTT_LOG" | wc -l)
 echo "check: $in_dfu sightings of $IBEACON_ID from 2 s into the DFU transfer to its end (${dfu_start:-?}..${dfu_end:-?})"
 [ "$in_dfu" -ge 2 ] || problem "sightings stopped during the DFU transfer ($in_dfu in that window)"
+# The daemon's own commands and update over MQTT (issue 31, branch dfud): daemon_gatt_check.py; the recording
+# of the daemon's messages goes to the run directory (daemon-gatt.jsonl, beside mqtt.log).
+python3 "$(dirname "$0")/daemon_gatt_check.py" "$MQTT_LOG" "$CONSOLE_LOG" "$(dirname "$MQTT_LOG")/daemon-gatt.jsonl" \
+    || problem "the daemon's GATT commands and update over MQTT"
 finish "gatt scenario"

@@ -99,7 +99,84 @@ dfu_steps() {
     grep -q 'dfu dropping the connection after' /tmp/testpeer-dfu.log || fail "the target never dropped the link"
     grep -q "dfu-complete crc=$crc size=12288 ok" /tmp/testpeer-dfu.log || fail "the target's CRC check did not pass"
 }
+# --- The daemon's own GATT commands and Secure DFU over MQTT (issue 31, branch dfud) -------------------------
+# The daemon is restarted with `gatt` on and the test peripheral configured as device `peer` with a package
+# (`firmware:`); the peripheral serves Device Information 1.2.3-e2e, Battery 87, the writable characteristic
+# and a DFU target checking the package's CRC (80 KiB: about 9 s through btvirt, long enough to count the
+# sightings meanwhile). Commands go to the host's broker (published from here through the relay); the host's
+# check.sh reads the replies, the progress, the update entity's states and the Home Assistant discovery from
+# mqtt.log, and writes them to daemon-gatt.jsonl (the source of the Home Assistant stage's fixture).
+# daemon_publish TOPIC PAYLOAD: QoS 0 PUBLISH with a two-byte remaining length (mqtt_publish takes 100 bytes).
+daemon_publish() {
+    local topic="$1" payload="$2" length
+    length=$(( 2 + ${#topic} + ${#payload} ))
+    {
+        printf "\020\016\000\004MQTT\004\002\000\074\000\002e3"
+        if [ "$length" -lt 128 ]; then
+            printf "\060$(printf '\\%03o' "$length")"
+        else
+            printf "\060$(printf '\\%03o' $(( length % 128 + 128 )))$(printf '\\%03o' $(( length / 128 )))"
+        fi
+        printf "\000$(printf '\\%03o' ${#topic})%s%s" "$topic" "$payload"
+        printf "\340\000"
+        sleep 1
+    } | nc 10.0.2.100 1883 > /dev/null 2>&1
+}
+# daemon_wait PATTERN SECONDS: waits until the daemon's log has a line matching PATTERN (grep -E).
+daemon_wait() {
+    local waited=0
+    while ! grep -qE "$1" /tmp/daemon.log; do
+        [ "$waited" -lt $(( $2 * 10 )) ] || { sed 's/^/E2E-DAEMON: /' /tmp/daemon.log | tail -n 30; fail "the daemon did not log /$1/ within $2 s"; }
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+}
+daemon_gatt_steps() {
+    local crc base=beaconbridge/e2e/command
+    mkdir -p /tmp/fw
+    beaconbridge-testpeer --write-package /tmp/fw/peer-app.zip --image-bytes 81920 --package-version 2 \
+        > /tmp/fw/package.out || fail "the daemon's test package was not written"
+    sed 's/^/E2E: daemon dfu /' /tmp/fw/package.out
+    crc=$(sed -n 's/.* crc=\([0-9a-f]*\) .*/\1/p' /tmp/fw/package.out)
+    [ -n "$crc" ] || fail "no CRC in the daemon package line"
+    stop_daemon
+    beaconbridge-testpeer --adapter hci1 --firmware 1.2.3-e2e --battery 87 --dfu --dfu-expect-crc "$crc" \
+        --connections 12 --seconds 150 > /tmp/testpeer-daemon.log 2>&1 &
+    PEER_PID=$!
+    { cat ./config.yaml; printf '%s\n' \
+        'topics:' '  home_assistant:' '    enabled: true' \
+        'gatt:' '  enabled: true' '  connect_timeout_s: 10' '  devices:' '    - name: peer' \
+        "      address: $PEER" '      interval_s: 3600' '      firmware: /tmp/fw/peer-app.zip'; } > /tmp/daemon-gatt.yaml
+    mark daemon-gatt-start
+    start_daemon /tmp/daemon-gatt.yaml
+    # The device information schedule's first read (10 s after the start): the firmware and battery sensors.
+    daemon_wait 'msg="device information".*device=peer' 40
+    e2e "daemon read the device information: $(grep 'msg="device information"' /tmp/daemon.log | head -1)"
+    mark daemon-read
+    daemon_publish "$base/gatt/read" '{"id":"e2e-read","device":"peer","uuid":"2a19"}'
+    daemon_wait 'msg="gatt command done".*id=e2e-read' 30
+    mark daemon-write
+    daemon_publish "$base/gatt/write" \
+        '{"id":"e2e-write","device":"peer","uuid":"6e4a0002-8f7b-4c8e-9d15-3b1e2c0a7f10","value":"cafe02"}'
+    daemon_wait 'msg="gatt command done".*id=e2e-write' 30
+    # The update entity's install button (the same update as the `dfu` op; a second dfu while it runs is busy).
+    mark daemon-dfu-start
+    daemon_publish "$base/update/peer" 'install'
+    daemon_wait 'msg="firmware update started"' 20
+    daemon_publish "$base/gatt/dfu" '{"id":"e2e-dfu-again","device":"peer"}'
+    daemon_wait 'msg="firmware update complete"|msg="gatt command failed".*id=install-peer' 120
+    daemon_wait 'msg="firmware update complete"' 5
+    mark daemon-dfu-end
+    sleep 2
+    kill "$PEER_PID" 2>/dev/null; wait "$PEER_PID" 2>/dev/null
+    sed 's/^/E2E: daemon peer: /' /tmp/testpeer-daemon.log
+    grep -q 'written .*cafe02\|write .*cafe02' /tmp/testpeer-daemon.log || e2e "(the peer does not log writes)"
+    grep -q "dfu-complete crc=$crc size=81920 ok" /tmp/testpeer-daemon.log \
+        || fail "the target's CRC check of the daemon's update did not pass"
+    echo "E2E-DFUD: crc=$crc"
+}
 dfu_steps
+daemon_gatt_steps
 
 sleep 4
 mark after-gatt
