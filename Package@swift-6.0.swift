@@ -54,7 +54,7 @@ let package = Package(
             swiftSettings: strict),
         // The ESPHome native API server (Bluetooth proxy for Home Assistant); Noise crypto from libcrypto.
         .target(
-            name: "ESPHomeProxy", dependencies: ["BeaconCore", "BeaconRuntime", "CCrypto", "CLinux"],
+            name: "ESPHomeProxy", dependencies: ["BeaconCore", "BeaconRuntime", "CCrypto", "CLinux", "GATTLink"],
             swiftSettings: strict),
 
         // Command implementations (wiring), kept out of main.swift so tests and the bench can reuse them.
@@ -112,10 +112,15 @@ let package = Package(
             name: "GATTLinkTests", dependencies: ["GATTLink", "GATTTestPeer", "BeaconCore", "BeaconRuntime"],
             swiftSettings: strict),
         .testTarget(name: "YAMLConfigTests", dependencies: ["YAMLConfig", "BeaconCore"], swiftSettings: strict),
-        .testTarget(name: "ESPHomeProxyTests", dependencies: ["ESPHomeProxy", "BeaconCore"], swiftSettings: strict),
+        .testTarget(
+            name: "ESPHomeProxyTests",
+            dependencies: ["ESPHomeProxy", "BeaconCore", "BeaconRuntime", "GATTLink", "GATTTestPeer", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "CLITests",
-            dependencies: ["BeaconBridgeCLI", "BeaconCore", "BeaconRuntime", "SQLiteStore", "TestSupport"],
+            dependencies: [
+                "BeaconBridgeCLI", "BeaconCore", "BeaconRuntime", "SQLiteStore", "TestSupport", "GATTTestPeer",
+            ],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
