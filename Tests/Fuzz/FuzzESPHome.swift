@@ -5,6 +5,12 @@
 let fuzzIdentity = ESPHomeDeviceIdentity(
     name: "fuzz-node", friendlyName: "Fuzz", macAddress: "02:00:00:00:00:01",
     bluetoothMACAddress: "02:00:00:00:00:01", version: "0.0.0", usesPassword: false)
+/// The same node with active connections on: connection requests reach the session's proxy paths.
+let fuzzActiveIdentity: ESPHomeDeviceIdentity = {
+    var identity = fuzzIdentity
+    identity.activeConnections = true
+    return identity
+}()
 let fuzzPSK = [UInt8](repeating: 0x5A, count: 32)
 let fuzzAdvertisements = [
     ESPHomeRawAdvertisement(address: 0x0011_2233_4455, rssi: -60, addressType: 1, data: [2, 1, 6])
@@ -42,10 +48,11 @@ func fuzzESPHome(_ bytes: [UInt8]) -> Int {
         sink &+= message == .disconnectRequest ? 1 : 2
     }
 
-    // 3. Plaintext sessions without and with a password.
+    // 3. Plaintext sessions without a password (active connections on: the proxy requests) and with one.
     for password in [nil, "secret"] as [String?] {
         var session = ESPHomeSession(
-            configuration: .init(identity: fuzzIdentity, password: password, maxFrameSize: 256))
+            configuration: .init(
+                identity: password == nil ? fuzzActiveIdentity : fuzzIdentity, password: password, maxFrameSize: 256))
         sink &+= count(session.receive(bytes[..<split])) &+ count(session.receive(bytes[split...]))
         sink &+= session.frames(for: fuzzAdvertisements).count
     }
@@ -64,6 +71,8 @@ private func count(_ actions: [ESPHomeSession.Action]) -> Int {
         switch action {
         case let .send(out): total &+ out.count
         case let .close(reason): total &+ (reason == nil ? 1 : 2)
+        case let .bluetooth(request): total &+ String(describing: request).utf8.count
+        case .connectionsFree: total &+ 3
         }
     }
 }
