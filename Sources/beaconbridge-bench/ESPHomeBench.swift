@@ -2,6 +2,7 @@ import BeaconCore
 import ESPHomeProxy
 import Foundation
 import Synchronization
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -76,17 +77,7 @@ enum ESPHomeBench {
         let subscribed = Atomic<Bool>(false)
 
         func run(port: Int, expected: Int) {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard connected == 0 else {
+            guard let fd = connectLoopbackTCP(port: port) else {
                 done.store(true, ordering: .releasing)
                 return
             }

@@ -17,18 +17,7 @@ public final class ESPHomeTestClient {
     public private(set) var advertisementMessages = 0
 
     public init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        try #require(result == 0, "connect to 127.0.0.1:\(port): errno \(errno)")
+        fd = try #require(connectLoopbackTCP(port: port), "connect to 127.0.0.1:\(port): errno \(errno)")
     }
 
     deinit { close() }
