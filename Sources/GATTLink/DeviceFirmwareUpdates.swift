@@ -121,7 +121,7 @@ extension SecureDFUSession.Failure {
             case .timeout: kind = "timeout"
             case .disconnected: kind = "disconnected"
             case .link(_, let gattError):
-                kind = GATTLinkError(.gatt(gattError), peer: "", step: "").commandError.kind
+                kind = gattError.commandKind
             }
             return GATTCommandError(kind: kind, step: error.step.rawValue, message: "dfu \(error)")
         }

@@ -138,19 +138,25 @@ extension GATTLinkError {
         case .disconnected: name = "disconnected"
         case .notFound: name = "not_found"
         case .system: name = "system"
-        case .gatt(let error):
-            switch error {
-            case .timeout: name = "timeout"
-            case .notFound: name = "not_found"
-            case .refused: name = "att_error"
-            case .insufficientAuthentication: name = "insufficient_authentication"
-            case .insufficientEncryption: name = "insufficient_encryption"
-            case .disconnected: name = "disconnected"
-            case .malformedResponse: name = "malformed_response"
-            case .valueTooLong: name = "value_too_long"
-            }
+        case .gatt(let error): name = error.commandKind
         }
         return GATTCommandError(kind: name, step: step, message: description)
+    }
+}
+
+extension GATTError {
+    /// A command reply's error kind for this GATT failure (`timeout`, `att_error`, ...).
+    public var commandKind: String {
+        switch self {
+        case .timeout: "timeout"
+        case .notFound: "not_found"
+        case .refused: "att_error"
+        case .insufficientAuthentication: "insufficient_authentication"
+        case .insufficientEncryption: "insufficient_encryption"
+        case .disconnected: "disconnected"
+        case .malformedResponse: "malformed_response"
+        case .valueTooLong: "value_too_long"
+        }
     }
 }
 
