@@ -223,6 +223,10 @@ final class Daemon {
                 for batch in batches { await handle(batch) }
                 mailbox.recycle(&batches)
             case .finished:
+                // A stop posted while this loop was busy is dropped with the mailbox's waiting controls when the
+                // source service closes the mailbox right after it (the group stops the loop, then the source):
+                // the end of the source after a requested stop is that stop, not a live source that ended (69).
+                if let reason = stopRequested.value, let exitCode = await handle(.stop(reason)) { return exitCode }
                 return await sourceEnded()
             case let .control(control):
                 if case .tick = control { tick = true }
