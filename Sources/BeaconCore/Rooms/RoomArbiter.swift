@@ -87,6 +87,10 @@ public struct RoomArbiter: Sendable {
     /// does not count, and a room whose gateways are all offline is dark.
     public private(set) var offlineGateways: Set<String> = []
 
+    /// The site's trained rooms (issue 29, "Training"): set by the caller (the coordinator from the retained
+    /// fingerprints, the simulator from its training phase).
+    public private(set) var fingerprints = FingerprintBook()
+
     var tracks: [String: Track] = [:]
     private var dirty: Set<String> = []
 
@@ -145,6 +149,9 @@ public struct RoomArbiter: Sendable {
     /// New parameters (a configuration reload): evidence, decisions and dwell progress are kept; evidence of
     /// gateways without a room any more stops counting, and a gateway's evidence counts for its new room.
     public mutating func reconfigure(_ settings: RoomArbiterSettings) { self.settings = settings }
+
+    /// New fingerprints (a walk recorded, a retained one read, a room forgotten): evidence and decisions are kept.
+    public mutating func setFingerprints(_ book: FingerprintBook) { fingerprints = book }
 
     /// The gateways announced offline now (`offline` availability; an `online` one takes a gateway out). Beacons
     /// in a room that turns dark become `unknown`; those of a room that is lit again are decided afresh at their

@@ -181,6 +181,9 @@ public struct RoomCoordinator: Sendable {
             counters.calibrationsRestored += 1
             applyOffsets()
             return []
+        case .fingerprint:
+            // Not subscribed yet (training, issue 29): the coordinator does not read fingerprints.
+            return []
         case nil:
             return []
         }

@@ -20,6 +20,16 @@ public struct RoomTopics: Sendable, Equatable {
     /// The topic level of the calibration under `rooms` (never a beacon's: a beacon id has a format prefix).
     public static let calibrationLevel = "calibration"
 
+    /// A room's retained training fingerprint (`FingerprintBook.payload`), and the filter for all of them.
+    public func fingerprint(room: String) -> String {
+        prefix + "/" + RoomTopics.level + "/" + RoomTopics.fingerprintLevel + "/" + TopicLayout.level(room)
+    }
+    public var fingerprintFilter: String {
+        prefix + "/" + RoomTopics.level + "/" + RoomTopics.fingerprintLevel + "/+"
+    }
+    /// The topic level of the fingerprints under `rooms` (never a beacon's: a beacon id has a format prefix).
+    public static let fingerprintLevel = "fingerprint"
+
     public func state(beaconID: String) -> String {
         prefix + "/" + RoomTopics.level + "/" + TopicLayout.level(beaconID)
     }
@@ -33,6 +43,7 @@ public struct RoomTopics: Sendable, Equatable {
         case sighting(gateway: String)
         case state(beaconLevel: String)
         case calibration
+        case fingerprint(roomLevel: String)
     }
 
     public func parse(_ topic: String) -> Parsed? {
@@ -42,6 +53,8 @@ public struct RoomTopics: Sendable, Equatable {
         switch levels.count {
         case 2 where levels[0] == RoomTopics.level && levels[1] == RoomTopics.calibrationLevel: return .calibration
         case 2 where levels[0] == RoomTopics.level: return .state(beaconLevel: levels[1])
+        case 3 where levels[0] == RoomTopics.level && levels[1] == RoomTopics.fingerprintLevel:
+            return .fingerprint(roomLevel: levels[2])
         case 2 where levels[1] == "availability": return .availability(gateway: levels[0])
         case 3 where levels[1] == "sighting" && levels[0] != RoomTopics.level: return .sighting(gateway: levels[0])
         default: return nil
