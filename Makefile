@@ -34,12 +34,15 @@ release: deps
 
 # The inner loop (docs/testing.md): lint, the Swift suites (unit and integration: real mosquitto, SQLite files, the
 # built binary) and the cross-check against Home Assistant's reference sensor decoders (scripts/reference-check.sh,
-# about 15 s; SKIP without PyPI). No QEMU, no Home Assistant or ESPHome venv stages, no release build.
+# about 15 s; SKIP without PyPI), and, beside the suites at nice 19, a type-check of both fuzz harnesses (scripts/fuzz.sh
+# --typecheck: a harness that no longer compiles fails here, not only in .ci/run's fuzz build). No QEMU, no Home Assistant or ESPHome venv stages, no release build.
 check: deps
 	@$(STAGE) --reset
 	@$(STAGE) lint $(MAKE) --no-print-directory lint
 	@$(STAGE) build $(SWIFT) build --build-tests $(BUILD_FLAGS)
+	@rm -f .build/fuzz-typecheck.status; nice -n 19 scripts/fuzz.sh --typecheck > .build/fuzz-typecheck.log 2>&1 &
 	@$(STAGE) swift-tests scripts/swift-tests.sh $(SWIFT)
+	@$(STAGE) fuzz-typecheck scripts/fuzz.sh --wait-typecheck
 	@$(STAGE) reference env SWIFT=$(SWIFT) scripts/reference-check.sh
 	@$(STAGE) --summary
 

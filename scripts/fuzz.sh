@@ -5,10 +5,40 @@
 #   scripts/fuzz.sh --build          build only (.build/fuzz/decoder-fuzz); .ci/run starts it in the background at
 #                                    nice 19 beside `make test`, so the ASan build (about 7 minutes) uses idle cores
 #   scripts/fuzz.sh --run [SECONDS]  run the binary --build made, for SECONDS (default 60)
+#   scripts/fuzz.sh --typecheck      type-check both fuzz targets without building them (about 45 s): this one over
+#                                    the BeaconCore sources, the configuration loader's (scripts/fuzz-config.sh)
+#                                    against the debug build's modules (`swift build` first). `make check` starts it
+#                                    in the background at nice 19 beside the Swift suites and waits for it after
+#                                    them (--wait-typecheck), so a change that breaks a fuzz harness fails there
+#                                    rather than only in .ci/run's fuzz build
+#   scripts/fuzz.sh --wait-typecheck waits (at most 15 minutes) for a background --typecheck to end, prints its
+#                                    log and exits with its status
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=both
-case "${1:-}" in --build) mode=build; shift ;; --run) mode=run; shift ;; esac
+case "${1:-}" in
+--build) mode=build; shift ;;
+--run) mode=run; shift ;;
+--typecheck)
+    mkdir -p .build
+    rm -f .build/fuzz-typecheck.status
+    status=0
+    swiftc -typecheck -parse-as-library -module-name BeaconFuzz \
+      $(find Sources/BeaconCore Tests/Fuzz -name '*.swift' | sort) || status=$?
+    if [ "$status" = 0 ]; then
+        swiftc -typecheck -I .build/debug/Modules -I Sources/CYAML \
+          -Xcc -fmodule-map-file=Sources/CYAML/module.modulemap Tests/FuzzConfig/ConfigFuzzEntry.swift || status=$?
+    fi
+    echo "$status" > .build/fuzz-typecheck.status
+    exit "$status" ;;
+--wait-typecheck)
+    for _ in $(seq 900); do [ -f .build/fuzz-typecheck.status ] && break; sleep 1; done
+    cat .build/fuzz-typecheck.log 2>/dev/null || true
+    [ -f .build/fuzz-typecheck.status ] || { echo "fuzz: the background type-check did not end in 15 minutes" >&2; exit 1; }
+    status=$(cat .build/fuzz-typecheck.status)
+    [ "$status" = 0 ] && echo "fuzz: both fuzz targets type-check"
+    exit "$status" ;;
+esac
 seconds="${1:-60}"
 case $seconds in '' | *[!0-9]*) echo "fuzz: SECONDS must be a whole number, not '$seconds'" >&2; exit 64 ;; esac
 if [ ! -f Tests/Fuzz/FuzzEntry.swift ]; then echo "fuzz: no fuzz target yet"; exit 0; fi
