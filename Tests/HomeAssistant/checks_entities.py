@@ -60,6 +60,22 @@ def entity_checks(check, ha, entities, devices, entity, keys, badge, toolbox, re
           registry.get(backlog_id, {}).get("entity_category") == "diagnostic"
           and attributes.get("unit_of_measurement") == "events" and attributes.get("icon") == "mdi:tray-full",
           attributes)
+    # Gateway health (issue 29): reports per second, beacons heard, time of the last report, from telemetry.
+    health = {name: next((eid for eid, e in registry.items()
+                          if e.get("unique_id") == f"beaconbridge_pi_kitchen_{name}"), None)
+              for name in ("reports_per_second", "tracked_beacons", "last_report")}
+    values = wait_for("gateway health values",
+                      lambda: {n: (ha.state(eid) or {}).get("state") for n, eid in health.items()}
+                      if all(health.values()) and all((ha.state(eid) or {}).get("state") not in (None, "unknown",
+                                                                                                "unavailable")
+                                                      for eid in health.values()) else None, 60)
+    last = (values or {}).get("last_report") or ""
+    check("8. the gateway's health sensors are diagnostic; beacons heard > 0, reports/s a number, the last report a "
+          "timestamp",
+          all(registry.get(eid, {}).get("entity_category") == "diagnostic" for eid in health.values() if eid)
+          and values is not None and float(values["tracked_beacons"]) > 0
+          and float(values["reports_per_second"]) >= 0 and last[:2] in ("19", "20") and "T" in last,
+          {"ids": health, "values": values})
     models = {b: (device_by_id.get((reg("pi-kitchen", b, "tracker") or {}).get("device_id")) or {}) for b in
               (keys, toolbox)}
     check("8. beacon devices have a manufacturer and the format as model",

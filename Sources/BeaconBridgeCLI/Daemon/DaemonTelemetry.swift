@@ -36,6 +36,12 @@ struct DaemonTelemetry {
             ("reports_per_second", Int64(rate.rounded())),
             ("hci_events", Int64(pipeline.counters.hciEvents)),
             ("reports", Int64(reports)),
+            // Seconds since the newest advertising report, at the telemetry's capture time; −1 before the first.
+            (
+                "last_report_age_s",
+                pipeline.counters.lastReport.isFinite && time.isFinite
+                    ? Int64(max(0, min(time - pipeline.counters.lastReport, 1e9)).rounded()) : -1
+            ),
             ("malformed_events", Int64(pipeline.counters.malformedEvents)),
             ("beacon_observations", Int64(pipeline.counters.beacons)),
             ("tracked_beacons", Int64(pipeline.engine.trackedCount)),

@@ -59,7 +59,7 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// All discovery configs, retained, QoS 1.
     public func messages(beacons: [Beacon], regions: [Region]) -> [ControlMessage] {
-        var out = [gatewayBacklogSensor()]
+        var out = [gatewayBacklogSensor()] + gatewayHealthSensors()
         for beacon in beacons {
             out.append(deviceTracker(beacon))
             out.append(
@@ -166,6 +166,46 @@ public struct HomeAssistantDiscovery: Sendable {
                 ("entity_category", .string("diagnostic")),
             ], device: gatewayDevice())
     }
+
+    /// The gateway's health, from its telemetry (issue 29: a gateway of a rooms site that hears nothing shows
+    /// here before its rooms go wrong): reports per second, beacons tracked, and the time of the last advertising
+    /// report (unknown before the first one).
+    func gatewayHealthSensors() -> [ControlMessage] {
+        func counter(_ object: String, _ name: String, unit: String, icon: String) -> ControlMessage {
+            message(
+                "sensor", object: object,
+                [
+                    ("name", .string(name)),
+                    ("unique_id", .string(gatewayDeviceID + "_" + object)),
+                    ("state_topic", .string(layout.telemetry)),
+                    ("value_template", .string("{{ value_json.counters.\(object) }}")),
+                    ("unit_of_measurement", .string(unit)),
+                    ("icon", .string(icon)),
+                    ("state_class", .string("measurement")),
+                    ("entity_category", .string("diagnostic")),
+                ], device: gatewayDevice())
+        }
+        return [
+            counter("reports_per_second", "Reports per second", unit: "reports/s", icon: "mdi:access-point"),
+            counter("tracked_beacons", "Beacons heard", unit: "beacons", icon: "mdi:bluetooth"),
+            message(
+                "sensor", object: "last_report",
+                [
+                    ("name", .string("Last report")),
+                    ("unique_id", .string(gatewayDeviceID + "_last_report")),
+                    ("state_topic", .string(layout.telemetry)),
+                    ("value_template", .string(HomeAssistantDiscovery.lastReportTemplate)),
+                    ("device_class", .string("timestamp")),
+                    ("entity_category", .string("diagnostic")),
+                ], device: gatewayDevice()),
+        ]
+    }
+
+    /// The telemetry's time less `last_report_age_s` as an ISO 8601 UTC time; `None` (unknown) while the gateway
+    /// has heard no report (age −1).
+    static let lastReportTemplate =
+        "{% set age = value_json.counters.last_report_age_s | int(-1) %}"
+        + "{{ (value_json.time - age) | timestamp_custom('%Y-%m-%dT%H:%M:%S+00:00', false) if age >= 0 else 'None' }}"
 
     func gatewayDevice() -> JSONValue {
         .object([

@@ -68,6 +68,7 @@ public struct GatewayPipeline: Sendable {
     /// Feeds one advertising report.
     public mutating func ingest(_ report: AdvertisingReport, into events: inout [EngineEvent]) {
         counters.reports += 1
+        if report.timestamp.isFinite { counters.lastReport = max(counters.lastReport, report.timestamp) }
         guard let complete = assembler.add(report) else { return }
         var observations: [Observation]
         // A repeat's observations come from the cache as they are; this report's time and RSSI go on each copy
@@ -206,6 +207,8 @@ public struct PipelineCounters: Sendable, Equatable {
     public var hciEvents: UInt64 = 0
     public var malformedEvents: UInt64 = 0
     public var reports: UInt64 = 0
+    /// Capture time of the newest advertising report (−infinity before the first).
+    public var lastReport: Timestamp = -.infinity
     /// Observations handed to the tracker (beacons and, where allowed, plain devices).
     public var beacons: UInt64 = 0
     /// Reports from private addresses resolved to a configured device.

@@ -41,6 +41,9 @@ import Testing
         #expect(
             messages.map(\.topic) == [
                 "homeassistant/sensor/beaconbridge_gw/outbox_rows/config",
+                "homeassistant/sensor/beaconbridge_gw/reports_per_second/config",
+                "homeassistant/sensor/beaconbridge_gw/tracked_beacons/config",
+                "homeassistant/sensor/beaconbridge_gw/last_report/config",
                 "homeassistant/device_tracker/beaconbridge_gw/mac_aa_bb_tracker/config",
                 "homeassistant/sensor/beaconbridge_gw/mac_aa_bb_distance/config",
                 "homeassistant/sensor/beaconbridge_gw/mac_aa_bb_rssi/config",
@@ -48,7 +51,10 @@ import Testing
                 "homeassistant/binary_sensor/beaconbridge_gw/mac_aa_bb_region_office/config",
             ])
         #expect(messages.allSatisfy { $0.retain && $0.qos == 1 })
-        let region = try JSONValue(parsing: messages[5].payload)
+        let lastReport = try JSONValue(parsing: messages[3].payload)
+        #expect(lastReport["device_class"] == .string("timestamp"))
+        #expect(lastReport["state_topic"] == .string("beaconbridge/GW/telemetry"))
+        let region = try JSONValue(parsing: messages[8].payload)
         #expect(region["state_topic"] == .string("beaconbridge/GW/region/Office/mac:AA:BB"))
         #expect(region["device"]?["via_device"] == nil)
         #expect(region["name"] == .string("GW Office"))
