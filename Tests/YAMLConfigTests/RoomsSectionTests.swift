@@ -83,4 +83,18 @@ import Testing
         #expect(lines.contains { $0.contains("gateway.id") && $0.contains("topic level of the room events") })
         #expect(problems("gateway: {id: rooms, room: hall}\n").isEmpty)
     }
+
+    /// Reference tags: beacon ids (colons and all) to rooms of the site; a room the site does not have is named.
+    @Test func referenceTagsNameRoomsOfTheSite() throws {
+        let site = "gateway: {id: gw-hall, room: hall}\nrooms:\n  enabled: true\n  gateways: {gw-kitchen: kitchen}\n"
+        let tag = "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:7:9"
+        let rooms = try load(site + "  reference_tags:\n    \(tag): kitchen\n").get().rooms
+        #expect(rooms.referenceTags == [tag: "kitchen"])
+        let lines = problems(site + "  reference_tags:\n    \(tag): attic\n")
+        #expect(
+            lines.contains {
+                $0.hasPrefix("t.yaml:6:") && $0.contains("rooms.reference_tags[\"\(tag)\"]")
+                    && $0.contains("`attic` is not a room of the site (hall, kitchen)")
+            }, "\(lines)")
+    }
 }

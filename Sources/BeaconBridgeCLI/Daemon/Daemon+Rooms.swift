@@ -71,6 +71,7 @@ struct DaemonRooms {
             leaderSettle: settings.leaderSettle, calibration: settings.calibration)
         inbox = RoomInbox(topics: topics)
         gateways = Set(arbiter.gatewayRooms.keys)
+        coordinator.setReferenceTags(settings.referenceTags)
     }
 }
 
@@ -154,6 +155,21 @@ extension Daemon {
         var effects = noteRoomConnection()
         effects += rooms?.coordinator.advance(to: clock, wall: roomWall) ?? []
         await perform(effects)
+        logReferenceNotices()
+    }
+
+    /// A reference tag decided in another room than its declared one (or back in it): one log line each.
+    private func logReferenceNotices() {
+        for notice in rooms?.coordinator.takeReferenceNotices() ?? [] {
+            let metadata: Logger.Metadata = [
+                "beacon": "\(notice.beaconID)", "declared": "\(notice.declared)", "decided": "\(notice.decided)",
+            ]
+            if notice.wrong {
+                logger.warning("reference tag decided in another room", metadata: metadata)
+            } else {
+                logger.notice("reference tag back in its room", metadata: metadata)
+            }
+        }
     }
 
     /// Tells the coordinator when the publisher's connection came up or went down since the last look, with the
@@ -242,6 +258,7 @@ extension Daemon {
         let effects =
             rooms?.coordinator.reconfigure(
                 settings: settings, leaderSettle: loaded.rooms.leaderSettle, wall: roomWall) ?? []
+        rooms?.coordinator.setReferenceTags(loaded.rooms.referenceTags)
         configuration.rooms = loaded.rooms
         logger.notice("rooms reloaded", metadata: ["gateways": "\(settings.gatewayRooms.count)"])
         await perform(effects)
@@ -268,6 +285,11 @@ extension Daemon {
             ("rooms_identity_sightings", Int64(counters.identitySightings)),
             ("rooms_calibration_solves", Int64(counters.calibrationSolves)),
             ("rooms_calibrations_restored", Int64(counters.calibrationsRestored)),
+            ("rooms_reference_tags", Int64(rooms.coordinator.references.tags.count)),
+            ("rooms_reference_right_s", Int64(rooms.coordinator.references.rightSeconds.rounded())),
+            ("rooms_reference_wrong_s", Int64(rooms.coordinator.references.wrongSeconds.rounded())),
+            ("rooms_reference_unknown_s", Int64(rooms.coordinator.references.unknownSeconds.rounded())),
+            ("rooms_reference_wrong_now", Int64(rooms.coordinator.references.wrongNow)),
         ]
     }
 

@@ -58,6 +58,8 @@ public struct RoomCoordinator: Sendable {
     public private(set) var counters = Counters()
     /// Self-calibration (nil: off), and the arbiter's settings before its offsets are applied.
     public private(set) var calibration: SiteCalibration?
+    /// The declared reference tags' check of the decisions (`rooms.reference_tags`), ticked with `advance`.
+    public private(set) var references = RoomReferenceCheck(tags: [:])
     var baseSettings: RoomArbiterSettings
     var leaderSettle: Double
     var candidates: Set<String>
@@ -197,6 +199,10 @@ public struct RoomCoordinator: Sendable {
         let changes = arbiter.advance(to: now)
         count(changes)
         if isLeader, !changes.isEmpty { effects += announce(changes) }
+        if !references.tags.isEmpty {
+            let decided = arbiter
+            references.observe(now: now) { decided.room(of: $0) }
+        }
         if let solution = calibration?.solveIfDue(at: now) {
             counters.calibrationSolves += 1
             applyOffsets()
@@ -244,6 +250,15 @@ public struct RoomCoordinator: Sendable {
         applyOffsets()
         return updateLeadership(wall: wall)
     }
+
+    /// New reference tags (start, reload); the tallies start again.
+    public mutating func setReferenceTags(_ tags: [String: String]) {
+        guard tags != references.tags else { return }
+        references = RoomReferenceCheck(tags: tags)
+    }
+
+    /// The reference tags that turned wrong or right again since the last call (for the log).
+    public mutating func takeReferenceNotices() -> [RoomReferenceCheck.Notice] { references.takeNotices() }
 
     /// Beacons the arbiter keeps evidence or a decision for.
     public var trackedBeacons: Int { arbiter.tracks.count }

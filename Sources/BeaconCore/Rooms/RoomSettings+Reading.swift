@@ -10,6 +10,9 @@ extension RoomSettings {
         leaderSettle = r.duration("leader_settle_s", default: leaderSettle)
         replayWaitForGateways = r.value("replay_wait_for_gateways", default: replayWaitForGateways)
         calibration = r.section("calibration") { CalibrationSettings(from: &$0) }
+        var tags: [String: String] = [:]
+        for (beacon, room) in r.namedValues("reference_tags", of: String.self) { tags[beacon] = room }
+        referenceTags = tags
     }
 }
 

@@ -17,6 +17,9 @@ public struct RoomSettings: Sendable, Equatable {
     public var replayWaitForGateways = 0
     /// `rooms.calibration`: self-calibration (on with `rooms.enabled` unless turned off).
     public var calibration = CalibrationSettings()
+    /// `rooms.reference_tags`: stationary beacons declared in a room (beacon id -> room), a continuous check of
+    /// the decisions (`RoomReferenceCheck`).
+    public var referenceTags: [String: String] = [:]
 
     public init() {}
 
@@ -82,6 +85,20 @@ public struct RoomSettings: Sendable, Equatable {
         }
         guard enabled else { return issues }
         let site = gatewayRooms(own: gateway)
+        let siteRooms = Set(site.values)
+        if referenceTags.count > RoomReferenceCheck.maximumTags {
+            issues.append(
+                ConfigIssue(
+                    path: "rooms.reference_tags",
+                    message: "at most \(RoomReferenceCheck.maximumTags) tags, got \(referenceTags.count)"))
+        }
+        for (beacon, room) in referenceTags.sorted(by: { $0.key < $1.key }) where !siteRooms.contains(room) {
+            issues.append(
+                ConfigIssue(
+                    path: "rooms.reference_tags.\(beacon)",
+                    message:
+                        "`\(room)` is not a room of the site (\(siteRooms.sorted().joined(separator: ", ")))"))
+        }
         issues += calibration.validate(gateways: site.keys)
         if replayWaitForGateways > site.count {
             issues.append(
