@@ -34,6 +34,8 @@ public struct RoomArbiterSettings: Sendable, Equatable {
     public var settleTime: Double
     /// Persisted decisions older than this are not restored (s).
     public var restoreMaxAge: Double
+    /// The fingerprint classifier's parameters (issue 29), used when every room has a fingerprint.
+    public var classifier = RoomClassifierSettings()
 
     public init(
         gatewayRooms: [String: String] = [:], receiverOffsets: [String: Double] = [:], margin: Double = 8,
@@ -84,6 +86,7 @@ public struct RoomArbiterSettings: Sendable, Equatable {
                 ConfigIssue(
                     path: "\(path).receiver_offsets_db.\(gateway)", message: "must be -40...40 dB, got \(offset)"))
         }
+        issues += classifier.validate(path: path)
         return issues
     }
 }
