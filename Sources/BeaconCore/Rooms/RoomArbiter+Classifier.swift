@@ -109,8 +109,7 @@ extension RoomArbiter {
     }
 
     /// One step of the forward filter to `now`, and the offset's update. Returns the current levels.
-    func updatedBelief(_ track: Track, rooms: [String], now: Timestamp) -> (belief: Belief, levels: [String: Double])
-    {
+    func updatedBelief(_ track: Track, rooms: [String], now: Timestamp) -> (belief: Belief, levels: [String: Double]) {
         let model = settings.classifier
         var belief = track.belief
         let step = min(max(0, now - (belief.updated ?? now)), Self.maximumStep)
@@ -225,6 +224,8 @@ extension RoomArbiter {
         track.darkRoom = nil
         track.belief.challenger = nil
         dirty.insert(id)
-        return [RoomChange(beaconID: id, time: now, from: current, to: best, hadRoom: true, gatewayID: loudest(in: best))]
+        return [
+            RoomChange(beaconID: id, time: now, from: current, to: best, hadRoom: true, gatewayID: loudest(in: best))
+        ]
     }
 }

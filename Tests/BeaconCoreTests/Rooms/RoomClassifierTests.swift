@@ -216,7 +216,8 @@ import Testing
         var generator = SeededGenerator(seed: 11)
         _ = Self.feed(&arbiter, from: 0, to: 60) { _ in Self.at("a", noise: 3, &generator) }
         arbiter.adopt(
-            PersistedRoomState(beaconID: "tag", room: "c", since: Self.t0 + 60, updated: Self.t0 + 60), now: Self.t0 + 60)
+            PersistedRoomState(beaconID: "tag", room: "c", since: Self.t0 + 60, updated: Self.t0 + 60),
+            now: Self.t0 + 60)
         #expect(arbiter.room(of: "tag") == .some("c"))
         // The beacon is still at a's levels: the leader's view is replaced only after the dwell.
         let after = Self.feed(&arbiter, from: 60, to: 70) { _ in Self.at("a", noise: 3, &generator) }
