@@ -60,12 +60,7 @@ public struct RoomArbiterSettings: Sendable, Equatable {
     public func validate(path: String) -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
         func check(_ key: String, _ value: Double, _ range: ClosedRange<Double>, _ unit: String) {
-            if !(value.isFinite && range.contains(value)) {
-                issues.append(
-                    ConfigIssue(
-                        path: "\(path).\(key)",
-                        message: "must be \(range.lowerBound)...\(range.upperBound) \(unit), got \(value)"))
-            }
+            issues.appendRangeIssue("\(path).\(key)", value, range, unit)
         }
         check("margin_db", margin, 0...40, "dB")
         check("dwell_s", dwell, 0...600, "seconds")

@@ -37,12 +37,7 @@ public struct RoomClassifierSettings: Sendable, Equatable {
     public func validate(path: String) -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
         func check(_ key: String, _ value: Double, _ range: ClosedRange<Double>, _ unit: String) {
-            if !(value.isFinite && range.contains(value)) {
-                issues.append(
-                    ConfigIssue(
-                        path: "\(path).\(key)",
-                        message: "must be \(range.lowerBound)...\(range.upperBound) \(unit), got \(value)"))
-            }
+            issues.appendRangeIssue("\(path).\(key)", value, range, unit)
         }
         check("fingerprint_level_window_s", levelWindow, 0.5...120, "seconds")
         check("fingerprint_spread_floor_db", spreadFloor, 0.5...30, "dB")
@@ -71,5 +66,14 @@ public struct RoomClassifierSettings: Sendable, Equatable {
         dwell = r.duration("probability_dwell_s", default: dwell)
         offsetTime = r.duration("device_offset_time_s", default: offsetTime)
         offsetLimit = r.value("device_offset_max_db", default: offsetLimit)
+    }
+}
+
+extension [ConfigIssue] {
+    /// Appends an issue at `path` when `value` is not finite or outside `range` (the rooms settings' checks).
+    mutating func appendRangeIssue(_ path: String, _ value: Double, _ range: ClosedRange<Double>, _ unit: String) {
+        guard !(value.isFinite && range.contains(value)) else { return }
+        append(
+            ConfigIssue(path: path, message: "must be \(range.lowerBound)...\(range.upperBound) \(unit), got \(value)"))
     }
 }
