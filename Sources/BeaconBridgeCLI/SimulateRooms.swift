@@ -38,6 +38,7 @@ enum SimulateRooms {
                         ("seed", .string(String(scenario.seed))), ("sightings", .int(Int64(summary.sightings))),
                         ("rules", json(summary.rules)), ("oracles", json(summary.oracles)),
                         ("calibration", json(summary.calibration)),
+                        ("training", json(summary.training)),
                     ]).serialized)
                 Output.stderr(
                     "\(scenario.name) (seed \(scenario.seed)), \(summary.sightings) sightings:\n" + text(summary))
@@ -224,6 +225,7 @@ enum SimulateRooms {
                     + "truth RMS \(TableText.rounded(figures.errorRMS, 100)) dB, max \(TableText.rounded(figures.errorMax, 100)) "
                     + "dB (no offsets: RMS \(TableText.rounded(figures.uncalibratedRMS, 100)) dB)")
         }
+        lines += trainingLines(summary.training)
         if !summary.oracles.isEmpty {
             lines.append("  oracles (analysis, not deployable: they read the simulator's true link levels):")
             lines += summary.oracles.map(row)
@@ -248,6 +250,50 @@ enum SimulateRooms {
                     + TableText.rounded(share(wrong.wrongFixedFloor, rule), 100))
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The training phase's quality per room (docs/rooms.md, "Training (issue 29, session 19)"): over the runs,
+    /// per scenario and room, the mean quality figure, the fewest gateways that heard the trainer, the mean
+    /// reports and the least distance of a trained spot to a scored stop.
+    static func trainingLines(_ reports: [RoomTrainingRun.Report]) -> [String] {
+        guard !reports.isEmpty else { return [] }
+        var order: [String] = []
+        var groups: [String: [RoomTrainingRun.Report]] = [:]
+        for report in reports {
+            let key = report.scenario + " / " + report.room
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(report)
+        }
+        var lines = [
+            "  training (before the scored stream; \(reports.count) room walks): "
+                + TableText.cell("scenario / room", 28) + TableText.cell("quality", 8) + TableText.cell("gateways", 9)
+                + TableText.cell("reports", 8) + "nearest scored stop m"
+        ]
+        for key in order {
+            let group = groups[key] ?? []
+            let count = Double(max(group.count, 1))
+            let nearest = group.map(\.nearestStop).min() ?? .infinity
+            lines.append(
+                "    " + TableText.cell(key, 28)
+                    + TableText.cell(
+                        TableText.rounded(group.reduce(0) { $0 + $1.quality } / count, 100), 8)
+                    + TableText.cell(String(group.map(\.gatewaysHeard).min() ?? 0), 9)
+                    + TableText.cell(String(Int((Double(group.reduce(0) { $0 + $1.samples }) / count).rounded())), 8)
+                    + (nearest.isFinite ? TableText.rounded(nearest, 100) : "none"))
+        }
+        return lines
+    }
+
+    static func json(_ reports: [RoomTrainingRun.Report]) -> JSONValue {
+        .array(
+            reports.map { report in
+                .object([
+                    ("scenario", .string(report.scenario)), ("room", .string(report.room)),
+                    ("quality", rounded(report.quality, 1000)), ("gateways_heard", .int(Int64(report.gatewaysHeard))),
+                    ("reports", .int(Int64(report.samples))),
+                    ("nearest_stop_m", rounded(report.nearestStop, 100)),
+                ])
+            })
     }
 
     private static func share(_ seconds: Double, _ rule: RoomSummary.Rule?) -> Double? {

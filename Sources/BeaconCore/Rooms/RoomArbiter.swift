@@ -79,6 +79,8 @@ public struct RoomArbiter: Sendable {
         var slowSince: Timestamp = 0
         /// The room the beacon was in when all of that room's gateways went offline (its room is `unknown`).
         var darkRoom: String?
+        /// The fingerprint classifier's state (RoomArbiter+Classifier.swift).
+        var belief = Belief()
     }
 
     /// The room of a beacon last placed in a room whose gateways are all offline (a room may not be named so).
@@ -92,7 +94,7 @@ public struct RoomArbiter: Sendable {
     public private(set) var fingerprints = FingerprintBook()
 
     var tracks: [String: Track] = [:]
-    private var dirty: Set<String> = []
+    var dirty: Set<String> = []
 
     public init(settings: RoomArbiterSettings) { self.settings = settings }
 
@@ -137,6 +139,7 @@ public struct RoomArbiter: Sendable {
         track.fastChallenger = nil
         track.fastHeld = 0
         track.slowChallenger = nil
+        track.belief.challenger = nil
         if row.room != nil {
             track.lastHeard = max(track.lastHeard, row.updated)
         } else {
@@ -180,6 +183,7 @@ public struct RoomArbiter: Sendable {
                 track.fastChallenger = nil
                 track.fastHeld = 0
                 track.slowChallenger = nil
+                track.belief.challenger = nil
                 dirty.insert(id)
                 changes.append(RoomChange(beaconID: id, time: now, from: room, to: Self.unknownRoom, hadRoom: true))
             } else if let room = track.darkRoom, !dark.contains(room) {
@@ -291,6 +295,8 @@ public struct RoomArbiter: Sendable {
             dirty.insert(id)
             return [RoomChange(beaconID: id, time: now, from: former, to: nil, hadRoom: true)]
         }
+        // Every room trained: the fingerprint classifier decides (RoomArbiter+Classifier.swift).
+        if let rooms = classifiedRooms { return decideByProbability(id, track: &track, rooms: rooms, now: now) }
         let levels = levels(track, now: now)
         guard let best = levels.max(by: { ($0.value.fast, $1.key) < ($1.value.fast, $0.key) }) else { return [] }
         // `unknown` whose room is lit again is decided afresh, like a first decision.

@@ -34,6 +34,8 @@ public struct RoomArbiterSettings: Sendable, Equatable {
     public var settleTime: Double
     /// Persisted decisions older than this are not restored (s).
     public var restoreMaxAge: Double
+    /// The fingerprint classifier's parameters (issue 29), used when every room has a fingerprint.
+    public var classifier = RoomClassifierSettings()
 
     public init(
         gatewayRooms: [String: String] = [:], receiverOffsets: [String: Double] = [:], margin: Double = 8,
@@ -58,12 +60,7 @@ public struct RoomArbiterSettings: Sendable, Equatable {
     public func validate(path: String) -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
         func check(_ key: String, _ value: Double, _ range: ClosedRange<Double>, _ unit: String) {
-            if !(value.isFinite && range.contains(value)) {
-                issues.append(
-                    ConfigIssue(
-                        path: "\(path).\(key)",
-                        message: "must be \(range.lowerBound)...\(range.upperBound) \(unit), got \(value)"))
-            }
+            issues.appendRangeIssue("\(path).\(key)", value, range, unit)
         }
         check("margin_db", margin, 0...40, "dB")
         check("dwell_s", dwell, 0...600, "seconds")
@@ -84,6 +81,7 @@ public struct RoomArbiterSettings: Sendable, Equatable {
                 ConfigIssue(
                     path: "\(path).receiver_offsets_db.\(gateway)", message: "must be -40...40 dB, got \(offset)"))
         }
+        issues += classifier.validate(path: path)
         return issues
     }
 }

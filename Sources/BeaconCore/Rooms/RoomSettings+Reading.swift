@@ -39,6 +39,7 @@ extension RoomArbiterSettings {
         awayTimeout = r.duration("away_timeout_s", default: awayTimeout)
         settleTime = r.duration("settle_s", default: settleTime)
         restoreMaxAge = r.duration("restore_max_age_s", default: restoreMaxAge)
+        classifier.read(from: &r)
         if r.has("signal") {
             let signal = r.string("signal", default: "raw")
             switch signal {

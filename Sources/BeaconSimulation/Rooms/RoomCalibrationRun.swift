@@ -104,13 +104,17 @@ struct SelfCalibratedArbiter: RoomDeciding {
     let base: RoomArbiterSettings
     let steps: [RoomCalibrationRun.Step]
     var next = 0
-    var name: String { "calibrated" }
+    let trained: Bool
+    var name: String { trained ? "trained" : "calibrated" }
 
-    init(settings: RoomArbiterSettings, steps: [RoomCalibrationRun.Step]) {
+    /// With `fingerprints` (the training phase's book), the `trained` row: set before the first sighting.
+    init(settings: RoomArbiterSettings, steps: [RoomCalibrationRun.Step], fingerprints: FingerprintBook? = nil) {
         var start = settings
         start.receiverOffsets = [:]
         base = settings
         arbiter = RoomArbiter(settings: start)
+        if let fingerprints { arbiter.setFingerprints(fingerprints) }
+        trained = fingerprints != nil
         self.steps = steps
     }
 

@@ -68,6 +68,8 @@ extension RoomScenario {
         }
         var gatewayLinks = GatewayLinkRadio()
         if let block = try fields.object("gateway_links") { gatewayLinks = try GatewayLinkRadio(block) }
+        var training = RoomTrainingSettings()
+        if let block = try fields.object("training") { training = try RoomTrainingSettings(block) }
         let warmup = try fields.double("warmup_s", default: 10)
         let stay = try fields.double("minimum_stay_s", default: 30)
         let grace = try fields.double("match_grace_s", default: 15)
@@ -84,6 +86,7 @@ extension RoomScenario {
             tracker: tracker, plan: plan, people: people, arbiter: arbiter, warmup: warmup, minimumStay: stay,
             matchGrace: grace)
         self.gatewayLinks = gatewayLinks
+        self.training = training
     }
 }
 

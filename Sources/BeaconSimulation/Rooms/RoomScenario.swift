@@ -23,6 +23,8 @@ public struct RoomScenario: Sendable {
     public var matchGrace: Double
     /// The gateways' own radio terms and links (self-calibration, docs/scenarios.md "Gateway links").
     public var gatewayLinks = GatewayLinkRadio()
+    /// The training phase before the scored stream (`RoomTrainingRun`; the file's `training` block).
+    public var training = RoomTrainingSettings()
     /// Set by `realized()`: this seed's gateway terms, already in the plan's receiver offsets and the arbiter's.
     public internal(set) var gatewayTermsApplied = false
     public internal(set) var gatewayDraws: GatewayDraws?

@@ -25,12 +25,26 @@ public struct RoomScenarioRun {
         /// What the gateways hear of each other's identity beacons, and self-calibration over the run.
         public var identity: [IdentityReport]
         public var calibration: RoomCalibrationRun
+        /// The training phase before the scored stream (its fingerprints and vectors).
+        public var training: RoomTrainingRun
     }
 
     public func world() -> World {
         let generated = simulator.world()
+        let identity = simulator.identityReports()
+        let calibration = RoomCalibrationRun(scenario: scenario, reports: identity)
+        return World(
+            sightings: Self.sightings(scenario, generated.observations), oracle: generated.oracle,
+            truth: RoomScore.segments(scenario, simulator), identity: identity, calibration: calibration,
+            training: RoomTrainingRun(scenario: scenario, offsets: calibration.steps.last?.offsets ?? [:]))
+    }
+
+    /// What every gateway would publish of these reports (by gateway index): each gateway's `RegionEngine`
+    /// from the scenario's start with a tick every second, the sightings merged in time order (ties by gateway
+    /// order).
+    static func sightings(_ scenario: RoomScenario, _ observations: [[Observation]]) -> [RoomSighting] {
         var all: [(RoomSighting, Int)] = []
-        for (index, gateway) in scenario.plan.gateways.enumerated() {
+        for (index, gateway) in scenario.plan.gateways.enumerated() where index < observations.count {
             var engine = RegionEngine(
                 settings: scenario.tracker, regions: [], distance: scenario.distanceModel,
                 now: scenario.startTime)
@@ -42,7 +56,7 @@ public struct RoomScenarioRun {
                     }
                 }
             }
-            for observation in generated.observations[index] {
+            for observation in observations[index] {
                 while nextTick <= observation.timestamp {
                     take(engine.advance(to: nextTick))
                     nextTick += 1
@@ -51,10 +65,7 @@ public struct RoomScenarioRun {
             }
         }
         all.sort { ($0.0.time, $0.1) < ($1.0.time, $1.1) }
-        let identity = simulator.identityReports()
-        return World(
-            sightings: all.map(\.0), oracle: generated.oracle, truth: RoomScore.segments(scenario, simulator),
-            identity: identity, calibration: RoomCalibrationRun(scenario: scenario, reports: identity))
+        return all.map(\.0)
     }
 
     /// The sightings every gateway would publish, merged in time order (ties by gateway order).
@@ -75,8 +86,8 @@ public struct RoomScenarioRun {
     }
 
     /// `run` on a world already computed; `calibrationRows` adds the rules without the configured offsets
-    /// (`uncalibrated`, and the baselines so) and with self-calibration's (`calibrated`), and the calibration's
-    /// figures.
+    /// (`uncalibrated`, and the baselines so), with self-calibration's (`calibrated`), and with those and the
+    /// training phase's fingerprints (`trained`), and the calibration's and training's figures.
     public func run(
         in world: World, calibrationRows: Bool = true, onChange: (RoomChange) -> Void = { _ in }
     ) -> RoomSummary {
@@ -102,6 +113,14 @@ public struct RoomScenarioRun {
                     SelfCalibratedArbiter(settings: scenario.arbiter, steps: world.calibration.steps),
                     stream: world.sightings, in: world))
             summary.calibration = [world.calibration]
+            // `trained`: the `calibrated` row's arbiter given the training's fingerprints before the stream.
+            summary.rules.append(
+                score(
+                    SelfCalibratedArbiter(
+                        settings: scenario.arbiter, steps: world.calibration.steps,
+                        fingerprints: world.training.book),
+                    stream: world.sightings, in: world))
+            summary.training = world.training.reports
         }
         for kind in RoomOracle.tableKinds {
             summary.oracles.append(score(RoomOracleRule(kind, oracle: world.oracle), stream: [], in: world))

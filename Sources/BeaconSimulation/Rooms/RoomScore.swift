@@ -237,6 +237,8 @@ public struct RoomSummary: Sendable, Equatable {
     public var oracles: [Rule] = []
     /// Self-calibration of each run (merged summaries keep every run's).
     public var calibration: [RoomCalibrationRun] = []
+    /// The training phase's rooms of each run (merged summaries keep every run's).
+    public var training: [RoomTrainingRun.Report] = []
 
     public init(sightings: Int, rules: [Rule] = [], oracles: [Rule] = []) {
         self.sightings = sightings
@@ -251,6 +253,7 @@ public struct RoomSummary: Sendable, Equatable {
             merge(run.rules, into: &result.rules)
             merge(run.oracles, into: &result.oracles)
             result.calibration += run.calibration
+            result.training += run.training
         }
         return result
     }
