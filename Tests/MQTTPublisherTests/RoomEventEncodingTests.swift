@@ -71,8 +71,12 @@ import Testing
         #expect(
             messages.map(\.topic) == [
                 "homeassistant/sensor/beaconbridge_rooms/tag_room/config",
+                "homeassistant/sensor/beaconbridge_rooms/tag_room_probability/config",
                 "homeassistant/device_tracker/beaconbridge_rooms/tag_room_tracker/config",
             ])
+        let probability = try JSONValue(parsing: messages[1].payload)
+        #expect(probability["state_topic"] == .string("home/ble/rooms/tag/probabilities"))
+        #expect(probability["unit_of_measurement"] == .string("%"))
         let sensor = try JSONValue(parsing: messages[0].payload)
         #expect(sensor["state_topic"] == .string("home/ble/rooms/tag"))
         #expect(sensor["unique_id"] == .string("beaconbridge_rooms_tag_room"))
@@ -92,7 +96,7 @@ import Testing
         #expect(
             other.roomMessages(
                 beacons: [.init(id: "tag", name: "Keys")], topics: Self.topics, gateways: ["gw-a", "gw-b"]) == messages)
-        let tracker = try JSONValue(parsing: messages[1].payload)
+        let tracker = try JSONValue(parsing: messages[2].payload)
         #expect(
             tracker["payload_not_home"] == .string("not_home")
                 && tracker["value_template"] == .string("{{ value_json.room }}"))

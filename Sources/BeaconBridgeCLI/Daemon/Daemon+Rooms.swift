@@ -228,6 +228,17 @@ extension Daemon {
                         "calibration published",
                         metadata: ["pairs": "\(solution.pairs)", "offsets": "\(offsets.joined(separator: ","))"])
                 }
+            case let .probabilities(list):
+                // Retained snapshots at QoS 0, never stored: the next one supersedes each (docs/mqtt.md).
+                let envelopes = list.map { snapshot in
+                    EventEnvelope(
+                        id: configuration.gateway.id + "-probabilities", gatewayID: configuration.gateway.id,
+                        sequence: 0, captureTime: snapshot.time, kind: .room,
+                        topic: topics.probabilities(beaconID: snapshot.beaconID), qos: 0, retain: true,
+                        payload: snapshot.payload)
+                }
+                telemetry.submitted += envelopes.count
+                publisher.publishSnapshot(envelopes)
             case let .republish(states):
                 if encoder.sequences.remaining < UInt64(states.count) * EventEncoder.maxEnvelopesPerRoomEvent {
                     await reserveSequences(atLeast: UInt64(states.count) * EventEncoder.maxEnvelopesPerRoomEvent)

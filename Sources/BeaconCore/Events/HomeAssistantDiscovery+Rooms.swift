@@ -34,6 +34,31 @@ extension HomeAssistantDiscovery {
                             )
                         ),
                     ], device: beaconDevice(beacon)))
+            // The fingerprint classifier's belief (unknown until every room is trained): the decided room's
+            // probability in %, every room's as attributes.
+            let probabilities = topics.probabilities(beaconID: beacon.id)
+            out.append(
+                roomMessage(
+                    "sensor", object: object + "_room_probability", availability: availability,
+                    [
+                        ("name", .string("Room probability")),
+                        (
+                            "unique_id",
+                            .string(HomeAssistantDiscovery.roomsNodeID + "_" + object + "_room_probability")
+                        ),
+                        ("state_topic", .string(probabilities)),
+                        (
+                            "value_template",
+                            .string(
+                                "{{ ((value_json.probabilities[value_json.room] | float(0)) * 100) | round(0) if value_json.room in value_json.probabilities else 0 }}"
+                            )
+                        ),
+                        ("unit_of_measurement", .string("%")),
+                        ("state_class", .string("measurement")),
+                        ("icon", .string("mdi:home-percent")),
+                        ("json_attributes_topic", .string(probabilities)),
+                        ("json_attributes_template", .string("{{ value_json.probabilities | tojson }}")),
+                    ], device: beaconDevice(beacon)))
             out.append(
                 roomMessage(
                     "device_tracker", object: object + "_room_tracker", availability: availability,

@@ -22,6 +22,9 @@ public struct RoomCoordinator: Sendable {
         /// Publish this calibration (JSON, `SiteCalibration.payload`) retained on `topics.calibration` (this
         /// gateway leads and has solved).
         case calibration(String)
+        /// Publish these beacons' room probabilities (the fingerprint classifier decides; this gateway leads),
+        /// retained at QoS 0 on `topics.probabilities(beaconID:)`.
+        case probabilities([RoomProbabilities])
     }
 
     public struct Counters: Sendable, Equatable {
@@ -58,6 +61,8 @@ public struct RoomCoordinator: Sendable {
     public private(set) var counters = Counters()
     /// Self-calibration (nil: off), and the arbiter's settings before its offsets are applied.
     public private(set) var calibration: SiteCalibration?
+    /// The room probabilities last published per beacon (leader, fingerprint classifier).
+    var publishedProbabilities: [String: RoomProbabilities] = [:]
     /// The declared reference tags' check of the decisions (`rooms.reference_tags`), ticked with `advance`.
     public private(set) var references = RoomReferenceCheck(tags: [:])
     var baseSettings: RoomArbiterSettings
@@ -203,6 +208,7 @@ public struct RoomCoordinator: Sendable {
             let decided = arbiter
             references.observe(now: now) { decided.room(of: $0) }
         }
+        if isLeader { effects += dueProbabilities(at: now) }
         if let solution = calibration?.solveIfDue(at: now) {
             counters.calibrationSolves += 1
             applyOffsets()
@@ -249,6 +255,38 @@ public struct RoomCoordinator: Sendable {
         calibration?.setGateways(candidates)
         applyOffsets()
         return updateLeadership(wall: wall)
+    }
+
+    /// The beacons whose probabilities are due (`RoomProbabilities.interval` since their last, and changed), while
+    /// the classifier decides. Bounded by the beacons tracked.
+    private mutating func dueProbabilities(at now: Timestamp) -> [Effect] {
+        guard arbiter.decidesByFingerprints else {
+            publishedProbabilities.removeAll()
+            return []
+        }
+        var due: [RoomProbabilities] = []
+        for id in arbiter.tracks.keys.sorted() {
+            let probabilities = arbiter.probabilities(of: id)
+            guard !probabilities.isEmpty else { continue }
+            let room: String? =
+                switch arbiter.room(of: id) {
+                case let .some(.some(name)): name
+                case .some(.none): RoomEvent.notHome
+                case .none: nil
+                }
+            let snapshot = RoomProbabilities(
+                beaconID: id, time: now, room: room, probabilities: probabilities,
+                deviceOffset: arbiter.deviceOffset(of: id))
+            if let last = publishedProbabilities[id],
+                now - last.time < RoomProbabilities.interval || !snapshot.differs(from: last)
+            {
+                continue
+            }
+            publishedProbabilities[id] = snapshot
+            due.append(snapshot)
+        }
+        publishedProbabilities = publishedProbabilities.filter { arbiter.tracks[$0.key] != nil }
+        return due.isEmpty ? [] : [.probabilities(due)]
     }
 
     /// New reference tags (start, reload); the tallies start again.

@@ -61,6 +61,14 @@ public struct RoomSettings: Sendable, Equatable {
                         path: "rooms.gateways.\(id)",
                         message: "`\(id)` is not a valid gateway id (1-64 letters, digits, `_` or `-`)"))
             }
+            if room == RoomProbabilities.level {
+                issues.append(
+                    ConfigIssue(
+                        path: "rooms.gateways.\(id)",
+                        message:
+                            "`\(RoomProbabilities.level)` is reserved: it is the topic level of a beacon's room probabilities"
+                    ))
+            }
             if room == RoomArbiter.unknownRoom {
                 issues.append(
                     ConfigIssue(
