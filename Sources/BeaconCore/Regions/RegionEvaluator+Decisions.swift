@@ -1,11 +1,12 @@
 extension RegionEvaluator {
     /// Feeds one report to one membership: `sample` is the report's RSSI (or the region filter's output), nil
-    /// when the report carried none. Returns the event it causes: `.enter`, or `.state` when an `unknown` pair
+    /// when the report carried none; `motionWeight` scales the report's evidence (`MotionState`). Returns the event it causes: `.enter`, or `.state` when an `unknown` pair
     /// settles `outside` (published, so a consumer still holding an older retained `inside`, e.g. from before
     /// a restart whose state could not be restored, hears that the beacon is out).
     func step(
         _ membership: inout RegionMembership, params: RegionParameters, sample: Double?, beaconID: String,
-        format: String, measuredPower: Int?, at time: Timestamp, changes: inout RegionStateChanges
+        format: String, measuredPower: Int?, motionWeight: Float = 1, at time: Timestamp,
+        changes: inout RegionStateChanges
     ) -> RegionEvent.Kind? {
         guard let enter = params.enter else {
             return stepAnySighting(&membership, params: params, beaconID: beaconID, at: time, changes: &changes)
@@ -20,7 +21,8 @@ extension RegionEvaluator {
         let value = Float(sample)
         // The time this report stands for: since the pair's previous report, at most `maxReportWeight`.
         let gap = membership.lastSample.isFinite ? max(time - membership.lastSample, 0) : 0
-        let weight = Float(min(gap, Self.maxReportWeight))
+        // Motion (`MotionState`): a beacon that says it moves weighs its evidence more, one at rest less.
+        let weight = Float(min(gap, Self.maxReportWeight)) * motionWeight
         membership.lastSample = time
         if membership.state == .inside {
             let below =

@@ -37,6 +37,7 @@ struct RegionEvaluator: Sendable {
         if let eventFields {
             freshEvent = SensorEventFields.admit(&observation, events: eventFields, previous: beacon.fields)
         }
+        let motionWeight = beacon.motion.weight(fields: observation.fields, previous: beacon.fields, at: time)
         let wasKnown = beacon.identityKnown
         if wasKnown { beacon.silence.record(gap: time - beacon.lastSeen, at: time) }
         let identityChanged = beacon.adoptIdentity(of: observation)
@@ -67,7 +68,8 @@ struct RegionEvaluator: Sendable {
             }
             if let kind = step(
                 &beacon.memberships[index], params: params, sample: sample, beaconID: beacon.beaconID,
-                format: beacon.format, measuredPower: beacon.measuredPower, at: time, changes: &changes)
+                format: beacon.format, measuredPower: beacon.measuredPower, motionWeight: motionWeight, at: time,
+                changes: &changes)
             {
                 regionChanged = true
                 events.append(

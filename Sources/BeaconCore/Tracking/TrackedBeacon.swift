@@ -28,6 +28,8 @@ struct TrackedBeacon: Sendable {
     var rate = ReportRateMeter()
     /// Its usual gaps between reports (advertising interval, habitual silences).
     var silence = SilenceProfile()
+    /// What it reports of its own motion (weighs its region evidence).
+    var motion = MotionState()
     var memberships: [RegionMembership] = []
     /// Filters of regions that override the gateway's (see `RegionMembership.filterSlot`); usually empty.
     var regionFilters: [RSSIFilter] = []

@@ -1,0 +1,35 @@
+/// What a beacon says about its own motion (issue 30: "where a beacon reports motion, use it to shorten averaging
+/// while it moves and lengthen it at rest"; docs/tracking-and-regions.md, "Motion"): BTHome's `moving` and
+/// `motion` binary sensors, and Ruuvi's `movement_counter` (format 5), which counts the accelerometer's motion
+/// events. A beacon that never reported any of them is neither moving nor resting: its evidence weighs as before.
+struct MotionState: Sendable, Equatable {
+    /// Until when the beacon counts as moving (capture time); −infinity: not since it was tracked.
+    var movingUntil: Timestamp = -.infinity
+    /// Whether the beacon ever reported its motion.
+    var reportsMotion = false
+
+    /// Seconds a reported movement keeps the beacon moving (a Ruuvi counter steps once per motion event; BTHome
+    /// `moving` is sent while it lasts).
+    static let hold: Double = 10
+    /// The region evidence's weight while moving (twice as fast: a beacon carried in or out decides sooner)...
+    static let movingWeight: Float = 2
+    /// ...and at rest (half as fast: a beacon lying still near the boundary flaps less).
+    static let restingWeight: Float = 0.5
+
+    /// Takes a report's fields (`previous`: the beacon's fields before this report) and returns the weight of
+    /// this report's region evidence: 1 for a beacon that does not report motion.
+    mutating func weight(fields: [String: FieldValue], previous: [String: FieldValue], at time: Timestamp) -> Float {
+        for key in ["moving", "motion"] {
+            guard case let .bool(moving)? = fields[key] else { continue }
+            reportsMotion = true
+            if moving { movingUntil = max(movingUntil, time + Self.hold) }
+        }
+        // A counter says something only against the one before it: the first report's counts as neither.
+        if case let .int(count)? = fields["movement_counter"], case let .int(before)? = previous["movement_counter"] {
+            reportsMotion = true
+            if before != count { movingUntil = max(movingUntil, time + Self.hold) }
+        }
+        guard reportsMotion else { return 1 }
+        return time < movingUntil ? Self.movingWeight : Self.restingWeight
+    }
+}
