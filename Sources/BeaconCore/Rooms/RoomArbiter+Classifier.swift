@@ -1,5 +1,5 @@
 /// The fingerprint classifier (issue 29, "A room classifier that uses them"; docs/rooms.md, "The classifier (issue
-/// 29, session 19)"). When every room of the site has a fingerprint naming one of its gateways (and there are at
+/// 29, session 19)"). When enabled (`fingerprint_classifier`, off by default) and every room of the site has a fingerprint naming one of its gateways (and there are at
 /// least two rooms), the arbiter decides rooms from per-room probabilities instead of the level rule:
 /// - each gateway's current level is the median of its reports of the last `levelWindow` seconds (heard within
 ///   `staleAfter`, online), less the beacon's own offset;
@@ -35,9 +35,10 @@ extension RoomArbiter {
     /// Longest step (s) the filter takes at once (the caller ticks at least once a second).
     static let maximumStep = 2.0
 
-    /// The rooms the classifier decides among, sorted; nil when the level rule decides (fewer than two rooms, or
-    /// a room without a fingerprint that names one of the site's gateways).
+    /// The rooms the classifier decides among, sorted; nil when the level rule decides (the classifier not
+    /// enabled, fewer than two rooms, or a room without a fingerprint that names one of the site's gateways).
     var classifiedRooms: [String]? {
+        guard settings.classifier.enabled else { return nil }
         let rooms = Set(settings.gatewayRooms.values)
         guard rooms.count >= 2 else { return nil }
         for room in rooms {

@@ -3,6 +3,10 @@
 /// scenario's `arbiter` block) as the rule's keys; documented with their reasons in docs/rooms.md, "The
 /// classifier (issue 29, session 19)".
 public struct RoomClassifierSettings: Sendable, Equatable {
+    /// Whether the classifier decides at all once every room is trained (`fingerprint_classifier`). Off by
+    /// default: on the simulator's rooms scenarios it is still well behind the level rule (docs/rooms.md, "The
+    /// classifier (issue 29, session 19)").
+    public var enabled = false
     /// Seconds of a gateway's reports whose median is its current level for the classifier (a short robust
     /// average: channel-mixed reports decorrelate within about 1 s, so 5 s holds about five independent ones).
     public var levelWindow: Double = 5
@@ -55,6 +59,7 @@ public struct RoomClassifierSettings: Sendable, Equatable {
 
     /// The classifier's keys, over the current values (called by `RoomArbiterSettings.read(from:)`).
     public mutating func read(from r: inout ConfigReader) {
+        enabled = r.bool("fingerprint_classifier", default: enabled)
         levelWindow = r.duration("fingerprint_level_window_s", default: levelWindow)
         spreadFloor = r.value("fingerprint_spread_floor_db", default: spreadFloor)
         evidenceNoise = r.value("fingerprint_evidence_noise_db", default: evidenceNoise)

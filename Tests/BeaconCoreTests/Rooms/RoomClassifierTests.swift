@@ -7,7 +7,11 @@ import Testing
 @Suite struct RoomClassifierTests {
     static let t0: Timestamp = 1_700_000_000
     static let gateways = ["gw-a", "gw-b", "gw-c"]
-    static let settings = RoomArbiterSettings(gatewayRooms: ["gw-a": "a", "gw-b": "b", "gw-c": "c"])
+    static let settings: RoomArbiterSettings = {
+        var settings = RoomArbiterSettings(gatewayRooms: ["gw-a": "a", "gw-b": "b", "gw-c": "c"])
+        settings.classifier.enabled = true
+        return settings
+    }()
 
     /// The trained levels: each room's own gateway loud, the next one through a wall, the far one faint and
     /// heard only part of the time.
@@ -160,8 +164,10 @@ import Testing
     /// The same stream through an arbiter with no book, one with fingerprints of only two of the three rooms,
     /// and one with all three: the first two decide alike (the level rule), the third by probabilities.
     @Test func withoutEveryRoomTrainedTheDecisionsAreTheLevelRulesUnchanged() {
-        func run(_ book: FingerprintBook?) -> (changes: [RoomChange], arbiter: RoomArbiter) {
-            var arbiter = RoomArbiter(settings: Self.settings)
+        func run(_ book: FingerprintBook?, enabled: Bool = true) -> (changes: [RoomChange], arbiter: RoomArbiter) {
+            var settings = Self.settings
+            settings.classifier.enabled = enabled
+            var arbiter = RoomArbiter(settings: settings)
             if let book { arbiter.setFingerprints(book) }
             var generator = SeededGenerator(seed: 9)
             var changes = Self.feed(&arbiter, from: 0, to: 200) { _ in Self.at("a", noise: 4, &generator) }
@@ -172,13 +178,18 @@ import Testing
         let plain = run(nil)
         let partial = run(FingerprintBook([Self.fingerprint("a"), Self.fingerprint("b")]))
         let full = run(Self.book)
+        let disabled = run(Self.book, enabled: false)
+        #expect(disabled.changes == plain.changes && !disabled.arbiter.decidesByFingerprints)
+        #expect(!RoomClassifierSettings().enabled, "off by default (docs/rooms.md: behind the rule on the simulator)")
         #expect(plain.changes.map(\.to) == ["a", "b", nil])
         #expect(partial.changes == plain.changes)
         #expect(!partial.arbiter.decidesByFingerprints && partial.arbiter.probabilities(of: "tag").isEmpty)
         #expect(full.arbiter.decidesByFingerprints)
         #expect(full.changes.map(\.to) == ["a", "b", nil])
         // A site of one room has nothing to classify.
-        var single = RoomArbiter(settings: RoomArbiterSettings(gatewayRooms: ["gw-a": "a"]))
+        var one = RoomArbiterSettings(gatewayRooms: ["gw-a": "a"])
+        one.classifier.enabled = true
+        var single = RoomArbiter(settings: one)
         single.setFingerprints(Self.book)
         #expect(!single.decidesByFingerprints)
     }
@@ -227,13 +238,14 @@ import Testing
 
     @Test func classifierSettingsAreReadAndCheckedWithTheRules() {
         let section = ConfigNode.mapping([
+            ConfigEntry(key: "fingerprint_classifier", value: .scalar("true")),
             ConfigEntry(key: "enter_probability", value: .scalar("0.9")),
             ConfigEntry(key: "probability_dwell_s", value: .scalar("3s")),
             ConfigEntry(key: "room_change_per_s", value: .scalar("0.02")),
         ])
         var reader = ConfigReader(section, path: ConfigPath(parsing: "rooms"))
         let read = RoomSettings(from: &reader).arbiter.classifier
-        #expect(read.enterProbability == 0.9 && read.dwell == 3 && read.changeRate == 0.02)
+        #expect(read.enabled && read.enterProbability == 0.9 && read.dwell == 3 && read.changeRate == 0.02)
         #expect(read.spreadFloor == RoomClassifierSettings().spreadFloor)
         var settings = Self.settings
         settings.classifier.enterProbability = 0.3
