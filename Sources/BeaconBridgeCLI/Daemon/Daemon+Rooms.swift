@@ -80,9 +80,12 @@ extension Daemon {
     func roomSubscriptionService() -> TaskService? {
         guard let rooms else { return nil }
         let topics = rooms.coordinator.topics
-        let streams = [topics.availabilityFilter, topics.stateFilter, topics.sightingFilter].map {
-            publisher.subscribe($0, qos: 1)
-        }
+        // The retained fingerprints and this gateway's rooms commands (training, Daemon+RoomTraining) go through
+        // the same inbox, so the loop sees them in order with the evidence.
+        let streams = [
+            topics.availabilityFilter, topics.stateFilter, topics.sightingFilter, topics.fingerprintFilter,
+            encoder.layout.roomsCommandBase + "/+",
+        ].map { publisher.subscribe($0, qos: 1) }
         return TaskService("rooms") { [inbox = rooms.inbox, mailbox] in
             await withTaskGroup(of: Void.self) { group in
                 for stream in streams {
@@ -130,7 +133,12 @@ extension Daemon {
         guard rooms != nil else { return }
         var effects = noteRoomConnection()
         let wall = roomWall
+        let commands = encoder.layout.roomsCommandBase
         for message in rooms?.inbox.takeAll() ?? [] {
+            if let verb = RoomCommand.verb(inTopic: message.topic, commandBase: commands) {
+                effects += roomCommand(verb: verb, payload: message.payload)
+                continue
+            }
             effects += rooms?.coordinator.receive(message, wall: wall) ?? []
         }
         await perform(effects)
@@ -212,6 +220,10 @@ extension Daemon {
                         "calibration published",
                         metadata: ["pairs": "\(solution.pairs)", "offsets": "\(offsets.joined(separator: ","))"])
                 }
+            case let .fingerprint(room, payload):
+                publishFingerprint(room: room, payload: payload, topic: topics.fingerprint(room: room))
+            case let .reply(verb, payload):
+                replyToRoomCommand(verb: verb, payload: payload)
             case let .republish(states):
                 if encoder.sequences.remaining < UInt64(states.count) * EventEncoder.maxEnvelopesPerRoomEvent {
                     await reserveSequences(atLeast: UInt64(states.count) * EventEncoder.maxEnvelopesPerRoomEvent)
@@ -268,6 +280,9 @@ extension Daemon {
             ("rooms_identity_sightings", Int64(counters.identitySightings)),
             ("rooms_calibration_solves", Int64(counters.calibrationSolves)),
             ("rooms_calibrations_restored", Int64(counters.calibrationsRestored)),
+            ("rooms_fingerprints", Int64(rooms.coordinator.arbiter.fingerprints.rooms.count)),
+            ("rooms_trainings", Int64(counters.trainings)),
+            ("rooms_fingerprints_read", Int64(counters.fingerprintsRead)),
         ]
     }
 

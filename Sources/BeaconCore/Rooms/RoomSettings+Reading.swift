@@ -10,6 +10,7 @@ extension RoomSettings {
         leaderSettle = r.duration("leader_settle_s", default: leaderSettle)
         replayWaitForGateways = r.value("replay_wait_for_gateways", default: replayWaitForGateways)
         calibration = r.section("calibration") { CalibrationSettings(from: &$0) }
+        training = r.section("training") { TrainingSettings(from: &$0) }
     }
 }
 

@@ -17,6 +17,8 @@ public struct RoomSettings: Sendable, Equatable {
     public var replayWaitForGateways = 0
     /// `rooms.calibration`: self-calibration (on with `rooms.enabled` unless turned off).
     public var calibration = CalibrationSettings()
+    /// `rooms.training`: the device Home Assistant's training buttons use (issue 29).
+    public var training = TrainingSettings()
 
     public init() {}
 
@@ -83,6 +85,7 @@ public struct RoomSettings: Sendable, Equatable {
         guard enabled else { return issues }
         let site = gatewayRooms(own: gateway)
         issues += calibration.validate(gateways: site.keys)
+        issues += training.validate()
         if replayWaitForGateways > site.count {
             issues.append(
                 ConfigIssue(
