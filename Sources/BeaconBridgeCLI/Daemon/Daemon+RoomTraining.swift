@@ -32,7 +32,8 @@ extension Daemon {
             logger.notice(
                 "fingerprint published",
                 metadata: [
-                    "room": "\(room)", "walks": "\(fingerprint.walks)", "seconds": "\(Self.decibels(fingerprint.seconds))",
+                    "room": "\(room)", "walks": "\(fingerprint.walks)",
+                    "seconds": "\(Self.decibels(fingerprint.seconds))",
                     "gateways": "\(fingerprint.levels.keys.sorted().joined(separator: ","))",
                     "quality": "\(Self.decibels(fingerprint.quality))",
                 ])

@@ -58,7 +58,8 @@ public enum RoomCommand: Sendable, Equatable {
         guard payload.count <= maxPayload else {
             return bad(nil, "payload", "the payload is \(payload.count) bytes, at most \(maxPayload)")
         }
-        guard let text = String(validating: payload, as: UTF8.self), let json = try? JSONValue(parsing: text, maxDepth: 4),
+        guard let text = String(validating: payload, as: UTF8.self),
+            let json = try? JSONValue(parsing: text, maxDepth: 4),
             case let .object(members) = json
         else { return bad(nil, "payload", "the payload is not a JSON object") }
         var id: String?

@@ -53,7 +53,8 @@ extension RoomCoordinator {
             // where this gateway had none (it may have missed it).
             return [
                 .fingerprint(room: room, payload: ""),
-                .reply(verb: "forget", payload: RoomCommand.forgotten(room: room, had: had, id: id, gateway: gatewayID)),
+                .reply(
+                    verb: "forget", payload: RoomCommand.forgotten(room: room, had: had, id: id, gateway: gatewayID)),
             ]
         }
     }
@@ -61,7 +62,7 @@ extension RoomCoordinator {
     /// A sighting of the training device by a gateway of the site: one report of the walk.
     mutating func recordTraining(_ sighting: RoomSighting) {
         guard var running = training, sighting.beaconID == running.recorder.deviceID,
-            let _ = arbiter.settings.gatewayRooms[sighting.gatewayID]
+            arbiter.settings.gatewayRooms[sighting.gatewayID] != nil
         else { return }
         let settings = arbiter.settings
         let reported = settings.useRawRSSI ? (sighting.rawRSSI ?? sighting.rssi) : sighting.rssi
