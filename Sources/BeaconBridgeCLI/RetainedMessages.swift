@@ -35,7 +35,9 @@ enum RetainedMessages {
     static func statusRequest(_ arguments: [String], group: String, help: String) throws(ExitStatus) -> StatusRequest {
         let name = group + " status"
         guard arguments.first == "status" else {
-            Output.stderr("beaconbridge \(group): a subcommand is required (\(group == "rooms" ? "status, train, forget" : "status"))\n\n\(help)")
+            Output.stderr(
+                "beaconbridge \(group): a subcommand is required (\(group == "rooms" ? "status, train, forget" : "status"))\n\n\(help)"
+            )
             throw ExitStatus(arguments.contains("--help") || arguments.contains("-h") ? ExitCode.ok : ExitCode.usage)
         }
         let command: ConfigCommandLine

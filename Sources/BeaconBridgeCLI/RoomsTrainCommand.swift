@@ -196,7 +196,7 @@ enum RoomsTrainCommand {
                     continue
                 }
                 await Output.line(
-                    "\(target): done: \(number(json["reports"])) reports from \(number(json["gateways_heard"])) gateway(s); \(json["room"]?.stringValue ?? "?"): \(number(json["walks"])) walk(s), \(number(json["room_seconds"])) s, quality \(number(json["quality"]))"
+                    "\(target): done: \(number(json["reports"])) reports from \(number(json["gateways_heard"])) gateway(s); \(json["room"]?.stringValue ?? "?"): \(number(json["walks"])) walk(s), \(decimal(json["room_seconds"])) s, quality \(decimal(json["quality"]))"
                 )
                 await client.stop()
                 return ExitCode.ok
@@ -207,6 +207,15 @@ enum RoomsTrainCommand {
             "beaconbridge \(name): no reply from \(target) within \(Int(wait)) s (is it running with rooms.enabled?)")
         await client.stop()
         return ExitCode.unavailable
+    }
+
+    /// A JSON number as a decimal (`1.0`, `0.667`), whether it was written as an integer or not.
+    static func decimal(_ value: JSONValue?) -> String {
+        switch value {
+        case let .int(v)?: String(Double(v))
+        case let .double(v)?: String(v)
+        default: "?"
+        }
     }
 
     static func number(_ value: JSONValue?) -> String {

@@ -41,4 +41,17 @@ extension Daemon {
             logger.notice("fingerprint forgotten", metadata: ["room": "\(room)"])
         }
     }
+
+    /// Logs the arbiter's fingerprints when messages from the broker changed them (a retained fingerprint read
+    /// at the start or published by another gateway, or removed).
+    func noteFingerprints(since before: FingerprintBook?) {
+        guard let after = rooms?.coordinator.arbiter.fingerprints, after != before else { return }
+        let rooms = after.rooms.keys.sorted().compactMap { room in
+            after[room].map {
+                "\(room)(walks \($0.walks), \(Self.decibels($0.seconds)) s, quality \(Self.decibels($0.quality)))"
+            }
+        }
+        logger.notice(
+            "fingerprints read", metadata: ["rooms": "\(rooms.isEmpty ? "none" : rooms.joined(separator: " "))"])
+    }
 }

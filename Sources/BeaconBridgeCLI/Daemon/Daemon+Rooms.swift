@@ -134,6 +134,8 @@ extension Daemon {
         var effects = noteRoomConnection()
         let wall = roomWall
         let commands = encoder.layout.roomsCommandBase
+        let fingerprints = rooms?.coordinator.arbiter.fingerprints
+        defer { noteFingerprints(since: fingerprints) }
         for message in rooms?.inbox.takeAll() ?? [] {
             if let verb = RoomCommand.verb(inTopic: message.topic, commandBase: commands) {
                 effects += roomCommand(verb: verb, payload: message.payload)
