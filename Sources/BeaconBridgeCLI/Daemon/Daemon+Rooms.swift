@@ -314,5 +314,9 @@ extension Daemon {
         guard let rooms, rooms.coordinator.isLeader else { return [] }
         return discovery.roomMessages(
             beacons: beacons, topics: rooms.coordinator.topics, gateways: rooms.gateways.sorted())
+            + discovery.trainingMessages(
+                rooms: rooms.coordinator.siteRooms.sorted(), leader: configuration.gateway.id,
+                topics: rooms.coordinator.topics, gateways: rooms.gateways.sorted(),
+                training: configuration.rooms.training)
     }
 }
