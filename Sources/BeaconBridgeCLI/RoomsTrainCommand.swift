@@ -93,22 +93,7 @@ enum RoomsTrainCommand {
                 options: MQTTClientOptions(
                     settings: configuration.mqtt,
                     clientID: "beaconbridge-rooms-\(configuration.gateway.id)-\(getpid())", password: password)
-            ) { event in
-                received.withLock { state in
-                    switch event {
-                    case .connected: state.connected = true
-                    case let .connectionFailed(error, _): if !state.connected { state.failure = "\(error)" }
-                    case .subscribed:
-                        state.subscribed += 1
-                        state.subscribedAt = SystemClock.monotonic()
-                    case let .message(topic, payload):
-                        if state.messages.count < RetainedMessages.maxMessages {
-                            state.messages.append(InboundMessage(topic: topic, payload: payload))
-                        }
-                    default: break
-                    }
-                }
-            }
+            ) { event in received.withLock { RetainedMessages.record(event, into: &$0) } }
         } catch {
             Output.stderr("beaconbridge \(name): \(error)")
             return ExitCode.config

@@ -5,14 +5,7 @@ extension HomeAssistantDiscovery {
     /// (`beaconbridge_rooms`), not a gateway, so whichever gateway leads announces the same configs; they are
     /// available while any gateway of `gateways` is online.
     public func roomMessages(beacons: [Beacon], topics: RoomTopics, gateways: [String]) -> [ControlMessage] {
-        let availability: JSONValue = .array(
-            gateways.sorted().map { gateway in
-                .object([
-                    ("topic", .string(TopicLayout(settings: layout.settings, gatewayID: gateway).availability)),
-                    ("payload_available", .string("online")),
-                    ("payload_not_available", .string("offline")),
-                ])
-            })
+        let availability = siteAvailability(gateways)
         var out: [ControlMessage] = []
         for beacon in beacons {
             let state = topics.state(beaconID: beacon.id)
@@ -58,14 +51,7 @@ extension HomeAssistantDiscovery {
     public func trainingMessages(
         rooms: [String], leader: String, topics: RoomTopics, gateways: [String], training: TrainingSettings
     ) -> [ControlMessage] {
-        let availability: JSONValue = .array(
-            gateways.sorted().map { gateway in
-                .object([
-                    ("topic", .string(TopicLayout(settings: layout.settings, gatewayID: gateway).availability)),
-                    ("payload_available", .string("online")),
-                    ("payload_not_available", .string("offline")),
-                ])
-            })
+        let availability = siteAvailability(gateways)
         let device: JSONValue = .object([
             ("identifiers", .array([.string(HomeAssistantDiscovery.roomsNodeID)])),
             ("name", .string("BeaconBridge rooms")), ("manufacturer", .string("BeaconBridge")),
@@ -103,6 +89,18 @@ extension HomeAssistantDiscovery {
                     ], device: device))
         }
         return out
+    }
+
+    /// Available while any gateway of the site is online (with `availability_mode: any`).
+    private func siteAvailability(_ gateways: [String]) -> JSONValue {
+        .array(
+            gateways.sorted().map { gateway in
+                .object([
+                    ("topic", .string(TopicLayout(settings: layout.settings, gatewayID: gateway).availability)),
+                    ("payload_available", .string("online")),
+                    ("payload_not_available", .string("offline")),
+                ])
+            })
     }
 
     /// The node id of the site's room entities.
