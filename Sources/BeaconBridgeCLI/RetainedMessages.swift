@@ -35,7 +35,9 @@ enum RetainedMessages {
     static func statusRequest(_ arguments: [String], group: String, help: String) throws(ExitStatus) -> StatusRequest {
         let name = group + " status"
         guard arguments.first == "status" else {
-            Output.stderr("beaconbridge \(group): a subcommand is required (status)\n\n\(help)")
+            Output.stderr(
+                "beaconbridge \(group): a subcommand is required (\(group == "rooms" ? "status, train, forget" : "status"))\n\n\(help)"
+            )
             throw ExitStatus(arguments.contains("--help") || arguments.contains("-h") ? ExitCode.ok : ExitCode.usage)
         }
         let command: ConfigCommandLine
@@ -87,22 +89,7 @@ enum RetainedMessages {
                 options: MQTTClientOptions(
                     settings: configuration.mqtt,
                     clientID: "beaconbridge-status-\(configuration.gateway.id)-\(getpid())", password: password)
-            ) { event in
-                received.withLock { state in
-                    switch event {
-                    case .connected: state.connected = true
-                    case let .connectionFailed(error, _): if !state.connected { state.failure = "\(error)" }
-                    case .subscribed:
-                        state.subscribed += 1
-                        state.subscribedAt = SystemClock.monotonic()
-                    case let .message(topic, payload):
-                        if state.messages.count < maxMessages {
-                            state.messages.append(InboundMessage(topic: topic, payload: payload))
-                        }
-                    default: break
-                    }
-                }
-            }
+            ) { event in received.withLock { record(event, into: &$0) } }
         } catch {
             Output.stderr("beaconbridge \(command): \(error)")
             return .failure(ExitStatus(ExitCode.config))
@@ -139,6 +126,23 @@ enum RetainedMessages {
             Output.stderr("beaconbridge \(command): the broker did not acknowledge the subscriptions within \(wait) s")
         }
         return .success(state.messages)
+    }
+
+    /// A client event into what the waiting task reads: the connection, a failure before it, acknowledged
+    /// subscriptions, and at most `maxMessages` messages.
+    static func record(_ event: TransportEvent, into state: inout Received) {
+        switch event {
+        case .connected: state.connected = true
+        case let .connectionFailed(error, _): if !state.connected { state.failure = "\(error)" }
+        case .subscribed:
+            state.subscribed += 1
+            state.subscribedAt = SystemClock.monotonic()
+        case let .message(topic, payload):
+            if state.messages.count < maxMessages {
+                state.messages.append(InboundMessage(topic: topic, payload: payload))
+            }
+        default: break
+        }
     }
 
     /// An exit code as an error.

@@ -13,15 +13,22 @@ import Glibc
 enum RoomsCommand {
     static let help = """
         Usage: beaconbridge rooms status [--config FILE] [--wait S]
+               beaconbridge rooms train --room ROOM --device ID [--seconds S] [--gateway G] [--config FILE]
+               beaconbridge rooms forget --room ROOM [--gateway G] [--config FILE]
 
         Connects to the configured broker, reads the site's retained gateway availability and self-calibration,
         and prints one line per gateway: room, online, receive and transmit offsets (dB), uncertainty (dB),
-        confidence (0-1), pairs, samples; then who published the calibration and when.
+        confidence (0-1), pairs, samples; then who published the calibration and when; then every room's
+        training fingerprint: walks, seconds, gateways that heard it, quality (0-1), age, who published it.
+        (`rooms train --help`, `rooms forget --help`: training, docs/rooms.md "Training, step by step".)
         --wait S     wait at most S seconds for the broker and the retained messages (default 5)
         Exit codes: 0 ok, 64 usage, 69 broker unreachable, 78 invalid configuration.
         """
 
     static func run(_ arguments: [String]) -> Int32 {
+        if let verb = arguments.first, RoomCommand.verbs.contains(verb) {
+            return RoomsTrainCommand.run(verb: verb, Array(arguments.dropFirst()))
+        }
         let request: RetainedMessages.StatusRequest
         do { request = try RetainedMessages.statusRequest(arguments, group: "rooms", help: help) } catch {
             return error.code
@@ -35,7 +42,8 @@ enum RoomsCommand {
         let topics = RoomTopics(prefix: configuration.topics.prefix)
         let messages: [InboundMessage]
         switch await RetainedMessages.read(
-            configuration, password: password, filters: [topics.availabilityFilter, topics.calibration], wait: wait,
+            configuration, password: password,
+            filters: [topics.availabilityFilter, topics.calibration, topics.fingerprintFilter], wait: wait,
             command: "rooms status")
         {
         case let .success(received): messages = received

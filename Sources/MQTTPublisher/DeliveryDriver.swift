@@ -118,6 +118,11 @@ public final class DeliveryDriver {
     /// `EventPublisher.publishSnapshot(_:)`.
     public func publishSnapshot(_ envelopes: [EventEnvelope]) { publisher.publishSnapshot(envelopes) }
 
+    /// `EventPublisher.publishReply(_:lifetime:)`.
+    public func publishReply(_ message: ControlMessage, lifetime: Double) {
+        publisher.publishReply(message, lifetime: lifetime)
+    }
+
     /// `EventPublisher.setDiscovery(_:)`.
     public func setDiscovery(_ messages: [ControlMessage]) { publisher.setDiscovery(messages) }
 

@@ -81,9 +81,12 @@ extension Daemon {
     func roomSubscriptionService() -> TaskService? {
         guard let rooms else { return nil }
         let topics = rooms.coordinator.topics
-        let streams = [topics.availabilityFilter, topics.stateFilter, topics.sightingFilter].map {
-            publisher.subscribe($0, qos: 1)
-        }
+        // The retained fingerprints and this gateway's rooms commands (training, Daemon+RoomTraining) go through
+        // the same inbox, so the loop sees them in order with the evidence.
+        let streams = [
+            topics.availabilityFilter, topics.stateFilter, topics.sightingFilter, topics.fingerprintFilter,
+            encoder.layout.roomsCommandBase + "/+",
+        ].map { publisher.subscribe($0, qos: 1) }
         return TaskService("rooms") { [inbox = rooms.inbox, mailbox] in
             await withTaskGroup(of: Void.self) { group in
                 for stream in streams {
@@ -131,7 +134,14 @@ extension Daemon {
         guard rooms != nil else { return }
         var effects = noteRoomConnection()
         let wall = roomWall
+        let commands = encoder.layout.roomsCommandBase
+        let fingerprints = rooms?.coordinator.arbiter.fingerprints
+        defer { noteFingerprints(since: fingerprints) }
         for message in rooms?.inbox.takeAll() ?? [] {
+            if let verb = RoomCommand.verb(inTopic: message.topic, commandBase: commands) {
+                effects += roomCommand(verb: verb, payload: message.payload)
+                continue
+            }
             effects += rooms?.coordinator.receive(message, wall: wall) ?? []
         }
         await perform(effects)
@@ -239,6 +249,10 @@ extension Daemon {
                 }
                 telemetry.submitted += envelopes.count
                 publisher.publishSnapshot(envelopes)
+            case let .fingerprint(room, payload):
+                publishFingerprint(room: room, payload: payload, topic: topics.fingerprint(room: room))
+            case let .reply(verb, payload):
+                replyToRoomCommand(verb: verb, payload: payload)
             case let .republish(states):
                 if encoder.sequences.remaining < UInt64(states.count) * EventEncoder.maxEnvelopesPerRoomEvent {
                     await reserveSequences(atLeast: UInt64(states.count) * EventEncoder.maxEnvelopesPerRoomEvent)
@@ -301,6 +315,9 @@ extension Daemon {
             ("rooms_reference_wrong_s", Int64(rooms.coordinator.references.wrongSeconds.rounded())),
             ("rooms_reference_unknown_s", Int64(rooms.coordinator.references.unknownSeconds.rounded())),
             ("rooms_reference_wrong_now", Int64(rooms.coordinator.references.wrongNow)),
+            ("rooms_fingerprints", Int64(rooms.coordinator.arbiter.fingerprints.rooms.count)),
+            ("rooms_trainings", Int64(counters.trainings)),
+            ("rooms_fingerprints_read", Int64(counters.fingerprintsRead)),
         ]
     }
 
@@ -330,5 +347,9 @@ extension Daemon {
         guard let rooms, rooms.coordinator.isLeader else { return [] }
         return discovery.roomMessages(
             beacons: beacons, topics: rooms.coordinator.topics, gateways: rooms.gateways.sorted())
+            + discovery.trainingMessages(
+                rooms: rooms.coordinator.siteRooms.sorted(), leader: configuration.gateway.id,
+                topics: rooms.coordinator.topics, gateways: rooms.gateways.sorted(),
+                training: configuration.rooms.training)
     }
 }

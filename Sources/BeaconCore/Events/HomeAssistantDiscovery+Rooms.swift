@@ -5,14 +5,7 @@ extension HomeAssistantDiscovery {
     /// (`beaconbridge_rooms`), not a gateway, so whichever gateway leads announces the same configs; they are
     /// available while any gateway of `gateways` is online.
     public func roomMessages(beacons: [Beacon], topics: RoomTopics, gateways: [String]) -> [ControlMessage] {
-        let availability: JSONValue = .array(
-            gateways.sorted().map { gateway in
-                .object([
-                    ("topic", .string(TopicLayout(settings: layout.settings, gatewayID: gateway).availability)),
-                    ("payload_available", .string("online")),
-                    ("payload_not_available", .string("offline")),
-                ])
-            })
+        let availability = siteAvailability(gateways)
         var out: [ControlMessage] = []
         for beacon in beacons {
             let state = topics.state(beaconID: beacon.id)
@@ -72,6 +65,67 @@ extension HomeAssistantDiscovery {
                     ], device: beaconDevice(beacon)))
         }
         return out
+    }
+
+    // MARK: Training (issue 29)
+
+    /// The site's training entities, announced by the leader (`leader`, whose command topic the buttons use; a
+    /// new leader announces the same unique ids with its own topic): per room a `sensor` of its fingerprint's
+    /// quality (0-1, from the retained `<prefix>/rooms/fingerprint/<room>`; 0 once forgotten), and, with
+    /// `training.device`, a `button` "Train <room>" whose press publishes the train command for that device.
+    public func trainingMessages(
+        rooms: [String], leader: String, topics: RoomTopics, gateways: [String], training: TrainingSettings
+    ) -> [ControlMessage] {
+        let availability = siteAvailability(gateways)
+        let device: JSONValue = .object([
+            ("identifiers", .array([.string(HomeAssistantDiscovery.roomsNodeID)])),
+            ("name", .string("BeaconBridge rooms")), ("manufacturer", .string("BeaconBridge")),
+            ("model", .string("Room arbiter")),
+        ])
+        let command = TopicLayout(settings: layout.settings, gatewayID: leader).roomsCommandBase + "/train"
+        var out: [ControlMessage] = []
+        for room in Set(rooms).sorted() {
+            let object = TopicLayout.slug(room)
+            out.append(
+                roomMessage(
+                    "sensor", object: "fingerprint_" + object, availability: availability,
+                    [
+                        ("name", .string(room + " fingerprint quality")),
+                        ("unique_id", .string(HomeAssistantDiscovery.roomsNodeID + "_fingerprint_" + object)),
+                        ("state_topic", .string(topics.fingerprint(room: room))),
+                        ("value_template", .string("{{ value_json.quality if value_json is defined else 0 }}")),
+                        ("icon", .string("mdi:fingerprint")),
+                        ("state_class", .string("measurement")),
+                    ], device: device))
+            guard let id = training.device else { continue }
+            let press = JSONValue.object([
+                ("id", .string("ha-" + room)), ("room", .string(room)), ("device", .string(id)),
+                ("seconds", .double(training.seconds)),
+            ]).serialized
+            out.append(
+                roomMessage(
+                    "button", object: "train_" + object, availability: availability,
+                    [
+                        ("name", .string("Train " + room)),
+                        ("unique_id", .string(HomeAssistantDiscovery.roomsNodeID + "_train_" + object)),
+                        ("command_topic", .string(command)),
+                        ("payload_press", .string(press)),
+                        ("icon", .string("mdi:walk")),
+                    ], device: device))
+        }
+        return out
+    }
+
+    /// Available while any gateway of the site is online (with `availability_mode: any`).
+    private func siteAvailability(_ gateways: [String]) -> JSONValue {
+        .array(
+            gateways.sorted().map { gateway in
+                .object([
+                    ("topic", .string(TopicLayout(settings: layout.settings, gatewayID: gateway).availability)),
+                    ("payload_available", .string("online")),
+                    ("payload_not_available", .string("offline")),
+                ])
+            })
     }
 
     /// The node id of the site's room entities.

@@ -37,6 +37,11 @@ public struct TopicLayout: Sendable, Equatable {
     /// The update entity's install command: `<base>/command/update/<name>` (payload `install`), one topic per device
     /// so a broker ACL can allow installs on some devices only.
     public var updateCommandBase: String { base + "/command/update" }
+    /// Rooms commands (training, issue 29) arrive on `<base>/command/rooms/<verb>` (`train`, `forget`), one topic
+    /// per verb so a broker ACL can allow one of them only: this is `<base>/command/rooms`.
+    public var roomsCommandBase: String { base + "/command/rooms" }
+    /// The reply to a rooms command: `<base>/reply/rooms/<verb>`.
+    public func roomsReply(_ verb: String) -> String { base + "/reply/rooms/" + TopicLayout.level(verb) }
     /// Progress of a running `dfu` command: `<base>/reply/gatt/dfu/progress` (QoS 0, not retained).
     public var dfuProgress: String { base + "/reply/gatt/dfu/progress" }
     public func sighting(beaconID: String) -> String { joined("/sighting/", TopicLayout.level(beaconID)) }

@@ -25,6 +25,11 @@ public struct RoomCoordinator: Sendable {
         /// Publish these beacons' room probabilities (the fingerprint classifier decides; this gateway leads),
         /// retained at QoS 0 on `topics.probabilities(beaconID:)`.
         case probabilities([RoomProbabilities])
+        /// Training (issue 29, `RoomCoordinator+Training`): publish this room's fingerprint
+        /// (`FingerprintBook.payload`) retained on `topics.fingerprint(room:)`; an empty payload removes it.
+        case fingerprint(room: String, payload: String)
+        /// Training: answer a rooms command on `<prefix>/<gateway>/reply/rooms/<verb>` (not retained).
+        case reply(verb: String, payload: String)
     }
 
     public struct Counters: Sendable, Equatable {
@@ -50,15 +55,18 @@ public struct RoomCoordinator: Sendable {
         public var calibrationSolves = 0
         /// Published calibrations read from the broker (restored offsets).
         public var calibrationsRestored = 0
+        /// Training (issue 29): walks recorded here, and fingerprints read from the broker (set or removed).
+        public var trainings = 0
+        public var fingerprintsRead = 0
         public init() {}
     }
 
     public let gatewayID: String
     public let topics: RoomTopics
-    public private(set) var arbiter: RoomArbiter
+    public internal(set) var arbiter: RoomArbiter
     public private(set) var isLeader = false
     public private(set) var announced: [String: AnnouncedRoom] = [:]
-    public private(set) var counters = Counters()
+    public internal(set) var counters = Counters()
     /// Self-calibration (nil: off), and the arbiter's settings before its offsets are applied.
     public private(set) var calibration: SiteCalibration?
     /// The room probabilities last published per beacon (leader, fingerprint classifier).
@@ -80,6 +88,8 @@ public struct RoomCoordinator: Sendable {
     var ownOnlineSince: Double?
     /// The newest capture time seen.
     var clock: Timestamp = -.infinity
+    /// The training walk running on this gateway (`RoomCoordinator+Training`), with its command's id.
+    var training: (id: String?, recorder: FingerprintRecorder)?
 
     /// Beacons tracked at most (a flood of invented ids on the broker cannot grow the state without bound).
     public static let maxBeacons = 4096
@@ -188,9 +198,8 @@ public struct RoomCoordinator: Sendable {
             counters.calibrationsRestored += 1
             applyOffsets()
             return []
-        case .fingerprint:
-            // Not subscribed yet (training, issue 29): the coordinator does not read fingerprints.
-            return []
+        case let .fingerprint(roomLevel):
+            return readFingerprint(roomLevel: roomLevel, payload: message.payload)
         case nil:
             return []
         }
@@ -201,6 +210,7 @@ public struct RoomCoordinator: Sendable {
         var effects = updateLeadership(wall: wall)
         guard now.isFinite else { return effects }
         clock = max(clock, now)
+        effects += finishTraining(at: now)
         let changes = arbiter.advance(to: now)
         count(changes)
         if isLeader, !changes.isEmpty { effects += announce(changes) }
@@ -234,6 +244,7 @@ public struct RoomCoordinator: Sendable {
             counters.identitySightings += 1
             return []
         }
+        recordTraining(sighting)
         guard arbiter.tracks[sighting.beaconID] != nil || arbiter.tracks.count < RoomCoordinator.maxBeacons else {
             counters.beaconsRefused += 1
             return []

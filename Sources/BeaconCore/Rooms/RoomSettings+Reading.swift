@@ -13,6 +13,7 @@ extension RoomSettings {
         var tags: [String: String] = [:]
         for (beacon, room) in r.namedValues("reference_tags", of: String.self) { tags[beacon] = room }
         referenceTags = tags
+        training = r.section("training") { TrainingSettings(from: &$0) }
     }
 }
 

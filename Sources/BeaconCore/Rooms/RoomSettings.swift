@@ -20,6 +20,8 @@ public struct RoomSettings: Sendable, Equatable {
     /// `rooms.reference_tags`: stationary beacons declared in a room (beacon id -> room), a continuous check of
     /// the decisions (`RoomReferenceCheck`).
     public var referenceTags: [String: String] = [:]
+    /// `rooms.training`: the device Home Assistant's training buttons use (issue 29).
+    public var training = TrainingSettings()
 
     public init() {}
 
@@ -108,6 +110,7 @@ public struct RoomSettings: Sendable, Equatable {
                         "`\(room)` is not a room of the site (\(siteRooms.sorted().joined(separator: ", ")))"))
         }
         issues += calibration.validate(gateways: site.keys)
+        issues += training.validate()
         if replayWaitForGateways > site.count {
             issues.append(
                 ConfigIssue(

@@ -18,6 +18,8 @@ public struct RoomsStatus: Sendable {
     public private(set) var calibrationTime: Timestamp?
     /// Messages on the calibration topic that were not a calibration.
     public private(set) var malformed = 0
+    /// The retained training fingerprints by room, and the gateway that published each (issue 29).
+    public private(set) var fingerprints: [String: (fingerprint: RoomFingerprint, gateway: String?)] = [:]
 
     /// `rooms`: the site's gateways and their rooms (`RoomSettings.gatewayRooms(own:)`).
     public init(topics: RoomTopics, rooms: [String: String]) {
@@ -52,6 +54,8 @@ public struct RoomsStatus: Sendable {
             calibrationLeader =
                 (try? JSONValue(parsing: String(decoding: message.payload, as: UTF8.self), maxDepth: 8))?[
                     "gateway"]?.roomText
+        case let .fingerprint(roomLevel):
+            takeFingerprint(roomLevel: roomLevel, payload: message.payload)
         default:
             return
         }
@@ -87,6 +91,59 @@ public struct RoomsStatus: Sendable {
         } else {
             text += "\ncalibration: none published yet (rooms.calibration off, or no leader has solved yet)"
         }
-        return text
+        return text + "\n" + fingerprintTable(now: now)
+    }
+}
+
+// MARK: Training fingerprints (issue 29)
+
+extension RoomsStatus {
+    /// A retained fingerprint on `<prefix>/rooms/fingerprint/<room>`: every gateway it names counts (one not in
+    /// this configuration too); empty, the room has none; unreadable, counted as malformed.
+    mutating func takeFingerprint(roomLevel: String, payload: [UInt8]) {
+        if payload.isEmpty {
+            if let room = fingerprints.keys.first(where: { TopicLayout.level($0) == roomLevel }) {
+                fingerprints[room] = nil
+            }
+            return
+        }
+        var names = Set(rooms.keys)
+        let json = String(validating: payload.prefix(65_536), as: UTF8.self).flatMap {
+            try? JSONValue(parsing: $0, maxDepth: 8)
+        }
+        if case let .array(rows)? = json?["gateways"] {
+            for row in rows.prefix(RoomFingerprint.maximumGateways) {
+                if let id = row["gateway"]?.roomText, GatewaySettings.isValidIdentifier(id) { names.insert(id) }
+            }
+        }
+        guard let fingerprint = FingerprintBook.fingerprint(payload: payload, site: names),
+            TopicLayout.level(fingerprint.room) == roomLevel,
+            fingerprints[fingerprint.room] != nil || fingerprints.count < FingerprintBook.maximumRooms
+        else {
+            malformed += 1
+            return
+        }
+        fingerprints[fingerprint.room] = (fingerprint, json?["gateway"]?.roomText)
+    }
+
+    /// The fingerprints as printed: a line per room (walks, seconds, gateways heard, quality, age against
+    /// `now`), or a line saying there are none.
+    public func fingerprintTable(now: Timestamp) -> String {
+        guard !fingerprints.isEmpty else {
+            return "fingerprints: none (train a room: beaconbridge rooms train --room ROOM --device ID)"
+        }
+        var lines: [[String]] = [["room", "walks", "seconds", "gateways", "quality", "age_s", "by"]]
+        for room in fingerprints.keys.sorted() {
+            guard let (fingerprint, gateway) = fingerprints[room] else { continue }
+            let age =
+                now.isFinite && fingerprint.recorded.isFinite
+                ? String(Int((now - fingerprint.recorded).rounded())) : "-"
+            lines.append([
+                room, String(fingerprint.walks), String((fingerprint.seconds * 10).rounded() / 10),
+                fingerprint.levels.keys.sorted().joined(separator: ","),
+                String((fingerprint.quality * 100).rounded() / 100), age, gateway ?? "?",
+            ])
+        }
+        return "fingerprints:\n" + TextTable.render(lines)
     }
 }
