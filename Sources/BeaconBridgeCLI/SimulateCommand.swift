@@ -15,7 +15,7 @@ enum SimulateCommand {
     static let usage = """
         Usage: beaconbridge simulate --scenario FILE... [--seed N] [--seeds K] [--radio MODEL] [--sensitivity P]
                                      [--summary-only] [--capture OUT] [--frontier [--true-levels]]
-                                     [--gateway-links assumed|pessimistic]
+                                     [--gateway-links assumed|pessimistic] [--spatial-bias measured|pessimistic]
           --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
           --seed N          override the scenario's seed (0...2^64-1)
           --seeds K         run K seeds (the seed, seed+1, ...) and print the aggregate (1...1000)
@@ -35,6 +35,8 @@ enum SimulateCommand {
           --true-levels     rooms --frontier: also every variant fed the links' true levels (docs/rooms.md)
           --gateway-links V rooms: the gateways' own radio terms for self-calibration, assumed (default) or
                             pessimistic (docs/scenarios.md, "Gateway links")
+          --spatial-bias V  rooms: the people's position-dependent link bias and postures, measured
+                            (default) or pessimistic (none, the model before; docs/scenarios.md, "Spatial bias")
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -48,6 +50,7 @@ enum SimulateCommand {
         var radioModel: ScenarioRadio.Model?
         var preset: RegionSensitivity?
         var gatewayLinks: GatewayLinkRadio.Variant?
+        var spatialBias: SpatialBiasRadio.Variant?
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -79,6 +82,11 @@ enum SimulateCommand {
                     return usageError("--gateway-links needs assumed or pessimistic")
                 }
                 gatewayLinks = parsed
+            case "--spatial-bias":
+                guard let value = rest.popFirst(), let parsed = SpatialBiasRadio.Variant(rawValue: value) else {
+                    return usageError("--spatial-bias needs measured or pessimistic")
+                }
+                spatialBias = parsed
             case "--summary-only": summaryOnly = true
             case "--frontier": frontier = true
             case "--true-levels": trueLevels = true
@@ -121,7 +129,7 @@ enum SimulateCommand {
             if let capturePath { return SimulateRooms.capture(text: rooms[0], seed: seed, pattern: capturePath) }
             return SimulateRooms.run(
                 texts: rooms, seed: seed, seeds: seeds, summaryOnly: summaryOnly, frontier: frontier,
-                trueLevels: trueLevels, gatewayLinks: gatewayLinks)
+                trueLevels: trueLevels, gatewayLinks: gatewayLinks, spatialBias: spatialBias)
         }
         for (path, text) in texts {
             do {
@@ -142,6 +150,7 @@ enum SimulateCommand {
         }
         if trueLevels { return usageError("--true-levels takes rooms scenarios") }
         if gatewayLinks != nil { return usageError("--gateway-links takes rooms scenarios") }
+        if spatialBias != nil { return usageError("--spatial-bias takes rooms scenarios") }
         if frontier { return SimulateFrontier.run(scenarios, seeds: seeds) }
         if let capturePath, let failed = SimulateCapture.write(scenarios[0], to: capturePath) { return failed }
 

@@ -8,7 +8,8 @@ import BeaconSimulation
 enum SimulateRooms {
     static func run(
         texts: [(path: String, text: String)], seed: UInt64?, seeds: Int, summaryOnly: Bool, frontier: Bool = false,
-        trueLevels: Bool = false, gatewayLinks: GatewayLinkRadio.Variant? = nil
+        trueLevels: Bool = false, gatewayLinks: GatewayLinkRadio.Variant? = nil,
+        spatialBias: SpatialBiasRadio.Variant? = nil
     ) -> Int32 {
         var scenarios: [RoomScenario] = []
         for (path, text) in texts {
@@ -16,6 +17,7 @@ enum SimulateRooms {
                 var scenario = try RoomScenario(json: text)
                 if let seed { scenario.seed = seed }
                 if let gatewayLinks { scenario.gatewayLinks = GatewayLinkRadio(gatewayLinks) }
+                if let spatialBias { scenario.spatialBias = SpatialBiasRadio(spatialBias) }
                 scenarios.append(scenario)
             } catch {
                 Output.stderr("beaconbridge simulate: \(path): \(error)")

@@ -16,6 +16,9 @@ enum SimulateRoomsCapture {
             )
             return ExitCode.usage
         }
+        // The integration fixture's world: without the people's spatial bias (as without the gateway terms).
+        var scenario = scenario
+        scenario.spatialBias = SpatialBiasRadio(.pessimistic)
         let simulator = RoomSimulator(scenario)
         for (index, gateway) in scenario.plan.gateways.enumerated() {
             let path = pattern.replacing(placeholder, with: gateway.id)

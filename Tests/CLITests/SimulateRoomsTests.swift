@@ -28,13 +28,19 @@ import Glibc
             guard case let .object(fields) = rule else { return nil }
             return fields.first { $0.0 == "name" }?.1
         }
-        // The rules with offsets typed by hand, without any, and self-calibrated (docs/rooms.md, "Self-calibration").
+        // The rules with offsets typed by hand, without any, self-calibrated (docs/rooms.md, "Self-calibration"),
+        // and with the training phase's fingerprints: the arbiter and the plain k-NN rule (docs/rooms.md,
+        // "Training (issue 29, session 19)").
         #expect(
             names
                 == [
                     "beaconbridge", "nearest", "distance-margin", "uncalibrated", "nearest-uncalibrated",
-                    "distance-margin-uncalibrated", "calibrated",
+                    "distance-margin-uncalibrated", "calibrated", "trained", "knn",
                 ].map { .string($0) })
+        for key in ["\"training\":", "\"quality\":", "\"nearest_stop_m\":"] {
+            #expect(lines[0].contains(key), "\(key)")
+        }
+        #expect(result.stderr.contains("training (before the scored stream"))
         for key in ["converge_s_p50", "wander_rms_db", "offset_error_rms_db", "uncalibrated_error_rms_db", "truth_db"] {
             #expect(lines[0].contains("\"\(key)\":"), "\(key)")
         }

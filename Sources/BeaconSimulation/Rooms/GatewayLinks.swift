@@ -127,6 +127,8 @@ extension RoomSimulator {
                 // Multipath at one frequency is the same both ways: a pair's per-channel offsets are shared by
                 // its two directions (a person's link draws its own).
                 var pair = scenario
+                // Gateways stand still: their links carry the placement and asymmetry above, not the people's field.
+                pair.spatialBias = SpatialBiasRadio(.pessimistic)
                 if pair.radio.channelOffsets.isEmpty {
                     var random = SimulationRandom(seed: scenario.seed, stream: 2_000_000 + min(i, j) * 64 + max(i, j))
                     let sigma = scenario.radio.realistic.channelOffsetSigma

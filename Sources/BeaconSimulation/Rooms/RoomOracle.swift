@@ -58,12 +58,14 @@ public struct RoomOracle: Sendable {
     let perSecond: [[[Double]]]
     /// Per person, per gateway: the calibrated fixed bias of the link.
     let fixedBias: [[Double]]
+    let field: SpatialField
     /// Per person, per whole second: path loss and walls of every gateway's link (empty outside every room).
     let geometry: [[[Double]]]
     private var rooms: [Kind: [[String?]]] = [:]
 
     init(scenario: RoomScenario, links: [[Link]]) {
         self.scenario = scenario
+        field = SpatialField(scenario)
         let seconds = max(Int(scenario.duration.rounded(.down)), 0)
         let gateways = scenario.plan.gateways
         var perSecond: [[[Double]]] = []
@@ -120,7 +122,11 @@ public struct RoomOracle: Sendable {
         case .geometry:
             return spot
         case .fixed:
-            return zip(spot, fixedBias[person]).map { $0 + $1 }
+            // The long-run level includes the position's spatial bias (`SpatialField`), fixed for a spot.
+            let position = scenario.people[person].position(at: Double(second))
+            return zip(spot, fixedBias[person]).enumerated().map { gateway, pair in
+                pair.0 + pair.1 + field.bias(gateway: gateway, x: position.x, y: position.y)
+            }
         case let .mean(window):
             let low = max(0, second - max(window, 1) + 1)
             return perSecond[person].map { row in

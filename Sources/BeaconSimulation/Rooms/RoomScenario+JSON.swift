@@ -70,6 +70,8 @@ extension RoomScenario {
         if let block = try fields.object("gateway_links") { gatewayLinks = try GatewayLinkRadio(block) }
         var training = RoomTrainingSettings()
         if let block = try fields.object("training") { training = try RoomTrainingSettings(block) }
+        var spatialBias = SpatialBiasRadio()
+        if let block = try fields.object("spatial_bias") { spatialBias = try SpatialBiasRadio(block) }
         let warmup = try fields.double("warmup_s", default: 10)
         let stay = try fields.double("minimum_stay_s", default: 30)
         let grace = try fields.double("match_grace_s", default: 15)
@@ -87,6 +89,7 @@ extension RoomScenario {
             matchGrace: grace)
         self.gatewayLinks = gatewayLinks
         self.training = training
+        self.spatialBias = spatialBias
     }
 }
 

@@ -25,6 +25,8 @@ public struct RoomScenario: Sendable {
     public var gatewayLinks = GatewayLinkRadio()
     /// The training phase before the scored stream (`RoomTrainingRun`; the file's `training` block).
     public var training = RoomTrainingSettings()
+    /// The position-dependent link bias and postures (`SpatialBiasRadio`; the file's `spatial_bias` block).
+    public var spatialBias = SpatialBiasRadio()
     /// Set by `realized()`: this seed's gateway terms, already in the plan's receiver offsets and the arbiter's.
     public internal(set) var gatewayTermsApplied = false
     public internal(set) var gatewayDraws: GatewayDraws?

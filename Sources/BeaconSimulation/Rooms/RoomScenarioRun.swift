@@ -87,7 +87,7 @@ public struct RoomScenarioRun {
 
     /// `run` on a world already computed; `calibrationRows` adds the rules without the configured offsets
     /// (`uncalibrated`, and the baselines so), with self-calibration's (`calibrated`), and with those and the
-    /// training phase's fingerprints (`trained`), and the calibration's and training's figures.
+    /// training phase's fingerprints (`trained`), the plain k-NN fingerprint rule (`knn`), and the calibration's and training's figures.
     public func run(
         in world: World, calibrationRows: Bool = true, onChange: (RoomChange) -> Void = { _ in }
     ) -> RoomSummary {
@@ -119,6 +119,13 @@ public struct RoomScenarioRun {
                     SelfCalibratedArbiter(
                         settings: scenario.arbiter, steps: world.calibration.steps,
                         fingerprints: world.training.book),
+                    stream: world.sightings, in: world))
+            // `knn`: the plain fingerprint rule on the training's per-second vectors, calibrated alike.
+            summary.rules.append(
+                score(
+                    RoomNearestFingerprints(
+                        gatewayIDs: scenario.plan.gateways.map(\.id), vectors: world.training.vectors,
+                        steps: world.calibration.steps, awayTimeout: scenario.arbiter.awayTimeout),
                     stream: world.sightings, in: world))
             summary.training = world.training.reports
         }

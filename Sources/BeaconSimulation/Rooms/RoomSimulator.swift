@@ -6,7 +6,8 @@ import BeaconCore
 /// shadowing correlated in time and metres moved, per-channel offsets with this scanner's channel dwell, fast
 /// fading, body blocking, Gilbert-Elliott loss, the sensitivity curve), plus the loss of every wall the line of
 /// sight crosses and the gateway's receiver offset. Silences of the beacon itself (scripted or random dropouts)
-/// are heard by no gateway. Links are independent of each other (their shadowing is not cross-correlated: a
+/// are heard by no gateway. With `spatialBias` (the `measured` variant, the default), each link also carries a
+/// bias that depends on the beacon's position and a posture term per stay (`SpatialField`). Links are independent of each other (their shadowing is not cross-correlated: a
 /// simplification that makes neighbouring gateways disagree more often than real ones do, not less).
 public struct RoomSimulator: Sendable {
     public let scenario: RoomScenario
@@ -91,6 +92,9 @@ public struct RoomSimulator: Sendable {
         let params = radio.realistic
         let model = scenario.distanceModel
         var random = SimulationRandom(seed: scenario.seed, stream: index * 64 + gatewayIndex + 1)
+        // The position-dependent link bias and the person's postures (`SpatialField`; none when pessimistic).
+        let field = SpatialField(scenario)
+        let postures = field.postures(person: person, stream: index, gateways: scenario.plan.gateways.count)
         let offsets =
             radio.channelOffsets.isEmpty
             ? (0..<3).map { _ in params.channelOffsetSigma * random.gaussian() }
@@ -130,8 +134,12 @@ public struct RoomSimulator: Sendable {
             let channel = radio.channel(at: t + phase, count: offsets.count)
             let mean = model.meanRSSI(atDistance: distance, measuredPower: person.measuredPower)
             // (The report's sum in its original order, so the world is the same to the last bit.)
-            let signal = mean - person.attenuation - walls + shadowing + offsets[channel] + fading - blocked
-            levels.append(mean - person.attenuation - walls + shadowing - blocked + meanOffset + gateway.receiverOffset)
+            let spatial =
+                field.bias(gateway: gatewayIndex, x: position.x, y: position.y)
+                + postures[min(person.segment(at: t), postures.count - 1)][gatewayIndex]
+            let signal = mean - person.attenuation - walls + shadowing + offsets[channel] + fading - blocked + spatial
+            levels.append(
+                mean - person.attenuation - walls + shadowing - blocked + meanOffset + gateway.receiverOffset + spatial)
             let received =
                 1 / (1 + ElementaryMath.exp(-(signal - radio.noiseFloor) / max(params.sensitivityWidth, 1e-9)))
             guard !lost, heardDraw < received else { continue }

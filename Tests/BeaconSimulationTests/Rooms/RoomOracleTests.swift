@@ -8,7 +8,7 @@ import Testing
 /// plans with fixed seeds, figures checked against values computed by hand.
 @Suite(.ownThread) struct RoomOracleTests {
     /// Two 5 × 4 m rooms side by side with no wall, gw-a at (1, 2) and gw-b at (9, 2); `radio` and `arbiter`
-    /// blocks and the people are spliced in.
+    /// blocks and the people are spliced in. No spatial bias (the figures are computed by hand on the geometry).
     static func scenario(radio: String, gatewayB: String = "", arbiter: String = "", people: String) throws
         -> RoomScenario
     {
@@ -17,6 +17,7 @@ import Testing
                 {"kind": "rooms", "name": "oracle", "seed": 5, "duration_s": 600, "radio": \(radio),
                  "rooms": [{"name": "a", "x": [0, 5], "y": [0, 4]}, {"name": "b", "x": [5, 10], "y": [0, 4]}],
                  "gateways": [{"id": "gw-a", "x": 1, "y": 2}, {"id": "gw-b", "x": 9, "y": 2\(gatewayB)}],
+                 "spatial_bias": {"variant": "pessimistic"},
                  \(arbiter) "people": \(people)}
                 """)
     }
