@@ -15,7 +15,7 @@ enum SimulateCommand {
     static let usage = """
         Usage: beaconbridge simulate --scenario FILE... [--seed N] [--seeds K] [--radio MODEL] [--sensitivity P]
                                      [--summary-only] [--capture OUT] [--frontier [--true-levels]]
-                                     [--gateway-links assumed|pessimistic] [--spatial-bias measured|pessimistic]
+                                     [--gateway-links assumed|pessimistic] [--spatial-bias measured|off]
           --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
           --seed N          override the scenario's seed (0...2^64-1)
           --seeds K         run K seeds (the seed, seed+1, ...) and print the aggregate (1...1000)
@@ -36,7 +36,7 @@ enum SimulateCommand {
           --gateway-links V rooms: the gateways' own radio terms for self-calibration, assumed (default) or
                             pessimistic (docs/scenarios.md, "Gateway links")
           --spatial-bias V  rooms: the people's position-dependent link bias and postures, measured
-                            (default) or pessimistic (none, the model before; docs/scenarios.md, "Spatial bias")
+                            (default) or off (none: the easier model before; docs/scenarios.md, "Spatial bias")
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -84,7 +84,7 @@ enum SimulateCommand {
                 gatewayLinks = parsed
             case "--spatial-bias":
                 guard let value = rest.popFirst(), let parsed = SpatialBiasRadio.Variant(rawValue: value) else {
-                    return usageError("--spatial-bias needs measured or pessimistic")
+                    return usageError("--spatial-bias needs measured or off")
                 }
                 spatialBias = parsed
             case "--summary-only": summaryOnly = true

@@ -18,7 +18,7 @@ enum SimulateRoomsCapture {
         }
         // The integration fixture's world: without the people's spatial bias (as without the gateway terms).
         var scenario = scenario
-        scenario.spatialBias = SpatialBiasRadio(.pessimistic)
+        scenario.spatialBias = SpatialBiasRadio(.off)
         let simulator = RoomSimulator(scenario)
         for (index, gateway) in scenario.plan.gateways.enumerated() {
             let path = pattern.replacing(placeholder, with: gateway.id)

@@ -29,7 +29,7 @@ import Testing
 
     @Test func discoveryConfigsMatchTheDocumentedKeysAndAreRepublishedWhenHomeAssistantComesOnline() async throws {
         let documented = try HomeAssistantDiscoveryTests.documentedKeys()
-        #expect(documented.count == 6)
+        #expect(documented.count == 9)
         let broker = try MosquittoProcess()
         try await broker.start()
         var topics = TopicSettings()
@@ -50,7 +50,9 @@ import Testing
             layout: layout, gatewayName: "Hall gateway", softwareVersion: "0.1.0",
             sensorExpiry: 65)
         let messages = discovery.messages(beacons: beacons, regions: regions)
-        #expect(messages.count == 1 + beacons.count * 4 + pairs.count)
+        // The gateway's four (backlog, reports per second, beacons heard, last report), four per beacon, one per
+        // region and beacon that matches.
+        #expect(messages.count == 4 + beacons.count * 4 + pairs.count)
 
         let subscriber = try TestSubscriber(port: broker.port, patterns: ["homeassistant/#"])
         try await subscriber.start()
@@ -116,6 +118,14 @@ import Testing
                 #expect(device["name"] == .string("Hall gateway"))
                 #expect(json["state_topic"] == .string("beaconbridge/hall-gw/telemetry"))
                 #expect(json["unit_of_measurement"] == .string("events") && json["icon"] == .string("mdi:tray-full"))
+                #expect(json["entity_category"] == .string("diagnostic"))
+                continue
+            }
+            if ["reports_per_second", "tracked_beacons", "last_report"].contains(entity) {
+                // The gateway's health, on its own device, from its telemetry.
+                #expect(component == "sensor")
+                #expect(device["identifiers"] == .array([.string("beaconbridge_hall_gw")]))
+                #expect(json["state_topic"] == .string("beaconbridge/hall-gw/telemetry"))
                 #expect(json["entity_category"] == .string("diagnostic"))
                 continue
             }

@@ -19,11 +19,10 @@ struct MotionState: Sendable, Equatable {
     /// Takes a report's fields (`previous`: the beacon's fields before this report) and returns the weight of
     /// this report's region evidence: 1 for a beacon that does not report motion.
     mutating func weight(fields: [String: FieldValue], previous: [String: FieldValue], at time: Timestamp) -> Float {
-        for key in ["moving", "motion"] {
-            guard case let .bool(moving)? = fields[key] else { continue }
-            reportsMotion = true
-            if moving { movingUntil = max(movingUntil, time + Self.hold) }
-        }
+        // The hot path (every report): most reports carry no fields and most beacons never report motion.
+        if fields.isEmpty { return reportsMotion ? (time < movingUntil ? Self.movingWeight : Self.restingWeight) : 1 }
+        if case let .bool(moving)? = fields["moving"] { take(moving: moving, at: time) }
+        if case let .bool(moving)? = fields["motion"] { take(moving: moving, at: time) }
         // A counter says something only against the one before it: the first report's counts as neither.
         if case let .int(count)? = fields["movement_counter"], case let .int(before)? = previous["movement_counter"] {
             reportsMotion = true
@@ -31,5 +30,10 @@ struct MotionState: Sendable, Equatable {
         }
         guard reportsMotion else { return 1 }
         return time < movingUntil ? Self.movingWeight : Self.restingWeight
+    }
+
+    private mutating func take(moving: Bool, at time: Timestamp) {
+        reportsMotion = true
+        if moving { movingUntil = max(movingUntil, time + Self.hold) }
     }
 }

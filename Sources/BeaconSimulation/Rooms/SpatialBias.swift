@@ -5,7 +5,7 @@ import BeaconCore
 /// at that spot (furniture, walls and the floor plan's multipath do not care who carries the beacon) and
 /// correlated over about `correlationDistance` metres, so that a fingerprint taken at one spot helps nearby
 /// and not across the room; and a posture term per person and stay, part of it shared by all the person's
-/// links (one body), the rest per link. The `pessimistic` variant is the model before it (neither term).
+/// links (one body), the rest per link. The `off` variant is the model before it (neither term: the easier world, kept for comparison).
 ///
 /// The field of gateway g is σ·√(2/N)·Σᵢ cos(kᵢ·(x, y) + φᵢ) over N plane waves of random direction and phase
 /// (a Gaussian-like field of variance σ²; isotropic, its correlation at distance d is the mean of J₀(|k|d),
@@ -14,7 +14,7 @@ import BeaconCore
 public struct SpatialBiasRadio: Sendable, Equatable {
     public enum Variant: String, Sendable, CaseIterable {
         case measured
-        case pessimistic
+        case off
     }
 
     public var variant: Variant
@@ -35,7 +35,7 @@ public struct SpatialBiasRadio: Sendable, Equatable {
         case .measured:
             sigma = 4.5
             postureSigma = 3.0
-        case .pessimistic:
+        case .off:
             sigma = 0
             postureSigma = 0
         }
@@ -48,7 +48,7 @@ public struct SpatialBiasRadio: Sendable, Equatable {
         var fields = block
         let name = try fields.string("variant") ?? Variant.measured.rawValue
         guard let variant = Variant(rawValue: name) else {
-            throw ScenarioError(path: fields.keyPath("variant"), message: "must be 'measured' or 'pessimistic'")
+            throw ScenarioError(path: fields.keyPath("variant"), message: "must be 'measured' or 'off'")
         }
         self.init(variant)
         sigma = try fields.double("sigma_db", default: sigma)

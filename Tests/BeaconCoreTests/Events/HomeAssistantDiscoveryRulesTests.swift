@@ -49,7 +49,8 @@ import Testing
                 gatewayName: name, softwareVersion: "1", sensorExpiry: 65)
             let messages = discovery.messages(beacons: [.init(id: Self.keys, name: "Keys")], regions: [])
             var out: [String: JSONValue] = [:]
-            for message in messages.dropFirst() {
+            // The beacon's entities only (the first four configs are the gateway device's own sensors).
+            for message in messages.dropFirst(4) {
                 let suffix = String(message.topic.split(separator: "/")[3].split(separator: "_").last!)
                 out[suffix] = try JSONValue(parsing: message.payload)
             }

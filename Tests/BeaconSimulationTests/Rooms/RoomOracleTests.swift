@@ -17,7 +17,7 @@ import Testing
                 {"kind": "rooms", "name": "oracle", "seed": 5, "duration_s": 600, "radio": \(radio),
                  "rooms": [{"name": "a", "x": [0, 5], "y": [0, 4]}, {"name": "b", "x": [5, 10], "y": [0, 4]}],
                  "gateways": [{"id": "gw-a", "x": 1, "y": 2}, {"id": "gw-b", "x": 9, "y": 2\(gatewayB)}],
-                 "spatial_bias": {"variant": "pessimistic"},
+                 "spatial_bias": {"variant": "off"},
                  \(arbiter) "people": \(people)}
                 """)
     }

@@ -86,7 +86,7 @@ import Testing
             #expect(abs(field) > 0.01)
             // Without the field the level differs by exactly the field.
             var flat = scenario
-            flat.spatialBias = SpatialBiasRadio(.pessimistic)
+            flat.spatialBias = SpatialBiasRadio(.off)
             let bare = RoomSimulator(flat).link(person, index: 0, gateway: gateway, schedule: [10]).levels
             #expect(abs(scored[0] - bare[0] - field) < 1e-9)
         }
