@@ -128,7 +128,7 @@ extension RoomSimulator {
                 // its two directions (a person's link draws its own).
                 var pair = scenario
                 // Gateways stand still: their links carry the placement and asymmetry above, not the people's field.
-                pair.spatialBias = SpatialBiasRadio(.pessimistic)
+                pair.spatialBias = SpatialBiasRadio(.off)
                 if pair.radio.channelOffsets.isEmpty {
                     var random = SimulationRandom(seed: scenario.seed, stream: 2_000_000 + min(i, j) * 64 + max(i, j))
                     let sigma = scenario.radio.realistic.channelOffsetSigma
