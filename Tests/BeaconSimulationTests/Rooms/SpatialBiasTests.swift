@@ -107,8 +107,8 @@ import Testing
         #expect(SpatialField(scenario).bias(gateway: 0, x: 3, y: 3) == 0)
     }
 
-    @Test func thePessimisticVariantHasNoneAndTheBlockIsChecked() throws {
-        let scenario = try Self.scenario(bias: #"{"variant": "pessimistic"}"#)
+    @Test func theOffVariantHasNoneAndTheBlockIsChecked() throws {
+        let scenario = try Self.scenario(bias: #"{"variant": "off"}"#)
         #expect(scenario.spatialBias.isOff)
         #expect(SpatialField(scenario).bias(gateway: 1, x: 2, y: 2) == 0)
         #expect(try Self.scenario().spatialBias == SpatialBiasRadio(.measured))
