@@ -12,14 +12,20 @@ struct SnapshotSlot: Sendable {
     var count: Int { current.count }
 
     /// Takes a new snapshot; returns how many pending entries it replaced.
+    /// Entries are told apart by topic, not by sequence: snapshots of their own kind (the calibration, room
+    /// probabilities) all carry sequence 0, so an older entry on a topic must go by topic, or it would still
+    /// look current and be sent instead of the newer one.
     mutating func replace(with envelopes: [EventEnvelope]) -> Int {
-        var replaced = 0
-        for envelope in envelopes {
-            if current.updateValue(envelope.sequence, forKey: envelope.topic) != nil { replaced += 1 }
+        // The last entry per topic of this snapshot (earlier ones in the same batch are superseded by it).
+        var latest: [String: Int] = [:]
+        for (index, envelope) in envelopes.enumerated() { latest[envelope.topic] = index }
+        var replaced = envelopes.count - latest.count
+        for (topic, index) in latest where current.updateValue(envelopes[index].sequence, forKey: topic) != nil {
+            replaced += 1
         }
         queue =
-            queue[head...].filter { current[$0.topic] == $0.sequence }
-            + envelopes.filter { current[$0.topic] == $0.sequence }
+            queue[head...].filter { latest[$0.topic] == nil && current[$0.topic] == $0.sequence }
+            + envelopes.indices.filter { latest[envelopes[$0].topic] == $0 }.map { envelopes[$0] }
         queue.sort { $0.sequence < $1.sequence }
         head = 0
         return replaced

@@ -368,6 +368,26 @@ import Testing
         #expect(h.outbox.isEmpty)
     }
 
+    /// Snapshots without a sequence of their own (sequence 0: the calibration, room probabilities) on one topic:
+    /// the newer replaces the older, which is never sent (before, both stayed queued and the older one went out).
+    @Test func aNewerUnsequencedSnapshotOnATopicReplacesTheOlderOne() {
+        var h = H(window: 4, batchSize: 10)
+        h.transportUp = false
+        func snapshot(_ value: Int, topic: String = "r/p") -> EventEnvelope {
+            var envelope = H.envelope(0, topic: topic)
+            envelope.payload = "{\"value\":\(value)}"
+            return envelope
+        }
+        h.feed(.snapshot([snapshot(1), snapshot(7, topic: "r/q")]))
+        h.feed(.snapshot([snapshot(2)]))
+        // Within one batch the last entry for a topic is the one kept.
+        h.feed(.snapshot([snapshot(3), snapshot(4)]))
+        #expect(h.machine.pendingSnapshotCount == 2)
+        h.connectAndDrain()
+        #expect(h.wire.map(\.payload).sorted() == ["{\"value\":4}", "{\"value\":7}"])
+        #expect(h.machine.counters.snapshotSuperseded == 3)
+    }
+
     @Test func aSnapshotInFlightAtADisconnectIsNotStored() {
         var h = H(window: 4, batchSize: 10)
         h.connectAndDrain()
