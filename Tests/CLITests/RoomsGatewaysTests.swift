@@ -105,13 +105,19 @@ import Testing
         #expect(
             all.contains { $0.topic == "beaconbridge/gw-a/availability" && $0.payload == "offline" },
             "gw-a's last will")
-        let decisions: [Decision] = all.compactMap { message in
+        // A replay that ends publishes `offline`: if gw-c (room c's only gateway) ends before gw-b, gw-b rightly
+        // turns the beacons of room c `unknown` (a dark room, docs/rooms.md) in the last seconds of the world. That
+        // is the end of the test bed, not a decision about the world: it is left out (seen once under a loaded
+        // full suite: `unknown` at t+299 by gw-b).
+        let worldEnd = truth.map(\.end).max() ?? .infinity
+        let decisions: [Decision] = all.compactMap { message -> Decision? in
             guard message.topic.hasPrefix("beaconbridge/rooms/"), let json = message.json,
                 json["event"] == .string("room"),
                 case let .string(beacon)? = json["beacon_id"], case let .string(room)? = json["room"],
                 case let .int(number)? = json["decision"], let time = Self.number(json["time"]),
                 case let .string(leader)? = json["gateway"]
             else { return nil }
+            if room == RoomArbiter.unknownRoom, time >= worldEnd - 5 { return nil }
             return Decision(beacon: beacon, room: room, decision: number, time: time, leader: leader)
         }
         let log = decisions.map {
