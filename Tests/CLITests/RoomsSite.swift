@@ -1,3 +1,4 @@
+import BeaconCore
 import Foundation
 import TestSupport
 
@@ -24,6 +25,16 @@ enum RoomsSite {
                 "  leader_settle_s: 0.5",
             ] + extra.map { "  " + $0 }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Writes `<directory>/<id>.btsnoop` for every gateway: a synthetic capture of what that gateway hears.
+    static func writeCaptures(
+        gateways: some Collection<String>, directory: String, observations: (String) -> [Observation]
+    ) throws {
+        for id in gateways.sorted() {
+            let capture = SyntheticCapture(observations(id))
+            try Data(capture.bytes).write(to: URL(fileURLWithPath: directory + "/\(id).btsnoop"))
+        }
     }
 
     /// Writes each gateway's configuration to `<directory>/<id>.yaml` and starts the replay of

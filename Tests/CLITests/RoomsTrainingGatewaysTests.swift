@@ -37,9 +37,8 @@ import Testing
         try await subscriber.start()
         defer { Task { await subscriber.stop() } }
 
-        for id in Self.gateways.keys.sorted() {
-            let capture = SyntheticCapture(Self.observations(receiver: id))
-            try Data(capture.bytes).write(to: URL(fileURLWithPath: directory + "/\(id).btsnoop"))
+        try RoomsSite.writeCaptures(gateways: Self.gateways.keys, directory: directory) {
+            Self.observations(receiver: $0)
         }
         let processes = try RoomsSite.replay(
             gateways: Self.gateways, directory: directory, port: broker.port, speed: 4,
