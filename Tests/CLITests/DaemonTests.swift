@@ -91,10 +91,13 @@ import Testing
         let bed = try DaemonTestBed()
         try bed.writeConfig()
         let now = Date().timeIntervalSince1970
+        // Ten minutes of capture at speed 1, so the signal always comes while it is replaying: with 30 s, a
+        // machine loaded by a cross build's roots beside the suite let the replay end first (exit 75, backlog
+        // kept) before the test's signal came.
         let first = try bed.writeCapture(
             "first.btsnoop",
-            DaemonTestBed.iBeaconObservations(minor: 1, start: now, duration: 30, interval: 0.2)
-                + DaemonTestBed.iBeaconObservations(minor: 2, start: now, duration: 30, interval: 0.5))
+            DaemonTestBed.iBeaconObservations(minor: 1, start: now, duration: 600, interval: 0.2)
+                + DaemonTestBed.iBeaconObservations(minor: 2, start: now, duration: 600, interval: 0.5))
         let daemon = try DaemonProcess(arguments: ["replay", first, "--speed", "1", "--config", bed.configPath])
         // Let the gateway create and migrate its database before this test opens a second connection.
         try await waitUntil("the gateway started", timeout: 60) { daemon.stderr.contains("replaying capture") }

@@ -37,19 +37,44 @@ enum RoomsSite {
         }
     }
 
+    /// Cuts the capture at `path` after the record at Unix time `cutoff`, then appends the last kept record
+    /// again an hour later: a gateway replaying it (with `--max-gap 3600`) has heard nothing of the world past
+    /// `cutoff` and then waits instead of ending, until the test stops it, however slowly the machine runs.
+    static func stall(capture path: String, after cutoff: Double) throws {
+        let (datalink, records, error) = try BTSnoopReader.readAll(
+            Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        if let error { throw TestFailure("\(path): \(error)") }
+        let limit = BTSnoopTime.btsnoopMicros(fromUnixSeconds: cutoff)
+        let kept = records.filter { $0.timestampMicros <= limit }
+        guard let last = kept.last else { throw TestFailure("\(path) has no record before \(cutoff)") }
+        let writer = BTSnoopWriter(datalink: datalink)
+        var bytes = writer.header()
+        for record in kept {
+            bytes += writer.record(
+                payload: record.payload, flags: record.flags, drops: record.drops,
+                timestampMicros: record.timestampMicros)
+        }
+        bytes += writer.record(
+            payload: last.payload, flags: last.flags, drops: last.drops,
+            timestampMicros: last.timestampMicros + 3_600_000_000)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
     /// Writes each gateway's configuration to `<directory>/<id>.yaml` and starts the replay of
-    /// `<directory>/<id>.btsnoop` at `speed`, in gateway order.
+    /// `<directory>/<id>.btsnoop` at `speed`, in gateway order, each with its `arguments` added.
     static func replay(
-        gateways: [String: String], directory: String, port: Int, speed: Int, rooms extra: [String] = []
+        gateways: [String: String], directory: String, port: Int, speed: Int, rooms extra: [String] = [],
+        arguments: [String: [String]] = [:]
     ) throws -> [String: DaemonProcess] {
         var processes: [String: DaemonProcess] = [:]
         for id in gateways.keys.sorted() {
             let path = directory + "/\(id).yaml"
             try config(id, gateways: gateways, directory: directory, port: port, rooms: extra).write(
                 toFile: path, atomically: true, encoding: .utf8)
-            processes[id] = try DaemonProcess(arguments: [
-                "replay", directory + "/\(id).btsnoop", "--config", path, "--speed", String(speed),
-            ])
+            processes[id] = try DaemonProcess(
+                arguments: [
+                    "replay", directory + "/\(id).btsnoop", "--config", path, "--speed", String(speed),
+                ] + (arguments[id] ?? []))
         }
         return processes
     }

@@ -33,7 +33,7 @@ import Testing
         connection.onNotification = { notifications.append($0) }
         let characteristic = try connection.subscribe(TestGATTServer.customCharacteristic)
         try connection.write(TestGATTServer.customCharacteristic, value: [0xCA, 0xFE])
-        try connection.waitForNotifications(until: SystemClock.monotonic() + 5) { !notifications.isEmpty }
+        try connection.waitForNotifications(until: SystemClock.monotonic() + 30) { !notifications.isEmpty }
         #expect(
             notifications == [.init(handle: characteristic.valueHandle, value: [0xCA, 0xFE], isIndication: false)])
         #expect(try connection.read(TestGATTServer.customCharacteristic) == [0xCA, 0xFE])
@@ -129,7 +129,7 @@ import Testing
         }
         let connection = peer.connection()
         #expect(try connection.perform(.exchangeMTU) == .mtu(247))
-        try connection.waitForNotifications(until: SystemClock.monotonic() + 2) { answers.withLock { !$0.isEmpty } }
+        try connection.waitForNotifications(until: SystemClock.monotonic() + 30) { answers.withLock { !$0.isEmpty } }
         #expect(answers.withLock { $0 } == [[0x01, 0x0A, 0x00, 0x00, 0x06]])
         connection.close()
         _ = await peer.finished.wait()

@@ -32,7 +32,7 @@ final class ScriptedPeer: Sendable {
         let finished = finished
         let started = DedicatedThread.start(name: "bb-test-peer") {
             let peer = L2CAPSocket(adopting: peerFD, peer: "test peer")
-            let deadline = SystemClock.monotonic() + 10
+            let deadline = SystemClock.monotonic() + ScriptedPeer.lifetime
             var received = 0
             serving: while SystemClock.monotonic() < deadline {
                 switch peer.receive(timeoutMilliseconds: 100) {
@@ -59,8 +59,13 @@ final class ScriptedPeer: Sendable {
         return try ScriptedPeer { bytes in .reply(server.withLock { $0.handle(bytes) }.map { $0.encode() }) }
     }
 
-    /// A connection over the client's end, with a short ATT timeout.
-    func connection(slot: consuming ConnectionSlot? = nil, requestTimeout: Double = 0.5) -> GATTConnection {
+    /// How long the peer serves before it gives up (a test that hangs ends; none should come near it).
+    static let lifetime: Double = 120
+
+    /// A connection over the client's end. The ATT timeout is long by default: a peer on a loaded machine
+    /// (CI's first run creates the cross build's roots beside the tests, and a page fault can wait seconds for
+    /// the disk) may answer late, and only the tests about timeouts pass a short one and expect it to expire.
+    func connection(slot: consuming ConnectionSlot? = nil, requestTimeout: Double = 30) -> GATTConnection {
         GATTConnection(
             socket: L2CAPSocket(adopting: clientFD, peer: "AA:BB:CC:DD:EE:FF"), slot: slot,
             requestTimeout: requestTimeout)

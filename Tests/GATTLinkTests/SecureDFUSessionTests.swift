@@ -48,7 +48,7 @@ import Testing
                 throw GATTLinkError(.system, peer: "test peer", step: "socketpair")
             }
             peers.withLock { $0.append(peer) }
-            let connection = peer.connection(requestTimeout: 2)
+            let connection = peer.connection()
             do {
                 try connection.perform(.exchangeMTU)
             } catch {
@@ -166,7 +166,7 @@ import Testing
         let package = Self.package(size: 1_000)
         let peer = try ScriptedPeer.serving()
         let session = SecureDFUSession(package: package, options: Self.options(), sleep: { _ in })
-        let connect = { () throws(GATTLinkError) -> GATTConnection in peer.connection(requestTimeout: 2) }
+        let connect = { () throws(GATTLinkError) -> GATTConnection in peer.connection() }
         #expect(
             throws: SecureDFUSession.Failure.link(
                 GATTLinkError(

@@ -188,8 +188,9 @@ final class BatchCountingSink: HCIEventSink {
         let stopped = ContinuousClock.now
         source.stop()
         for await _ in sink.end {}
-        // Far below the hour's pause; generous for a loaded machine (the full suite delayed this task by 2.3 s).
-        #expect(ContinuousClock.now - stopped < .seconds(30))
+        // Far below the hour's pause, which is all this shows; generous for a loaded machine: CI's first run,
+        // creating the cross build's roots beside the suite, delayed this task by 40 s (session 19's CI run).
+        #expect(ContinuousClock.now - stopped < .seconds(600))
         #expect(sink.sizes == [1])
     }
 

@@ -11,7 +11,8 @@ import Glibc
 /// A plaintext ESPHome API client over a real TCP connection to 127.0.0.1, for the proxy's server and daemon tests: sends
 /// messages, and waits (bounded) for the next message of a type, counting advertisements it passes.
 public final class ESPHomeTestClient {
-    public let fd: Int32
+    /// The socket, -1 once closed.
+    public private(set) var fd: Int32
     private var decoder = ESPHomeFrameDecoder(framing: .plaintext)
     private var backlog: [(type: UInt32, body: [UInt8])] = []
     public private(set) var advertisementMessages = 0
@@ -22,9 +23,15 @@ public final class ESPHomeTestClient {
 
     deinit { close() }
 
+    /// Idempotent. It closed the descriptor again at deinit after a test's own `close()`: in the suite's one
+    /// process the number by then often belonged to another test's socket (a test subscriber's MQTT connection,
+    /// a daemon's HCI feed, a GATT peer's link), which broke that test now and then: QoS 0 messages lost across
+    /// the subscriber's reconnect, a daemon whose feed ended (exit 69), a GATT read failing as disconnected.
     public func close() {
-        if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+        guard fd >= 0 else { return }
+        shutdown(fd, Int32(SHUT_RDWR))
         Glibc.close(fd)
+        fd = -1
     }
 
     public func send(_ type: UInt32, _ body: [UInt8] = []) {
