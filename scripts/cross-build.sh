@@ -99,7 +99,7 @@ DEB="$REPO/${DEB#/src/}"
 log "packaged in $((SECONDS - t2)) s"
 if [ "$DEB_LINTIAN" = 1 ]; then
     command -v lintian >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-        --no-install-recommends lintian >/dev/null; }
+        -o DPkg::Lock::Timeout=600 --no-install-recommends lintian >/dev/null; }
     # Errors fail; warnings are shown. Known: trixie's Swift 6.0.3 links without a PT_GNU_RELRO segment although
     # -z relro is passed (hardening-no-relro; BIND_NOW is there), which bookworm's 6.3 build does not show.
     lintian --fail-on error --display-info "$DEB" >&2 || die "lintian reported errors (above)"

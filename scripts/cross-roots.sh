@@ -13,7 +13,8 @@
 #                               in the smoke tests). Its var/lib/dpkg holds a status file, the file lists and the
 #                               shlibs/symbols files of every package, so dpkg-shlibdeps --admindir can use it.
 # Usage: scripts/cross-roots.sh [amd64|arm64]...   (default: both, created side by side). Prints each root's path.
-#        scripts/cross-roots.sh tools               only installs the host's tools (debootstrap, qemu-user-static)
+#        scripts/cross-roots.sh tools               only installs the host's tools (debootstrap, qemu-user-static,
+#                                                   lintian)
 #        scripts/cross-roots.sh --background        `make test`'s first step: installs the host's tools, then, if a
 #                                                   root is missing or out of date, creates both in the background
 #                                                   (log: ROOTS/background.log) and returns at once, so the
@@ -49,13 +50,16 @@ fi
 
 host_tools() {
     local missing="" p
-    for p in debootstrap qemu-user-static binfmt-support file; do
+    # lintian is the cross build's (scripts/cross-build.sh checks the packages with it): installed here, in
+    # `make test`'s first step, so the background build never runs apt-get while a foreground stage does (on a
+    # fresh machine it once held the dpkg lock when the e2e stage installed its harness, which then failed).
+    for p in debootstrap qemu-user-static binfmt-support file lintian; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
     done
     if [ -n "$missing" ]; then
         log "installing:$missing"
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing \
-            >/dev/null || die "could not install$missing"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 \
+            --no-install-recommends $missing >/dev/null || die "could not install$missing"
     fi
 }
 

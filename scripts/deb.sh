@@ -36,7 +36,7 @@ for p in $packages; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "
 if [ -n "$missing" ]; then
     log "installing:$missing"
     sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null \
+    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends $missing >/dev/null \
         || die "could not install$missing"
 fi
 

@@ -32,7 +32,7 @@ if [ -f "$DEST/.beaconbridge-root" ] && [ "$(cat "$DEST/.beaconbridge-root")" = 
 fi
 if ! command -v debootstrap > /dev/null; then
     log "installing debootstrap"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap \
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends debootstrap \
         > /dev/null || die "could not install debootstrap"
 fi
 mkdir -p "$BB_ROOTS"

@@ -26,8 +26,8 @@ flock 9
 if [ -f "$out" ]; then echo "$out"; exit 0; fi
 command -v debootstrap >/dev/null || {
     log "installing debootstrap"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap cpio >/dev/null \
-        || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap cpio >/dev/null; }
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends debootstrap cpio >/dev/null \
+        || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends debootstrap cpio >/dev/null; }
 }
 root="$CACHE/systemd-rootfs.build"
 rm -rf "$root"

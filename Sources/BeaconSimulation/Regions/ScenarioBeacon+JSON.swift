@@ -69,6 +69,7 @@ extension ScenarioBeacon {
         let power = fields.has("measured_power") ? try fields.int("measured_power") : -59
         let name = try fields.string("name")
         let awayTimeout = try fields.double("away_timeout_s")
+        let reportsMotion = try fields.bool("reports_motion") ?? false
         try fields.finish()
         if let awayTimeout, !(awayTimeout > 0 && awayTimeout <= 86_400) {
             throw ScenarioError(path: fields.keyPath("away_timeout_s"), message: "must be > 0 and <= 86400 seconds")
@@ -94,5 +95,6 @@ extension ScenarioBeacon {
             dropouts: dropouts,
             randomDropouts: random.map { (meanInterval: $0.0, minLength: $0.1, maxLength: $0.2) })
         self.awayTimeout = awayTimeout
+        self.reportsMotion = reportsMotion
     }
 }

@@ -46,6 +46,9 @@ public struct ScenarioBeacon: Sendable {
     public var randomDropouts: (meanInterval: Double, minLength: Double, maxLength: Double)?
     /// This beacon's own away timeout (`away_timeout_s`, as `devices.known[].away_timeout_s` in the YAML).
     public var awayTimeout: Double?
+    /// A tag that reports its own motion (`reports_motion`): every report carries the BTHome `moving` flag, true
+    /// while its path moves it (`isMoving(at:)`), as an accelerometer tag's would.
+    public var reportsMotion = false
 
     public init(
         beaconID: String, format: String = "ibeacon", identifiers: [String] = [],
@@ -82,6 +85,13 @@ public struct ScenarioBeacon: Sendable {
         var index = 0
         for waypoint in path where time >= waypoint.time { index += 1 }
         return index
+    }
+
+    /// Whether the path moves the beacon at `time`: between two waypoints at different places.
+    public func isMoving(at time: Double) -> Bool {
+        zip(path, path.dropFirst()).contains { a, b in
+            time >= a.time && time < b.time && (a.x != b.x || a.y != b.y)
+        }
     }
 
     /// Position (metres, gateway at the origin) at scenario time `time`.

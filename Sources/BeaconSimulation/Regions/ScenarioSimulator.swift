@@ -51,7 +51,8 @@ public struct ScenarioSimulator: Sendable {
         Observation(
             timestamp: scenario.startTime + t, beaconID: beacon.beaconID, format: beacon.format,
             identifiers: beacon.identifiers, address: beacon.address, addressType: .publicDevice,
-            rssi: Int(min(max(rssi, -126), 20)), measuredPower: beacon.measuredPower, name: beacon.name)
+            rssi: Int(min(max(rssi, -126), 20)), measuredPower: beacon.measuredPower, name: beacon.name,
+            fields: beacon.reportsMotion ? ["moving": .bool(beacon.isMoving(at: t))] : [:])
     }
 
     private func randomDropouts(of beacon: ScenarioBeacon, random: inout SimulationRandom) -> [Dropout] {
