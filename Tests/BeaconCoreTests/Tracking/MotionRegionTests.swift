@@ -37,7 +37,7 @@ import Testing
         #expect(abs(still - resting) < 0.3, "still \(still)")
     }
 
-    @Test func movementHoldsForTenSecondsThenRests() {
+    @Test func movementHoldsForTenSecondsThenSettlesForAMinuteThenRests() {
         var state = MotionState()
         #expect(state.weight(fields: [:], previous: [:], at: 0) == 1)
         // A counter's first value says nothing.
@@ -46,9 +46,16 @@ import Testing
         #expect(state.weight(fields: ["movement_counter": .int(4)], previous: previous, at: 2) == 2)
         #expect(
             state.weight(fields: ["movement_counter": .int(4)], previous: ["movement_counter": .int(4)], at: 11.9) == 2)
-        #expect(
-            state.weight(fields: ["movement_counter": .int(4)], previous: ["movement_counter": .int(4)], at: 12) == 0.5)
+        // Put down: the plain weight while it settles at its new spot (12 s to 72 s), then rest.
+        let unchanged: [String: FieldValue] = ["movement_counter": .int(4)]
+        #expect(state.weight(fields: unchanged, previous: unchanged, at: 12) == 1)
+        #expect(state.weight(fields: [:], previous: [:], at: 30) == 1)
+        #expect(state.weight(fields: unchanged, previous: unchanged, at: 71.9) == 1)
+        #expect(state.weight(fields: unchanged, previous: unchanged, at: 72) == 0.5)
         // Once it reported motion, a report without motion fields (another frame type) still counts as rest.
-        #expect(state.weight(fields: [:], previous: [:], at: 13) == 0.5)
+        #expect(state.weight(fields: [:], previous: [:], at: 73) == 0.5)
+        // A BTHome tag that only ever said it rests never settles: it rests from the start.
+        var still = MotionState()
+        #expect(still.weight(fields: ["moving": .bool(false)], previous: [:], at: 0) == 0.5)
     }
 }
