@@ -76,48 +76,87 @@ enum RetainedMessages {
         }
     }
 
+    /// A command's short-lived broker session: the client with the gateway's own broker settings and what its
+    /// callbacks recorded (`record`). The status commands read retained messages through it; `rooms train` and
+    /// `rooms forget` also publish their command and wait for the reply on it.
+    final class Session: Sendable {
+        let client: MQTTClient
+        let received: Recorded
+
+        /// What the client's network thread recorded, in a box of its own: the client's event closure holds it,
+        /// not the session (which holds the client).
+        final class Recorded: Sendable {
+            let state = Mutex(Received())
+            var value: Received { state.withLock { $0 } }
+        }
+
+        /// Creates the client (`<clientPrefix>-<gateway id>-<pid>`) and starts it; prints why and returns the
+        /// exit status (78) when the client cannot be set up.
+        static func start(
+            _ configuration: GatewayConfiguration, password: String?, clientPrefix: String, command: String
+        ) -> Result<Session, ExitStatus> {
+            let received = Recorded()
+            do {
+                let client = try MQTTClient(
+                    options: MQTTClientOptions(
+                        settings: configuration.mqtt,
+                        clientID: "\(clientPrefix)-\(configuration.gateway.id)-\(getpid())", password: password)
+                ) { event in received.state.withLock { record(event, into: &$0) } }
+                client.start()
+                return .success(Session(client: client, received: received))
+            } catch {
+                Output.stderr("beaconbridge \(command): \(error)")
+                return .failure(ExitStatus(ExitCode.config))
+            }
+        }
+
+        private init(client: MQTTClient, received: Recorded) {
+            self.client = client
+            self.received = received
+        }
+
+        /// Subscribes to `filters` once connected and waits for their acknowledgements and a short grace for the
+        /// retained messages that follow them, at most `wait` seconds. Returns 69 after printing why when the
+        /// broker cannot be reached; nil otherwise (also when the time ran out: the caller checks `received`).
+        func settle(filters: [String], wait: Double, command: String) async -> Int32? {
+            let deadline = SystemClock.monotonic() + wait
+            var subscribed = false
+            while SystemClock.monotonic() < deadline {
+                let state = received.value
+                if let failure = state.failure, !state.connected {
+                    Output.stderr("beaconbridge \(command): cannot reach the broker: \(failure)")
+                    return ExitCode.unavailable
+                }
+                if state.connected, !subscribed {
+                    for filter in filters { client.subscribe(filter, qos: 1) }
+                    subscribed = true
+                }
+                // Retained messages follow each SUBACK: a short grace after the last one.
+                if state.subscribed >= filters.count, let at = state.subscribedAt, SystemClock.monotonic() - at >= 0.5 {
+                    return nil
+                }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return nil
+        }
+    }
+
     /// Subscribes to `filters`, waits for their acknowledgements and a short grace for the retained messages
     /// that follow them, at most `wait` seconds in all. Returns the messages, or the exit code after printing
     /// why (69: broker unreachable or silent, 78: the client could not be set up).
     static func read(
         _ configuration: GatewayConfiguration, password: String?, filters: [String], wait: Double, command: String
     ) async -> Result<[InboundMessage], ExitStatus> {
-        let received = Mutex(Received())
-        let client: MQTTClient
-        do {
-            client = try MQTTClient(
-                options: MQTTClientOptions(
-                    settings: configuration.mqtt,
-                    clientID: "beaconbridge-status-\(configuration.gateway.id)-\(getpid())", password: password)
-            ) { event in received.withLock { record(event, into: &$0) } }
-        } catch {
-            Output.stderr("beaconbridge \(command): \(error)")
-            return .failure(ExitStatus(ExitCode.config))
+        let session: Session
+        switch Session.start(configuration, password: password, clientPrefix: "beaconbridge-status", command: command)
+        {
+        case .success(let started): session = started
+        case .failure(let status): return .failure(status)
         }
-        client.start()
-        let deadline = SystemClock.monotonic() + wait
-        var subscribed = false
-        var outcome: Int32?
-        while outcome == nil, SystemClock.monotonic() < deadline {
-            let state = received.withLock { $0 }
-            if let failure = state.failure, !state.connected {
-                Output.stderr("beaconbridge \(command): cannot reach the broker: \(failure)")
-                outcome = ExitCode.unavailable
-                break
-            }
-            if state.connected, !subscribed {
-                for filter in filters { client.subscribe(filter, qos: 1) }
-                subscribed = true
-            }
-            // Retained messages follow each SUBACK: a short grace after the last one.
-            if state.subscribed >= filters.count, let at = state.subscribedAt, SystemClock.monotonic() - at >= 0.5 {
-                break
-            }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        await client.stop()
+        let outcome = await session.settle(filters: filters, wait: wait, command: command)
+        await session.client.stop()
         if let outcome { return .failure(ExitStatus(outcome)) }
-        let state = received.withLock { $0 }
+        let state = session.received.value
         guard state.connected else {
             Output.stderr("beaconbridge \(command): no answer from the broker within \(wait) s")
             return .failure(ExitStatus(ExitCode.unavailable))

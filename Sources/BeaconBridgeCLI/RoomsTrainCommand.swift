@@ -1,7 +1,6 @@
 import BeaconCore
 import BeaconRuntime
 import MQTTPublisher
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -86,44 +85,27 @@ enum RoomsTrainCommand {
         let prefix = configuration.topics.prefix
         let topics = RoomTopics(prefix: prefix)
         let replies = prefix + "/+/reply/rooms/+"
-        let received = Mutex(RetainedMessages.Received())
-        let client: MQTTClient
-        do {
-            client = try MQTTClient(
-                options: MQTTClientOptions(
-                    settings: configuration.mqtt,
-                    clientID: "beaconbridge-rooms-\(configuration.gateway.id)-\(getpid())", password: password)
-            ) { event in received.withLock { RetainedMessages.record(event, into: &$0) } }
-        } catch {
-            Output.stderr("beaconbridge \(name): \(error)")
-            return ExitCode.config
+        let session: RetainedMessages.Session
+        switch RetainedMessages.Session.start(
+            configuration, password: password, clientPrefix: "beaconbridge-rooms", command: name)
+        {
+        case .success(let started): session = started
+        case .failure(let status): return status.code
         }
-        client.start()
+        let client = session.client
         // Connected and subscribed, the retained availability read (a short grace after the acknowledgements).
-        let ready = SystemClock.monotonic() + 10
-        var subscribed = false
-        while SystemClock.monotonic() < ready {
-            let state = received.withLock { $0 }
-            if let failure = state.failure, !state.connected {
-                Output.stderr("beaconbridge \(name): cannot reach the broker: \(failure)")
-                await client.stop()
-                return ExitCode.unavailable
-            }
-            if state.connected, !subscribed {
-                _ = client.subscribe(topics.availabilityFilter, qos: 1)
-                _ = client.subscribe(replies, qos: 1)
-                subscribed = true
-            }
-            if state.subscribed >= 2, let at = state.subscribedAt, SystemClock.monotonic() - at >= 0.5 { break }
-            try? await Task.sleep(for: .milliseconds(20))
+        if let outcome = await session.settle(filters: [topics.availabilityFilter, replies], wait: 10, command: name) {
+            await client.stop()
+            return outcome
         }
-        guard received.withLock({ $0.connected && $0.subscribed >= 2 }) else {
+        let settled = session.received.value
+        guard settled.connected && settled.subscribed >= 2 else {
             Output.stderr("beaconbridge \(name): no answer from the broker within 10 s")
             await client.stop()
             return ExitCode.unavailable
         }
         var online: Set<String> = []
-        for message in received.withLock({ $0.messages }) {
+        for message in settled.messages {
             if case let .availability(id) = topics.parse(message.topic) {
                 if message.payload.elementsEqual("online".utf8) { online.insert(id) } else { online.remove(id) }
             }
@@ -150,7 +132,7 @@ enum RoomsTrainCommand {
         let deadline = SystemClock.monotonic() + wait
         var seen = 0
         while SystemClock.monotonic() < deadline {
-            let messages = received.withLock { $0.messages }
+            let messages = session.received.value.messages
             while seen < messages.count {
                 let message = messages[seen]
                 seen += 1

@@ -152,5 +152,6 @@ import Testing
             "rooms", "train", "--room", "a", "--device", Self.tag, "--config", directory + "/gw-c.yaml",
         ])
         #expect(unreachable.status == 69, "stdout: \(unreachable.stdout) stderr: \(unreachable.stderr)")
+        #expect(unreachable.stderr.contains("rooms train: cannot reach the broker"), "\(unreachable.stderr)")
     }
 }
