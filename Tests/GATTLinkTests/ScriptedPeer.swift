@@ -62,9 +62,9 @@ final class ScriptedPeer: Sendable {
     /// How long the peer serves before it gives up (a test that hangs ends; none should come near it).
     static let lifetime: Double = 120
 
-    /// A connection over the client's end. The ATT timeout is long by default: a peer on a loaded machine
-    /// (CI's first run creates the cross build's roots beside the tests, and a page fault can wait seconds for
-    /// the disk) may answer late, and only the tests about timeouts pass a short one and expect it to expire.
+    /// A connection over the client's end. The ATT timeout is long by default: the suites run beside builds
+    /// (and, on a fresh machine, the creation of the cross build's roots), where a peer thread may answer late;
+    /// only the tests about timeouts pass a short one and expect it to expire.
     func connection(slot: consuming ConnectionSlot? = nil, requestTimeout: Double = 30) -> GATTConnection {
         GATTConnection(
             socket: L2CAPSocket(adopting: clientFD, peer: "AA:BB:CC:DD:EE:FF"), slot: slot,
