@@ -177,9 +177,9 @@ if [ "${1:-}" = --background ]; then
         pkgs="PKGS_$arch"
         if [ "$(cat "$(root_dir "$arch")/.beaconbridge-root" 2>/dev/null)" != "$SUITE $arch: ${!pkgs}" ]; then
             log "creating the cross build's roots in the background (log: $BB_ROOTS/background.log)"
-            # At the lowest CPU and I/O priority: it runs beside the build and the Swift suites, and at
-            # normal priority (session 19's CI run, the first on a fresh machine) its unpacking stalled the
-            # suites' tasks for tens of seconds.
+            # At the lowest CPU and I/O priority: it runs beside the build and the Swift suites (at normal
+            # priority on session 19's CI run, the first on a fresh machine, where a suite task was held up
+            # for 40 s).
             nohup nice -n 19 ionice -c 3 "$0" > "$BB_ROOTS/background.log" 2>&1 < /dev/null &
             exit 0
         fi
