@@ -47,16 +47,15 @@ enum RoomsSite {
         let limit = BTSnoopTime.btsnoopMicros(fromUnixSeconds: cutoff)
         let kept = records.filter { $0.timestampMicros <= limit }
         guard let last = kept.last else { throw TestFailure("\(path) has no record before \(cutoff)") }
+        var late = last
+        late.timestampMicros += 3_600_000_000
         let writer = BTSnoopWriter(datalink: datalink)
         var bytes = writer.header()
-        for record in kept {
+        for record in kept + [late] {
             bytes += writer.record(
                 payload: record.payload, flags: record.flags, drops: record.drops,
                 timestampMicros: record.timestampMicros)
         }
-        bytes += writer.record(
-            payload: last.payload, flags: last.flags, drops: last.drops,
-            timestampMicros: last.timestampMicros + 3_600_000_000)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
