@@ -16,10 +16,10 @@
 
 static int (*real_close)(int);
 static int watched = -1;
+static char exe[4096];
 
 static int is_watched(void) {
     if (watched < 0) {
-        char exe[4096];
         ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
         exe[n > 0 ? n : 0] = 0;
         const char *base = strrchr(exe, '/');
@@ -40,9 +40,6 @@ int close(int fd) {
         snprintf(path, sizeof path, "%s/%d.log", dir, (int)getpid());
         int out = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (out >= 0) {
-            char exe[1024] = "";
-            ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-            exe[n > 0 ? n : 0] = 0;
             dprintf(out, "close(%d) failed with EBADF in %s\n", fd, exe);
             void *frames[48];
             backtrace_symbols_fd(frames, backtrace(frames, 48), out);
