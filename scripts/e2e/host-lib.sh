@@ -33,22 +33,38 @@ e2e_install_deps() {
         || return 1
 }
 
-# Fetches Debian's linux-image-amd64 (and the versioned image it depends on) into the cache, extracts
-# vmlinuz, an uncompressed vmlinux (for PVH boot, ~6 s faster under TCG) and the modules the guest needs.
-# Sets E2E_KERNEL (file to boot) and E2E_KVER.
+# Fetches Debian's linux-image-amd64 of suite $E2E_KERNEL_SUITE (and the versioned image it depends on) into the
+# cache, extracts vmlinuz, an uncompressed vmlinux (for PVH boot, ~6 s faster under TCG) and the modules the
+# guest needs. The suite is the host's own (`host`, Debian 12: 6.1) or another Debian suite (`trixie`: 6.12),
+# read through a private apt list directory in the cache: the host's apt sources are not touched.
+# Sets E2E_KERNEL (file to boot), E2E_KVER and E2E_KROOT (the extracted package, modules under lib/modules).
 e2e_fetch_kernel() {
+    local suite="${E2E_KERNEL_SUITE:-host}"
     local dir="$E2E_CACHE/kernel"
+    [ "$suite" = host ] || dir="$E2E_CACHE/kernel-$suite"
     mkdir -p "$dir"; chmod 0777 "$dir" 2>/dev/null || true
     if [ ! -f "$dir/ready" ]; then
-        e2e_log "downloading linux-image-amd64 from the Debian archive"
-        ( cd "$dir" && rm -f ./*.deb && apt-get download -q linux-image-amd64 >/dev/null 2>&1 ) || return 1
+        local apt=(apt-get)
+        if [ "$suite" != host ]; then
+            e2e_log "reading Debian $suite's package list (private to $dir/apt)"
+            mkdir -p "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial"
+            echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main" \
+                > "$dir/apt/sources.list"
+            apt=(apt-get -o "Dir::Etc::SourceList=$dir/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+                -o "Dir::State::Lists=$dir/apt/lists" -o "Dir::Cache=$dir/apt/cache" -o Debug::NoLocking=1)
+            "${apt[@]}" update -q >/dev/null 2>&1 || return 1
+        fi
+        e2e_log "downloading linux-image-amd64 ($suite) from the Debian archive"
+        ( cd "$dir" && rm -f ./*.deb && "${apt[@]}" download -q linux-image-amd64 >/dev/null 2>&1 ) || return 1
         local meta dep
         meta=$(ls "$dir"/linux-image-amd64_*.deb | head -1)
         dep=$(dpkg-deb -f "$meta" Depends | tr ',' '\n' | sed -n 's/^ *\(linux-image-[0-9][^ ]*\).*/\1/p' | head -1)
         [ -n "$dep" ] || { e2e_log "cannot find the versioned kernel package in $meta"; return 1; }
-        ( cd "$dir" && apt-get download -q "$dep" >/dev/null 2>&1 ) || return 1
+        ( cd "$dir" && "${apt[@]}" download -q "$dep" >/dev/null 2>&1 ) || return 1
         rm -rf "$dir/root" && mkdir -p "$dir/root"
         dpkg-deb -x "$(ls "$dir"/"$dep"_*.deb | head -1)" "$dir/root" || return 1
+        # Debian 13 ships its modules under usr/lib (merged /usr): one path for depmod and the copies below.
+        if [ ! -d "$dir/root/lib/modules" ] && [ -d "$dir/root/usr/lib/modules" ]; then ln -s usr/lib "$dir/root/lib"; fi
         E2E_KVER=$(ls "$dir/root/lib/modules" | head -1)
         depmod -b "$dir/root" "$E2E_KVER" || return 1
         cp "$dir/root/boot/vmlinuz-$E2E_KVER" "$dir/vmlinuz"
@@ -63,7 +79,7 @@ e2e_fetch_kernel() {
             rm -f "$dir/vmlinux"
         fi
         echo "$E2E_KVER" > "$dir/ready"
-        rm -f "$dir"/*.deb
+        rm -rf "$dir"/*.deb "$dir/apt"
     fi
     E2E_KVER=$(cat "$dir/ready")
     E2E_KERNEL="$dir/vmlinuz"
@@ -85,6 +101,9 @@ e2e_module_order() {
     local m rel
     for m in $E2E_MODULES; do
         rel=$(grep -m1 -E "/$m\.ko(\.[a-z]+)?:" "$dep" | cut -d: -f1)
+        if [ -z "$rel" ] && grep -qE "/$m\.ko$" "$E2E_KROOT/lib/modules/$E2E_KVER/modules.builtin" 2>/dev/null; then
+            continue  # built into this kernel (ecb in Debian 13's 6.12)
+        fi
         [ -n "$rel" ] || { e2e_log "module $m not found in $E2E_KVER"; return 1; }
         _visit "$rel"
     done
@@ -121,9 +140,15 @@ e2e_build_base() {
     for tool in btvirt hcitool hciconfig btmon; do e2e_copy_with_libs "$root" "/usr/bin/$tool"; done
     local order rel
     order=$(e2e_module_order) || return 1
+    local name
     for rel in $order; do
-        cp "$E2E_KROOT/lib/modules/$E2E_KVER/$rel" "$root/lib/modules/$(basename "$rel")"
-        echo "$(basename "$rel")" >> "$root/lib/modules/load-order"
+        # busybox's insmod takes plain modules only: Debian 13's .ko.xz are unpacked here.
+        name=$(basename "$rel" .xz)
+        case "$rel" in
+            *.xz) xz -dc "$E2E_KROOT/lib/modules/$E2E_KVER/$rel" > "$root/lib/modules/$name" || return 1 ;;
+            *) cp "$E2E_KROOT/lib/modules/$E2E_KVER/$rel" "$root/lib/modules/$name" ;;
+        esac
+        echo "$name" >> "$root/lib/modules/load-order"
     done
     install -m 0755 "$here/guest-init.sh" "$root/init"
     install -m 0644 "$here/guest-lib.sh" "$root/e2e/guest-lib.sh"
