@@ -96,6 +96,9 @@ enum SimulateRooms {
                 .object([
                     ("name", .string(rule.name)),
                     ("wrong_room_share", rounded(rule.wrongShare, 100_000)),
+                    ("confidently_wrong_share", rounded(rule.confidentlyWrongShare, 100_000)),
+                    ("dark_room_seconds", rounded(rule.darkSeconds, 1000)),
+                    ("dark_room_elsewhere_share", rule.darkElsewhereShare.map { rounded($0, 100_000) } ?? .null),
                     ("false_switches_per_beacon_hour", rounded(rule.falseSwitchesPerHour, 1000)),
                     ("false_switches", .int(Int64(rule.falseSwitches))),
                     ("switches", .int(Int64(rule.switches))),
@@ -204,15 +207,20 @@ enum SimulateRooms {
     }
 
     static func text(_ summary: RoomSummary) -> String {
+        // The dark-room column only where some beacon's room was dark (a scenario with outages).
+        let dark = (summary.rules + summary.oracles).contains { $0.darkSeconds > 0 }
         func row(_ rule: RoomSummary.Rule) -> String {
             "  " + TableText.cell(rule.name, 20) + TableText.cell(TableText.rounded(rule.wrongShare * 100, 100), 13)
+                + TableText.cell(TableText.rounded(rule.confidentlyWrongShare * 100, 100), 14)
+                + (dark ? TableText.cell(TableText.rounded(rule.darkElsewhereShare.map { $0 * 100 }, 100), 17) : "")
                 + TableText.cell(TableText.rounded(rule.falseSwitchesPerHour, 100), 10)
                 + TableText.cell(String(rule.trueChanges), 8)
                 + TableText.cell(String(rule.missed), 7)
                 + "\(TableText.rounded(rule.latencyP50))/\(TableText.rounded(rule.latencyP95))/\(TableText.rounded(rule.latencies.max()))"
         }
         var lines = [
-            "  " + TableText.cell("rule", 20) + TableText.cell("wrong room %", 13) + TableText.cell("false/b-h", 10)
+            "  " + TableText.cell("rule", 20) + TableText.cell("wrong room %", 13) + TableText.cell("conf. wrong %", 14)
+                + (dark ? TableText.cell("dark elsewhere %", 17) : "") + TableText.cell("false/b-h", 10)
                 + TableText.cell("changes", 8)
                 + TableText.cell("missed", 7) + "latency p50/p95/max s"
         ]

@@ -66,6 +66,10 @@ import Glibc
             #expect(lines[0].contains("\"\(key)\":"))
         }
         #expect(result.stderr.contains("wrong room %"))
+        // The confidently wrong figure; no outage in this file, so no dark-room time and no column for it.
+        #expect(lines[0].contains("\"confidently_wrong_share\":"))
+        #expect(lines[0].contains("\"dark_room_seconds\":0") && lines[0].contains("\"dark_room_elsewhere_share\":null"))
+        #expect(result.stderr.contains("conf. wrong %") && !result.stderr.contains("dark elsewhere %"))
     }
 
     @Test func roomChangesAreEventLinesAndMixingKindsIsAUsageError() async throws {

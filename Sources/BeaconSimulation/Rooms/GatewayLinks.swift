@@ -109,7 +109,8 @@ extension RoomSimulator {
     /// What every gateway hears of every other gateway's identity beacon, in time order: the same temporal radio
     /// as a person's link (shadowing, channel offsets, fading, body blocking, loss, sensitivity) from a beacon
     /// standing at the transmitter, with the transmitter's offset and gain, the link's placement and asymmetry,
-    /// the walls, and the receiver's `g + a`; the pair's per-channel offsets are the same both ways. Needs a realized scenario (`RoomScenario.realized`).
+    /// the walls, and the receiver's `g + a`; the pair's per-channel offsets are the same both ways; none to or from
+    /// a gateway while it is down (`RoomScenario.Outage`). Needs a realized scenario (`RoomScenario.realized`).
     public func identityReports() -> [IdentityReport] {
         guard let draws = scenario.gatewayDraws else { return [] }
         let gateways = scenario.plan.gateways
@@ -135,8 +136,11 @@ extension RoomSimulator {
                     pair.radio.channelOffsets = (0..<3).map { _ in sigma * random.gaussian() }
                 }
                 let heard = RoomSimulator(pair).link(beacon, index: index, gateway: i, schedule: schedule).observations
+                // A gateway that is down neither sends its identity beacon nor hears the others'.
                 for observation in heard {
-                    guard let rssi = observation.rssi else { continue }
+                    guard let rssi = observation.rssi, !scenario.isDown(receiver.id, at: observation.timestamp),
+                        !scenario.isDown(transmitter.id, at: observation.timestamp)
+                    else { continue }
                     all.append(
                         (
                             IdentityReport(

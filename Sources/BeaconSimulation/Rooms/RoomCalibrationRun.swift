@@ -141,4 +141,9 @@ struct SelfCalibratedArbiter: RoomDeciding {
     }
 
     func room(of beaconID: String) -> String?? { arbiter.room(of: beaconID) }
+
+    mutating func gatewaysOffline(_ gateways: Set<String>, now: Timestamp) -> [RoomChange] {
+        catchUp(to: now)
+        return arbiter.setOffline(gateways, now: now)
+    }
 }

@@ -8,10 +8,22 @@ public protocol RoomDeciding {
     mutating func advance(to now: Timestamp) -> [RoomChange]
     /// `.some(nil)` for `not_home`, nil before the first decision.
     func room(of beaconID: String) -> String??
+    /// The gateways announced offline from `now` on (each one's MQTT last will; an `online` takes it out).
+    /// BeaconBridge's rules act on it (`RoomArbiter.setOffline`); the peers' have no such notion and only stop
+    /// hearing the gateway (the default: nothing).
+    mutating func gatewaysOffline(_ gateways: Set<String>, now: Timestamp) -> [RoomChange]
+}
+
+extension RoomDeciding {
+    public mutating func gatewaysOffline(_ gateways: Set<String>, now: Timestamp) -> [RoomChange] { [] }
 }
 
 extension RoomArbiter: RoomDeciding {
     public var name: String { "beaconbridge" }
+
+    public mutating func gatewaysOffline(_ gateways: Set<String>, now: Timestamp) -> [RoomChange] {
+        setOffline(gateways, now: now)
+    }
 }
 
 /// The two peer rules users run today, on distances (the arbiter's per-gateway offsets applied to them too, as

@@ -158,7 +158,8 @@ public struct RoomOracle: Sendable {
 
     /// The noise-free sightings behind the `+arbiter` rows: at every whole second, for every person and gateway, a
     /// sighting whose RSSI is the link's true level (`fixed`: its long-run level) before calibration (the arbiter
-    /// takes its offsets out again), in time order. Outside every room the true level is used for both.
+    /// takes its offsets out again), in time order. Outside every room the true level is used for both. None of a
+    /// gateway while it is down (`RoomScenario.Outage`).
     public func sightings(fixed: Bool) -> [RoomSighting] {
         let seconds = max(Int(scenario.duration.rounded(.down)), 0)
         guard seconds >= 1 else { return [] }
@@ -169,11 +170,13 @@ public struct RoomOracle: Sendable {
                 let levels =
                     (fixed ? level(.fixed, person: index, second: second) : nil)
                     ?? perSecond[index].map { $0[second] }
-                for (gateway, plan) in scenario.plan.gateways.enumerated() where levels[gateway].isFinite {
+                let time = scenario.startTime + Double(second)
+                for (gateway, plan) in scenario.plan.gateways.enumerated()
+                where levels[gateway].isFinite && !scenario.isDown(plan.id, at: time) {
                     let level = levels[gateway] + (scenario.arbiter.receiverOffsets[plan.id] ?? 0)
                     result.append(
                         RoomSighting(
-                            gatewayID: plan.id, beaconID: person.beaconID, time: scenario.startTime + Double(second),
+                            gatewayID: plan.id, beaconID: person.beaconID, time: time,
                             rssi: level, rawRSSI: level, reportRate: person.rate))
                 }
             }

@@ -72,6 +72,7 @@ extension RoomScenario {
         if let block = try fields.object("training") { training = try RoomTrainingSettings(block) }
         var spatialBias = SpatialBiasRadio()
         if let block = try fields.object("spatial_bias") { spatialBias = try SpatialBiasRadio(block) }
+        let outages = try RoomScenario.outages(try fields.array("outages") ?? [], plan: plan, duration: duration)
         let warmup = try fields.double("warmup_s", default: 10)
         let stay = try fields.double("minimum_stay_s", default: 30)
         let grace = try fields.double("match_grace_s", default: 15)
@@ -90,6 +91,7 @@ extension RoomScenario {
         self.gatewayLinks = gatewayLinks
         self.training = training
         self.spatialBias = spatialBias
+        self.outages = outages
     }
 }
 

@@ -27,6 +27,8 @@ public struct RoomScenario: Sendable {
     public var training = RoomTrainingSettings()
     /// The position-dependent link bias and postures (`SpatialBiasRadio`; the file's `spatial_bias` block).
     public var spatialBias = SpatialBiasRadio()
+    /// Gateways down for a while (`Outage`; the file's `outages`, docs/rooms.md "Gateway outages").
+    public var outages: [Outage] = []
     /// Set by `realized()`: this seed's gateway terms, already in the plan's receiver offsets and the arbiter's.
     public internal(set) var gatewayTermsApplied = false
     public internal(set) var gatewayDraws: GatewayDraws?

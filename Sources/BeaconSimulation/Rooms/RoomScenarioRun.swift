@@ -41,16 +41,27 @@ public struct RoomScenarioRun {
 
     /// What every gateway would publish of these reports (by gateway index): each gateway's `RegionEngine`
     /// from the scenario's start with a tick every second, the sightings merged in time order (ties by gateway
-    /// order).
+    /// order). A gateway that is down (`RoomScenario.Outage`) publishes nothing and starts afresh (a new engine)
+    /// when it is back.
     static func sightings(_ scenario: RoomScenario, _ observations: [[Observation]]) -> [RoomSighting] {
         var all: [(RoomSighting, Int)] = []
         for (index, gateway) in scenario.plan.gateways.enumerated() where index < observations.count {
-            var engine = RegionEngine(
-                settings: scenario.tracker, regions: [], distance: scenario.distanceModel,
-                now: scenario.startTime)
+            func engine(from now: Timestamp) -> RegionEngine {
+                RegionEngine(settings: scenario.tracker, regions: [], distance: scenario.distanceModel, now: now)
+            }
+            var current = engine(from: scenario.startTime)
+            let restarts = scenario.outages.filter { $0.gateway == gateway.id }.map { scenario.startTime + $0.to }
+                .sorted()
+            var nextRestart = 0
             var nextTick = scenario.startTime + 1
-            func take(_ events: [EngineEvent]) {
-                for case let .sighting(event) in events {
+            /// The gateway's events at `time`: none while it is down, a new engine once it is back.
+            func take(at time: Timestamp, _ step: (inout RegionEngine) -> [EngineEvent]) {
+                guard !scenario.isDown(gateway.id, at: time) else { return }
+                while nextRestart < restarts.count, restarts[nextRestart] <= time {
+                    current = engine(from: restarts[nextRestart])
+                    nextRestart += 1
+                }
+                for case let .sighting(event) in step(&current) {
                     if let sighting = RoomSighting(gatewayID: gateway.id, event: event) {
                         all.append((sighting, index))
                     }
@@ -58,10 +69,11 @@ public struct RoomScenarioRun {
             }
             for observation in observations[index] {
                 while nextTick <= observation.timestamp {
-                    take(engine.advance(to: nextTick))
+                    let tick = nextTick
+                    take(at: tick) { $0.advance(to: tick) }
                     nextTick += 1
                 }
-                take(engine.process(observation))
+                take(at: observation.timestamp) { $0.process(observation) }
             }
         }
         all.sort { ($0.0.time, $0.1) < ($1.0.time, $1.1) }
@@ -142,7 +154,9 @@ public struct RoomScenarioRun {
         return summary
     }
 
-    /// One rule over a stream of sightings with a tick every second, scored against the world's truth.
+    /// One rule over a stream of sightings with a tick every second, scored against the world's truth; the
+    /// gateways' outages are announced to it at their start and end (`RoomDeciding.gatewaysOffline`: only
+    /// BeaconBridge's rules act on them).
     public func score(
         _ rule: some RoomDeciding, name: String? = nil, stream: [RoomSighting], in world: World,
         onChange: (RoomChange) -> Void = { _ in }
@@ -152,18 +166,30 @@ public struct RoomScenarioRun {
         var next = 0
         var tick = scenario.startTime + 1
         let end = scenario.startTime + scenario.duration
-        while tick <= end {
-            while next < stream.count, stream[next].time <= tick {
-                for change in decider.process(stream[next]) {
-                    score.record(change)
-                    onChange(change)
-                }
-                next += 1
-            }
-            for change in decider.advance(to: tick) {
+        let announcements = scenario.offlineAnnouncements
+        var nextAnnouncement = 0
+        func take(_ changes: [RoomChange]) {
+            for change in changes {
                 score.record(change)
                 onChange(change)
             }
+        }
+        /// Gateways' availability up to `time`, to the rules that have the notion (BeaconBridge's).
+        func announce(upTo time: Timestamp) {
+            while nextAnnouncement < announcements.count, announcements[nextAnnouncement].time <= time {
+                let announcement = announcements[nextAnnouncement]
+                take(decider.gatewaysOffline(announcement.gateways, now: announcement.time))
+                nextAnnouncement += 1
+            }
+        }
+        while tick <= end {
+            while next < stream.count, stream[next].time <= tick {
+                announce(upTo: stream[next].time)
+                take(decider.process(stream[next]))
+                next += 1
+            }
+            announce(upTo: tick)
+            take(decider.advance(to: tick))
             score.sample(at: tick, interval: 1) { decider.room(of: $0) }
             tick += 1
         }

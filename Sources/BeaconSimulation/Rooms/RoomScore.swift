@@ -8,7 +8,11 @@ import BeaconCore
 ///   after the true stay ends) is the right one, every other change is false (a flap A→B→A is two);
 /// - room-change latency: for every true change into a room where the person then stays at least
 ///   `minimumStay` seconds, the seconds until the rule first shows that room; a stay the rule never shows is
-///   missed.
+///   missed;
+/// - confidently wrong time: seconds in which the rule shows a named room (not `unknown`, `not_home` or
+///   undecided) that is not the true room;
+/// - dark-room time (scenarios with outages): seconds in which the person's true room is dark (all its gateways
+///   down), and of those the seconds the rule shows another named room (Bermuda users' #764).
 public struct RoomScore {
     struct Segment {
         var start: Double
@@ -21,6 +25,9 @@ public struct RoomScore {
     var changes: [String: [RoomChange]] = [:]
     var judged: [String: Double] = [:]
     var wrong: [String: Double] = [:]
+    var confidentlyWrong = 0.0
+    var dark = 0.0
+    var darkElsewhere = 0.0
     /// Where the wrong time falls (docs/rooms.md, "Where the wrong-room time comes from"), over all people.
     var breakdown = RoomSummary.WrongTime()
     /// Per person: the start of the true stay the last sample fell in, and whether the rule has shown that
@@ -72,6 +79,7 @@ public struct RoomScore {
         guard t > scenario.warmup else { return }
         let second = Int(t.rounded())
         let whole = Double(second) == t
+        let darkRooms = scenario.darkRooms(at: time)
         for (index, person) in scenario.people.enumerated() {
             guard let list = segments[person.beaconID], let truth = list.last(where: { $0.start <= t }) else {
                 continue
@@ -84,6 +92,14 @@ public struct RoomScore {
             case let .some(room): right = room == truth.room
             }
             if !right { wrong[person.beaconID, default: 0] += interval }
+            var named: String?
+            if case let .some(.some(room)) = shown, room != RoomArbiter.unknownRoom { named = room }
+            let elsewhere = named != nil && named != truth.room
+            if elsewhere { confidentlyWrong += interval }
+            if let room = truth.room, darkRooms.contains(room) {
+                dark += interval
+                if elsewhere { darkElsewhere += interval }
+            }
             var stay = stayShown[person.beaconID] ?? (truth.start, false)
             if stay.start != truth.start { stay = (truth.start, false) }
             let geometry =
@@ -165,6 +181,9 @@ public struct RoomScore {
             rule.wrongSeconds += wrong[id] ?? 0
         }
         rule.wrongTime = breakdown
+        rule.confidentlyWrongSeconds = confidentlyWrong
+        rule.darkSeconds = dark
+        rule.darkElsewhereSeconds = darkElsewhere
         return rule
     }
 }
@@ -219,10 +238,19 @@ public struct RoomSummary: Sendable, Equatable {
         public var latencies: [Double] = []
         public var beacons: [Beacon] = []
         public var wrongTime = WrongTime()
+        /// Seconds showing a named room (not `unknown`, `not_home` or undecided) other than the true one.
+        public var confidentlyWrongSeconds = 0.0
+        /// Seconds in which the person's true room was dark (every gateway of it down), and of those the seconds
+        /// the rule showed another named room.
+        public var darkSeconds = 0.0
+        public var darkElsewhereSeconds = 0.0
 
         public init(name: String) { self.name = name }
 
         public var wrongShare: Double { judgedSeconds > 0 ? wrongSeconds / judgedSeconds : 0 }
+        public var confidentlyWrongShare: Double { judgedSeconds > 0 ? confidentlyWrongSeconds / judgedSeconds : 0 }
+        /// nil without dark-room time (no outage, or nobody in a dark room).
+        public var darkElsewhereShare: Double? { darkSeconds > 0 ? darkElsewhereSeconds / darkSeconds : nil }
         public var beaconHours: Double { judgedSeconds / 3_600 }
         public var falseSwitchesPerHour: Double { beaconHours > 0 ? Double(falseSwitches) / beaconHours : 0 }
         public var latencyP50: Double? { SimulationSummary.percentile(latencies, 0.5) }
@@ -269,6 +297,9 @@ public struct RoomSummary: Sendable, Equatable {
                 list[index].missed += rule.missed
                 list[index].latencies += rule.latencies
                 list[index].wrongTime.add(rule.wrongTime)
+                list[index].confidentlyWrongSeconds += rule.confidentlyWrongSeconds
+                list[index].darkSeconds += rule.darkSeconds
+                list[index].darkElsewhereSeconds += rule.darkElsewhereSeconds
             } else {
                 var rule = rule
                 rule.beacons = []

@@ -14,21 +14,21 @@ public struct RoomSimulator: Sendable {
 
     public init(_ scenario: RoomScenario) { self.scenario = scenario }
 
-    /// What gateway `gatewayIndex` hears, in time order.
+    /// What gateway `gatewayIndex` hears, in time order (nothing while it is down: `RoomScenario.Outage`).
     public func observations(gateway gatewayIndex: Int) -> [Observation] {
         var all: [(Observation, Int)] = []
         for (index, person) in scenario.people.enumerated() {
             let schedule = advertisements(of: person, index: index)
-            all += link(person, index: index, gateway: gatewayIndex, schedule: schedule).observations.map {
-                ($0, index)
-            }
+            let heard = link(person, index: index, gateway: gatewayIndex, schedule: schedule).observations
+            all += scenario.heard(heard, by: scenario.plan.gateways[gatewayIndex].id).map { ($0, index) }
         }
         all.sort { ($0.0.timestamp, $0.1) < ($1.0.timestamp, $1.1) }
         return all.map(\.0)
     }
 
     /// Every gateway's reports (as `observations(gateway:)`, by gateway index) and, from the same draws, the
-    /// true slowly varying level of every link at every advertisement (`RoomOracle`).
+    /// true slowly varying level of every link at every advertisement (`RoomOracle`; the radio's, drawn whether
+    /// the gateway is up or down).
     public func world() -> (observations: [[Observation]], oracle: RoomOracle) {
         var heard: [[(Observation, Int)]] = Array(repeating: [], count: scenario.plan.gateways.count)
         var links: [[RoomOracle.Link]] = []
@@ -37,7 +37,8 @@ public struct RoomSimulator: Sendable {
             var perGateway: [RoomOracle.Link] = []
             for gatewayIndex in scenario.plan.gateways.indices {
                 let run = link(person, index: index, gateway: gatewayIndex, schedule: schedule)
-                heard[gatewayIndex] += run.observations.map { ($0, index) }
+                let id = scenario.plan.gateways[gatewayIndex].id
+                heard[gatewayIndex] += scenario.heard(run.observations, by: id).map { ($0, index) }
                 perGateway.append(RoomOracle.Link(times: schedule, levels: run.levels, fixed: run.fixed))
             }
             links.append(perGateway)

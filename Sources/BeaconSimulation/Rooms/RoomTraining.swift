@@ -97,6 +97,8 @@ public struct RoomTrainingRun: Sendable {
             world.startTime = scenario.startTime + walk.start
             world.duration = walk.duration
             world.people = [walk.trainer]
+            // The training phase is before time 0: no outage reaches it.
+            world.outages = []
             let simulator = RoomSimulator(world)
             // Streams far above the people's (index * 64 + gateway + 1) and the identity beacons' (20_000 + j).
             let stream = 40_000 + index
