@@ -190,6 +190,7 @@ extension RoomArbiter {
         guard case let .some(.some(current)) = track.room, !relit else {
             guard let heardSince = track.heardSince, now - heardSince >= settings.settleTime else { return [] }
             let hadRoom = track.room != nil
+            track.relit = nil
             track.room = .some(best)
             track.since = now
             track.updated = now
@@ -222,7 +223,7 @@ extension RoomArbiter {
         track.fastChallenger = nil
         track.fastHeld = 0
         track.slowChallenger = nil
-        track.darkRoom = nil
+        track.leaveDarkness()
         track.belief.challenger = nil
         dirty.insert(id)
         return [

@@ -11,9 +11,11 @@
 ///   (a beacon at rest, decided on long averages that outlast body blocking and channel rotation).
 /// A beacon heard by no gateway for `awayTimeout` is `not_home`. A beacon last placed in a room none of whose
 /// gateways is online (each announced `offline`) is `unknown` (`unknownRoom`), not the neighbour that still hears
-/// it: only the fast path (a clear approach to another room's gateway) moves it while its room is dark, and once
-/// a gateway of that room is back the best room is decided at once (Bermuda users' #764). Pure: time comes with every input (capture
-/// times, ticks), and every call returns the decisions it made; the caller publishes them.
+/// it: only the fast path moves it while its room is dark (a clear approach to another room's gateway: `margin`
+/// dB above that room's level when the room went dark, and rising), and once a gateway of that room is back the
+/// best room is decided afresh as soon as that room's gateway has reported (Bermuda users' #764). Pure: time
+/// comes with every input (capture times, ticks), and every call returns the decisions it made; the caller
+/// publishes them.
 public struct RoomArbiter: Sendable {
     public private(set) var settings: RoomArbiterSettings
 
@@ -79,8 +81,23 @@ public struct RoomArbiter: Sendable {
         var slowSince: Timestamp = 0
         /// The room the beacon was in when all of that room's gateways went offline (its room is `unknown`).
         var darkRoom: String?
+        /// Every other room's median when the beacon's room went dark: while it is dark, the fast path needs a
+        /// room `margin` dB above this, its steady level from the dark room, not above nothing (a neighbour
+        /// merely recovering from a body block or a fade would take it otherwise).
+        var darkReference: [String: Double] = [:]
+        /// The room lit again and when: a beacon still `unknown` waits (at most `evidenceMaxAge`) for a report of
+        /// that room's gateways before it is decided afresh, so that the neighbour does not win the moments
+        /// before the returning gateway's first report.
+        var relit: (room: String, at: Timestamp)?
         /// The fingerprint classifier's state (RoomArbiter+Classifier.swift).
         var belief = Belief()
+
+        /// Forgets the dark room and its relighting (the beacon was decided elsewhere, or is away).
+        mutating func leaveDarkness() {
+            darkRoom = nil
+            darkReference = [:]
+            relit = nil
+        }
     }
 
     /// The room of a beacon last placed in a room whose gateways are all offline (a room may not be named so).
@@ -178,6 +195,8 @@ public struct RoomArbiter: Sendable {
             {
                 track.room = .some(Self.unknownRoom)
                 track.darkRoom = room
+                track.darkReference = before.levels(track, now: now).mapValues(\.median)
+                track.relit = nil
                 track.since = now
                 track.updated = now
                 track.fastChallenger = nil
@@ -188,6 +207,8 @@ public struct RoomArbiter: Sendable {
                 changes.append(RoomChange(beaconID: id, time: now, from: room, to: Self.unknownRoom, hadRoom: true))
             } else if let room = track.darkRoom, !dark.contains(room) {
                 track.darkRoom = nil
+                track.darkReference = [:]
+                track.relit = (room, now)
             }
             tracks[id] = track
         }
@@ -287,7 +308,7 @@ public struct RoomArbiter: Sendable {
             track.heardSince = nil
             track.fastChallenger = nil
             track.slowChallenger = nil
-            track.darkRoom = nil
+            track.leaveDarkness()
             guard case let .some(.some(former)) = track.room else { return [] }
             track.room = .some(nil)
             track.since = now
@@ -299,14 +320,23 @@ public struct RoomArbiter: Sendable {
         if let rooms = classifiedRooms { return decideByProbability(id, track: &track, rooms: rooms, now: now) }
         let levels = levels(track, now: now)
         guard let best = levels.max(by: { ($0.value.fast, $1.key) < ($1.value.fast, $0.key) }) else { return [] }
-        // `unknown` whose room is lit again is decided afresh, like a first decision.
+        // `unknown` whose room is lit again is decided afresh, like a first decision, once that room's gateway
+        // has reported since (or after `evidenceMaxAge` without it: the beacon left meanwhile).
         let relit = track.room == .some(Self.unknownRoom) && track.darkRoom == nil
+        if relit, let back = track.relit, now - back.at < settings.evidenceMaxAge,
+            !track.evidence.contains(where: {
+                settings.gatewayRooms[$0.key] == back.room && $0.value.lastHeard >= back.at
+            })
+        {
+            return []
+        }
         guard case let .some(.some(current)) = track.room, !relit else {
             // First decision, back from not_home, or back from unknown: the best room once evidence had
             // `settleTime`.
             guard let heardSince = track.heardSince, now - heardSince >= settings.settleTime else { return [] }
             let hadRoom = track.room != nil
             let former = relit ? Self.unknownRoom : nil
+            track.relit = nil
             track.room = .some(best.key)
             track.since = now
             track.updated = now
@@ -331,8 +361,11 @@ public struct RoomArbiter: Sendable {
                 track.fastChallenger = best.key
                 track.fastHeld = 0
             }
+            // While the beacon's room is dark there is no incumbent level: the challenger is measured against its
+            // own steady level from the dark room instead.
+            let baseline = track.darkRoom == nil ? incumbent?.fast : track.darkReference[best.key]
             let ahead =
-                best.value.fast - (incumbent?.fast ?? -.infinity) >= settings.margin && best.value.rise >= settings.rise
+                best.value.fast - (baseline ?? -.infinity) >= settings.margin && best.value.rise >= settings.rise
             track.fastHeld = max(0, track.fastHeld + (ahead ? elapsed : -elapsed))
             if ahead, track.fastHeld >= settings.dwell { winner = (best.key, best.value) }
         } else {
@@ -363,7 +396,7 @@ public struct RoomArbiter: Sendable {
         track.fastChallenger = nil
         track.fastHeld = 0
         track.slowChallenger = nil
-        track.darkRoom = nil
+        track.leaveDarkness()
         dirty.insert(id)
         return [
             RoomChange(

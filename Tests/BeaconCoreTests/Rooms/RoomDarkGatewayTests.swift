@@ -60,6 +60,44 @@ import Testing
         #expect(back.first.map { $0.time - Self.t0 - 300 } ?? 99 <= 1)
     }
 
+    @Test func theNeighbourComingBackFromALongBodyBlockDoesNotTakeIt() {
+        var arbiter = Self.decidedInA()
+        _ = arbiter.setOffline(["gw-a"], now: Self.t0 + 90)
+        _ = Base.feed(&arbiter, from: 90, to: 200) { _ in (nil, -74) }
+        // b is blocked for 45 s (its median sinks to the blocked level), then hears the tag as before: its fast
+        // level stands 10 dB above its median, but not above its level while the tag was in a.
+        let blocked = Base.feed(&arbiter, from: 200, to: 245) { _ in (nil, -84) }
+        let after = Base.feed(&arbiter, from: 245, to: 320) { _ in (nil, -74) }
+        #expect(blocked.isEmpty && after.isEmpty, "\(blocked + after)")
+        #expect(arbiter.room(of: "tag") == .some("unknown"))
+    }
+
+    @Test func theGatewaysReturnWaitsForItsFirstReport() {
+        var arbiter = Self.decidedInA()
+        _ = arbiter.setOffline(["gw-a"], now: Self.t0 + 90)
+        _ = Base.feed(&arbiter, from: 90, to: 300) { _ in (nil, -74) }
+        #expect(arbiter.setOffline([], now: Self.t0 + 300).isEmpty)
+        // gw-a is online again but its first report comes 6 s later (a restarted gateway's scan): b alone
+        // hears the tag meanwhile, which does not make b the room.
+        let waiting = Base.feed(&arbiter, from: 300, to: 306) { _ in (nil, -74) }
+        #expect(waiting.isEmpty, "\(waiting)")
+        #expect(arbiter.room(of: "tag") == .some("unknown"))
+        let back = Base.feed(&arbiter, from: 306, to: 312) { _ in (-60, -74) }
+        #expect(back.map(\.to) == ["a"])
+        #expect(back.first?.from == "unknown")
+    }
+
+    @Test func aBeaconThatLeftDuringTheOutageIsDecidedWithoutTheReturningGatewaysReport() {
+        var arbiter = Self.decidedInA()
+        _ = arbiter.setOffline(["gw-a"], now: Self.t0 + 90)
+        _ = Base.feed(&arbiter, from: 90, to: 300) { _ in (nil, -74) }
+        _ = arbiter.setOffline([], now: Self.t0 + 300)
+        // gw-a never hears it again: after evidenceMaxAge the best room it has is taken.
+        let later = Base.feed(&arbiter, from: 300, to: 300 + Int(Base.settings.evidenceMaxAge) + 3) { _ in (nil, -74) }
+        #expect(later.map(\.to) == ["b"])
+        #expect(later.first.map { $0.time - Self.t0 - 300 } ?? 0 >= Base.settings.evidenceMaxAge)
+    }
+
     @Test func aRoomWithAnotherGatewayStillOnlineIsNotDark() {
         var settings = Base.settings
         settings.gatewayRooms["gw-a2"] = "a"
