@@ -58,7 +58,8 @@ import Glibc
             oracleNames
                 == [
                     "oracle-mean", "oracle-mean-10s", "oracle-mean-30s", "oracle-mean-60s", "oracle-fixed",
-                    "oracle-geometry", "oracle-mean+arbiter", "oracle-fixed+arbiter",
+                    "oracle-geometry", "oracle-fp", "oracle-fp-diff", "oracle-fp-room", "oracle-fp-room-diff",
+                    "oracle-mean+arbiter", "oracle-fixed+arbiter",
                 ].map { .string($0) })
         #expect(lines[0].contains("\"oracle_mean_wrong_too\":"))
         #expect(result.stderr.contains("oracles (analysis, not deployable"))

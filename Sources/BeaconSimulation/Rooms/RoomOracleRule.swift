@@ -1,17 +1,31 @@
 import BeaconCore
 
 /// An oracle row of the rooms table as a `RoomDeciding`, so it is scored exactly like the rules: at every tick it
-/// shows `RoomOracle`'s room of its kind for that second, with no hysteresis. Sightings are ignored: the oracle
-/// reads the simulator's hidden state. Analysis only, never a deployable rule.
+/// shows an oracle's room for that second, with no hysteresis. Sightings are ignored: the oracle reads the
+/// simulator's hidden state. Analysis only, never a deployable rule.
 public struct RoomOracleRule: RoomDeciding, Sendable {
-    public let kind: RoomOracle.Kind
-    public var name: String { kind.name }
-    let oracle: RoomOracle
+    public let name: String
+    let scenario: RoomScenario
+    /// The room shown for (person index, whole scenario second); nil is `not_home`.
+    let roomAt: @Sendable (Int, Int) -> String?
     var rooms: [String: String?] = [:]
 
+    /// `RoomOracle`'s room of `kind`.
     public init(_ kind: RoomOracle.Kind, oracle: RoomOracle) {
-        self.kind = kind
-        self.oracle = oracle
+        self.init(name: kind.name, scenario: oracle.scenario) { oracle.room(kind, person: $0, second: $1) }
+    }
+
+    /// A fingerprint oracle's room (`RoomFingerprintOracle`).
+    public init(_ match: RoomFingerprintOracle.Match, oracle: RoomFingerprintOracle) {
+        self.init(name: oracle.name(match), scenario: oracle.oracle.scenario) {
+            oracle.room(match, person: $0, second: $1)
+        }
+    }
+
+    init(name: String, scenario: RoomScenario, roomAt: @escaping @Sendable (Int, Int) -> String?) {
+        self.name = name
+        self.scenario = scenario
+        self.roomAt = roomAt
     }
 
     public func room(of beaconID: String) -> String?? { rooms[beaconID] }
@@ -20,10 +34,10 @@ public struct RoomOracleRule: RoomDeciding, Sendable {
 
     public mutating func advance(to now: Timestamp) -> [RoomChange] {
         guard now.isFinite else { return [] }
-        let second = Int((now - oracle.scenario.startTime).rounded())
+        let second = Int((now - scenario.startTime).rounded())
         var changes: [RoomChange] = []
-        for (index, person) in oracle.scenario.people.enumerated() {
-            let room = oracle.room(kind, person: index, second: second)
+        for (index, person) in scenario.people.enumerated() {
+            let room = roomAt(index, second)
             let previous = rooms[person.beaconID]
             guard previous != .some(room) else { continue }
             rooms[person.beaconID] = .some(room)

@@ -144,6 +144,15 @@ public struct RoomScenarioRun {
         for kind in RoomOracle.tableKinds {
             summary.oracles.append(score(RoomOracleRule(kind, oracle: world.oracle), stream: [], in: world))
         }
+        // The fingerprint floor: the training's book, then an ideal walk of every room.
+        for fingerprints in [
+            RoomFingerprintOracle(oracle: world.oracle, training: world.training),
+            RoomFingerprintOracle(oracle: world.oracle),
+        ] {
+            for match in RoomFingerprintOracle.Match.allCases {
+                summary.oracles.append(score(RoomOracleRule(match, oracle: fingerprints), stream: [], in: world))
+            }
+        }
         for fixed in [false, true] {
             summary.oracles.append(
                 score(
