@@ -41,7 +41,9 @@ import Testing
                     "beaconbridge", "nearest", "distance-margin", "arbiter-m8-d4", "arbiter-m6-d2-r3",
                     "arbiter-m40-sm40",
                 ]
-                + RoomOracle.tableKinds.map(\.name) + ["oracle-mean+arbiter", "oracle-fixed+arbiter"])
+                + RoomOracle.tableKinds.map(\.name)
+                + ["oracle-fp", "oracle-fp-diff", "oracle-fp-room", "oracle-fp-room-diff"]
+                + ["oracle-mean+arbiter", "oracle-fixed+arbiter"])
         let byName = Dictionary(uniqueKeysWithValues: points.map { ($0.name, $0) })
         // The variant equal to the defaults has the default's figures exactly.
         let arbiter = try #require(byName["beaconbridge"])
