@@ -81,9 +81,10 @@ public struct RoomArbiter: Sendable {
         var slowSince: Timestamp = 0
         /// The room the beacon was in when all of that room's gateways went offline (its room is `unknown`).
         var darkRoom: String?
-        /// Every other room's median when the beacon's room went dark: while it is dark, the fast path needs a
-        /// room `margin` dB above this, its steady level from the dark room, not above nothing (a neighbour
-        /// merely recovering from a body block or a fade would take it otherwise).
+        /// While the beacon's room is dark: every other room's highest median since it went dark. The fast path
+        /// needs a challenger `margin` dB above its own, held for `slowDwell`: a real approach, not a neighbour
+        /// recovering from a body block or a fade (against nothing, as before, that took a tag at rest after
+        /// 6-76 s on the simulator's outage scenario).
         var darkReference: [String: Double] = [:]
         /// The room lit again and when: a beacon still `unknown` waits (at most `evidenceMaxAge`) for a report of
         /// that room's gateways before it is decided afresh, so that the neighbour does not win the moments
@@ -319,6 +320,11 @@ public struct RoomArbiter: Sendable {
         // Every room trained: the fingerprint classifier decides (RoomArbiter+Classifier.swift).
         if let rooms = classifiedRooms { return decideByProbability(id, track: &track, rooms: rooms, now: now) }
         let levels = levels(track, now: now)
+        if track.darkRoom != nil {
+            for (room, level) in levels {
+                track.darkReference[room] = max(track.darkReference[room] ?? level.median, level.median)
+            }
+        }
         guard let best = levels.max(by: { ($0.value.fast, $1.key) < ($1.value.fast, $0.key) }) else { return [] }
         // `unknown` whose room is lit again is decided afresh, like a first decision, once that room's gateway
         // has reported since (or after `evidenceMaxAge` without it: the beacon left meanwhile).
@@ -361,13 +367,14 @@ public struct RoomArbiter: Sendable {
                 track.fastChallenger = best.key
                 track.fastHeld = 0
             }
-            // While the beacon's room is dark there is no incumbent level: the challenger is measured against its
-            // own steady level from the dark room instead.
-            let baseline = track.darkRoom == nil ? incumbent?.fast : track.darkReference[best.key]
+            // While the beacon's room is dark its gateways say nothing: the challenger is measured against its own
+            // highest median since, for the slow dwell.
+            let dark = track.darkRoom != nil
+            let baseline = dark ? track.darkReference[best.key] : incumbent?.fast
             let ahead =
                 best.value.fast - (baseline ?? -.infinity) >= settings.margin && best.value.rise >= settings.rise
             track.fastHeld = max(0, track.fastHeld + (ahead ? elapsed : -elapsed))
-            if ahead, track.fastHeld >= settings.dwell { winner = (best.key, best.value) }
+            if ahead, track.fastHeld >= (dark ? settings.slowDwell : settings.dwell) { winner = (best.key, best.value) }
         } else {
             track.fastChallenger = nil
             track.fastHeld = 0

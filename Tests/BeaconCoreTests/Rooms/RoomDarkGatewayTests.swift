@@ -42,7 +42,8 @@ import Testing
         let walk = Base.feed(&arbiter, from: 200, to: 260) { _ in (nil, -60) }
         #expect(walk.map(\.to) == ["b"])
         #expect(walk.first?.from == "unknown")
-        #expect(walk.first.map { $0.time - Self.t0 - 200 } ?? 99 <= 12)
+        // Held for the slow dwell (10 s) while the room is dark, after the smoothing's rise.
+        #expect(walk.first.map { $0.time - Self.t0 - 200 } ?? 99 <= 15)
         // a comes back later: b is no longer dark-room business, nothing changes.
         #expect(arbiter.setOffline([], now: Self.t0 + 260).isEmpty)
         let after = Base.feed(&arbiter, from: 260, to: 320) { _ in (-74, -60) }
