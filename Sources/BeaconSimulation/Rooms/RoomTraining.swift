@@ -13,14 +13,26 @@ public struct RoomTrainingSettings: Sendable, Equatable {
     public var spots = 3
     /// Least distance (metres) from a spot to any scored person's stop, where the room has such a place.
     public var clearance = 1.0
+    /// Where in the room the spots are drawn.
+    public var layout = Layout.spread
 
-    public init(secondsPerRoom: Double = 60, spots: Int = 3, clearance: Double = 1.0) {
+    public enum Layout: String, Sendable, Equatable, CaseIterable {
+        /// One spot per strip of the room (`spots` equal strips across its longer side): a walk that covers
+        /// the room, as a user asked to walk the room does (the default since session 21).
+        case spread
+        /// Anywhere in the room, each spot on its own (session 19's model, kept as the pessimistic variant: the
+        /// clearance from the scored stops often leaves one corner, and all three spots land there).
+        case random
+    }
+
+    public init(secondsPerRoom: Double = 60, spots: Int = 3, clearance: Double = 1.0, layout: Layout = .spread) {
         self.secondsPerRoom = secondsPerRoom
         self.spots = spots
         self.clearance = clearance
+        self.layout = layout
     }
 
-    /// The `training` block: `{"seconds_per_room": 60, "spots": 3, "clearance_m": 1}`.
+    /// The `training` block: `{"seconds_per_room": 60, "spots": 3, "clearance_m": 1, "layout": "spread"}`.
     init(_ block: ScenarioFields) throws(ScenarioError) {
         var fields = block
         self.init()
@@ -28,6 +40,14 @@ public struct RoomTrainingSettings: Sendable, Equatable {
         spots = try fields.int("spots") ?? spots
         clearance = try fields.double("clearance_m", default: clearance)
         let path = fields.path
+        if let name = try fields.string("layout") {
+            guard let value = Layout(rawValue: name) else {
+                throw ScenarioError(
+                    kind: .invalid, path: path + ".layout",
+                    message: "must be one of \(Layout.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            layout = value
+        }
         try fields.finish()
         guard secondsPerRoom >= 5, secondsPerRoom <= 60 else {
             throw ScenarioError(
@@ -169,8 +189,10 @@ public struct RoomTrainingRun: Sendable {
         var walks: [RoomTrainingWalk] = []
         for (index, room) in rooms.enumerated() {
             var random = SimulationRandom(seed: scenario.seed, stream: 3_000_000 + index)
-            let spots = (0..<settings.spots).map { _ in
-                spot(in: room, away: stops, clearance: settings.clearance, random: &random)
+            let spots = (0..<settings.spots).map { strip in
+                spot(
+                    in: settings.layout == .spread ? Self.strip(strip, of: settings.spots, in: room) : room,
+                    away: stops, clearance: settings.clearance, random: &random)
             }
             // Stand at each spot for half its share of the walk, then walk slowly to the next (back to the
             // first after the last).
@@ -196,6 +218,22 @@ public struct RoomTrainingRun: Sendable {
                     start: -Double(rooms.count - index) * length, duration: length))
         }
         return walks
+    }
+
+    /// Strip `index` of `count` equal strips across the room's longer side.
+    static func strip(_ index: Int, of count: Int, in room: FloorPlan.Room) -> FloorPlan.Room {
+        let width = room.maxX - room.minX
+        let depth = room.maxY - room.minY
+        let low = Double(index) / Double(count)
+        let high = Double(index + 1) / Double(count)
+        if width >= depth {
+            return FloorPlan.Room(
+                name: room.name, minX: room.minX + low * width, minY: room.minY, maxX: room.minX + high * width,
+                maxY: room.maxY)
+        }
+        return FloorPlan.Room(
+            name: room.name, minX: room.minX, minY: room.minY + low * depth, maxX: room.maxX,
+            maxY: room.minY + high * depth)
     }
 
     /// A random spot in the room (0.3 m from its sides, less in a narrow room) at least `clearance` from every

@@ -105,15 +105,43 @@ import Testing
         #expect(training.reports.allSatisfy { $0.quality == 1 && $0.gatewaysHeard == 2 && $0.nearestStop >= 1 })
     }
 
+    @Test func spreadSpotsTakeOneStripOfTheRoomEachAndRandomOnesMayNot() throws {
+        // 5 × 4 m rooms, 3 spots: strips 5/3 m wide along x.
+        for seed in UInt64(1)...8 {
+            var scenario = try Self.scenario(training: #"{"spots": 3, "clearance_m": 1}"#)
+            scenario.seed = seed
+            for walk in RoomTrainingRun.walks(scenario.realized()) {
+                let minX = walk.room == "a" ? 0.0 : 5.0
+                let strips = walk.spots.map { Int((($0.x - minX) / (5.0 / 3)).rounded(.down)) }
+                #expect(strips == [0, 1, 2], "seed \(seed) room \(walk.room): \(walk.spots.map(\.x))")
+            }
+        }
+        // The random layout draws the spots from the whole room: over these seeds some walk has two spots in
+        // one strip (what the spread layout rules out).
+        var clustered = 0
+        for seed in UInt64(1)...8 {
+            var scenario = try Self.scenario(training: #"{"spots": 3, "clearance_m": 1, "layout": "random"}"#)
+            scenario.seed = seed
+            for walk in RoomTrainingRun.walks(scenario.realized()) {
+                let minX = walk.room == "a" ? 0.0 : 5.0
+                let strips = Set(walk.spots.map { Int((($0.x - minX) / (5.0 / 3)).rounded(.down)) })
+                if strips.count < 3 { clustered += 1 }
+            }
+        }
+        #expect(clustered > 0)
+    }
+
     @Test func theTrainingBlockIsReadAndCheckedNamingTheKey() throws {
         let scenario = try Self.scenario(training: #"{"seconds_per_room": 30, "spots": 2, "clearance_m": 0.5}"#)
         #expect(scenario.training == RoomTrainingSettings(secondsPerRoom: 30, spots: 2, clearance: 0.5))
+        #expect(try Self.scenario(training: #"{"layout": "random"}"#).training.layout == .random)
         #expect(try Self.scenario().training == RoomTrainingSettings())
         for (block, path) in [
             (#"{"seconds_per_room": 61}"#, "training.seconds_per_room"),
             (#"{"spots": 0}"#, "training.spots"),
             (#"{"clearance_m": -1}"#, "training.clearance_m"),
             (#"{"walk": 1}"#, "training.walk"),
+            (#"{"layout": "corner"}"#, "training.layout"),
         ] {
             do {
                 _ = try Self.scenario(training: block)
