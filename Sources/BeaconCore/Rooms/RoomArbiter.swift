@@ -12,8 +12,9 @@
 /// A beacon heard by no gateway for `awayTimeout` is `not_home`. A beacon last placed in a room none of whose
 /// gateways is online (each announced `offline`) is `unknown` (`unknownRoom`), not the neighbour that still hears
 /// it: only the fast path moves it while its room is dark (a clear approach to another room's gateway: `margin`
-/// dB above that room's level when the room went dark, and rising), and once a gateway of that room is back the
-/// best room is decided afresh as soon as that room's gateway has reported (Bermuda users' #764). Pure: time
+/// dB above that room's highest median since the room went dark, and rising, for `slowDwell`), and once a
+/// gateway of that room is back the best room is decided afresh as soon as that room's gateway has reported
+/// (Bermuda users' #764). Pure: time
 /// comes with every input (capture times, ticks), and every call returns the decisions it made; the caller
 /// publishes them.
 public struct RoomArbiter: Sendable {
