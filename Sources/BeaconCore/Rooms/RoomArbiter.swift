@@ -14,9 +14,8 @@
 /// it: only the fast path moves it while its room is dark (a clear approach to another room's gateway: `margin`
 /// dB above that room's highest median since the room went dark, and rising, for `slowDwell`), and once a
 /// gateway of that room is back the best room is decided afresh as soon as that room's gateway has reported
-/// (Bermuda users' #764). Pure: time
-/// comes with every input (capture times, ticks), and every call returns the decisions it made; the caller
-/// publishes them.
+/// (Bermuda users' #764). Pure: time comes with every input (capture times, ticks), and every call returns the
+/// decisions it made; the caller publishes them.
 public struct RoomArbiter: Sendable {
     public private(set) var settings: RoomArbiterSettings
 
