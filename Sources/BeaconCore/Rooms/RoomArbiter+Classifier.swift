@@ -187,6 +187,7 @@ extension RoomArbiter {
                 .key
         }
         let relit = track.room == .some(Self.unknownRoom) && track.darkRoom == nil
+        if relit, awaitsRelitReport(track, now: now) { return [] }
         guard case let .some(.some(current)) = track.room, !relit else {
             guard let heardSince = track.heardSince, now - heardSince >= settings.settleTime else { return [] }
             let hadRoom = track.room != nil

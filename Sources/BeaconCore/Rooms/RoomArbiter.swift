@@ -282,6 +282,13 @@ public struct RoomArbiter: Sendable {
         return changes
     }
 
+    /// Whether an `unknown` beacon whose room is lit again still waits for that room's first report (at most
+    /// `evidenceMaxAge` after the return), so that the neighbours' evidence alone does not decide it.
+    func awaitsRelitReport(_ track: Track, now: Timestamp) -> Bool {
+        guard let back = track.relit, now - back.at < settings.evidenceMaxAge else { return false }
+        return !track.evidence.contains { settings.gatewayRooms[$0.key] == back.room && $0.value.lastHeard >= back.at }
+    }
+
     /// Every room's level from fresh evidence at `now` (its best gateway by fast level).
     func levels(_ track: Track, now: Timestamp) -> [String: Level] {
         var result: [String: Level] = [:]
@@ -329,13 +336,7 @@ public struct RoomArbiter: Sendable {
         // `unknown` whose room is lit again is decided afresh, like a first decision, once that room's gateway
         // has reported since (or after `evidenceMaxAge` without it: the beacon left meanwhile).
         let relit = track.room == .some(Self.unknownRoom) && track.darkRoom == nil
-        if relit, let back = track.relit, now - back.at < settings.evidenceMaxAge,
-            !track.evidence.contains(where: {
-                settings.gatewayRooms[$0.key] == back.room && $0.value.lastHeard >= back.at
-            })
-        {
-            return []
-        }
+        if relit, awaitsRelitReport(track, now: now) { return [] }
         guard case let .some(.some(current)) = track.room, !relit else {
             // First decision, back from not_home, or back from unknown: the best room once evidence had
             // `settleTime`.

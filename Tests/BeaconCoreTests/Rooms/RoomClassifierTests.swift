@@ -222,6 +222,25 @@ import Testing
         #expect(walk.map(\.to) == ["c"] && walk.first?.from == "unknown")
     }
 
+    @Test func aRelitRoomsBeaconWaitsForItsGatewaysFirstReportAsWithTheRule() {
+        var arbiter = Self.trainedArbiter()
+        var generator = SeededGenerator(seed: 12)
+        _ = Self.feed(&arbiter, from: 0, to: 90) { _ in Self.at("a", noise: 3, &generator) }
+        _ = arbiter.setOffline(["gw-a"], now: Self.t0 + 90)
+        func withoutA() -> [Double?] {
+            var levels = Self.at("a", noise: 3, &generator)
+            levels[0] = nil
+            return levels
+        }
+        _ = Self.feed(&arbiter, from: 90, to: 300) { _ in withoutA() }
+        #expect(arbiter.setOffline([], now: Self.t0 + 300).isEmpty)
+        // gw-a is back but reports only from 306 s: nothing is decided on b's and c's evidence meanwhile.
+        let waiting = Self.feed(&arbiter, from: 300, to: 306) { _ in withoutA() }
+        #expect(waiting.isEmpty, "\(waiting)")
+        let back = Self.feed(&arbiter, from: 306, to: 312) { _ in Self.at("a", noise: 3, &generator) }
+        #expect(back.map(\.to) == ["a"] && back.first?.from == "unknown")
+    }
+
     @Test func anAdoptedRoomHoldsUntilTheEvidenceWinsAgain() {
         var arbiter = Self.trainedArbiter()
         var generator = SeededGenerator(seed: 11)
