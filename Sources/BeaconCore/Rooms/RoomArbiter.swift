@@ -183,11 +183,7 @@ public struct RoomArbiter: Sendable {
         guard gateways != offlineGateways else { return [] }
         let before = self
         offlineGateways = gateways
-        var lit: [String: Bool] = [:]
-        for (gateway, room) in settings.gatewayRooms {
-            lit[room, default: false] = lit[room, default: false] || !gateways.contains(gateway)
-        }
-        let dark = Set(lit.filter { !$0.value }.keys)
+        let dark = Self.darkRooms(gatewayRooms: settings.gatewayRooms, offline: gateways)
         var changes: [RoomChange] = []
         for id in tracks.keys.sorted() {
             guard var track = tracks[id] else { continue }
@@ -214,6 +210,15 @@ public struct RoomArbiter: Sendable {
             tracks[id] = track
         }
         return changes
+    }
+
+    /// The rooms none of whose gateways (`gatewayRooms`: gateway to room) is online: dark.
+    public static func darkRooms(gatewayRooms: [String: String], offline: Set<String>) -> Set<String> {
+        var lit: [String: Bool] = [:]
+        for (gateway, room) in gatewayRooms {
+            lit[room, default: false] = lit[room, default: false] || !offline.contains(gateway)
+        }
+        return Set(lit.filter { !$0.value }.keys)
     }
 
     /// Whether another room's median is `slowMargin` dB or more ahead of `room`'s (which has evidence).

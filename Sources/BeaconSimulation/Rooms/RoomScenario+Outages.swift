@@ -26,11 +26,9 @@ extension RoomScenario {
     /// as `RoomArbiter.setOffline` judges them.
     public func darkRooms(at time: Timestamp) -> Set<String> {
         guard !outages.isEmpty else { return [] }
-        var lit: [String: Bool] = [:]
-        for gateway in plan.gateways {
-            lit[gateway.room] = lit[gateway.room, default: false] || !isDown(gateway.id, at: time)
-        }
-        return Set(lit.filter { !$0.value }.keys)
+        return RoomArbiter.darkRooms(
+            gatewayRooms: Dictionary(plan.gateways.map { ($0.id, $0.room) }, uniquingKeysWith: { first, _ in first }),
+            offline: Set(plan.gateways.map(\.id).filter { isDown($0, at: time) }))
     }
 
     /// What BeaconBridge's rules are told (each gateway's availability, as the broker delivers a last will and
