@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target (Tests/Fuzz) over the BeaconCore sources and runs it for a bounded time, starting from
+# Builds the libFuzzer target (Tests/Fuzz) over the core's modules (scripts/fuzz-core.sh) and runs it for a bounded time, starting from
 # the seed corpus in Tests/Fuzz/corpus (seeded from the unit tests' frames).
 #   scripts/fuzz.sh [SECONDS]        build, then run for SECONDS (default 60): `make fuzz`
 #   scripts/fuzz.sh --build          build only (.build/fuzz/decoder-fuzz); .ci/run starts it in the background at
 #                                    nice 19 beside `make test`, so the ASan build (about 7 minutes) uses idle cores
 #   scripts/fuzz.sh --run [SECONDS]  run the binary --build made, for SECONDS (default 60)
-#   scripts/fuzz.sh --typecheck      type-check both fuzz targets without building them (about 45 s): this one over
-#                                    the BeaconCore sources, the configuration loader's (scripts/fuzz-config.sh)
-#                                    against the debug build's modules (`swift build` first). `make check` starts it
+#   scripts/fuzz.sh --typecheck      type-check both fuzz targets without building them against the debug
+#                                    build's modules (`swift build` first; they are built with testing enabled,
+#                                    as the harnesses' `@testable import` needs). `make check` starts it
 #                                    in the background at nice 19 beside the Swift suites and waits for it after
 #                                    them (--wait-typecheck), so a change that breaks a fuzz harness fails there
 #                                    rather than only in .ci/run's fuzz build
@@ -23,8 +23,8 @@ case "${1:-}" in
     mkdir -p .build
     rm -f .build/fuzz-typecheck.status
     status=0
-    swiftc -typecheck -parse-as-library -module-name BeaconFuzz \
-      $(find Sources/BeaconCore Tests/Fuzz -name '*.swift' | sort) || status=$?
+    swiftc -typecheck -parse-as-library -module-name BeaconFuzz -I .build/debug/Modules \
+      $(find Tests/Fuzz -name '*.swift' | sort) || status=$?
     if [ "$status" = 0 ]; then
         swiftc -typecheck -I .build/debug/Modules -I Sources/CYAML \
           -Xcc -fmodule-map-file=Sources/CYAML/module.modulemap Tests/FuzzConfig/ConfigFuzzEntry.swift || status=$?
@@ -45,8 +45,12 @@ if [ ! -f Tests/Fuzz/FuzzEntry.swift ]; then echo "fuzz: no fuzz target yet"; ex
 mkdir -p .build/fuzz/corpus
 if [ "$mode" != run ]; then
     started=$SECONDS
-    swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name BeaconFuzz \
-      $(find Sources/BeaconCore Tests/Fuzz -name '*.swift' | sort) -o .build/fuzz/decoder-fuzz
+    flags=(-sanitize=fuzzer,address -O -g)
+    scripts/fuzz-core.sh .build/fuzz/core "${flags[@]}"
+    libs=()
+    for lib in SecureDFU DeviceProtocols BeaconTracking BeaconFormats BeaconConfigReading BeaconModel; do  # importers first libs+=(".build/fuzz/core/lib$lib.a"); done
+    swiftc "${flags[@]}" -parse-as-library -module-name BeaconFuzz -I .build/fuzz/core \
+      $(find Tests/Fuzz -name '*.swift' | sort) "${libs[@]}" -o .build/fuzz/decoder-fuzz
     echo "fuzz: built .build/fuzz/decoder-fuzz in $((SECONDS - started)) s"
     [ "$mode" = build ] && exit 0
 fi

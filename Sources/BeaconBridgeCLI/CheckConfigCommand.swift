@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconConfig
+import BeaconConfigReading
 import BeaconRuntime
 import HCIScanner
 import YAMLConfig

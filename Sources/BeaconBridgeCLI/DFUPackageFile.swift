@@ -1,4 +1,4 @@
-import BeaconCore
+import SecureDFU
 
 /// A Secure DFU package file (nRF Util `.zip` with one image) read and validated: by `gatt dfu`, by the startup
 /// checks for `gatt.devices[].firmware`, and by the daemon before each update (the file may have been replaced).

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconFormats
+import BeaconModel
 import HCIScanner
 
 /// `beaconbridge decode --btsnoop FILE`: one JSON line per advertising report (extended fragments joined),

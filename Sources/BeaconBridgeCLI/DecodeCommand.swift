@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconFormats
+import BeaconModel
 
 /// `beaconbridge decode`: decodes advertising bytes given as hex, or every advertising report of a btsnoop
 /// capture, and prints one JSON object per input (docs/decoding.md).

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// Hex text from the command line to bytes. Spaces, ':' and '-' separators and a leading "0x" are allowed.
 enum DecodeHex {

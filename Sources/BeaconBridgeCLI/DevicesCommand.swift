@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconEvents
 import BeaconRuntime
 
 /// `beaconbridge devices status [--config FILE] [--wait S]`: reads every gateway's retained presence from the

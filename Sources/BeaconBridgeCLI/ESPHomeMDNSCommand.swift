@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconConfig
 import ESPHomeProxy
 
 /// `beaconbridge esphome-mdns [--config FILE]`: prints the Avahi static service file that announces this

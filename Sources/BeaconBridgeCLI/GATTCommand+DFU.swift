@@ -1,6 +1,7 @@
-import BeaconCore
+import BeaconModel
 import BeaconRuntime
 import GATTLink
+import SecureDFU
 
 #if canImport(Glibc)
 import Glibc

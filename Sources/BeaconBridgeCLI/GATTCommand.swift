@@ -1,5 +1,8 @@
-import BeaconCore
+import BeaconConfigReading
+import BeaconFormats
+import BeaconModel
 import BeaconRuntime
+import DeviceProtocols
 import GATTLink
 
 /// `beaconbridge gatt`: connects to one device over LE (the kernel's L2CAP ATT channel, no bluetoothd) and

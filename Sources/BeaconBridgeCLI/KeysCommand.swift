@@ -1,4 +1,7 @@
-import BeaconCore
+import BeaconConfig
+import BeaconDelivery
+import BeaconFormats
+import BeaconModel
 import HCIScanner
 import SQLiteStore
 import YAMLConfig
@@ -6,6 +9,7 @@ import YAMLConfig
 #if canImport(Glibc)
 import Glibc
 import BeaconRuntime
+import BeaconConfigReading
 #endif
 
 /// `beaconbridge keys import-bluez` and `beaconbridge keys check`: enrolment of phones, watches and tags with

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconConfig
+import BeaconDelivery
 import SQLiteStore
 
 #if canImport(Glibc)

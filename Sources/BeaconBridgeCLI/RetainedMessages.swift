@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconConfig
+import BeaconDelivery
+import BeaconModel
 import BeaconRuntime
 import MQTTPublisher
 import Synchronization

@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconConfig
+import BeaconModel
+import BeaconRooms
 import BeaconRuntime
 import MQTTPublisher
 import Synchronization

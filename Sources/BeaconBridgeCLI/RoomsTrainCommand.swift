@@ -1,4 +1,7 @@
-import BeaconCore
+import BeaconConfig
+import BeaconEvents
+import BeaconModel
+import BeaconRooms
 import BeaconRuntime
 import MQTTPublisher
 

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 import BeaconSimulation
 
 /// `beaconbridge simulate --capture OUT.btsnoop`: writes the scenario's radio traffic as a btsnoop capture of

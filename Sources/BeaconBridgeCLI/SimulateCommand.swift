@@ -1,5 +1,6 @@
-import BeaconCore
+import BeaconModel
 import BeaconSimulation
+import BeaconTracking
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 import BeaconSimulation
 
 /// The side-by-side comparison `simulate` prints: BeaconBridge's region engine and each peer baseline on the

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 import BeaconSimulation
 
 /// JSON lines printed by `simulate` (layout in docs/scenarios.md). Doubles are rounded for reading:

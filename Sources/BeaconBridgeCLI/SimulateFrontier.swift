@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 import BeaconSimulation
 
 /// `simulate --frontier`: runs every scenario and seed through `SimulationFrontier` and prints one `frontier`

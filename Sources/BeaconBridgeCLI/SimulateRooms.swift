@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconRooms
 import BeaconSimulation
 
 /// `beaconbridge simulate` on multi-gateway scenarios (`"kind": "rooms"`, docs/rooms.md): the room arbiter and

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconRooms
 import BeaconSimulation
 
 /// `beaconbridge simulate --scenario ROOMS.json --capture 'DIR/{gateway}.btsnoop'`: one btsnoop capture per

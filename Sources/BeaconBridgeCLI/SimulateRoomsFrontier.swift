@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 import BeaconSimulation
 
 /// `simulate --frontier` on rooms scenarios: every scenario and seed through `RoomFrontier`; one `room_frontier`

@@ -1,4 +1,8 @@
-import BeaconCore
+import BeaconConfig
+import BeaconConfigReading
+import BeaconEvents
+import BeaconFormats
+import DeviceProtocols
 import HCIScanner
 import MQTTPublisher
 import SQLiteStore

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// Text helpers shared by the `simulate` tables (single-gateway, rooms, both frontiers).
 enum TableText {

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconDelivery
 import Synchronization
 
 /// Runs one cursor-driven sink (the webhook): performs the actions of its `SinkCursor` machine on the outbox

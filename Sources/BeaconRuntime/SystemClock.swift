@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 #if canImport(Glibc)
 import Glibc

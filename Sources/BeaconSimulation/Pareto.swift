@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// Pareto dominance, the order of the frontiers of `simulate --frontier` (single-gateway and rooms).
 enum Pareto {

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// What the proxy server reports to the daemon's log. Never carries a key, a password or advertisement data.
 public enum ESPHomeProxyNotice: Sendable, Equatable {

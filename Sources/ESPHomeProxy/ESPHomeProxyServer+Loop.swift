@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconFormats
+import DeviceProtocols
 
 #if canImport(Glibc)
 import Glibc

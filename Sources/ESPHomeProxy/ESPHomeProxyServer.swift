@@ -1,5 +1,6 @@
-import BeaconCore
+import BeaconFormats
 import BeaconRuntime
+import DeviceProtocols
 import Synchronization
 
 #if canImport(Glibc)

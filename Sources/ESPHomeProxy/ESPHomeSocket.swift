@@ -1,5 +1,5 @@
-import BeaconCore
 import CLinux
+import DeviceProtocols
 
 #if canImport(Glibc)
 import Glibc

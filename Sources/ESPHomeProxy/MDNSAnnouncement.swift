@@ -1,4 +1,4 @@
-import BeaconCore
+import DeviceProtocols
 
 /// The `_esphomelib._tcp` announcement of the proxy: the TXT records and the equivalent static Avahi service
 /// file (`beaconbridge esphome-mdns`, docs/home-assistant.md). `AvahiPublisher` announces the same records

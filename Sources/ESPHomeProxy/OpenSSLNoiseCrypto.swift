@@ -1,5 +1,5 @@
-import BeaconCore
 import CCrypto
+import DeviceProtocols
 
 /// The Noise primitives from OpenSSL's libcrypto (EVP): X25519, ChaCha20-Poly1305, SHA-256, HMAC-SHA256.
 /// Stateless; every call allocates and frees its own OpenSSL contexts.

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 import Synchronization
 
 /// The connection slots of one adapter: at most `limit` GATT connections at a time (3 by default, as ESPHome's

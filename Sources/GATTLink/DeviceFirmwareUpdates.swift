@@ -1,5 +1,7 @@
-import BeaconCore
+import BeaconModel
 import BeaconRuntime
+import DeviceProtocols
+import SecureDFU
 import Synchronization
 
 /// Secure DFU updates started by the daemon (the MQTT `dfu` command and the Home Assistant update entity's

@@ -1,5 +1,7 @@
-import BeaconCore
+import BeaconFormats
+import BeaconModel
 import BeaconRuntime
+import DeviceProtocols
 
 /// Carrying out one `GATTCommandRequest` (an MQTT command, or a scheduled device information read) over a connection
 /// of its own: connect, the operation, disconnect. Blocking: runs on a worker thread (`GATTCommandWorkers`).

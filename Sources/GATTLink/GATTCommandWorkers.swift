@@ -1,5 +1,6 @@
-import BeaconCore
+import BeaconModel
 import BeaconRuntime
+import DeviceProtocols
 import Synchronization
 
 /// Runs GATT commands off the daemon's loop: at most `workers` threads at a time (one per connection slot),

@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconFormats
+import BeaconModel
+import DeviceProtocols
 import HCIScanner
 
 extension GATTConnection {

@@ -1,5 +1,5 @@
-import BeaconCore
 import BeaconRuntime
+import DeviceProtocols
 
 /// One GATT connection: `GATTClient` (the core's state machine) driven over an ATT channel. Each call submits a
 /// procedure and runs the client until it completes: PDUs out through the socket, PDUs in from it, the

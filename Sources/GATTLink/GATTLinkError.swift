@@ -1,4 +1,4 @@
-import BeaconCore
+import DeviceProtocols
 import HCIScanner
 
 #if canImport(Glibc)

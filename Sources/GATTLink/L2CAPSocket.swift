@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 import BeaconRuntime
 import CBlueZ
 

@@ -1,5 +1,6 @@
-import BeaconCore
 import BeaconRuntime
+import DeviceProtocols
+import SecureDFU
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,8 @@
-import BeaconCore
+import BeaconModel
 
 #if canImport(Glibc)
 import Glibc
+import BeaconFormats
 #endif
 
 /// A failure of the HCI scanner: what went wrong, on which adapter, in which call, with the errno or the HCI

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconFormats
 import BeaconRuntime
 import Synchronization
 

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconFormats
+import BeaconModel
 
 /// What the scanner reports to the daemon for logging and counting: the adapter it opened, supervision
 /// steps and their outcome.

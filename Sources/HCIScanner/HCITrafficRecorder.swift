@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// Receives what the scanner sends and reads, for a btsnoop recording. Called on the reading thread.
 public protocol HCITrafficRecorder: Sendable {

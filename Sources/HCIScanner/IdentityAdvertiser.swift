@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconFormats
 
 /// Sends HCI commands and waits for their reply: the raw HCI socket, or a test's fake controller.
 protocol HCICommandSender: AnyObject {

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconFormats
+import BeaconModel
 import Synchronization
 
 /// Position in a replay and the pacing schedule: event i is due at start + the sum of the gaps before it,

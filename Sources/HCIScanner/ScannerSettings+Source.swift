@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconFormats
 
 extension ScannerSettings {
     /// The source these settings describe: the live `HCIScanner` on `adapter` (recording to `record` when

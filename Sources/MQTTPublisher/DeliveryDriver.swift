@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconEvents
+import BeaconModel
 import BeaconRuntime
 
 /// The one owner of a publisher's delivery (docs/architecture.md, "Delivery"), from `start` to `finish`: it feeds

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconDelivery
+import BeaconModel
 import Synchronization
 
 /// Hands messages on subscribed topics to every `EventPublisher.subscribe` stream whose filter matches.

@@ -1,6 +1,6 @@
-import BeaconCore
+import BeaconDelivery
 
-/// libmosquitto's client is the MQTT sink's `MessageTransport` (BeaconCore/Delivery, sink-neutral).
+/// libmosquitto's client is the MQTT sink's `MessageTransport` (BeaconDelivery/Delivery, sink-neutral).
 extension MQTTClient: MessageTransport {}
 
 /// Creates the publisher's transport for these options, reporting to the handler.

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 import CMosquitto
 
 #if canImport(Glibc)

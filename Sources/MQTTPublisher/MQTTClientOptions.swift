@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconDelivery
+import BeaconEvents
 
 /// Everything the client needs to connect, resolved from configuration (the password already read).
 public struct MQTTClientOptions: Sendable {

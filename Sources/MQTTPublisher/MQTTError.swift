@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconDelivery
 import CMosquitto
 
 #if canImport(Glibc)

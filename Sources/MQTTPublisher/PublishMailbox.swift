@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconEvents
 import Synchronization
 
 /// The publisher's bounded input (docs/mqtt.md, "Bounds"): envelopes wait here until the delivery loop takes

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconDelivery
 
 /// Figures for telemetry, readable at any time (`EventPublisher.counters`). The delivery machine's figures
 /// (`published`: handed to libmosquitto, live and from the outbox; `acknowledged`: by the broker for QoS 1/2, written

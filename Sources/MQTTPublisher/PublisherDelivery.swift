@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconDelivery
+import BeaconEvents
+import BeaconModel
 import BeaconRuntime
 
 /// The adapter around the delivery state machine (`DeliveryMachine`), held by the publisher's `DeliveryDriver`

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconDelivery
 
 /// What the publisher tells its owner.
 public enum PublisherNotice: Sendable, Equatable {

@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconDelivery
+import BeaconEvents
+import BeaconModel
 
 /// The outbox while the database fails (disk full, I/O error; docs/outbox.md, "Failures"): new events wait
 /// in memory (`outbox.memory_max_rows`), the database's rows stay where they are and are still read (a full

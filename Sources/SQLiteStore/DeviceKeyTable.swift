@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconFormats
 
 /// The `device_keys` table: for each configured device that resolved an address, the key's fingerprint, the
 /// byte order that matched and when it was last heard. Read by `check-config` and `keys check`.

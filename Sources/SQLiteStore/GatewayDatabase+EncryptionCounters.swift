@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// The `encryption_counters` table: the last accepted BTHome `encryption_counter` per beacon id (only devices
 /// with a configured bind key have one, so it is as small as `formats.bthome_keys`).

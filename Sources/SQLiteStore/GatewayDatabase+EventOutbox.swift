@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconDelivery
+import BeaconEvents
+import BeaconModel
 
 extension GatewayDatabase: EventOutbox {
     public func append(_ envelopes: [EventEnvelope]) async throws {

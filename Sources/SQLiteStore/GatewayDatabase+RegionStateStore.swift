@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconTracking
 
 extension GatewayDatabase: RegionStateStore {
     public func loadRegionStates() throws -> [PersistedRegionState] {

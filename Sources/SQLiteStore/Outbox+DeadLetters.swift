@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconDelivery
 import BeaconRuntime
 
 /// The `dead_letter` table: events the broker refused (docs/outbox.md), kept with the reason until an operator

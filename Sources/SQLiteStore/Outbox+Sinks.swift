@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconEvents
 
 /// A cursor per sink (docs/outbox.md, "Sinks"): each configured sink (`mqtt`, `webhook`) reads the rows it has
 /// not acknowledged yet, and a row is deleted once every configured sink has acknowledged it (or it ages out or

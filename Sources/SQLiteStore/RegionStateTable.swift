@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconTracking
 
 /// The `region_state` table: the region engine's state that survives restarts.
 struct RegionStateTable {

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconDelivery
 
 #if canImport(Glibc)
 import Glibc

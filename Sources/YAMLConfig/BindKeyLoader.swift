@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconConfigReading
+import BeaconFormats
 
 /// Loads the BTHome bind keys of `formats.bthome_keys` from their files (`key_file`) or the environment
 /// (`key_env`) through `SecretText`. Problems name the key path (placed at its line and column by the loader)

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconConfigReading
 
 /// Why a configuration could not be loaded: every problem, each with file, line, column and key path.
 public struct ConfigErrors: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconConfigReading
+import BeaconFormats
 
 #if canImport(Glibc)
 import Glibc

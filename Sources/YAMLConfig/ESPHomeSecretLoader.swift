@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconConfigReading
+import DeviceProtocols
 
 /// Checks the secrets `esphome_api` names (when the proxy is enabled): the encryption key file or variable must
 /// exist, be readable and hold ESPHome's 32-byte key in base64; the password file or variable must exist and be

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconConfigReading
 import CYAML
 
 /// A YAML document as the loader accepts it: the tree (nil when it could not be built) and every problem found.

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconConfigReading
 
 /// Builds a `ConfigNode` tree from parser events (pure Swift; `YAMLParser` feeds it from libyaml).
 ///

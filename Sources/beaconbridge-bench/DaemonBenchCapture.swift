@@ -1,5 +1,6 @@
 import BeaconBridgeCLI
-import BeaconCore
+import BeaconModel
+import BeaconTracking
 
 /// The synthetic captures the daemon bench replays, written straight to disk (millions of events).
 enum DaemonBenchCapture {

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconFormats
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconFormats
+import DeviceProtocols
 import ESPHomeProxy
 import Foundation
 import Synchronization

@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconDelivery
+import BeaconEvents
+import BeaconModel
 import Dispatch
 import MQTTPublisher
 import SQLiteStore

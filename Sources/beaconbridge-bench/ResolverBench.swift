@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconFormats
+import BeaconModel
 
 #if canImport(Glibc)
 import Glibc

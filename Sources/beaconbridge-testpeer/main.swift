@@ -10,11 +10,12 @@
 // --write-package PATH [--image-bytes N] [--package-version V] writes an nRF Util package (stored entries: the
 // manifest, an init packet from `TestInitPacket`, an image of N reproducible bytes), prints
 // `package PATH size=N crc=XXXXXXXX version=V` and exits: the scenario's guest has no Python to make one.
-import BeaconCore
+import BeaconFormats
 import BeaconRuntime
 import GATTLink
 import GATTTestPeer
 import HCIScanner
+import SecureDFU
 
 #if canImport(Glibc)
 import Glibc

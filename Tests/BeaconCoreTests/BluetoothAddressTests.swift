@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
 
 @Suite struct BluetoothAddressTests {
     @Test func roundTripsHCIOrder() {

@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconConfig
+@testable import BeaconConfigReading
+@testable import BeaconModel
 
 /// Builds marked nodes in code: `at(l, c)` gives the place; keys get the same line, column 1 + indent.
 private func at(_ line: Int, _ column: Int) -> SourceMark { SourceMark(line: line, column: column) }

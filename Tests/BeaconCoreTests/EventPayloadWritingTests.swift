@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconEvents
+import BeaconModel
 import TestSupport
 import Testing
 

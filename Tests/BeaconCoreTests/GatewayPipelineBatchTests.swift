@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconFormats
+@testable import BeaconModel
+@testable import BeaconTracking
 
 /// A batch (the live daemon's unit of work) gives the same events and counters as its events one by one.
 @Suite struct GatewayPipelineBatchTests {

@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconFormats
+@testable import BeaconModel
+@testable import BeaconTracking
 
 @Suite struct GatewayPipelineTests {
     static let uuid = "e2c56db5-dffb-48d2-b060-d0f5a71096e0"

@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconFormats
+@testable import BeaconModel
+@testable import BeaconTracking
 
 /// The repeated-advertisement cache (`RepeatDecodeCache`): the pipeline gives exactly the events it gives without
 /// it, on the real capture and across a decoder reload, and the cache stays within its two generations.

@@ -1,4 +1,7 @@
-import BeaconCore
+import BeaconConfigReading
+import BeaconFormats
+import BeaconModel
+import BeaconTracking
 import Foundation
 import TestSupport
 import Testing

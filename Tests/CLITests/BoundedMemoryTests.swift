@@ -1,6 +1,7 @@
 import BeaconBridgeCLI
-import BeaconCore
+import BeaconModel
 import BeaconRuntime
+import BeaconTracking
 import Foundation
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconDelivery
+import BeaconModel
 import Foundation
 import SQLiteStore
 import TestSupport
@@ -35,7 +36,7 @@ import Testing
         #expect(
             presence.allSatisfy {
                 ["ibeacon", "govee"].contains($0.string("format"))
-                    && $0.topic.hasSuffix(TopicLayout.level($0.string("beacon_id") ?? "-"))
+                    && $0.topic.hasSuffix(TopicLevel.safe($0.string("beacon_id") ?? "-"))
             })
         let sightings = subscriber.messages(under: "\(bed.topicBase)/sighting/")
         #expect(Set(sightings.compactMap { $0.string("beacon_id") }) == govees.union(thermometers))

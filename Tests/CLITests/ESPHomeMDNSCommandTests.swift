@@ -1,4 +1,4 @@
-import BeaconCore
+import DeviceProtocols
 import Foundation
 import TestSupport
 import Testing

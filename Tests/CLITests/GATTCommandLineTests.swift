@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconConfigReading
+import DeviceProtocols
 import Testing
 
 @testable import BeaconBridgeCLI

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconTracking
 import Foundation
 import TestSupport
 

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconConfig
 import Testing
 
 @testable import BeaconBridgeCLI

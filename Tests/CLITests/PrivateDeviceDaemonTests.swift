@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconFormats
+import BeaconModel
 import Foundation
 import TestSupport
 import Testing

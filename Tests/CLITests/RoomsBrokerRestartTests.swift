@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 import Foundation
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconRooms
 import Foundation
 import TestSupport
 import Testing

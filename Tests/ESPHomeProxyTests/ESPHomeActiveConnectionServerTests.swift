@@ -1,5 +1,7 @@
-import BeaconCore
+import BeaconFormats
+import BeaconModel
 import BeaconRuntime
+import DeviceProtocols
 import ESPHomeProxy
 import GATTLink
 import GATTTestPeer

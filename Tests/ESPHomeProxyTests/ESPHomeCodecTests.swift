@@ -1,4 +1,4 @@
-import BeaconCore
+import DeviceProtocols
 import Testing
 
 /// The protobuf subset and both framings of the ESPHome native API, with bytes worked out by hand from the

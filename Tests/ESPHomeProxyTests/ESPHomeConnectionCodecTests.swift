@@ -1,4 +1,4 @@
-import BeaconCore
+import DeviceProtocols
 import Testing
 
 /// The active-connection messages of ESPHome's API (68-88): requests decoded from bytes built by the field

@@ -1,4 +1,4 @@
-import BeaconCore
+import DeviceProtocols
 import Testing
 
 /// The request-to-action mapping of active connections (`ESPHomeConnectionTable`), and what hostile or

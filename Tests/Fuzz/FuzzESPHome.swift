@@ -2,6 +2,9 @@
 // API client sends is untrusted, so the frame decoder, the message decoder and the connection state machine must
 // only ever return actions or throw. Seeds: Tests/Fuzz/corpus/esphome-* (plaintext sessions, Noise frames, noise).
 
+@testable import BeaconModel
+@testable import DeviceProtocols
+
 let fuzzIdentity = ESPHomeDeviceIdentity(
     name: "fuzz-node", friendlyName: "Fuzz", macAddress: "02:00:00:00:00:01",
     bluetoothMACAddress: "02:00:00:00:00:01", version: "0.0.0", usesPassword: false)
@@ -113,7 +116,7 @@ private func fuzzEncryptedSession(_ bytes: [UInt8]) -> Int {
 
 /// A deterministic stand-in for the Noise primitives, for fuzzing only: NOT cryptography. It keeps the shapes
 /// (32-byte hashes and keys, a 16-byte tag that must verify, a shared secret both sides agree on) so the handshake
-/// and transport code run their real paths without libcrypto (the fuzz target compiles BeaconCore alone).
+/// and transport code run their real paths without libcrypto (the fuzz target links the core's modules alone).
 struct FuzzNoiseCrypto: NoiseCryptoProvider {
     func sha256(_ data: [UInt8]) -> [UInt8] { mix(data, seed: 0x9E37_79B9_7F4A_7C15) }
 

@@ -1,6 +1,13 @@
-// libFuzzer entry point for the decoding core. Built by scripts/fuzz.sh together with every BeaconCore source
-// file into one module (so no `import BeaconCore`), with `-sanitize=fuzzer,address`. Any trap, overflow or
+// libFuzzer entry point for the decoding core. Built by scripts/fuzz.sh against the core's modules, compiled with
+// testing enabled by scripts/fuzz-core.sh, with `-sanitize=fuzzer,address`. Any trap, overflow or
 // memory error is a finding; the decoders must only ever return values or throw.
+
+@testable import BeaconConfigReading
+@testable import BeaconFormats
+@testable import BeaconModel
+@testable import BeaconTracking
+@testable import DeviceProtocols
+@testable import SecureDFU
 
 /// Layouts compiled from the built-in grammar strings, plus the user-style ones the tests use.
 let fuzzLayouts: [BeaconLayout] = [

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconConfig
+import BeaconConfigReading
 import YAMLConfig
 
 /// libFuzzer entry for the configuration loader (`make fuzz-config`, scripts/fuzz-config.sh): any bytes

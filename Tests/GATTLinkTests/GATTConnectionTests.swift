@@ -1,5 +1,6 @@
-import BeaconCore
+import BeaconModel
 import BeaconRuntime
+import DeviceProtocols
 import GATTLink
 import GATTTestPeer
 import Synchronization

@@ -1,7 +1,7 @@
-import BeaconCore
 import BeaconRuntime
 import GATTLink
 import GATTTestPeer
+import SecureDFU
 import Synchronization
 import Testing
 

@@ -1,4 +1,4 @@
-import BeaconCore
+import SecureDFU
 
 /// A Secure DFU bootloader in miniature: objects, receipts, checksums and execute as the nRF5 SDK's bootloader
 /// keeps them, state that survives a dropped connection, and at the end a check of the whole image against the

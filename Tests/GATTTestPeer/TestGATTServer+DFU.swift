@@ -1,4 +1,5 @@
-import BeaconCore
+import DeviceProtocols
+import SecureDFU
 
 extension TestGATTServer {
     /// A write to the DFU control point (answered by a notification when they are on, as a bootloader does) or

@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconModel
+import DeviceProtocols
+import SecureDFU
 
 /// The GATT database and ATT server of the test peripheral: Device Information (Firmware Revision String),
 /// Battery Service (Battery Level, notifiable) and a custom service whose writable characteristic notifies its

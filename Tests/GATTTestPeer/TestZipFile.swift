@@ -1,4 +1,4 @@
-import BeaconCore
+import SecureDFU
 
 /// The bytes of a `.zip` (local headers, central directory, end record; no ZIP64, no data descriptors) from
 /// entries already compressed, for the DFU tests (`TestZipWriter` adds deflate and hostile overrides) and for the

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconFormats
 import Testing
 
 /// Command packets byte for byte against the Core spec (Vol 4 Part E 7.8.10, 7.8.11, 7.8.64, 7.8.65, 7.4.2,

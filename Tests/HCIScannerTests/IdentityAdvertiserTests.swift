@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconFormats
+import BeaconModel
+import BeaconRooms
 import Testing
 
 @testable import HCIScanner

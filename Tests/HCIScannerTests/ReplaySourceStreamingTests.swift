@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconFormats
+import BeaconModel
+import BeaconTracking
 import Synchronization
 import Testing
 

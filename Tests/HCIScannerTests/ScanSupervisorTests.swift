@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconFormats
 import Testing
 
 @Suite struct ScanSupervisorTests {

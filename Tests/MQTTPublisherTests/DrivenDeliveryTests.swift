@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconEvents
 import MQTTPublisher
 import Synchronization
 import TestSupport

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconEvents
+import BeaconModel
 import BeaconRuntime
 import Foundation
 import MQTTPublisher

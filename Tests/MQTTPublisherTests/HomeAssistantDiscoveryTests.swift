@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconEvents
+import BeaconFormats
 import Foundation
 import MQTTPublisher
 import TestSupport

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconEvents
 import Foundation
 import MQTTPublisher
 import TestSupport

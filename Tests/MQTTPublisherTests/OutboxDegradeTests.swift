@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconDelivery
+import BeaconEvents
 import Foundation
 import MQTTPublisher
 import SQLiteStore

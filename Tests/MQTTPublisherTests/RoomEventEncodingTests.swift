@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconEvents
+import BeaconModel
+import BeaconRooms
 import Testing
 
 /// Room events as the leader publishes them: topics, retain/QoS, order, and the JSON Schema in docs/schemas.

@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconEvents
+import BeaconModel
+import BeaconRooms
 import Testing
 
 /// Home Assistant's training entities (issue 29; docs/rooms.md, "Training, step by step"): a quality sensor per

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconEvents
 
 /// Envelopes for outbox tests: a realistic payload whose size is known.
 enum EnvelopeFactory {

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconDelivery
 import Foundation
 import TestSupport
 import Testing

@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconDelivery
+import BeaconEvents
+import BeaconTracking
 import Foundation
 import TestSupport
 import Testing

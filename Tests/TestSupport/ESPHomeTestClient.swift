@@ -1,6 +1,6 @@
 #if canImport(Testing)
 // Test-only (uses `#require`): the static release build, which links TestSupport for the bench, has no Testing.
-import BeaconCore
+import DeviceProtocols
 import BeaconRuntime
 import Testing
 

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconDelivery
+import BeaconModel
 import Foundation
 import MQTTPublisher
 

@@ -1,4 +1,4 @@
-import BeaconCore
+import DeviceProtocols
 import Testing
 
 @testable import YAMLConfig

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconConfigReading
+import BeaconEvents
 import Foundation
 import Testing
 

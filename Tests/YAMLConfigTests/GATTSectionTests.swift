@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 import Testing
 
 @testable import YAMLConfig

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconRooms
 import Testing
 
 @testable import YAMLConfig

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconConfig
+import BeaconConfigReading
 
 @testable import YAMLConfig
 

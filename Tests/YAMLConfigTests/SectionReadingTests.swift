@@ -1,4 +1,7 @@
-import BeaconCore
+import BeaconConfigReading
+import BeaconDelivery
+import BeaconEvents
+import BeaconTracking
 import Testing
 
 @testable import YAMLConfig

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconConfigReading
 import Testing
 
 @testable import YAMLConfig

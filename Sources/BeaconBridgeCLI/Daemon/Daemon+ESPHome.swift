@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconConfig
+import BeaconFormats
+import DeviceProtocols
 import ESPHomeProxy
 import GATTLink
 

@@ -1,5 +1,8 @@
-import BeaconCore
+import BeaconConfig
+import BeaconEvents
+import BeaconModel
 import BeaconRuntime
+import DeviceProtocols
 import GATTLink
 import MQTTPublisher
 import Synchronization

@@ -1,7 +1,10 @@
-import BeaconCore
+import BeaconEvents
+import BeaconModel
 import BeaconRuntime
+import DeviceProtocols
 import GATTLink
 import MQTTPublisher
+import SecureDFU
 import Synchronization
 
 /// Firmware updates from the daemon (docs/gatt.md, "Firmware updates over MQTT"): the `dfu` command on
@@ -60,7 +63,7 @@ extension DaemonGATT {
         let name = String(message.topic.dropFirst(prefix.count))
         let replyTopic = layout.gattReply("dfu")
         let id = "install-" + name.prefix(64)
-        guard let device = settings.devices.first(where: { TopicLayout.level($0.name) == name }) else {
+        guard let device = settings.devices.first(where: { TopicLevel.safe($0.name) == name }) else {
             refuse(
                 id,
                 GATTCommandError(

@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconEvents
+import BeaconFormats
+import BeaconModel
 import BeaconRuntime
 import HCIScanner
 import MQTTPublisher

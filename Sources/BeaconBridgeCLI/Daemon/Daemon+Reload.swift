@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconConfig
+import BeaconFormats
 import BeaconRuntime
 import YAMLConfig
 

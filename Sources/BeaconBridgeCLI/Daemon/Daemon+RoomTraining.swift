@@ -1,5 +1,7 @@
-import BeaconCore
+import BeaconEvents
+import BeaconRooms
 import BeaconRuntime
+import DeviceProtocols
 import MQTTPublisher
 
 /// Training in the daemon (issue 29; docs/rooms.md, "Training, step by step"): the rooms commands on

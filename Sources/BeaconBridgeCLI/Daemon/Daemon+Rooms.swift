@@ -1,4 +1,8 @@
-import BeaconCore
+import BeaconConfig
+import BeaconEvents
+import BeaconFormats
+import BeaconModel
+import BeaconRooms
 import BeaconRuntime
 import HCIScanner
 import MQTTPublisher

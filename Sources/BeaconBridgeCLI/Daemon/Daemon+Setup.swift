@@ -1,5 +1,9 @@
-import BeaconCore
+import BeaconConfig
+import BeaconDelivery
+import BeaconEvents
+import BeaconFormats
 import BeaconRuntime
+import BeaconTracking
 import GATTLink
 import HCIScanner
 import MQTTPublisher

@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconConfig
+import BeaconDelivery
+import BeaconEvents
 import BeaconRuntime
 import SQLiteStore
 import WebhookSink

@@ -1,5 +1,9 @@
-import BeaconCore
+import BeaconConfig
+import BeaconEvents
+import BeaconFormats
+import BeaconModel
 import BeaconRuntime
+import BeaconTracking
 import GATTLink
 import HCIScanner
 import MQTTPublisher

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 import BeaconRuntime
 
 /// The controls the daemon's loop reacts to besides HCI event batches (which come through the same

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconConfigReading
+import BeaconFormats
 
 /// What `run` and `replay` were asked to do on the command line (everything else is in the config file).
 struct DaemonOptions: Equatable {

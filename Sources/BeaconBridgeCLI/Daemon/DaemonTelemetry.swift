@@ -1,5 +1,8 @@
-import BeaconCore
+import BeaconEvents
+import BeaconFormats
+import BeaconModel
 import BeaconRuntime
+import BeaconTracking
 import ESPHomeProxy
 import HCIScanner
 import MQTTPublisher

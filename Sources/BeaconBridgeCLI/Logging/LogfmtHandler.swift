@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconConfig
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconConfig
 
 /// A logger shaped like swift-log's: a label, metadata and a `LogHandler` that formats and writes.
 ///

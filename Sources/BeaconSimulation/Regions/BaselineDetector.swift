@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconTracking
 
 /// The simple region rules peer gateways use, run by the simulator beside the engine on the same report stream
 /// with the same levels: an RSSI filter (or none), then enter when the filtered RSSI rises above the enter

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// The body-blocking episodes of one beacon's run (`RealisticRadio.Blocking`), drawn once up front: exponential
 /// gaps of mean `meanInterval` between starts, lengths and depths uniform in their ranges. Both simulators

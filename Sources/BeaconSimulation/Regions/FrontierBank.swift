@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// The detectors of one (region, beacon) pair for a list of `FrontierRule`s: one window of reports per distinct
 /// window length, shared by the rules that use it.

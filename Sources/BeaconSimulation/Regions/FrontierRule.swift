@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// One simple region rule of the latency / false-transition frontier (`beaconbridge simulate --frontier`,
 /// docs/tracking-and-regions.md, "Is the latency goal attainable"): the mean RSSI of the reports of the last

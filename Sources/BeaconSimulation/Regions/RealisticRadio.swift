@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// Parameters of the simulator's correlated radios: `measured` (the default, every figure from the measured
 /// public traces in the field notes) and `pessimistic` (`RealisticRadio()`, the model before issue 30, whose 5 s

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconTracking
 
 extension Scenario {
     /// Upper bound on simulated advertisements per run, so a scenario file cannot exhaust memory.

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconTracking
 
 /// A scripted simulation: a gateway at the origin, beacons moving along waypoint paths, the regions and
 /// settings under test. The file format (JSON) is documented in docs/scenarios.md.

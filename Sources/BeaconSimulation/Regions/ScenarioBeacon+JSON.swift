@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 extension ScenarioBeacon {
     init(_ fields: ScenarioFields, index: Int) throws(ScenarioError) {

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// A point of a beacon's path: position (metres, gateway at the origin) at a scenario time. Between waypoints
 /// the beacon moves in a straight line; before the first and after the last it stays put.

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// A problem in a scenario file, naming where: a key path (`beacons[1].path[0].t`) or a JSON line/column.
 public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconConfigReading
+import BeaconModel
 
 extension JSONValue {
     /// The same value as a configuration document (JSON is YAML's flow syntax): numbers and Booleans become

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// Typed, path-aware access to one JSON object of a scenario file; `finish()` rejects keys nobody read, so a
 /// misspelt key is an error instead of a silently ignored setting.

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconTracking
 
 /// Runs a scenario through a `RegionEngine` the way the daemon would: every observation is processed,
 /// `advance(to:)` is called every `advance_interval_s`, state changes go to a `RegionStateStore` after every

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 extension ScenarioSimulator {
     /// One beacon's reports through the measured or pessimistic radio (`RealisticRadio` documents the terms). Every random term

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconTracking
 
 /// Produces a scenario's report stream and its ground truth, deterministically from the scenario's seed.
 ///

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// The simulator's distance model, the log-distance path-loss law d = 10^((P₁ₘ - rssi) / (10·n)): the same law
 /// the simulator draws RSSI from, so a region's distance threshold maps exactly to an RSSI level. Used by the

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconTracking
 
 /// `beaconbridge simulate --frontier`: an empirical latency / false-transition frontier over a family of simple
 /// rules on the same report streams (docs/tracking-and-regions.md, "Is the latency goal attainable"): the

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// A seeded, deterministic pseudo-random generator: xoshiro256** seeded through SplitMix64. The same seed
 /// gives the same sequence on every machine and toolchain (the system generator does not).

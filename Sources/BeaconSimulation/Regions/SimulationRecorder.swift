@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconTracking
 
 /// Collects what the engine (and, beside it, the peer baselines) did during a run and compares it with the
 /// ground truth.

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 extension SimulationSummary {
     /// Several runs (seeds, scenarios) as one: counts added, pairs (of the engine and of each baseline) pooled,

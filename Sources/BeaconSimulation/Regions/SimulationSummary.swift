@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// Accuracy of a simulation run against its ground truth: the engine's, and each peer baseline's beside it.
 public struct SimulationSummary: Sendable, Equatable, PairScores {

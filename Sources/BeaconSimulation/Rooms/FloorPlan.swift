@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// A site's floor plan for the multi-gateway simulation: rooms (axis-aligned rectangles, metres), walls
 /// (segments, each with its own attenuation; a doorway is a gap between two wall segments) and the gateways

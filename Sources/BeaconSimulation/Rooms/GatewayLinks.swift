@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// What self-calibration meets in a rooms scenario (issue 29; every figure with its source in docs/scenarios.md,
 /// "Gateway links"): each gateway's receive offset (the file's `receiver_offset_db`, plus a random spread),

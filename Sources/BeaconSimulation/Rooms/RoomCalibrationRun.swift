@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconRooms
 
 /// Self-calibration over one run (issue 29): the solver (`GatewayCalibration`, the core's) fed the gateways'
 /// identity reports in time order and solved every `interval` seconds from the start, as a gateway site would;

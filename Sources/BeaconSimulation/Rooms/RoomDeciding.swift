@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconRooms
 
 /// Anything that turns gateways' sightings into one room per beacon: the arbiter, and the peer baselines the
 /// simulator compares it with on the same streams.

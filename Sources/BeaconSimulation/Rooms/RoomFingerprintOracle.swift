@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// What a fingerprint classifier could reach with perfect evidence (issue 29): the analysis rows
 /// `oracle-fp-*` of the rooms table (docs/rooms.md, "The fingerprint floor"). Not a deployable rule.

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconRooms
 
 /// `beaconbridge simulate --frontier` on rooms scenarios (docs/rooms.md, "The rooms frontier"): the arbiter over
 /// a bounded grid of its parameters (`RoomFrontier.Variant.grid`), next to its defaults, the two baselines and the

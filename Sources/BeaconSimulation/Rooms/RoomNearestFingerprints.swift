@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconRooms
 
 /// `knn`: the plain fingerprint rule users run (the Bermuda fork's and PadSpan's style), on the training
 /// phase's per-second vectors (`RoomTrainingVector`). Every second, per beacon, the vector of each gateway's

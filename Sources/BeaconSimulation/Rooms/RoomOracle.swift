@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconRooms
 
 /// What a perfect averager of each gateway-beacon link could know: the analysis rows of the rooms table
 /// (docs/rooms.md, "The oracle floor"). Not a deployable rule: it reads the simulator's hidden state.

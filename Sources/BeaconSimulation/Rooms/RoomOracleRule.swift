@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconRooms
 
 /// An oracle row of the rooms table as a `RoomDeciding`, so it is scored exactly like the rules: at every tick it
 /// shows an oracle's room for that second, with no hysteresis. Sightings are ignored: the oracle reads the

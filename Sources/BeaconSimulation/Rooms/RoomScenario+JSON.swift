@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconModel
+import BeaconRooms
+import BeaconTracking
 
 extension RoomScenario {
     /// Whether a scenario file's text is a multi-gateway (rooms) scenario: `"kind": "rooms"` at the top.

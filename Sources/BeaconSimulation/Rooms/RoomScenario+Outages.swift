@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconRooms
 
 extension RoomScenario {
     /// A gateway down for a while (issue 29; the file's `outages`, docs/rooms.md "Gateway outages"): from `from`

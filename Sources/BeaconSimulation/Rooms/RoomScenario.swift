@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconModel
+import BeaconRooms
+import BeaconTracking
 
 /// A multi-gateway simulation (issue 12): a floor plan with rooms, walls and gateways, people carrying beacons
 /// along waypoint paths (floor-plan metres), the gateways' tracker settings and the arbiter's parameters. The

@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconModel
+import BeaconRooms
+import BeaconTracking
 
 /// Runs a rooms scenario the way a site would: each gateway's reports through its own `RegionEngine` (the
 /// gateway's tracker, filter and sighting publish policy), the sightings of all gateways merged in capture-time

@@ -1,4 +1,6 @@
-import BeaconCore
+import BeaconFormats
+import BeaconModel
+import BeaconRooms
 
 /// Scores one room rule against the ground truth of a rooms scenario, per person:
 /// - wrong-room time: seconds (sampled every second after the warm-up) in which the rule's room differs from

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// One stay of a person in the ground truth: scenario seconds `start`...`end` in `room` (nil: outside every
 /// room, `not_home`).

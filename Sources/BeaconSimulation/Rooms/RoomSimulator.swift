@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// The multi-gateway world of a `RoomScenario`: every person's beacon advertises on one schedule, and every
 /// gateway hears each advertisement through its own link of the simulator's pessimistic radio (`RealisticRadio`,

@@ -1,4 +1,5 @@
-import BeaconCore
+import BeaconModel
+import BeaconRooms
 
 /// The training phase of a rooms scenario (issue 29; docs/rooms.md, "Training (issue 29, session 19)"): before
 /// the scored stream, a trainer carries a device like the scenario's first beacon (its format, measured power,

@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconModel
 
 /// What a fingerprint meets in a rooms scenario (issue 29; every figure with its source in docs/scenarios.md,
 /// "Spatial bias"): a bias of each gateway's link that depends on where the beacon is, the same for every device

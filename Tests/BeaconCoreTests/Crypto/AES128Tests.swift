@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconFormats
 
 /// AES-128 against the published vectors: FIPS-197 appendices B and C.1 and NIST SP 800-38A F.1.1 (ECB).
 @Suite struct AES128Tests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BeaconCore
+@testable import SecureDFU
 
 @Suite struct DFUPackageArchiveTests {
     /// A zip made by Python's zipfile (zlib, a dynamic-Huffman block): `text.txt`, 3,520 bytes, CRC 0x45a6726d.

@@ -1,7 +1,7 @@
 import GATTTestPeer
 import Testing
 
-@testable import BeaconCore
+@testable import SecureDFU
 
 @Suite struct DFUPackageTests {
     @Test func crc32MatchesTheStandardCheckValue() {

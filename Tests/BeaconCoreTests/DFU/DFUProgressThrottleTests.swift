@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BeaconCore
+@testable import SecureDFU
 
 /// Progress over MQTT at most every second or 5 %: the first report, then one per second or per 5 %, always
 /// 100 %, never the same percentage twice.

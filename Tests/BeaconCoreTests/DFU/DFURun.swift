@@ -1,6 +1,7 @@
 import GATTTestPeer
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import SecureDFU
 
 /// What a scripted run of a transfer against a `TestDFUTarget` produced.
 struct DFURun {

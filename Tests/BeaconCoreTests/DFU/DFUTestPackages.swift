@@ -1,6 +1,6 @@
 import GATTTestPeer
 
-@testable import BeaconCore
+@testable import SecureDFU
 
 /// Init packets (`TestInitPacket`), images and packages for the tests.
 enum DFUTestPackages {

@@ -1,7 +1,7 @@
 import GATTTestPeer
 import Testing
 
-@testable import BeaconCore
+@testable import SecureDFU
 
 @Suite struct SecureDFUTests {
     static func transfer(

@@ -1,6 +1,6 @@
 import GATTTestPeer
 
-@testable import BeaconCore
+@testable import SecureDFU
 
 /// Writes `.zip` files for the package tests: stored entries, or deflated ones with fixed Huffman codes and a
 /// greedy match search (enough to exercise literals, lengths and distances; the dynamic-code path is covered by

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconFormats
 
 @Suite struct AdvertisingDataTests {
     @Test func parsesEveryCommonStructure() {

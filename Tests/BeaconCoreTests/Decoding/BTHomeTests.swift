@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconFormats
+@testable import BeaconModel
+@testable import BeaconTracking
 
 /// BTHome v2: objects, events, device information, encryption (the bthome-ble published encryption vectors),
 /// replay and downgrade.

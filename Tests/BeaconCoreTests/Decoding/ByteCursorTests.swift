@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconFormats
+@testable import BeaconModel
 
 @Suite struct ByteCursorTests {
     @Test func readsIntegersInBothByteOrders() throws {

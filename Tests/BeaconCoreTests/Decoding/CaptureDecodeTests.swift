@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconFormats
+@testable import BeaconModel
 
 /// The real Android capture (Tests/Fixtures/README.md): every advertising report event decodes, the rest is
 /// skipped, and the Govee H5072's iBeacon inside its scan response is found.

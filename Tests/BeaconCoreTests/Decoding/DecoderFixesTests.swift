@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconFormats
+@testable import BeaconModel
 
 /// The decoder mistakes found by checking against peers' published test vectors (issue 14).
 @Suite struct DecoderFixesTests {

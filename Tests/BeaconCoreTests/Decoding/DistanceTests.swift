@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconTracking
 
 @Suite struct DistanceTests {
     func close(_ a: Double?, _ b: Double, tolerance: Double = 1e-9) -> Bool {

@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconFormats
+@testable import BeaconModel
+@testable import BeaconTracking
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconFormats
+@testable import BeaconModel
 
 /// Ruuvi and Govee frames: the Ruuvi protocol documents' vectors, the reference decoder's published frames, and
 /// real Govee frames from the Android capture in Tests/Fixtures.

@@ -1,4 +1,4 @@
-@testable import BeaconCore
+@testable import BeaconModel
 
 /// Example frames built from the public specifications (iBeacon, AltBeacon, Eddystone, Exposure
 /// Notification GAEN, Apple overflow as documented by its reverse engineers, Bluetooth Core HCI events).

@@ -1,4 +1,5 @@
-@testable import BeaconCore
+@testable import BeaconDelivery
+@testable import BeaconEvents
 
 /// Drives a `DeliveryMachine` the way the publisher's adapter does (answers first, depth first) against a
 /// fake transport and an in-memory outbox, recording everything, so tests can check whole stories.

@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconDelivery
+@testable import BeaconEvents
+@testable import BeaconModel
 
 /// Every transition of the delivery state machine, on a fake transport and outbox (no broker, no clock).
 @Suite struct DeliveryMachineTests {

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconDelivery
+@testable import BeaconEvents
 
 /// The cursor of a sink that delivers from the outbox (the webhook): batches, passed-over kinds, backoff,
 /// at-least-once. A fake outbox (rows and each sink's acknowledgements) and a fake sink drive the machine.

@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconEvents
+@testable import BeaconModel
+@testable import DeviceProtocols
 
 /// Tests/HomeAssistant/fixtures/dfu-update.jsonl is what the daemon published in the QEMU scenario `gatt` (its
 /// read, write and firmware update over MQTT; re-recorded as docs/testing.md says) and what the Home Assistant

@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconEvents
+@testable import BeaconModel
+@testable import DeviceProtocols
 
 /// Home Assistant sensors of a `gatt.devices` entry: one per field read, on the device's retained info topic,
 /// battery as a % battery sensor, the revisions as diagnostic text sensors, one device by address via the gateway.

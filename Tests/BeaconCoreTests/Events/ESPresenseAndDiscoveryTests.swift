@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconEvents
+@testable import BeaconModel
 
 @Suite struct ESPresenseAndDiscoveryTests {
     func beacon(format: String, identifiers: [String]) -> BeaconSnapshot {

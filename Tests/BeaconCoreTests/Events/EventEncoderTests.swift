@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconEvents
+@testable import BeaconModel
 
 @Suite struct EventEncoderTests {
     static let beacon = BeaconSnapshot(

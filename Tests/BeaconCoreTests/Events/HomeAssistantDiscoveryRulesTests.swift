@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconEvents
+@testable import BeaconModel
+@testable import BeaconTracking
 
 /// The parts of Home Assistant discovery decided in the core: which region pairs are announced, names for two
 /// gateways, and the events that keep entities honest (presence snapshot, the null sighting on away).

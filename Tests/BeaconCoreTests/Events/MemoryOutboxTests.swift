@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconDelivery
+@testable import BeaconEvents
 
 @Suite struct MemoryOutboxTests {
     func envelope(_ sequence: UInt64, _ kind: EventKind = .region, time: Double = 100) -> EventEnvelope {

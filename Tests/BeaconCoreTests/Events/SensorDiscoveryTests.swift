@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconEvents
+@testable import BeaconFormats
+@testable import BeaconModel
 
 /// Discovery configs for sensor readings: only the fields a device sent, with the registry's device class and unit.
 @Suite struct SensorDiscoveryTests {

@@ -1,15 +1,17 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconDelivery
+@testable import BeaconEvents
+@testable import BeaconModel
 
 @Suite struct TopicLayoutTests {
     @Test func levelsAreSanitised() {
-        #expect(TopicLayout.level("a/b+c#d") == "a_b_c_d")
-        #expect(TopicLayout.level("") == "_")
+        #expect(TopicLevel.safe("a/b+c#d") == "a_b_c_d")
+        #expect(TopicLevel.safe("") == "_")
         // Multi-byte characters stay whole next to replaced ones; NUL is replaced too.
-        #expect(TopicLayout.level("Küche/Bad\u{0}#ß+🙂") == "Küche_Bad__ß_🙂")
+        #expect(TopicLevel.safe("Küche/Bad\u{0}#ß+🙂") == "Küche_Bad__ß_🙂")
         #expect(
-            TopicLayout.level("ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2")
+            TopicLevel.safe("ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2")
                 == "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2")
         let layout = TopicLayout(settings: TopicSettings(prefix: "home/ble"), gatewayID: "gw/1")
         #expect(layout.availability == "home/ble/gw_1/availability")

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import DeviceProtocols
 
 @Suite struct ATTCodecTests {
     static let batteryLevel128 = GATTUUID("00002a19-0000-1000-8000-00805f9b34fb")!

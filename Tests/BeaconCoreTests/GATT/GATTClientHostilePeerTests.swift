@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BeaconCore
+@testable import DeviceProtocols
 
 /// Peers that answer wrongly: each gives a typed error naming the step, never a trap, a hang or a loop.
 @Suite struct GATTClientHostilePeerTests {

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import DeviceProtocols
 
 /// Drives a `GATTClient` as a scripted peer would.
 struct GATTPeerScript {

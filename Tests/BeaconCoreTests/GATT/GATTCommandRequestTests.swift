@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconEvents
+@testable import BeaconModel
+@testable import DeviceProtocols
 
 /// GATT commands over MQTT: every payload is untrusted. Good ones decode to what they say; every bad one is a
 /// `bad_request` (or `unknown_operation`) naming the field, with the request's id when it had a usable one, and

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import DeviceProtocols
 
 /// The `dfu` command and naming a configured device with `device` (issue 31, DFU from the daemon): a package is
 /// a bare file name only, `force` and `package` belong to `dfu`, `address` and `device` exclude each other.

@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconConfigReading
+@testable import BeaconFormats
+@testable import BeaconModel
 
 @Suite struct BlueZDeviceInfoTests {
     @Test func readsNameAndIdentityResolvingKey() {

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconFormats
+@testable import BeaconModel
 
 /// `ah()` and the resolver with the Core specification's sample data (Vol 3 Part H, Appendix D.7:
 /// IRK ec0234a357c8ad05341010a60a397d9b, prand 708194, hash 0dfbaa).

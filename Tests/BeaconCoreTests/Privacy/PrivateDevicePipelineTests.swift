@@ -1,6 +1,9 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconEvents
+@testable import BeaconFormats
+@testable import BeaconModel
+@testable import BeaconTracking
 
 /// Resolved devices through the whole pure pipeline: one beacon `irk:<name>` across address rotations, with
 /// presence, regions, the configured measured power and away timeout; unresolved private addresses never

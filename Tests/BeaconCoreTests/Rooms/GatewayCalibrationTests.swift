@@ -1,7 +1,8 @@
 import BeaconSimulation
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import BeaconRooms
 
 /// The self-calibration solver on synthetic pair levels (docs/rooms.md, "Self-calibration").
 @Suite struct GatewayCalibrationTests {

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import BeaconRooms
 
 /// The room arbiter's rules on hand-made sighting streams (docs/rooms.md).
 @Suite struct RoomArbiterTests {

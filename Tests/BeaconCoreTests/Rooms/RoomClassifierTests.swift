@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconConfigReading
+@testable import BeaconModel
+@testable import BeaconRooms
 
 /// The arbiter's fingerprint classifier (issue 29; docs/rooms.md, "The classifier") on a synthetic three-room
 /// site: rooms a, b, c in a row, one gateway each; every room's fingerprint as a training walk would leave it.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconRooms
 
 /// The coordinator's view of the broker connection when the daemon's view lags behind the messages (the
 /// publisher's connection state is copied after its whole step, while inbound messages are delivered at once):

@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconEvents
+@testable import BeaconModel
+@testable import BeaconRooms
 
 /// The in-gateway arbiter's leader election, silent decisions, takeover and inbound parsing, on messages shaped
 /// exactly as gateways publish them (encoded by `EventEncoder`).

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import BeaconRooms
 
 /// A room whose only gateway goes down (Bermuda users' #764): its beacons are `unknown`, not the neighbour that
 /// still hears them; an approach to another room still moves them; the gateway's return decides afresh.

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import BeaconRooms
 
 /// Training fingerprints: one walk recorded, walks pooled, the retained message read back and refused when bad
 /// (docs/rooms.md, "Training").

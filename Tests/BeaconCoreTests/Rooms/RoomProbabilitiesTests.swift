@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import BeaconRooms
 
 /// The leader's room probabilities snapshot (docs/mqtt.md, "Room probabilities").
 @Suite struct RoomProbabilitiesTests {

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import BeaconRooms
 
 /// Stationary reference tags as a continuous check of the room decisions (docs/rooms.md, "Reference tags").
 @Suite struct RoomReferenceCheckTests {

@@ -1,7 +1,8 @@
 import TestSupport
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import BeaconRooms
 
 /// A takeover after the leader announced a move (docs/rooms.md, "Takeover"): a silent gateway adopts every
 /// decision the leader announces, so when it leads it neither announces its own older view of a beacon the old

@@ -1,6 +1,8 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconEvents
+@testable import BeaconModel
+@testable import BeaconRooms
 
 /// Training inside the coordinator (issue 29; docs/rooms.md, "Training, step by step"): the rooms commands read
 /// field by field, a walk recording every gateway's calibrated levels of the device, pooled and published at

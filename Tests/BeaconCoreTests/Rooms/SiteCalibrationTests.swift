@@ -1,7 +1,8 @@
 import BeaconSimulation
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import BeaconRooms
 
 /// Self-calibration inside the coordinator (docs/rooms.md, "Self-calibration"): identity beacons recognised and
 /// kept out of the room evidence, the solve feeding the arbiter's offsets, the leader's published calibration

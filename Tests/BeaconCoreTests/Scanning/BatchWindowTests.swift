@@ -1,4 +1,4 @@
-import BeaconCore
+import BeaconFormats
 import Testing
 
 /// The reading thread's pause after a hand-over: the time `targetEvents` take at the rate just seen, between the

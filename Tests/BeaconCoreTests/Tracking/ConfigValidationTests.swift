@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconConfigReading
+@testable import BeaconTracking
 
 @Suite struct ConfigValidationTests {
     static let uuid = "e2c56db5-dffb-48d2-b060-d0f5a71096e0"

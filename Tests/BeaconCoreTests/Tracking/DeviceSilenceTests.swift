@@ -1,7 +1,9 @@
 import BeaconSimulation
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconEvents
+@testable import BeaconModel
+@testable import BeaconTracking
 
 /// Away that fits the device: each beacon's interval and habitual silences are learned, and a silence that is
 /// usual for it holds it `stale` (regions held) instead of `away` (issue 30).

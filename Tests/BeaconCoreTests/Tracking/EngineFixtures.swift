@@ -1,6 +1,7 @@
 import BeaconSimulation
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import BeaconTracking
 
 /// Hand-built observations for engine unit tests. Distance model: `SimulationDistance` (n = 2.7, -59 dBm at 1 m).
 enum EngineFixtures {

@@ -1,7 +1,7 @@
 import BeaconSimulation
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconTracking
 
 @Suite struct FilterTests {
     @Test func kalmanStartsAtTheFirstReportAndMovesByTheGain() {

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import BeaconTracking
 
 /// Motion-aware evidence (issue 30; docs/tracking-and-regions.md, "Motion"): a beacon that reports it moves
 /// (BTHome `moving` / `motion`, a Ruuvi `movement_counter` that steps) weighs its region evidence twice, one that

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconTracking
 
 @Suite struct PublishPolicyTests {
     typealias F = EngineFixtures

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import BeaconTracking
 
 @Suite struct RegionMatchTests {
     static let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconFormats
+@testable import BeaconModel
 
 /// Button presses (BTHome events) reach the sighting topic once each: a sighting for the report that carries a new
 /// event, none of the later sightings carrying it again, a repeated advertisement (same packet id) not a second press.

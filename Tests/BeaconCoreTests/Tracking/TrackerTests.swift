@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import BeaconTracking
 
 @Suite struct TrackerTests {
     typealias F = EngineFixtures

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
+@testable import BeaconTracking
 
 /// The region rule's two speeds (issue 30): strong, consistent evidence enters in seconds; weak evidence near
 /// the level still takes the slow sum's time; one loud report decides nothing. The hall's enter level is

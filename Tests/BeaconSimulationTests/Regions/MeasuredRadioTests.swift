@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
 @testable import BeaconSimulation
 
 /// The measured radio (issue 30): its reports have the statistics of the public traces the field notes measured

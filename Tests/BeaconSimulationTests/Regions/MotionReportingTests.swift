@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
 @testable import BeaconSimulation
 
 /// Tags that report their own motion (`reports_motion`): their reports carry BTHome's `moving` flag from the

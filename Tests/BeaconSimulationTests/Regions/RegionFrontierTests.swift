@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
 @testable import BeaconSimulation
 
 /// `simulate --frontier`'s window-mean rules (`FrontierBank`) and the frontier's bookkeeping.

@@ -1,8 +1,9 @@
 import TestSupport
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
 @testable import BeaconSimulation
+@testable import BeaconTracking
 
 /// The must-show behaviours, over simulated scenarios with the default settings (geometry in
 /// `ScenarioFixtures`: boundary = the 3 m enter radius).

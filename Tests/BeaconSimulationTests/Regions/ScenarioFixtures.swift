@@ -1,5 +1,6 @@
-@testable import BeaconCore
+@testable import BeaconModel
 @testable import BeaconSimulation
+@testable import BeaconTracking
 
 /// Scenario building blocks for the tracking tests. Geometry: the gateway at the origin, log-distance path loss
 /// with n = 2.7 and -59 dBm at 1 m. The test region's boundary is its enter radius of 3 m (mean RSSI -71.9 dBm);

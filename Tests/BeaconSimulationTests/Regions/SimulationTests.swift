@@ -1,8 +1,9 @@
 import TestSupport
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
 @testable import BeaconSimulation
+@testable import BeaconTracking
 
 @Suite(.ownThread) struct SimulationTests {
     @Test(arguments: [1e-9, 0.001, 0.5, 1, 2, 2.718281828459045, 10, 12345.678, 1e300])

@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
 @testable import BeaconSimulation
 
 /// The gateways' own links in the rooms simulator and self-calibration scored on them (docs/rooms.md,

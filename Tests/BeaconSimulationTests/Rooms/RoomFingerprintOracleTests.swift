@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
 @testable import BeaconSimulation
 
 /// The fingerprint floor (`RoomFingerprintOracle`, docs/rooms.md "The fingerprint floor"): the nearest

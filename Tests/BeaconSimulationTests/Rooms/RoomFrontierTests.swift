@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconRooms
 @testable import BeaconSimulation
 
 /// The rooms frontier (`RoomFrontier`, `simulate --frontier` on rooms scenarios) on a tiny case: two rooms, a

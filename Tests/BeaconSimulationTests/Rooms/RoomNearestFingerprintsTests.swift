@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconRooms
 @testable import BeaconSimulation
 
 /// The `knn` peer rule (docs/rooms.md, "Training (issue 29, session 19)") on toy training vectors.

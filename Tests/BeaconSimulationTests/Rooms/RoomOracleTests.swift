@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
 @testable import BeaconSimulation
 
 /// The oracle rows of the rooms table (`RoomOracle`, docs/rooms.md "The oracle floor"): small hand-made floor

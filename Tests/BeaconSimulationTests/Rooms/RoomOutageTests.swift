@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconRooms
 @testable import BeaconSimulation
 
 /// Gateway outages in a rooms scenario (docs/rooms.md, "Gateway outages"): the file's `outages`, a gateway that

@@ -1,7 +1,8 @@
 import TestSupport
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconConfigReading
+@testable import BeaconRooms
 @testable import BeaconSimulation
 
 /// The multi-gateway simulation: floor plan geometry, scenario files, and the rules compared on one stream.

@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
 @testable import BeaconSimulation
 
 /// The rooms simulator's training phase (docs/rooms.md, "Training (issue 29, session 19)"): apart from the scored

@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import BeaconCore
+@testable import BeaconModel
 @testable import BeaconSimulation
 
 /// The position-dependent link bias and postures of the rooms simulator (docs/scenarios.md, "Spatial bias").

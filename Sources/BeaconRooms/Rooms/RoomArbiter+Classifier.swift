@@ -1,0 +1,236 @@
+import BeaconModel
+
+/// The fingerprint classifier (issue 29, "A room classifier that uses them"; docs/rooms.md, "The classifier (issue
+/// 29, session 19)"). When enabled (`fingerprint_classifier`, off by default) and every room of the site has a fingerprint naming one of its gateways (and there are at
+/// least two rooms), the arbiter decides rooms from per-room probabilities instead of the level rule:
+/// - each gateway's current level is the median of its reports of the last `levelWindow` seconds (heard within
+///   `staleAfter`, online), less the beacon's own offset;
+/// - per room, the log-likelihood of those levels under its fingerprint: per gateway a Gaussian with the
+///   fingerprint's mean and a spread of max(spread, `spreadFloor`) with `evidenceNoise` added in quadrature
+///   (deviations beyond `Self.maximumDeviation` spreads count as that many: one blocked link cannot carry the
+///   decision), plus ln(heard share) for a gateway heard now or ln(1 − heard share) for one silent now, the share
+///   bounded to `missingFloor...1 − missingFloor`; a gateway heard now that the fingerprint never heard has a flat
+///   density over `Self.untrainedWidth` dB;
+/// - a forward filter over the rooms: staying is likely, a change to any other room has `changeRate` per second;
+///   the likelihood is weighted by the seconds elapsed over `observationTime` (evidence, not report count);
+/// - a challenger whose probability is at least `enterProbability` while the current room's is below
+///   `exitProbability`, continuously for `dwell` seconds, wins; the first room is the most likely one after
+///   `settleTime`.
+/// `not_home`, `unknown` (a dark room), adopt and restore keep their meaning: the classifier only replaces how the
+/// next room is chosen.
+extension RoomArbiter {
+    /// A beacon's classifier state.
+    struct Belief: Sendable {
+        /// Per room of the site, summing to 1 (empty before the first update).
+        package var probabilities: [String: Double] = [:]
+        /// The beacon's level against the training device's, dB (its transmit power and antenna).
+        package var offset: Double = 0
+        package var updated: Timestamp?
+        var challenger: String?
+        var challengerSince: Timestamp = 0
+    }
+
+    /// Deviations beyond this many spreads cost no more (a body in the way of one link, 8-15 dB).
+    static let maximumDeviation = 3.0
+    /// The width (dB) of the flat density of a level at a gateway the room's fingerprint never heard.
+    static let untrainedWidth = 60.0
+    /// Longest step (s) the filter takes at once (the caller ticks at least once a second).
+    static let maximumStep = 2.0
+
+    /// The rooms the classifier decides among, sorted; nil when the level rule decides (the classifier not
+    /// enabled, fewer than two rooms, or a room without a fingerprint that names one of the site's gateways).
+    var classifiedRooms: [String]? {
+        guard settings.classifier.enabled else { return nil }
+        let rooms = Set(settings.gatewayRooms.values)
+        guard rooms.count >= 2 else { return nil }
+        for room in rooms {
+            guard let fingerprint = fingerprints[room],
+                fingerprint.levels.keys.contains(where: { settings.gatewayRooms[$0] != nil })
+            else { return nil }
+        }
+        return rooms.sorted()
+    }
+
+    /// Whether decisions come from the fingerprints (every room of the site trained) rather than the level rule.
+    public var decidesByFingerprints: Bool { classifiedRooms != nil }
+
+    /// Every room's probability for a beacon (summing to 1); empty while the level rule decides or before the
+    /// beacon's first evidence.
+    public func probabilities(of beaconID: String) -> [String: Double] {
+        guard decidesByFingerprints else { return [:] }
+        return tracks[beaconID]?.belief.probabilities ?? [:]
+    }
+
+    /// The beacon's learned offset against the training device, dB (nil for a beacon not seen).
+    public func deviceOffset(of beaconID: String) -> Double? { tracks[beaconID]?.belief.offset }
+
+    /// Each online gateway's current level (the median of its last `levelWindow` seconds of reports), for the
+    /// gateways heard within `staleAfter` of `now`.
+    func currentLevels(_ track: Track, now: Timestamp) -> [String: Double] {
+        var result: [String: Double] = [:]
+        for (gateway, evidence) in track.evidence where !offlineGateways.contains(gateway) {
+            guard settings.gatewayRooms[gateway] != nil, now - evidence.lastHeard <= settings.staleAfter else {
+                continue
+            }
+            let cutoff = evidence.lastHeard - settings.classifier.levelWindow
+            var recent: [Double] = []
+            for sample in evidence.samples.reversed() {
+                guard sample.time > cutoff else { break }
+                recent.append(sample.value)
+            }
+            guard !recent.isEmpty else { continue }
+            recent.sort()
+            let middle = recent.count / 2
+            result[gateway] = recent.count % 2 == 1 ? recent[middle] : (recent[middle - 1] + recent[middle]) / 2
+        }
+        return result
+    }
+
+    /// The log-likelihood (nats) of `levels` (already less the beacon's offset) under `fingerprint`, over the
+    /// site's online gateways.
+    func logLikelihood(_ levels: [String: Double], under fingerprint: RoomFingerprint) -> Double {
+        let model = settings.classifier
+        var total = 0.0
+        for gateway in settings.gatewayRooms.keys where !offlineGateways.contains(gateway) {
+            let trained = fingerprint.levels[gateway]
+            let share = min(max(trained?.heardShare ?? 0, model.missingFloor), 1 - model.missingFloor)
+            guard let level = levels[gateway] else {
+                total += ElementaryMath.ln(1 - share)
+                continue
+            }
+            total += ElementaryMath.ln(share)
+            guard let trained else {
+                total -= ElementaryMath.ln(Self.untrainedWidth)
+                continue
+            }
+            let floored = max(trained.spread, model.spreadFloor)
+            let sigma = (floored * floored + model.evidenceNoise * model.evidenceNoise).squareRoot()
+            let deviation = min(abs(level - trained.mean) / sigma, Self.maximumDeviation)
+            total -= 0.5 * deviation * deviation + ElementaryMath.ln(sigma)
+        }
+        return total
+    }
+
+    /// One step of the forward filter to `now`, and the offset's update. Returns the current levels.
+    func updatedBelief(_ track: Track, rooms: [String], now: Timestamp) -> (belief: Belief, levels: [String: Double]) {
+        let model = settings.classifier
+        var belief = track.belief
+        let step = min(max(0, now - (belief.updated ?? now)), Self.maximumStep)
+        belief.updated = max(belief.updated ?? now, now)
+        var prior: [String: Double] = [:]
+        if Set(belief.probabilities.keys) == Set(rooms) {
+            let move = 1 - ElementaryMath.exp(-model.changeRate * step)
+            let others = Double(rooms.count - 1)
+            for room in rooms {
+                let stay = belief.probabilities[room] ?? 0
+                prior[room] = stay * (1 - move) + (1 - stay) * move / others
+            }
+        } else {
+            for room in rooms { prior[room] = 1 / Double(rooms.count) }
+        }
+        let raw = currentLevels(track, now: now)
+        let levels = raw.mapValues { $0 - belief.offset }
+        let weight = step / model.observationTime
+        var logs: [String: Double] = [:]
+        for room in rooms {
+            let base = ElementaryMath.ln(max(prior[room] ?? 0, 1e-300))
+            guard weight > 0, !levels.isEmpty, let fingerprint = fingerprints[room] else {
+                logs[room] = base
+                continue
+            }
+            logs[room] = base + weight * logLikelihood(levels, under: fingerprint)
+        }
+        let top = logs.values.max() ?? 0
+        var sum = 0.0
+        for (room, value) in logs {
+            let p = ElementaryMath.exp(value - top)
+            logs[room] = p
+            sum += p
+        }
+        belief.probabilities = logs.mapValues { $0 / max(sum, .leastNormalMagnitude) }
+        // The offset: a robust average (median) of level − mean over the gateways heard now that the most likely
+        // room's fingerprint has, learned slowly and only from a fairly sure room and two or more gateways.
+        if step > 0, let best = mostLikely(belief.probabilities), (belief.probabilities[best] ?? 0) >= 0.5,
+            let fingerprint = fingerprints[best]
+        {
+            let residuals = raw.compactMap { gateway, level in fingerprint.levels[gateway].map { level - $0.mean } }
+                .sorted()
+            if residuals.count >= 2 {
+                let middle = residuals.count / 2
+                let target =
+                    residuals.count % 2 == 1
+                    ? residuals[middle] : (residuals[middle - 1] + residuals[middle]) / 2
+                let rate = 1 - ElementaryMath.exp(-step / model.offsetTime)
+                let offset = belief.offset + rate * (target - belief.offset)
+                belief.offset = min(max(offset, -model.offsetLimit), model.offsetLimit)
+            }
+        }
+        return (belief, raw)
+    }
+
+    /// The most probable room (ties: the first by name).
+    func mostLikely(_ probabilities: [String: Double]) -> String? {
+        probabilities.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
+    }
+
+    /// The decision by probabilities for a beacon heard within the away timeout (the caller has handled
+    /// `not_home`); mirrors the level rule's first decision, `unknown` and change paths.
+    mutating func decideByProbability(
+        _ id: String, track: inout Track, rooms: [String], now: Timestamp
+    ) -> [RoomChange] {
+        let model = settings.classifier
+        let (belief, levels) = updatedBelief(track, rooms: rooms, now: now)
+        track.belief = belief
+        let probabilities = belief.probabilities
+        guard !levels.isEmpty, let best = mostLikely(probabilities) else { return [] }
+        // The winning room's loudest gateway heard now (for the change's `gatewayID`).
+        func loudest(in room: String) -> String? {
+            levels.filter { settings.gatewayRooms[$0.key] == room }.max { ($0.value, $1.key) < ($1.value, $0.key) }?
+                .key
+        }
+        let relit = track.room == .some(Self.unknownRoom) && track.darkRoom == nil
+        if relit, awaitsRelitReport(track, now: now) { return [] }
+        guard case let .some(.some(current)) = track.room, !relit else {
+            guard let heardSince = track.heardSince, now - heardSince >= settings.settleTime else { return [] }
+            let hadRoom = track.room != nil
+            track.relit = nil
+            track.room = .some(best)
+            track.since = now
+            track.updated = now
+            track.belief.challenger = nil
+            dirty.insert(id)
+            return [
+                RoomChange(
+                    beaconID: id, time: now, from: relit ? Self.unknownRoom : nil, to: best, hadRoom: hadRoom,
+                    gatewayID: loudest(in: best))
+            ]
+        }
+        track.updated = now
+        // While the beacon's room is dark, the room it is held against is that room (which cannot win: it stays
+        // `unknown` until a gateway of it is back).
+        let incumbent = track.darkRoom ?? current
+        let leads =
+            best != incumbent && (probabilities[best] ?? 0) >= model.enterProbability
+            && (probabilities[incumbent] ?? 0) < model.exitProbability
+        guard leads else {
+            track.belief.challenger = nil
+            return []
+        }
+        if track.belief.challenger != best {
+            track.belief.challenger = best
+            track.belief.challengerSince = now
+        }
+        guard now - track.belief.challengerSince >= model.dwell else { return [] }
+        track.room = .some(best)
+        track.since = now
+        track.fastChallenger = nil
+        track.fastHeld = 0
+        track.slowChallenger = nil
+        track.leaveDarkness()
+        track.belief.challenger = nil
+        dirty.insert(id)
+        return [
+            RoomChange(beaconID: id, time: now, from: current, to: best, hadRoom: true, gatewayID: loudest(in: best))
+        ]
+    }
+}

@@ -1,0 +1,86 @@
+import BeaconConfigReading
+
+/// Parameters of the arbiter's fingerprint classifier (issue 29; `RoomArbiter+Classifier.swift`), used instead of
+/// the level rule when every room of the site has a fingerprint. Read from the same `rooms:` section (and a rooms
+/// scenario's `arbiter` block) as the rule's keys; documented with their reasons in docs/rooms.md, "The
+/// classifier (issue 29, session 19)".
+public struct RoomClassifierSettings: Sendable, Equatable {
+    /// Whether the classifier decides at all once every room is trained (`fingerprint_classifier`). Off by
+    /// default: on the simulator's rooms scenarios it is still well behind the level rule (docs/rooms.md, "The
+    /// classifier (issue 29, session 19)").
+    public var enabled = false
+    /// Seconds of a gateway's reports whose median is its current level for the classifier (a short robust
+    /// average: channel-mixed reports decorrelate within about 1 s, so 5 s holds about five independent ones).
+    public var levelWindow: Double = 5
+    /// Least spread (dB) a fingerprint's gateway is credited with: a short walk at few spots underestimates the
+    /// spread, and placement shadowing alone is 4.3-4.8 dB (field notes).
+    public var spreadFloor: Double = 4
+    /// The current level's own noise (dB), added in quadrature to the fingerprint's spread: a median of about
+    /// five reports of 4.9 dB spread.
+    public var evidenceNoise: Double = 3
+    /// Bound of the heard/not-heard terms: a gateway's heard share is taken within `missingFloor...1 -
+    /// missingFloor`, so one gateway silent (or heard unexpectedly) costs at most ln(1/missingFloor) nats.
+    public var missingFloor: Double = 0.05
+    /// Seconds of evidence counted as one independent observation (the filter's likelihood is weighted by the
+    /// time elapsed over this, so decisions do not depend on how often sightings arrive).
+    public var observationTime: Double = 2
+    /// Probability per second that a beacon changes room (the transition model; spread evenly over the other
+    /// rooms: no adjacency is configured).
+    public var changeRate: Double = 0.01
+    /// A challenger room wins when its probability is at least `enterProbability` and the current room's below
+    /// `exitProbability`, continuously for `dwell` seconds.
+    public var enterProbability: Double = 0.8
+    public var exitProbability: Double = 0.15
+    public var dwell: Double = 1.5
+    /// Time constant (s) of the per-beacon offset (its transmit power against the training device's), learned
+    /// from the most likely room; clamped to ±`offsetLimit` dB.
+    public var offsetTime: Double = 60
+    public var offsetLimit: Double = 12
+
+    public init() {}
+
+    /// Problems with these settings; `path` is the key path of the block that holds them.
+    public func validate(path: String) -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        func check(_ key: String, _ value: Double, _ range: ClosedRange<Double>, _ unit: String) {
+            issues.appendRangeIssue("\(path).\(key)", value, range, unit)
+        }
+        check("fingerprint_level_window_s", levelWindow, 0.5...120, "seconds")
+        check("fingerprint_spread_floor_db", spreadFloor, 0.5...30, "dB")
+        check("fingerprint_evidence_noise_db", evidenceNoise, 0...30, "dB")
+        check("fingerprint_missing_floor", missingFloor, 0.001...0.4, "")
+        check("fingerprint_observation_s", observationTime, 0.1...60, "seconds")
+        check("room_change_per_s", changeRate, 0.000_01...0.5, "per second")
+        check("enter_probability", enterProbability, 0.5...0.999, "")
+        check("exit_probability", exitProbability, 0...0.5, "")
+        check("probability_dwell_s", dwell, 0...600, "seconds")
+        check("device_offset_time_s", offsetTime, 1...86_400, "seconds")
+        check("device_offset_max_db", offsetLimit, 0...30, "dB")
+        return issues
+    }
+
+    /// The classifier's keys, over the current values (called by `RoomArbiterSettings.read(from:)`).
+    public mutating func read(from r: inout ConfigReader) {
+        enabled = r.bool("fingerprint_classifier", default: enabled)
+        levelWindow = r.duration("fingerprint_level_window_s", default: levelWindow)
+        spreadFloor = r.value("fingerprint_spread_floor_db", default: spreadFloor)
+        evidenceNoise = r.value("fingerprint_evidence_noise_db", default: evidenceNoise)
+        missingFloor = r.value("fingerprint_missing_floor", default: missingFloor)
+        observationTime = r.duration("fingerprint_observation_s", default: observationTime)
+        changeRate = r.value("room_change_per_s", default: changeRate)
+        enterProbability = r.value("enter_probability", default: enterProbability)
+        exitProbability = r.value("exit_probability", default: exitProbability)
+        dwell = r.duration("probability_dwell_s", default: dwell)
+        offsetTime = r.duration("device_offset_time_s", default: offsetTime)
+        offsetLimit = r.value("device_offset_max_db", default: offsetLimit)
+    }
+}
+
+extension [ConfigIssue] {
+    /// Appends an issue at `path` when `value` is not finite or outside `range` (the rooms settings' checks).
+    mutating func appendRangeIssue(_ path: String, _ value: Double, _ range: ClosedRange<Double>, _ unit: String) {
+        guard !(value.isFinite && range.contains(value)) else { return }
+        append(
+            ConfigIssue(path: path, message: "must be \(range.lowerBound)...\(range.upperBound) \(unit), got \(value)"))
+    }
+}
