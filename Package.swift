@@ -34,7 +34,7 @@ let package = Package(
         // Model and wire values: addresses, reports, observations, engine events, JSON, btsnoop records, byte cursors.
         .target(name: "BeaconModel", swiftSettings: strict),
         // Reading configuration trees: paths, scalars, durations, sizes, issues with their source marks.
-        .target(name: "BeaconConfigReading", swiftSettings: strict),
+        .target(name: "BeaconConfigReading", dependencies: ["BeaconModel"], swiftSettings: strict),
         // HCI events, advertising data, every beacon and sensor format, layouts, AES, private addresses, scanning's
         // commands and supervisor; the formats', devices' and scanner's settings.
         .target(name: "BeaconFormats", dependencies: ["BeaconModel", "BeaconConfigReading"], swiftSettings: strict),

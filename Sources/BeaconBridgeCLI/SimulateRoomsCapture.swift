@@ -11,7 +11,7 @@ enum SimulateRoomsCapture {
 
     /// nil on success, else the exit code after printing why.
     static func write(_ scenario: RoomScenario, pattern: String) -> Int32? {
-        guard pattern.contains(placeholder) else {
+        guard pattern.includes(placeholder) else {
             Output.stderr(
                 "beaconbridge simulate: --capture of a rooms scenario needs \(placeholder) in the path (one file per gateway)"
             )
@@ -22,7 +22,7 @@ enum SimulateRoomsCapture {
         scenario.spatialBias = SpatialBiasRadio(.off)
         let simulator = RoomSimulator(scenario)
         for (index, gateway) in scenario.plan.gateways.enumerated() {
-            let path = pattern.replacing(placeholder, with: gateway.id)
+            let path = pattern.replacingText(placeholder, with: gateway.id)
             do throws(SyntheticCaptureFile.Failure) {
                 let file = try SyntheticCaptureFile(path: path)
                 for observation in simulator.observations(gateway: index) { try file.append(observation) }

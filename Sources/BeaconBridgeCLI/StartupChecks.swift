@@ -10,6 +10,7 @@ import YAMLConfig
 
 #if canImport(Glibc)
 import Glibc
+import BeaconModel
 #endif
 
 /// What the daemon needs at start beyond the configuration's own rules, checked by one function with two
@@ -102,7 +103,7 @@ enum StartupChecks {
         case let operation where operation.hasPrefix("create client"): "mqtt.client_id"
         case let operation where operation.hasPrefix("set will"): "topics.prefix"
         case let operation where operation.hasPrefix("set username"): "mqtt.username"
-        case let operation where operation.contains("TLS"): "mqtt.tls"
+        case let operation where operation.includes("TLS"): "mqtt.tls"
         default: "mqtt"
         }
     }

@@ -3,6 +3,7 @@ import CMosquitto
 
 #if canImport(Glibc)
 import Glibc
+import BeaconModel
 #endif
 
 /// A libmosquitto failure: the operation, the `MOSQ_ERR_*` code with `mosquitto_strerror`'s text, the
@@ -51,7 +52,7 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isRefused: Bool { refusal != nil }
     /// A TLS failure (handshake, certificate verification).
     public var isTLS: Bool {
-        code == Int32(MOSQ_ERR_TLS.rawValue) || message.contains("SSL") || message.contains("certificate")
+        code == Int32(MOSQ_ERR_TLS.rawValue) || message.includes("SSL") || message.includes("certificate")
     }
 
     /// A `mosquitto_publish` failure that sending the same message again cannot cure: larger than the broker's

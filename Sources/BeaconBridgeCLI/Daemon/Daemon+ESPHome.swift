@@ -6,6 +6,7 @@ import GATTLink
 
 #if canImport(Glibc)
 import Glibc
+import BeaconModel
 #endif
 
 /// The ESPHome Bluetooth proxy beside the daemon (`esphome_api`): started before the source, fed with every
@@ -178,7 +179,7 @@ struct DaemonESPHome {
             var metadata: Logger.Metadata = [
                 "reason": "\(reason)", "attempt": "\(attempt)", "retry_in_s": "\(retryIn)",
             ]
-            if reason.contains("D-Bus") {
+            if reason.includes("D-Bus") {
                 metadata["hint"] = "\(mdnsBusHint)"
             }
             logger.warning("mDNS announcement failed", metadata: metadata)

@@ -1,3 +1,5 @@
+import BeaconModel
+
 /// Reads one mapping of a configuration document into typed settings, collecting every problem instead of
 /// stopping at the first.
 ///
@@ -199,7 +201,7 @@ public struct ConfigReader {
     mutating func hintMisplacedKeys() {
         for index in issues.indices {
             let message = issues[index].message
-            guard message.hasPrefix("unknown key `"), !message.contains("did you mean") else { continue }
+            guard message.hasPrefix("unknown key `"), !message.includes("did you mean") else { continue }
             let here = ConfigPath(parsing: issues[index].path)
             guard case .key(let key)? = here.components.last else { continue }
             let parentHere = ConfigReader.schemaPath(of: ConfigPath(Array(here.components.dropLast())))

@@ -1,3 +1,5 @@
+import BeaconModel
+
 /// An IPv4 or IPv6 network in CIDR notation (`192.168.1.0/24`, `fd00::/8`, or a single address), for the
 /// ESPHome API server's allow-list. IPv4-mapped IPv6 client addresses (`::ffff:a.b.c.d`) match IPv4 ranges.
 public struct NetworkAddressRange: Sendable, Equatable, CustomStringConvertible {
@@ -55,18 +57,18 @@ public struct NetworkAddressRange: Sendable, Equatable, CustomStringConvertible 
 
     /// Dotted IPv4 or IPv6 (with `::` and an optional trailing dotted IPv4) to bytes.
     public static func parseAddress(_ text: String) -> [UInt8]? {
-        if !text.contains(":") { return parseIPv4(Substring(text)) }
+        if !text.includes(":") { return parseIPv4(Substring(text)) }
         var halves = [text]
-        if let gap = text.firstRange(of: "::") {
+        if let gap = text.range(ofText: "::") {
             halves = [String(text[..<gap.lowerBound]), String(text[gap.upperBound...])]
-            guard !halves[1].contains("::") else { return nil }
+            guard !halves[1].includes("::") else { return nil }
         }
         func groups(_ part: String) -> [UInt8]? {
             guard !part.isEmpty else { return [] }
             var out: [UInt8] = []
             let items = part.split(separator: ":", omittingEmptySubsequences: false)
             for (index, item) in items.enumerated() {
-                if index == items.count - 1, item.contains(".") {
+                if index == items.count - 1, item.includes(".") {
                     guard let v4 = parseIPv4(item) else { return nil }
                     out += v4
                 } else {
