@@ -14,7 +14,7 @@ RELEASE_BIN := $(CURDIR)/.build/release/beaconbridge
 # Runs a stage and prints its wall time when it ends (one line per stage; scripts/stage.sh).
 STAGE := scripts/stage.sh
 
-.PHONY: deps build release check test lint format fuzz bench demo e2e deb deb-arm64 deb-trixie arm64-smoke arm64-stage cross-roots-background clean
+.PHONY: deps build release check test lint format fuzz bench demo e2e deb deb-arm64 deb-trixie arm64-smoke arm64-stage cross-roots-background container clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
@@ -96,6 +96,12 @@ e2e: release
 # docs, man page; Depends from dpkg-shlibdeps; checked with lintian. Writes .build/deb/beaconbridge_<v>_<arch>.deb.
 deb: release
 	DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/deb.sh
+
+# The container image localhost/beaconbridge:<version> and :latest (docs/install.md, "Run it in a container"): the
+# package of `make deb` installed in a slim Debian 12 root (scripts/container-root.sh, cached in
+# /var/cache/beaconbridge/roots), built with buildah from docker/Containerfile. Needs root.
+container: release
+	@deb=$$(DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/deb.sh | tail -n 1) && scripts/container-image.sh "$$deb"
 
 # The Debian 13 (trixie) packages, built with trixie's own Swift (swiftlang 6.0.3) in a debootstrapped trixie amd64
 # root, with an unpacked trixie arm64 sysroot, both cached outside the repository (scripts/cross-roots.sh; BB_ROOTS,
