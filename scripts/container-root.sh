@@ -69,7 +69,10 @@ DEST="$BB_ROOTS/container-$target"
 STAMP_TEXT="$suite $arch: $pkgs; slim: $(echo "$SLIM" | md5sum | cut -c1-12)"
 current() { [ -f "$DEST/.beaconbridge-root" ] && [ "$(cat "$DEST/.beaconbridge-root")" = "$STAMP_TEXT" ]; }
 
-if current; then echo "$DEST"; exit 0; fi
+if current; then
+    if [ -n "${background:-}" ]; then log "the container image's root is cached in $DEST"; else echo "$DEST"; fi
+    exit 0
+fi
 missing=""
 command -v debootstrap > /dev/null || missing="debootstrap"
 [ "$arch" = "$(dpkg --print-architecture)" ] || command -v qemu-aarch64-static > /dev/null || missing="$missing qemu-user-static binfmt-support"
