@@ -15,12 +15,16 @@
 #     exit 0 after it published offline;
 #   - `run`, the image's default command, with compose's two capabilities and the configuration mounted where
 #     compose mounts it: it reads that file and starts the scanner. On a kernel without Bluetooth (the VMs this
-#     runs on) that ends in "the kernel has no Bluetooth support", which passes; a permission error fails.
+#     runs on) that ends in "the kernel has no Bluetooth support", which passes; a permission error fails;
+#   - docker/compose.yaml's gateway service brought up by podman-compose (pinned, from PyPI, in a cached virtual
+#     environment in BB_CACHE; the check is skipped, and says so, where PyPI cannot be reached): host network,
+#     exactly NET_ADMIN and NET_RAW, read-only root, no-new-privileges, and the gateway gets to its scanner.
 # Prints the image's size and the stage's times; exit 0 only when every check passed.
 # Usage: scripts/container-stage.sh
 # Environment: DEB_BIN (the release binary to package when no package is there; default .build/release/beaconbridge,
 # built by scripts/deb.sh only when missing), CONTAINER_STAGE_DEB (an already built package), CONTAINER_STAGE_SPEED
-# (the replay's speed, default 8 as `make demo`), CONTAINER_STAGE_KEEP=1 (keep the run directory).
+# (the replay's speed, default 8 as `make demo`), CONTAINER_STAGE_KEEP=1 (keep the run directory), BB_CACHE (the
+# podman-compose environment's directory, default /var/cache/beaconbridge).
 # The package: CONTAINER_STAGE_DEB, else .build/deb/beaconbridge_<version>_<arch>.deb when it is newer than DEB_BIN
 # (in `make test` the systemd stage has just made it from the same binary), else made by scripts/deb.sh from DEB_BIN.
 # Prints "SKIP container-stage: <reason>" and exits 0 only where podman cannot run a container (not root: the image's
@@ -32,6 +36,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=container-lib.sh
 . "$REPO/scripts/container-lib.sh"
 SPEED=${CONTAINER_STAGE_SPEED:-8}
+BB_CACHE=${BB_CACHE:-/var/cache/beaconbridge}
 stage_start=$(date +%s.%N)
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }'; }
 log() { printf '[container-stage %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -271,6 +276,56 @@ else
 fi
 run_seconds=$(elapsed "$t")
 
-echo "container-stage: $passed checks passed, $failed failed; image $(awk -v s="$size" 'BEGIN { printf "%.1f MB", s / 1e6 }'); times: package $package_seconds s, image $image_seconds s, replays $replay_seconds s, stop and run $run_seconds s, stage $(elapsed "$stage_start") s"
+# 6. docker/compose.yaml itself, the gateway's service (its mosquitto comes from Docker Hub, which this need not
+# reach): podman-compose from PyPI, pinned, in a cached virtual environment (Debian 12's podman-compose 1.0.3 adds
+# the project's network to a host-network service, and podman refuses: "cannot set multiple networks without bridge
+# network mode"; fixed in 1.3.0). Its own project name, so a real deployment named beaconbridge is not touched.
+t=$(date +%s.%N)
+COMPOSE_VERSION=1.6.0
+venv="$BB_CACHE/venv-podman-compose-$COMPOSE_VERSION"
+if [ ! -f "$venv/.complete" ]; then
+    # Made in place (a virtual environment's scripts name its path) and marked complete last.
+    mkdir -p "$BB_CACHE"
+    rm -rf "$venv"
+    { python3 -m venv "$venv" && timeout 300 "$venv/bin/pip" install -q --disable-pip-version-check \
+        "podman-compose==$COMPOSE_VERSION"; } > "$RUN/compose-install.log" 2>&1 && touch "$venv/.complete"
+fi
+if [ ! -f "$venv/.complete" ]; then
+    echo "SKIP docker/compose.yaml: podman-compose $COMPOSE_VERSION could not be installed from PyPI: $(tail -n 1 "$RUN/compose-install.log")"
+else
+    project="bbstage$$"
+    mkdir -p "$RUN/compose"
+    cp "$REPO/docker/compose.yaml" "$REPO/docker/mosquitto.conf" "$RUN/compose/"
+    demo_config "$ctr_port" /var/lib/beaconbridge/outbox.sqlite | sed 's/^  id: demo$/  id: demo-compose/' \
+        > "$RUN/compose/beaconbridge.yaml"
+    compose=(timeout 120 "$venv/bin/podman-compose" -p "$project" -f "$RUN/compose/compose.yaml")
+    "${compose[@]}" up -d --no-deps beaconbridge > "$RUN/compose-up.log" 2>&1
+    cid=$(podman ps -a -q --filter "label=io.podman.compose.project=$project" --filter "label=com.docker.compose.service=beaconbridge" | head -n 1)
+    if [ -z "$cid" ]; then
+        fail "podman-compose up beaconbridge created no container: $(tail -n 3 "$RUN/compose-up.log" | tr '\n' ' ')"
+    else
+        for _ in $(seq 300); do
+            podman logs "$cid" 2>&1 | grep -q 'cannot start the source\|msg=scanning' && break
+            sleep 0.1
+        done
+        settings=$(podman inspect --format 'image={{.ImageName}} network={{.HostConfig.NetworkMode}} caps={{.EffectiveCaps}} read-only={{.HostConfig.ReadonlyRootfs}} {{.HostConfig.SecurityOpt}}' "$cid")
+        podman logs "$cid" > "$RUN/compose.log" 2>&1
+        expected="image=localhost/beaconbridge:latest network=host caps=[CAP_NET_ADMIN CAP_NET_RAW] read-only=true [no-new-privileges]"
+        reason=$(sed -n 's/.*msg="cannot start the source" error="\([^"]*\)".*/\1/p' "$RUN/compose.log" | head -n 1)
+        if [ "$settings" != "$expected" ]; then
+            fail "podman-compose's container: $settings, expected $expected"
+        elif grep -q 'msg=scanning' "$RUN/compose.log" || [[ "$reason" == "the kernel has no Bluetooth support"* ]]; then
+            pass "docker/compose.yaml with podman-compose $COMPOSE_VERSION: $settings; the gateway started its scanner (${reason%%:*})"
+        else
+            fail "docker/compose.yaml: the gateway did not get to its scanner: $(tail -n 3 "$RUN/compose.log" | tr '\n' ' ')"
+        fi
+    fi
+    "${compose[@]}" down -v > "$RUN/compose-down.log" 2>&1
+    podman ps -a -q --filter "label=io.podman.compose.project=$project" | xargs -r podman rm -f -t 0 > /dev/null 2>&1
+    podman volume ls -q --filter "label=io.podman.compose.project=$project" | xargs -r podman volume rm > /dev/null 2>&1
+fi
+compose_seconds=$(elapsed "$t")
+
+echo "container-stage: $passed checks passed, $failed failed; image $(awk -v s="$size" 'BEGIN { printf "%.1f MB", s / 1e6 }'); times: package $package_seconds s, image $image_seconds s, replays $replay_seconds s, stop and run $run_seconds s, compose $compose_seconds s, stage $(elapsed "$stage_start") s"
 [ "$failed" = 0 ] || CONTAINER_STAGE_KEEP=1
 [ "$failed" = 0 ]
