@@ -2,10 +2,10 @@
 # Creates and caches the Debian root file system the container image is made from (scripts/container-image.sh,
 # docker/Containerfile): debootstrap --variant=minbase, then apt in a chroot: the runtime libraries the
 # beaconbridge package's Depends name (dpkg-shlibdeps in scripts/deb.sh), libcurl (loaded with dlopen only by the
-# webhook sink: a container cannot apt-get it later) and ca-certificates (TLS to a broker or a webhook). Then the
-# root is made small as Debian's own container images are: dpkg leaves out documentation, man pages and
-# translations from now on (etc/dpkg/dpkg.cfg.d/beaconbridge-slim, so the package installed later keeps only its
-# copyright), what debootstrap installed of them is deleted, and apt's lists and caches are emptied.
+# webhook sink: a container cannot apt-get it later), ca-certificates (TLS to a broker or a webhook) and tini (the
+# image's PID 1). Then the root is made small as Debian's own container images are: dpkg leaves out documentation,
+# man pages and translations from now on (etc/dpkg/dpkg.cfg.d/beaconbridge-slim, so the package installed later
+# keeps only its copyright), what debootstrap installed of them is deleted, and apt's lists and caches are emptied.
 #   ROOTS/container-bookworm-amd64   the image of `make test`'s container stage: Debian 12, for the package of
 #                                    `make deb` (bookworm's glibc and library names)
 #   ROOTS/container-trixie-arm64     a Raspberry Pi's: Debian 13 arm64, for the package of `make deb-arm64` (its
@@ -32,12 +32,14 @@ BB_MIRROR=${BB_MIRROR:-http://deb.debian.org/debian}
 log() { printf '[container-root %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-# Each root's packages (the package's Depends under each suite's names). Changing a list re-creates that root.
-LIBS="libbluetooth3 libmosquitto1 libsqlite3-0 libyaml-0-2 ca-certificates init-system-helpers"
+# Each root's packages (the package's Depends under each suite's names, and tini, the image's PID 1: it hands
+# SIGTERM on to the daemon, which as PID 1 itself would not get one sent before it handles it). Changing a list
+# re-creates that root.
+COMMON="libbluetooth3 libmosquitto1 libsqlite3-0 libyaml-0-2 ca-certificates init-system-helpers tini"
 # shellcheck disable=SC2034 # read through ${!pkgs}
-PKGS_bookworm="$LIBS libssl3 libcurl4"
+PKGS_bookworm="$COMMON libssl3 libcurl4"
 # shellcheck disable=SC2034 # read through ${!pkgs}
-PKGS_trixie="$LIBS libssl3t64 libcurl4t64"
+PKGS_trixie="$COMMON libssl3t64 libcurl4t64"
 # dpkg's exclusions, as in Debian's official images (debuerreotype's slimify): kept in the root, so every later
 # install into the image (the beaconbridge package, a user's apt-get) leaves these out too.
 SLIM='path-exclude /usr/share/doc/*
