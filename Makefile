@@ -14,7 +14,7 @@ RELEASE_BIN := $(CURDIR)/.build/release/beaconbridge
 # Runs a stage and prints its wall time when it ends (one line per stage; scripts/stage.sh).
 STAGE := scripts/stage.sh
 
-.PHONY: deps build release check test lint format fuzz bench demo e2e deb deb-arm64 deb-trixie arm64-smoke arm64-stage cross-roots-background clean
+.PHONY: deps build release check test lint format fuzz bench demo e2e deb deb-arm64 deb-trixie arm64-smoke arm64-stage cross-roots-background container container-root-background clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
@@ -56,12 +56,15 @@ check: deps
 # without PyPI), the end-to-end stage through the Linux BlueZ stack in a QEMU guest (docs/e2e.md; it prints SKIP
 # only where QEMU cannot run at all), the systemd stage: the Debian package made from the release binary
 # (scripts/deb.sh with DEB_BIN: one compile, not a second one for the package) in a Debian 12 guest booted with
-# systemd as init (docs/e2e.md, "The systemd stage"); last the arm64 stage waits for its background build and runs
-# the package's smoke tests under qemu-user against the release binary (SKIP only without root or binfmt_misc). The
-# cross build's roots are created in the background from the first step (cross-roots-background), so on a fresh
-# machine that overlaps with the stages before. Every stage prints its wall time when it ends, and the list of them
-# comes last.
-test: cross-roots-background check
+# systemd as init (docs/e2e.md, "The systemd stage"); the container stage: that package in a container image built
+# from a slim Debian 12 root with buildah, run with podman as docker/compose.yaml runs it, replaying the demo story
+# beside the host's binary and compared with it (scripts/container-stage.sh; SKIP only without root or where podman
+# cannot start a container); last the arm64 stage waits for its background build and runs the package's smoke tests
+# under qemu-user against the release binary (SKIP only without root or binfmt_misc). The cross build's roots and the
+# image's root are created in the background from the first steps (cross-roots-background,
+# container-root-background), so on a fresh machine that overlaps with the stages before. Every stage prints its wall
+# time when it ends, and the list of them comes last.
+test: cross-roots-background container-root-background check
 	@$(STAGE) release $(SWIFT) build $(RELEASE_FLAGS)
 	@$(STAGE) arm64-start scripts/arm64-stage.sh --start
 	@$(STAGE) home-assistant scripts/ha-stage.sh $(CURDIR)/.build/debug/beaconbridge
@@ -69,6 +72,7 @@ test: cross-roots-background check
 	@$(STAGE) esphome scripts/esphome-stage.sh $(CURDIR)/.build/debug/beaconbridge
 	@$(STAGE) e2e env E2E_BIN=$(CURDIR)/.build/debug/beaconbridge scripts/e2e.sh
 	@$(STAGE) systemd env DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/systemd-stage.sh
+	@$(STAGE) container env DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/container-stage.sh
 	@$(STAGE) arm64 scripts/arm64-stage.sh --finish
 	@$(STAGE) --summary
 
@@ -97,6 +101,12 @@ e2e: release
 deb: release
 	DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/deb.sh
 
+# The container image localhost/beaconbridge:<version> and :latest (docs/install.md, "Run it in a container"): the
+# package of `make deb` installed in a slim Debian 12 root (scripts/container-root.sh, cached in
+# /var/cache/beaconbridge/roots), built with buildah from docker/Containerfile. Needs root.
+container: release
+	@deb=$$(DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/deb.sh | tail -n 1) && scripts/container-image.sh "$$deb"
+
 # The Debian 13 (trixie) packages, built with trixie's own Swift (swiftlang 6.0.3) in a debootstrapped trixie amd64
 # root, with an unpacked trixie arm64 sysroot, both cached outside the repository (scripts/cross-roots.sh; BB_ROOTS,
 # default /var/cache/beaconbridge/roots): arm64 cross-compiled against the sysroot, amd64 natively; both packaged
@@ -121,6 +131,11 @@ arm64-stage:
 # `make test`. As root only (otherwise a note, and the arm64 stage says SKIP).
 cross-roots-background:
 	@scripts/cross-roots.sh --background
+
+# The container image's root (scripts/container-root.sh), created in the background when missing; a first step of
+# `make test`. As root only (otherwise a note, and the container stage says SKIP).
+container-root-background:
+	@scripts/container-root.sh --background
 
 clean:
 	rm -rf .build

@@ -12,6 +12,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="${BEACONBRIDGE:-$ROOT/.build/release/beaconbridge}"
 SCENARIO="$ROOT/config/scenarios/demo.json"
 SPEED="${DEMO_SPEED:-8}"
+# shellcheck source=demo-config.sh
+. "$ROOT/scripts/demo-config.sh"
 MOSQUITTO="${MOSQUITTO:-$(command -v mosquitto || echo /usr/sbin/mosquitto)}"
 
 for tool in "$BIN" "$MOSQUITTO" "$(command -v mosquitto_sub || true)"; do
@@ -76,50 +78,9 @@ echo "demo: mosquitto on 127.0.0.1:$PORT (pid ${PIDS[0]})"
 "$BIN" simulate --scenario "$SCENARIO" --summary-only --capture "$WORK/demo.btsnoop" 2>"$WORK/simulate.txt" >/dev/null
 echo "demo: $(grep '^capture:' "$WORK/simulate.txt" | sed "s|$WORK/||")"
 
-# 3. The gateway configuration: the story's regions and named beacons, this broker, a temp outbox.
-cat >"$WORK/beaconbridge.yaml" <<YAML
-gateway:
-  id: demo
-  name: Demo gateway
-  room: living-room
-logging:
-  level: notice
-telemetry:
-  interval_s: 10
-tracking:
-  away_timeout_s: 60
-  publish:
-    sighting_interval_s: 30
-    sighting_min_distance_m: 5
-regions:
-  - name: desk
-    match: {format: ibeacon, uuid: e2c56db5-dffb-48d2-b060-d0f5a71096e0, major: 1, minor: 1}
-    enter: {rssi_above: -70}
-    exit_period_s: 15
-  - name: office
-    match: {format: ibeacon, uuid: e2c56db5-dffb-48d2-b060-d0f5a71096e0, major: 2}
-    enter: {rssi_above: -78}
-    exit_period_s: 30
-  - name: shelf
-    match: {format: eddystone-uid, namespace: edd1ebeac04e5defa017}
-    enter: {rssi_above: -72}
-    exit_period_s: 15
-beacons:
-  - id: ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:1
-    name: Keys
-  - id: ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:2:7
-    name: Badge
-  - id: eddystone-uid:edd1ebeac04e5defa017:0123456789ab
-    name: Toolbox
-mqtt:
-  host: 127.0.0.1
-  port: $PORT
-topics:
-  home_assistant:
-    enabled: true
-outbox:
-  path: $WORK/outbox.sqlite
-YAML
+# 3. The gateway configuration: the story's regions and named beacons, this broker, a temp outbox
+#    (scripts/demo-config.sh, shared with the container stage).
+demo_config "$PORT" "$WORK/outbox.sqlite" >"$WORK/beaconbridge.yaml"
 if ! "$BIN" check-config --config "$WORK/beaconbridge.yaml" >"$WORK/check-config.txt" 2>&1; then
     echo "demo: the generated configuration is invalid:" >&2
     cat "$WORK/check-config.txt" >&2
