@@ -7,6 +7,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit
 [ $# -gt 0 ] || { echo "usage: scripts/test-order-tests.sh STAGE... (make lint)" >&2; exit 64; }
 real_stages=("$@")
+# make passes its command line's variables on to every stage: `make test-changed AFFECTED_ONLY=1` must not reach the
+# runs below through make lint.
+unset BASE DRY_RUN AFFECTED_ONLY CHANGED_FILES TEST_ORDER_RUN
 # Stages the tables may name before their branch is merged (skipped with a note until then).
 pending="container"
 # A fixed list, so the expected orders below do not move when a stage is added (with container: as after its merge).
