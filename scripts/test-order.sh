@@ -48,7 +48,7 @@ Sources/HCIScanner/*            e2e
 Sources/GATTLink/*              e2e
 Sources/CBlueZ/*                e2e
 Sources/MQTTPublisher/*         home-assistant home-assistant-trixie esphome
-Sources/CMosquitto/*            home-assistant esphome
+Sources/CMosquitto/*            home-assistant home-assistant-trixie esphome
 Sources/ESPHomeProxy/*          esphome e2e systemd
 Sources/CCrypto/*               esphome
 Sources/BeaconBridgeCLI/Daemon/*    home-assistant e2e
