@@ -14,7 +14,7 @@ RELEASE_BIN := $(CURDIR)/.build/release/beaconbridge
 # Runs a stage and prints its wall time when it ends (one line per stage; scripts/stage.sh).
 STAGE := scripts/stage.sh
 
-.PHONY: deps build release check test lint format fuzz bench demo e2e deb deb-arm64 deb-trixie arm64-smoke arm64-stage cross-roots-background container container-root-background clean
+.PHONY: deps build release check test test-changed lint format fuzz bench demo e2e deb deb-arm64 deb-trixie arm64-smoke arm64-stage cross-roots-background container container-root-background clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
@@ -32,18 +32,34 @@ build: deps
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
+# The stages of `make test` in the order the full run (CI's) takes them: `make check`'s five, then one a line. Each
+# stage is defined once, as the target stage-NAME below (timed by scripts/stage.sh), and every order runs
+# those targets: `make check` and `make test` this one, `make test-changed` the stages a change can affect first
+# (scripts/test-order.sh, whose tables say which paths affect which stage and which stage needs which other's
+# product). A new stage is its line here, its stage-NAME target and, there, its lines in those tables.
+CHECK_STAGES := lint build swift-tests fuzz-typecheck reference
+TEST_STAGES := $(CHECK_STAGES) \
+	release \
+	arm64-start \
+	home-assistant \
+	home-assistant-trixie \
+	esphome \
+	e2e \
+	systemd \
+	container \
+	arm64
+.PHONY: $(addprefix stage-,$(TEST_STAGES))
+# What `make test` and `make test-changed` run before their first stage: background work that later stages wait for.
+TEST_FIRST_STEPS := cross-roots-background container-root-background
+DEBUG_BIN := $(CURDIR)/.build/debug/beaconbridge
+
 # The inner loop (docs/testing.md): lint, the Swift suites (unit and integration: real mosquitto, SQLite files, the
 # built binary) and the cross-check against Home Assistant's reference sensor decoders (scripts/reference-check.sh,
 # about 15 s; SKIP without PyPI), and, beside the suites at nice 19, a type-check of both fuzz harnesses (scripts/fuzz.sh
 # --typecheck: a harness that no longer compiles fails here, not only in .ci/run's fuzz build). No QEMU, no Home Assistant or ESPHome venv stages, no release build.
 check: deps
 	@$(STAGE) --reset
-	@$(STAGE) lint $(MAKE) --no-print-directory lint
-	@$(STAGE) build $(SWIFT) build --build-tests $(BUILD_FLAGS)
-	@rm -f .build/fuzz-typecheck.status; nice -n 19 scripts/fuzz.sh --typecheck > .build/fuzz-typecheck.log 2>&1 &
-	@$(STAGE) swift-tests scripts/swift-tests.sh $(SWIFT)
-	@$(STAGE) fuzz-typecheck scripts/fuzz.sh --wait-typecheck
-	@$(STAGE) reference env SWIFT=$(SWIFT) scripts/reference-check.sh
+	@for stage in $(CHECK_STAGES); do $(MAKE) --no-print-directory stage-$$stage || exit 1; done
 	@$(STAGE) --summary
 
 # Everything `make check` runs, then the release build of every target (`make release`, `make demo`, `make bench`
@@ -64,21 +80,57 @@ check: deps
 # image's root are created in the background from the first steps (cross-roots-background,
 # container-root-background), so on a fresh machine that overlaps with the stages before. Every stage prints its wall
 # time when it ends, and the list of them comes last.
-test: cross-roots-background container-root-background check
-	@$(STAGE) release $(SWIFT) build $(RELEASE_FLAGS)
-	@$(STAGE) arm64-start scripts/arm64-stage.sh --start
-	@$(STAGE) home-assistant scripts/ha-stage.sh $(CURDIR)/.build/debug/beaconbridge
-	@$(STAGE) home-assistant-trixie scripts/ha-stage-trixie.sh $(CURDIR)/.build/debug/beaconbridge
-	@$(STAGE) esphome scripts/esphome-stage.sh $(CURDIR)/.build/debug/beaconbridge
-	@$(STAGE) e2e env E2E_BIN=$(CURDIR)/.build/debug/beaconbridge scripts/e2e.sh
-	@$(STAGE) systemd env DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/systemd-stage.sh
-	@$(STAGE) container env DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/container-stage.sh
-	@$(STAGE) arm64 scripts/arm64-stage.sh --finish
+test: $(TEST_FIRST_STEPS) deps
+	@$(STAGE) --reset
+	@for stage in $(TEST_STAGES); do $(MAKE) --no-print-directory stage-$$stage || exit 1; done
 	@$(STAGE) --summary
 
-# Formatting gate (.swift-format): `make format` rewrites, `make lint` fails on any difference (about 4 s).
+# Before you push (docs/testing.md): `make test`'s stages, first those the files changed since BASE can affect (with
+# the stages whose products they need), stopping at the first failure, then the rest in `make test`'s order.
+# BASE=REF compares with REF (default: the merge-base with main on a branch, else the upstream's or HEAD~1);
+# DRY_RUN=1 prints the base, the changed files and the order and runs nothing; AFFECTED_ONLY=1 skips the rest.
+test-changed:
+	@MAKE="$(MAKE)" TEST_FIRST_STEPS="$(TEST_FIRST_STEPS) deps" scripts/test-order.sh $(TEST_STAGES)
+
+# The stages (scripts/stage.sh prints each one's wall time when it ends). Run alone, a stage does not build what it
+# needs: `make check`, `make test` and `make test-changed` run them in an order that does.
+stage-lint:
+	@$(STAGE) lint $(MAKE) --no-print-directory lint
+# The debug build with the tests, then the fuzz harnesses' type-check started beside the next stages at nice 19
+# (stage fuzz-typecheck waits for it).
+stage-build:
+	@$(STAGE) build $(SWIFT) build --build-tests $(BUILD_FLAGS)
+	@rm -f .build/fuzz-typecheck.status; nice -n 19 scripts/fuzz.sh --typecheck > .build/fuzz-typecheck.log 2>&1 &
+stage-swift-tests:
+	@$(STAGE) swift-tests scripts/swift-tests.sh $(SWIFT)
+stage-fuzz-typecheck:
+	@$(STAGE) fuzz-typecheck scripts/fuzz.sh --wait-typecheck
+stage-reference:
+	@$(STAGE) reference env SWIFT=$(SWIFT) scripts/reference-check.sh
+stage-release:
+	@$(STAGE) release $(SWIFT) build $(RELEASE_FLAGS)
+stage-arm64-start:
+	@$(STAGE) arm64-start scripts/arm64-stage.sh --start
+stage-home-assistant:
+	@$(STAGE) home-assistant scripts/ha-stage.sh $(DEBUG_BIN)
+stage-home-assistant-trixie:
+	@$(STAGE) home-assistant-trixie scripts/ha-stage-trixie.sh $(DEBUG_BIN)
+stage-esphome:
+	@$(STAGE) esphome scripts/esphome-stage.sh $(DEBUG_BIN)
+stage-e2e:
+	@$(STAGE) e2e env E2E_BIN=$(DEBUG_BIN) scripts/e2e.sh
+stage-systemd:
+	@$(STAGE) systemd env DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/systemd-stage.sh
+stage-container:
+	@$(STAGE) container env DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/container-stage.sh
+stage-arm64:
+	@$(STAGE) arm64 scripts/arm64-stage.sh --finish
+
+# Formatting gate (.swift-format): `make format` rewrites, `make lint` fails on any difference (about 4 s); then the
+# tests of `make test-changed`'s tables and order (scripts/test-order-tests.sh, about a second).
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
+	@scripts/test-order-tests.sh $(TEST_STAGES)
 
 format:
 	$(SWIFT) format --in-place --recursive --parallel Sources Tests Package.swift
