@@ -47,8 +47,11 @@ if [ "$mode" != run ]; then
     started=$SECONDS
     flags=(-sanitize=fuzzer,address -O -g)
     scripts/fuzz-core.sh .build/fuzz/core "${flags[@]}"
+    # The libraries the harnesses use, importers before what they import (the static link resolves left to right).
     libs=()
-    for lib in SecureDFU DeviceProtocols BeaconTracking BeaconFormats BeaconConfigReading BeaconModel; do  # importers first libs+=(".build/fuzz/core/lib$lib.a"); done
+    for lib in SecureDFU DeviceProtocols BeaconTracking BeaconFormats BeaconConfigReading BeaconModel; do
+        libs+=(".build/fuzz/core/lib$lib.a")
+    done
     swiftc "${flags[@]}" -parse-as-library -module-name BeaconFuzz -I .build/fuzz/core \
       $(find Tests/Fuzz -name '*.swift' | sort) "${libs[@]}" -o .build/fuzz/decoder-fuzz
     echo "fuzz: built .build/fuzz/decoder-fuzz in $((SECONDS - started)) s"
