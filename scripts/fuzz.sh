@@ -48,7 +48,10 @@ if [ "$mode" != run ]; then
     flags=(-sanitize=fuzzer,address -O -g)
     scripts/fuzz-core.sh .build/fuzz/core "${flags[@]}"
     libs=()
-    for lib in SecureDFU DeviceProtocols BeaconTracking BeaconFormats BeaconConfigReading BeaconModel; do  # importers first libs+=(".build/fuzz/core/lib$lib.a"); done
+    # The harness's modules, importers first (a static library before the ones it needs).
+    for lib in SecureDFU DeviceProtocols BeaconTracking BeaconFormats BeaconConfigReading BeaconModel; do
+        libs+=(".build/fuzz/core/lib$lib.a")
+    done
     swiftc "${flags[@]}" -parse-as-library -module-name BeaconFuzz -I .build/fuzz/core \
       $(find Tests/Fuzz -name '*.swift' | sort) "${libs[@]}" -o .build/fuzz/decoder-fuzz
     echo "fuzz: built .build/fuzz/decoder-fuzz in $((SECONDS - started)) s"
