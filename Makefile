@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 SWIFTC ?= swiftc
-APT_PACKAGES := libbluetooth-dev libmosquitto-dev libsqlite3-dev libyaml-dev libssl-dev libcurl4-openssl-dev pkg-config mosquitto mosquitto-clients openssl python3 python3-venv
+APT_PACKAGES := libbluetooth-dev libmosquitto-dev libsqlite3-dev libyaml-dev libssl-dev libcurl4-openssl-dev zlib1g-dev pkg-config mosquitto mosquitto-clients openssl python3 python3-venv
 FUZZ_SECONDS ?= 60
 BUILD_FLAGS := -Xswiftc -warnings-as-errors
 # The release configuration of every target that builds one (release, test, deb, bench, demo, e2e), so they share

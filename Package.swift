@@ -27,6 +27,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // zlib: raw DEFLATE and CRC-32 for Secure DFU packages (SecureDFU, the one C import of the core).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // glibc calls Swift's Glibc module does not show (pipe2, accept4, posix_spawn's closefrom).
         .systemLibrary(name: "CLinux"),
 
@@ -48,7 +50,7 @@ let package = Package(
         // handshake, session, device connections); their settings.
         .target(name: "DeviceProtocols", dependencies: ["BeaconModel", "BeaconConfigReading"], swiftSettings: strict),
         // Nordic Secure DFU: the package (zip through zlib, bounded), init command, the transfer machine.
-        .target(name: "SecureDFU", dependencies: ["BeaconModel", "DeviceProtocols"], swiftSettings: strict),
+        .target(name: "SecureDFU", dependencies: ["BeaconModel", "DeviceProtocols", "CZlib"], swiftSettings: strict),
         // Events and their JSON, topics, Home Assistant discovery, ESPresense mapping, devices status.
         .target(
             name: "BeaconEvents",

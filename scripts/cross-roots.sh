@@ -26,7 +26,9 @@
 #   BB_MIRROR   the Debian mirror (default http://deb.debian.org/debian)
 # Idempotent: a root is re-created only when its package list (below) changes, or when a previous creation did not
 # finish; creation is serialised by flock on ROOTS/NAME.lock, so parallel runs wait for one another. A new root is
-# made in a scratch directory and renamed into place, so a reader never sees half a root.
+# made in a scratch directory and renamed into place, so a reader never sees half a root. A list that only gained
+# packages the cached root already holds (as dependencies of others: zlib1g-dev came with libcurl4-openssl-dev)
+# re-creates nothing: the root's stamp is brought up to date (current_root below).
 # Needs root (debootstrap, chroot) and debootstrap; qemu-user-static with binfmt_misc is installed here too (the
 # smoke tests and the packaging's help2man run the arm64 binary), but creating the roots does not use it.
 set -euo pipefail
@@ -37,8 +39,11 @@ SUITE=trixie
 log() { printf '[roots %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-# Each root's packages. Changing a list re-creates that root on the next run.
+# Each root's packages. Changing a list re-creates that root on the next run (unless it only adds packages the root
+# already holds, above).
 DEV="libbluetooth-dev libmosquitto-dev libsqlite3-dev libyaml-dev libssl-dev libcurl4-openssl-dev libstdc++-14-dev"
+# zlib1g-dev for SecureDFU's CZlib; roots cached before it was named hold it already, through libcurl4-openssl-dev.
+DEV="$DEV zlib1g-dev"
 PKGS_amd64="swiftlang $DEV pkg-config dpkg-dev help2man binutils binutils-aarch64-linux-gnu file"
 PKGS_arm64="swiftlang $DEV"
 
@@ -129,11 +134,32 @@ root_dir() { # ARCH: the root's directory
     if [ "$1" = arm64 ]; then echo "$BB_ROOTS/$SUITE-arm64-sysroot"; else echo "$BB_ROOTS/$SUITE-$1"; fi
 }
 
+# Whether ARCH's cached root serves the current package list: its stamp names that list, or a list that the current
+# one only adds to, and the root's dpkg database has every added package installed (an apt root and the sysroot
+# both record "install ok installed"). Prints "adopt" in the second case, when the stamp should be rewritten.
+current_root() { # ARCH
+    local arch=$1 pkgs dest stamped p installed
+    pkgs="PKGS_$arch"; pkgs=${!pkgs}
+    dest=$(root_dir "$arch")
+    stamped=$(cat "$dest/.beaconbridge-root" 2>/dev/null) || return 1
+    [ "$stamped" = "$SUITE $arch: $pkgs" ] && return 0
+    [ "${stamped%%: *}" = "$SUITE $arch" ] || return 1
+    for p in ${stamped#*: }; do [[ " $pkgs " == *" $p "* ]] || return 1; done
+    installed=$(awk '/^Package:/ { name = $2 } /^Status: install ok installed/ { print name }' \
+        "$dest/var/lib/dpkg/status" 2>/dev/null) || return 1
+    for p in $pkgs; do grep -qxF "$p" <<< "$installed" || return 1; done
+    echo adopt
+}
+
 make_root() {
-    local arch=$1 pkgs dest stamp tmp name
+    local arch=$1 pkgs dest stamp tmp name current
     pkgs="PKGS_$arch"; pkgs=${!pkgs}
     dest=$(root_dir "$arch"); stamp="$dest/.beaconbridge-root"; name=${dest##*/}
-    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$SUITE $arch: $pkgs" ]; then
+    if current=$(current_root "$arch"); then
+        if [ "$current" = adopt ]; then
+            log "$dest already holds every package of the new list: stamp updated, nothing re-created"
+            echo "$SUITE $arch: $pkgs" > "$stamp"
+        fi
         echo "$dest"; return 0
     fi
     log "creating $dest (packages: $pkgs)"
@@ -174,8 +200,7 @@ host_tools
 mkdir -p "$BB_ROOTS"
 if [ "${1:-}" = --background ]; then
     for arch in amd64 arm64; do
-        pkgs="PKGS_$arch"
-        if [ "$(cat "$(root_dir "$arch")/.beaconbridge-root" 2>/dev/null)" != "$SUITE $arch: ${!pkgs}" ]; then
+        if ! current_root "$arch" > /dev/null; then
             log "creating the cross build's roots in the background (log: $BB_ROOTS/background.log)"
             # At the lowest CPU and I/O priority: it runs beside the build and the Swift suites (at normal
             # priority on session 19's CI run, the first on a fresh machine, where a suite task was held up

@@ -23,8 +23,8 @@ case "${1:-}" in
     mkdir -p .build
     rm -f .build/fuzz-typecheck.status
     status=0
-    swiftc -typecheck -parse-as-library -module-name BeaconFuzz -I .build/debug/Modules \
-      $(find Tests/Fuzz -name '*.swift' | sort) || status=$?
+    swiftc -typecheck -parse-as-library -module-name BeaconFuzz -I .build/debug/Modules -I Sources/CZlib \
+      -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap $(find Tests/Fuzz -name '*.swift' | sort) || status=$?
     if [ "$status" = 0 ]; then
         swiftc -typecheck -I .build/debug/Modules -I Sources/CYAML \
           -Xcc -fmodule-map-file=Sources/CYAML/module.modulemap Tests/FuzzConfig/ConfigFuzzEntry.swift || status=$?
@@ -52,8 +52,9 @@ if [ "$mode" != run ]; then
     for lib in SecureDFU DeviceProtocols BeaconTracking BeaconFormats BeaconConfigReading BeaconModel; do
         libs+=(".build/fuzz/core/lib$lib.a")
     done
-    swiftc "${flags[@]}" -parse-as-library -module-name BeaconFuzz -I .build/fuzz/core \
-      $(find Tests/Fuzz -name '*.swift' | sort) "${libs[@]}" -o .build/fuzz/decoder-fuzz
+    swiftc "${flags[@]}" -parse-as-library -module-name BeaconFuzz -I .build/fuzz/core -I Sources/CZlib \
+      -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap \
+      $(find Tests/Fuzz -name '*.swift' | sort) "${libs[@]}" -lz -o .build/fuzz/decoder-fuzz
     echo "fuzz: built .build/fuzz/decoder-fuzz in $((SECONDS - started)) s"
     [ "$mode" = build ] && exit 0
 fi

@@ -1,7 +1,8 @@
 import SecureDFU
 
-/// A Secure DFU package file (nRF Util `.zip` with one image) read and validated: by `gatt dfu`, by the startup
-/// checks for `gatt.devices[].firmware`, and by the daemon before each update (the file may have been replaced).
+/// A Secure DFU package file (nRF Util `.zip` with one image) read and validated (`DFUPackage(zip:)`): by `gatt dfu`,
+/// by the startup checks for `gatt.devices[].firmware`, and by the daemon before each update (the file may have been
+/// replaced).
 enum DFUPackageFile {
     enum Failure: Error, CustomStringConvertible {
         /// The file cannot be read (missing, no permission, larger than `maximumBytes`): `path: reason`.
@@ -26,23 +27,9 @@ enum DFUPackageFile {
             throw .unreadable(path: path, reason: LocalFiles.lastError())
         }
         do throws(DFUError) {
-            return try validated(bytes)
+            return try DFUPackage(zip: bytes)
         } catch {
             throw .invalid(path: path, error)
         }
-    }
-
-    /// The package's single image, with every problem of the archive and of the image refused at once.
-    static func validated(_ bytes: [UInt8]) throws(DFUError) -> DFUPackage {
-        let archive = try DFUPackageArchive(zip: bytes)
-        guard archive.images.count == 1, let image = archive.images.first else {
-            let kinds = archive.images.map(\.kind).joined(separator: ", ")
-            throw .invalidPackage(
-                .validatePackage,
-                [.manifestInvalid("\(archive.images.count) images (\(kinds)): one image per run is supported")])
-        }
-        let problems = image.package.problems()
-        guard problems.isEmpty else { throw .invalidPackage(.validatePackage, problems) }
-        return image.package
     }
 }

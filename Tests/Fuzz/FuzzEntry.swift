@@ -27,6 +27,17 @@ let fuzzDecoder = BeaconDecoder(layouts: fuzzLayouts, keys: fuzzKeys)
 /// The same formats without keys: encrypted BTHome frames are reported, not decrypted.
 let fuzzPlainDecoder = BeaconDecoder()
 
+/// Zip limits a fuzzed input of at most 512 bytes can exceed (entries, name bytes, an entry's and all entries' sizes)
+/// and the seed packages (Tests/Fuzz/corpus/dfu-package-*) fit.
+let fuzzZipLimits: ZipArchive.Limits = {
+    var limits = ZipArchive.Limits()
+    limits.maximumEntries = 3
+    limits.maximumNameBytes = 13
+    limits.maximumEntryBytes = 300
+    limits.maximumTotalBytes = 400
+    return limits
+}()
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -94,7 +105,15 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // 6. What a GATT peer or a user hands over (issue 31): an ATT PDU, a DFU package (.zip), a raw DEFLATE
     // stream, an init packet, and a GATT command's MQTT payload for each operation.
     if let pdu = try? ATTPDU.decode(bytes) { sink &+= String(describing: pdu).utf8.count }
-    if let archive = try? DFUPackageArchive(zip: bytes) { sink &+= archive.images.count }
+    // A package is opened as the daemon opens one (`DFUPackage(zip:)`: the archive, one image, its problems), with
+    // the daemon's limits and with limits small enough that a few hundred bytes reach every refusal.
+    for limits in [ZipArchive.Limits(), fuzzZipLimits] {
+        do throws(DFUError) {
+            sink &+= try DFUPackage(zip: bytes, limits: limits).firmware.count
+        } catch {
+            sink &+= String(describing: error).utf8.count
+        }
+    }
     if let inflated = try? Inflate.decompress(bytes, limit: 1 << 16) { sink &+= inflated.count }
     if let command = DFUInitCommand(bytes) { sink &+= String(describing: command).utf8.count }
     for op in ["read", "write", "services", "subscribe", "info"] {

@@ -2,6 +2,9 @@
 /// as nRF Util writes DFU packages: stored or deflated entries, no encryption, no ZIP64, one disk. Untrusted
 /// input: the entry count, name lengths, each entry's size and the total inflated size are bounded, and every
 /// entry's CRC-32 is checked when it is read. Problems are `DFUPackageProblem`s naming the entry.
+/// Deflated data and CRC-32 are zlib's (`Inflate`, `CRC32`); the container is read here because zlib does not read
+/// zip files (minizip does, and libminizip1 is not on every Raspberry Pi OS image), and nRF Util's layout needs
+/// little: three fixed records, read with bounds checks.
 public struct ZipArchive: Sendable {
     public struct Limits: Sendable, Hashable {
         public var maximumEntries = 64

@@ -106,6 +106,25 @@ import Testing
         #expect(Self.problems(crowded.bytes()) == [.archiveTooLarge("65 entries, at most 64")])
     }
 
+    @Test func aCutOrOverlongDeflateStreamIsCorruptNamingTheEntry() {
+        let package = DFUTestPackages.package(size: 3_000, version: 5)
+        let stream = TestZipWriter.deflate(package.firmware)
+        for (compressed, expected) in [
+            (Array(stream.dropLast(40)), "the stream ends early"),
+            (stream + [0x00, 0x2A], "2 bytes after the end of the stream"),
+            ([0xFF] + stream, "invalid block type"),
+        ] {
+            var writer = TestZipWriter.dfuPackage(package)
+            writer.entries[2].rawCompressed = compressed
+            let problems = Self.problems(writer.bytes())
+            guard problems.count == 1, case .entryCorrupt("app.bin", let reason)? = problems.first else {
+                Issue.record("expected app.bin to be corrupt, got \(problems)")
+                continue
+            }
+            #expect(reason.hasPrefix("deflate: \(expected)"), "\(reason)")
+        }
+    }
+
     @Test func aMissingManifestOrEntryIsNamed() {
         let package = DFUTestPackages.package(size: 2_000, version: 5)
         var noManifest = TestZipWriter.dfuPackage(package)

@@ -100,13 +100,27 @@ struct TestZipWriter {
         return writer.finish()
     }
 
+    /// RFC 1951's length and distance codes: each code's base and its number of extra bits.
+    static let lengthBase = [
+        3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227,
+        258,
+    ]
+    static let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
+    static let distanceBase = [
+        1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097,
+        6145, 8193, 12289, 16385, 24577,
+    ]
+    static let distanceExtra = [
+        0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13,
+    ]
+
     static func lengthAndDistance(_ length: Int, _ distance: Int, _ writer: inout BitWriter) {
-        let lengthIndex = InflateState.lengthBase.lastIndex { $0 <= length }!
+        let lengthIndex = Self.lengthBase.lastIndex { $0 <= length }!
         literalCode(257 + lengthIndex, &writer)
-        writer.put(length - InflateState.lengthBase[lengthIndex], InflateState.lengthExtra[lengthIndex])
-        let distanceIndex = InflateState.distanceBase.lastIndex { $0 <= distance }!
+        writer.put(length - Self.lengthBase[lengthIndex], Self.lengthExtra[lengthIndex])
+        let distanceIndex = Self.distanceBase.lastIndex { $0 <= distance }!
         writer.code(distanceIndex, 5)
-        writer.put(distance - InflateState.distanceBase[distanceIndex], InflateState.distanceExtra[distanceIndex])
+        writer.put(distance - Self.distanceBase[distanceIndex], Self.distanceExtra[distanceIndex])
     }
 
     /// A stream of `count` zero bytes in a few bytes: a literal and then matches of 258 at distance 1.
