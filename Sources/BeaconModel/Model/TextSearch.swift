@@ -1,7 +1,8 @@
 /// Substring search without the standard library's `contains(_: some StringProtocol)`, `firstRange(of:)` and
-/// `replacing(_:with:)`: those live in _StringProcessing, and calling any of them links it and the regex parser (about
-/// 0.9 MB of text, most of it faulted in at start by its conformance records) into the gateway for a handful of
-/// message checks. Compared by UTF-8 bytes, which is exact for the ASCII markers and names these are used with.
+/// `replacing(_:with:)`: those live in _StringProcessing, and calling any of them links it and the regex parser into
+/// the gateway for a handful of message checks (without them the release binary's text is 1.25 MB smaller and a
+/// gateway's RSS 0.4-0.7 MB lower: docs/daemon-bench.md, session 22). Compared by UTF-8 bytes, which is exact for the
+/// ASCII markers and names these are used with.
 extension StringProtocol {
     /// Whether `text` occurs in this string (an empty `text` always does).
     package func includes(_ text: some StringProtocol) -> Bool { range(ofText: text) != nil }
