@@ -1,0 +1,61 @@
+import Testing
+
+@testable import BeaconTracking
+
+@Suite struct TeachingTests {
+    @Test func recorderSummarisesWithMedianAndRobustSpread() throws {
+        var recorder = LevelRecorder()
+        #expect(recorder.summary == nil)
+        // 21 reports around -70 with two reflections far off: the median and the spread ignore them.
+        for index in 0..<19 { recorder.add(rssi: -70 + (index % 3) - 1, at: Double(index)) }
+        recorder.add(rssi: -40, at: 19)
+        recorder.add(rssi: -100, at: 20)
+        let summary = try #require(recorder.summary)
+        #expect(summary.level == -70)
+        #expect(summary.reports == 21)
+        #expect(summary.seconds == 20)
+        #expect(summary.spread > 0.5 && summary.spread < 2)
+    }
+
+    @Test func recorderIsBoundedAndIgnoresImpossibleLevels() {
+        var recorder = LevelRecorder(capacity: 5)
+        recorder.add(rssi: 50, at: 0)
+        recorder.add(rssi: -200, at: 0)
+        recorder.add(rssi: -60, at: .nan)
+        #expect(recorder.count == 0)
+        for index in 0..<10 { recorder.add(rssi: -60, at: Double(index)) }
+        #expect(recorder.count == 5)
+        #expect(recorder.summary?.seconds == 4)
+    }
+
+    @Test func levelsComeFromTheBoundaryAndTheSeparation() throws {
+        let boundary = TaughtLevel(level: -75, spread: 2, reports: 30, seconds: 30)
+        #expect(TaughtRegionLink().levels == nil)
+        let boundaryOnly = try #require(TaughtRegionLink(boundary: boundary).levels)
+        #expect(boundaryOnly.enter == -75 && boundaryOnly.exit == -80)
+        let wide = try #require(
+            TaughtRegionLink(boundary: boundary, inside: TaughtLevel(level: -55, spread: 2, reports: 30, seconds: 30))
+                .levels)
+        #expect(wide.enter == -75 && wide.exit == -79)
+        let narrow = try #require(
+            TaughtRegionLink(boundary: boundary, inside: TaughtLevel(level: -70, spread: 2, reports: 30, seconds: 30))
+                .levels)
+        #expect(narrow.exit == -77)
+        let shifted = try #require(TaughtRegionLink(boundary: boundary).shifted(by: 4).levels)
+        #expect(shifted.enter == -71)
+    }
+
+    @Test func qualityNamesWhatIsMissing() {
+        let good = TaughtLevel(level: -75, spread: 2, reports: 30, seconds: 30)
+        #expect(TeachQuality(spot: .boundary, level: good).isGood)
+        #expect(TeachQuality(spot: .inside, level: nil).needs == ["inside: not taught (no report heard)"])
+        let few = TeachQuality(spot: .boundary, level: TaughtLevel(level: -75, spread: 2, reports: 5, seconds: 5))
+        #expect(few.needs.count == 1 && few.needs[0].hasPrefix("boundary: 5 reports"))
+        let noisy = TeachQuality(spot: .boundary, level: TaughtLevel(level: -75, spread: 9, reports: 40, seconds: 30))
+        #expect(noisy.needs.count == 1 && noisy.needs[0].hasPrefix("boundary: spread 9 dB"))
+        let close = TeachQuality(
+            link: TaughtRegionLink(boundary: good, inside: TaughtLevel(level: -74, spread: 3, reports: 30, seconds: 30))
+        )
+        #expect(close.needs.count == 1 && close.needs[0].hasPrefix("inside is only 1 dB above the boundary"))
+    }
+}
