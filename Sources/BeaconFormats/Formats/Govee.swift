@@ -18,7 +18,7 @@ enum Govee {
         let base = payload.lowerBound + 2
         var count = payload.count - 2
         // Some firmware glues its 25-byte iBeacon body ("INTELLI_ROCKS_HW...") onto the readings: drop it.
-        if count > 25, contains(bytes, base..<(base + count), intelliRocks) { count -= 25 }
+        if count > 25, bytes[base..<(base + count)].firstRange(ofElements: intelliRocks) != nil { count -= 25 }
         var fields = [String: FieldValue](minimumCapacity: 5)
         switch count {
         case 6:
@@ -51,14 +51,6 @@ enum Govee {
     }
 
     static let intelliRocks = Array("INTELLI_ROCKS".utf8)
-
-    package static func contains(_ bytes: [UInt8], _ range: Range<Int>, _ needle: [UInt8]) -> Bool {
-        guard range.count >= needle.count else { return false }
-        for start in range.lowerBound...(range.upperBound - needle.count) where bytes[start] == needle[0] {
-            if (0..<needle.count).allSatisfy({ bytes[start + $0] == needle[$0] }) { return true }
-        }
-        return false
-    }
 }
 
 extension BeaconFormat {

@@ -9,22 +9,7 @@ extension StringProtocol {
 
     /// The first occurrence of `text`, or nil.
     package func range(ofText text: some StringProtocol) -> Range<String.Index>? {
-        let needle = Array(text.utf8)
-        guard let first = needle.first else { return startIndex..<startIndex }
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            if utf8[index] == first {
-                var end = index
-                var matched = 0
-                while matched < needle.count, end != utf8.endIndex, utf8[end] == needle[matched] {
-                    utf8.formIndex(after: &end)
-                    matched += 1
-                }
-                if matched == needle.count { return index..<end }
-            }
-            utf8.formIndex(after: &index)
-        }
-        return nil
+        utf8.firstRange(ofElements: text.utf8)
     }
 
     /// This string with every occurrence of `text` (left to right, not overlapping) replaced by `replacement`.
@@ -39,5 +24,28 @@ extension StringProtocol {
         }
         out += rest
         return out
+    }
+}
+
+extension Collection where Element: Equatable {
+    /// The first occurrence of `needle` as consecutive elements, or nil (an empty `needle` occurs at the start).
+    /// Named apart from the standard library's `firstRange(of:)`, which is _StringProcessing's (see above). A plain
+    /// scan: the haystacks are advertisement payloads and short messages, where it beats any preprocessing.
+    @inlinable
+    package func firstRange<Needle: Collection>(ofElements needle: Needle) -> Range<Index>?
+    where Needle.Element == Element {
+        guard let first = needle.first else { return startIndex..<startIndex }
+        var start = startIndex
+        while let candidate = self[start...].firstIndex(of: first) {
+            var end = candidate
+            var matched = needle.startIndex
+            while matched != needle.endIndex, end != endIndex, self[end] == needle[matched] {
+                formIndex(after: &end)
+                needle.formIndex(after: &matched)
+            }
+            if matched == needle.endIndex { return candidate..<end }
+            start = index(after: candidate)
+        }
+        return nil
     }
 }
