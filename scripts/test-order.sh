@@ -95,6 +95,7 @@ scripts/demo-events.awk         -
 scripts/arm64-figures.sh        -
 scripts/stress-runs.sh          -
 scripts/binary-pages.py         -
+scripts/rooms-classifier-grid.py -
 # The package, the image and what they ship.
 packaging/*                     systemd arm64 container
 scripts/deb.sh                  systemd arm64 container

@@ -22,8 +22,11 @@ public struct RoomClassifierSettings: Sendable, Equatable {
     /// missingFloor`, so one gateway silent (or heard unexpectedly) costs at most ln(1/missingFloor) nats.
     public var missingFloor: Double = 0.05
     /// Seconds of evidence counted as one independent observation (the filter's likelihood is weighted by the
-    /// time elapsed over this, so decisions do not depend on how often sightings arrive).
-    public var observationTime: Double = 2
+    /// time elapsed over this, so decisions do not depend on how often sightings arrive). The level window's
+    /// length: each step's evidence is the median of the last `levelWindow` seconds, so steps closer than that
+    /// re-count the same reports (2 s, the single-channel correlation time, counted each report about 2.5 times,
+    /// and the posterior swung on a few seconds of a body in the way; docs/rooms.md, "Session 23").
+    public var observationTime: Double = 5
     /// Probability per second that a beacon changes room (the transition model; spread evenly over the other
     /// rooms: no adjacency is configured).
     public var changeRate: Double = 0.01
