@@ -96,11 +96,12 @@ enum SimulateCommand {
                 }
                 spatialBias = parsed
             case "--teach": teach = teach ?? TeachPhase()
+            case "--teach-turning": teach = TeachPhase(seconds: teach?.seconds ?? TeachPhase.defaultSeconds, postures: 4)
             case "--teach-seconds":
                 guard let value = rest.popFirst(), let parsed = Double(value),
                     parsed >= 1, parsed <= TeachPhase.maximumSeconds
                 else { return usageError("--teach-seconds needs a number of seconds 1...60") }
-                teach = TeachPhase(seconds: parsed)
+                teach = TeachPhase(seconds: parsed, postures: teach?.postures ?? 1)
             case "--summary-only": summaryOnly = true
             case "--frontier": frontier = true
             case "--true-levels": trueLevels = true

@@ -36,8 +36,13 @@ public struct TeachPhase: Sendable, Equatable {
     /// half way in (1.5 m for a 3 m region, where the scenarios' walkers rest at 1-1.5 m).
     public static let insideFraction = 0.5
 
-    public init(seconds: Double = TeachPhase.defaultSeconds) {
+    /// Postures the installer's hold goes through at each spot (1: one posture for the whole hold, the model of
+    /// issue 43; 4: turning slowly through a full circle, a quarter of the hold facing each way).
+    public var postures: Int
+
+    public init(seconds: Double = TeachPhase.defaultSeconds, postures: Int = 1) {
         self.seconds = seconds
+        self.postures = max(1, postures)
     }
 
     /// One (region, beacon) pair.
@@ -89,7 +94,7 @@ public struct TeachPhase: Sendable, Equatable {
                     var recorder = LevelRecorder()
                     for observation in simulator.teachRecording(
                         of: beacon, index: index, distance: distance, seconds: seconds, constants: link,
-                        stream: UInt64(regionIndex * 2 + spot))
+                        stream: UInt64(regionIndex * 2 + spot), postures: postures)
                     {
                         if let rssi = observation.rssi { recorder.add(rssi: rssi, at: observation.timestamp) }
                     }
@@ -129,14 +134,15 @@ extension ScenarioSimulator {
     /// which region). No scripted or random dropouts: the installer holds an advertising device.
     public func teachRecording(
         of beacon: ScenarioBeacon, index: Int, distance: Double, seconds: Double, constants: LinkConstants,
-        stream: UInt64
+        stream: UInt64, postures: Int = 1
     ) -> [Observation] {
         var teach = scenario
         teach.duration = seconds
         teach.restarts = []
         teach.seed = scenario.seed ^ (0x7EAC_4000_0000_0000 &+ stream &* 0x9E37_79B9_7F4A_7C15)
         var held = beacon
-        held.path = [Waypoint(time: 0, x: distance)]
+        // One waypoint per posture at the same spot: the radio draws a posture per part of the path.
+        held.path = (0..<max(1, postures)).map { Waypoint(time: seconds * Double($0) / Double(max(1, postures)), x: distance) }
         held.dropouts = []
         held.randomDropouts = nil
         let simulator = ScenarioSimulator(teach)
