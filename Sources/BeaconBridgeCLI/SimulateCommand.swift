@@ -17,7 +17,7 @@ enum SimulateCommand {
         Usage: beaconbridge simulate --scenario FILE... [--seed N] [--seeds K] [--radio MODEL] [--sensitivity P]
                                      [--summary-only] [--capture OUT] [--frontier [--true-levels]]
                                      [--gateway-links assumed|pessimistic] [--spatial-bias measured|off]
-                                     [--teach | --teach-seconds N]
+                                     [--teach | --teach-seconds N] [--teach-turning]
           --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
           --seed N          override the scenario's seed (0...2^64-1)
           --seeds K         run K seeds (the seed, seed+1, ...) and print the aggregate (1...1000)
@@ -44,6 +44,7 @@ enum SimulateCommand {
                             oracle (the links' constant offsets told exactly) and the peers with the taught
                             levels to the comparison
           --teach-seconds N the same, holding N seconds at each spot (1...60)
+          --teach-turning   the same, the installer turning through four postures during each hold
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -96,7 +97,8 @@ enum SimulateCommand {
                 }
                 spatialBias = parsed
             case "--teach": teach = teach ?? TeachPhase()
-            case "--teach-turning": teach = TeachPhase(seconds: teach?.seconds ?? TeachPhase.defaultSeconds, postures: 4)
+            case "--teach-turning":
+                teach = TeachPhase(seconds: teach?.seconds ?? TeachPhase.defaultSeconds, postures: 4)
             case "--teach-seconds":
                 guard let value = rest.popFirst(), let parsed = Double(value),
                     parsed >= 1, parsed <= TeachPhase.maximumSeconds

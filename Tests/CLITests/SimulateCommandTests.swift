@@ -131,6 +131,11 @@ import Glibc
         let firstRow = { (text: String) in text.split(separator: "\n").first { $0.contains("beaconbridge ") } }
         #expect(firstRow(plain.stderr) == firstRow(taught.stderr))
         #expect(taught.stdout != short.stdout)
+        let turning = try await Self.run([
+            "simulate", "--scenario", scenario, "--summary-only", "--teach", "--teach-turning",
+        ])
+        #expect(turning.status == 0 && turning.stdout != taught.stdout)
+        #expect(firstRow(turning.stderr) == firstRow(plain.stderr))
         #expect(try await Self.run(["simulate", "--scenario", scenario, "--teach-seconds", "61"]).status == 64)
         #expect(try await Self.run(["simulate", "--scenario", scenario, "--teach-seconds", "x"]).status == 64)
         #expect(try await Self.run(["simulate", "--scenario", scenario, "--teach", "--frontier"]).status == 64)

@@ -142,7 +142,9 @@ extension ScenarioSimulator {
         teach.seed = scenario.seed ^ (0x7EAC_4000_0000_0000 &+ stream &* 0x9E37_79B9_7F4A_7C15)
         var held = beacon
         // One waypoint per posture at the same spot: the radio draws a posture per part of the path.
-        held.path = (0..<max(1, postures)).map { Waypoint(time: seconds * Double($0) / Double(max(1, postures)), x: distance) }
+        held.path = (0..<max(1, postures)).map {
+            Waypoint(time: seconds * Double($0) / Double(max(1, postures)), x: distance)
+        }
         held.dropouts = []
         held.randomDropouts = nil
         let simulator = ScenarioSimulator(teach)
@@ -168,7 +170,9 @@ extension ScenarioRun {
             SimulationSummary.Detector(name: Self.taughtName, pairs: taught.pairs),
             SimulationSummary.Detector(name: Self.oracleName, pairs: oracle.pairs),
         ]
-        summary.baselines += taught.baselines.map { SimulationSummary.Detector(name: $0.name + "+taught", pairs: $0.pairs) }
+        summary.baselines += taught.baselines.map {
+            SimulationSummary.Detector(name: $0.name + "+taught", pairs: $0.pairs)
+        }
         return summary
     }
 

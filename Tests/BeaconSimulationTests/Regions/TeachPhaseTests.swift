@@ -128,7 +128,6 @@ import Testing
         let summary = ScenarioRun(scenario(seed)).runTaught(TeachPhase())
         let taught = try #require(summary.baselines.first { $0.name == ScenarioRun.taughtName })
         let oracle = try #require(summary.baselines.first { $0.name == ScenarioRun.oracleName })
-        print("seed \(seed): untaught \(summary.rightFraction) taught \(taught.rightFraction) oracle \(oracle.rightFraction) felt \(summary.feltEnterLatencies(atLeast: 1)) \(taught.feltEnterLatencies(atLeast: 1)) \(oracle.feltEnterLatencies(atLeast: 1))")
         #expect(taught.rightFraction > summary.rightFraction + 0.05)
         #expect(oracle.rightFraction > summary.rightFraction + 0.05)
     }
