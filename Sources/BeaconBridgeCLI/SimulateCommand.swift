@@ -17,6 +17,7 @@ enum SimulateCommand {
         Usage: beaconbridge simulate --scenario FILE... [--seed N] [--seeds K] [--radio MODEL] [--sensitivity P]
                                      [--summary-only] [--capture OUT] [--frontier [--true-levels]]
                                      [--gateway-links assumed|pessimistic] [--spatial-bias measured|off]
+                                     [--teach | --teach-seconds N] [--teach-turning]
           --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
           --seed N          override the scenario's seed (0...2^64-1)
           --seeds K         run K seeds (the seed, seed+1, ...) and print the aggregate (1...1000)
@@ -38,6 +39,12 @@ enum SimulateCommand {
                             pessimistic (docs/scenarios.md, "Gateway links")
           --spatial-bias V  rooms: the people's position-dependent link bias and postures, measured
                             (default) or off (none: the easier model before; docs/scenarios.md, "Spatial bias")
+          --teach           regions: teach every (region, beacon) link first (held 30 s at the boundary and
+                            30 s inside, docs/scenarios.md, "The teach phase") and add the taught engine, the
+                            oracle (the links' constant offsets told exactly) and the peers with the taught
+                            levels to the comparison
+          --teach-seconds N the same, holding N seconds at each spot (1...60)
+          --teach-turning   the same, the installer turning through four postures during each hold
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -52,6 +59,7 @@ enum SimulateCommand {
         var preset: RegionSensitivity?
         var gatewayLinks: GatewayLinkRadio.Variant?
         var spatialBias: SpatialBiasRadio.Variant?
+        var teach: TeachPhase?
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -88,6 +96,14 @@ enum SimulateCommand {
                     return usageError("--spatial-bias needs measured or off")
                 }
                 spatialBias = parsed
+            case "--teach": teach = teach ?? TeachPhase()
+            case "--teach-turning":
+                teach = TeachPhase(seconds: teach?.seconds ?? TeachPhase.defaultSeconds, postures: 4)
+            case "--teach-seconds":
+                guard let value = rest.popFirst(), let parsed = Double(value),
+                    parsed >= 1, parsed <= TeachPhase.maximumSeconds
+                else { return usageError("--teach-seconds needs a number of seconds 1...60") }
+                teach = TeachPhase(seconds: parsed, postures: teach?.postures ?? 1)
             case "--summary-only": summaryOnly = true
             case "--frontier": frontier = true
             case "--true-levels": trueLevels = true
@@ -103,6 +119,9 @@ enum SimulateCommand {
         guard !paths.isEmpty else { return usageError("--scenario FILE is required") }
         if frontier, capturePath != nil { return usageError("--frontier and --capture do not go together") }
         if trueLevels, !frontier { return usageError("--true-levels goes with --frontier") }
+        if teach != nil, frontier || capturePath != nil {
+            return usageError("--teach goes with neither --frontier nor --capture")
+        }
         if capturePath != nil, paths.count > 1 || seeds > 1 {
             return usageError("--capture takes one scenario and one seed")
         }
@@ -120,9 +139,9 @@ enum SimulateCommand {
         // Multi-gateway scenarios ("kind": "rooms") go to the room arbiter's simulation (docs/rooms.md).
         let rooms = texts.filter { RoomScenario.isRoomScenario(json: $0.text) }
         if !rooms.isEmpty {
-            if radioModel != nil || preset != nil {
+            if radioModel != nil || preset != nil || teach != nil {
                 return usageError(
-                    "--radio and --sensitivity take region scenarios (rooms have their own radio and arbiter)")
+                    "--radio, --sensitivity and --teach take region scenarios (rooms have their own radio and arbiter)")
             }
             guard rooms.count == texts.count else {
                 return usageError("rooms scenarios cannot be mixed with region scenarios")
@@ -161,9 +180,11 @@ enum SimulateCommand {
             for offset in 0..<seeds {
                 var scenario = base
                 scenario.seed = base.seed &+ UInt64(offset)
-                let summary = ScenarioRun(scenario).run { event in
+                let onEvent = { (event: EngineEvent) in
                     if single, !summaryOnly { Output.stdout(SimulateEventJSON.encode(event).serialized) }
                 }
+                let run = ScenarioRun(scenario)
+                let summary = teach.map { run.runTaught($0, onEvent: onEvent) } ?? run.run(onEvent: onEvent)
                 Output.stdout(SimulateEventJSON.encode(summary, scenario: scenario).serialized)
                 Output.stderr(SimulateEventJSON.text(summary, scenario: scenario))
                 summaries.append(summary)

@@ -49,7 +49,7 @@ enum SimulateComparison {
             "\(TableText.rounded(SimulationSummary.percentile(values, 0.5)))/\(TableText.rounded(SimulationSummary.percentile(values, 0.95)))/\(TableText.rounded(values.max()))"
         }
         var lines = [
-            "  " + TableText.cell("detector", 21) + TableText.cell("false/b-h", 10) + TableText.cell("false exits", 12)
+            "  " + TableText.cell("detector", 27) + TableText.cell("false/b-h", 10) + TableText.cell("false exits", 12)
                 + TableText.cell("missed", 7)
                 + TableText.cell("right %", 8) + TableText.cell("enter p50/p95/max s", 21)
                 + TableText.cell("p95 ≥1/≥5 Hz", 13)
@@ -59,7 +59,7 @@ enum SimulateComparison {
         for row in rows(summary) {
             let scores = row.scores
             lines.append(
-                "  " + TableText.cell(row.name, 21)
+                "  " + TableText.cell(row.name, 27)
                     + TableText.cell(TableText.rounded(scores.falseTransitionsPerBeaconHour, 100), 10)
                     + TableText.cell(String(scores.falseExitsDuringStays), 12)
                     + TableText.cell(String(scores.missed), 7)

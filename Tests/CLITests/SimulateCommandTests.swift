@@ -113,6 +113,36 @@ import Glibc
         #expect(a.stdout.contains("\"seed\":99,"))
     }
 
+    @Test func teachAddsTheTaughtOracleAndTaughtPeerRows() async throws {
+        try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
+        let scenario = Self.packageRoot + "/config/scenarios/walk-in-stay-out.json"
+        let plain = try await Self.run(["simulate", "--scenario", scenario, "--summary-only"])
+        let taught = try await Self.run(["simulate", "--scenario", scenario, "--summary-only", "--teach"])
+        let short = try await Self.run([
+            "simulate", "--scenario", scenario, "--summary-only", "--teach-seconds", "10",
+        ])
+        #expect(plain.status == 0 && taught.status == 0 && short.status == 0)
+        for name in ["beaconbridge-taught", "beaconbridge-oracle", "kalman+taught", "median-iqr-15s+taught"] {
+            #expect(taught.stdout.contains("\"name\":\"\(name)\""), "\(name)")
+            #expect(taught.stderr.contains(name), "\(name)")
+            #expect(!plain.stdout.contains("\"name\":\"\(name)\""), "\(name)")
+        }
+        // The untaught rows are the plain run's (the same stream); a shorter teach changes the taught ones.
+        let firstRow = { (text: String) in text.split(separator: "\n").first { $0.contains("beaconbridge ") } }
+        #expect(firstRow(plain.stderr) == firstRow(taught.stderr))
+        #expect(taught.stdout != short.stdout)
+        let turning = try await Self.run([
+            "simulate", "--scenario", scenario, "--summary-only", "--teach", "--teach-turning",
+        ])
+        #expect(turning.status == 0 && turning.stdout != taught.stdout)
+        #expect(firstRow(turning.stderr) == firstRow(plain.stderr))
+        #expect(try await Self.run(["simulate", "--scenario", scenario, "--teach-seconds", "61"]).status == 64)
+        #expect(try await Self.run(["simulate", "--scenario", scenario, "--teach-seconds", "x"]).status == 64)
+        #expect(try await Self.run(["simulate", "--scenario", scenario, "--teach", "--frontier"]).status == 64)
+        let rooms = Self.packageRoot + "/config/scenarios/rooms-corridor.json"
+        #expect(try await Self.run(["simulate", "--scenario", rooms, "--teach"]).status == 64)
+    }
+
     @Test func radioAndSensitivityOptionsReplaceTheFilesChoices() async throws {
         try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
         let scenario = Self.packageRoot + "/config/scenarios/carry-in.json"

@@ -34,18 +34,22 @@ public struct ScenarioRun {
     /// baselines beside the engine unless `baselines` is false, and a detector per `frontier` rule.
     public func run(
         store: InMemoryRegionStateStore = InMemoryRegionStateStore(), baselines: Bool = true,
-        frontier: [FrontierRule] = [], onEvent: (EngineEvent) -> Void = { _ in }
+        frontier: [FrontierRule] = [], taught: TaughtRegions? = nil, onEvent: (EngineEvent) -> Void = { _ in }
     ) -> SimulationSummary {
         let start = scenario.startTime
         let model = scenario.distanceModel
-        var engine = RegionEngine(settings: scenario.settings, regions: scenario.regions, distance: model, now: start)
-        var recorder = SimulationRecorder(scenario: scenario, truth: truth, baselines: baselines, frontier: frontier)
+        let engineRegions = taught?.rules ?? scenario.regions
+        var engine = RegionEngine(settings: scenario.settings, regions: engineRegions, distance: model, now: start)
+        var recorder = SimulationRecorder(
+            scenario: scenario, truth: truth, baselines: baselines, frontier: frontier,
+            peerLevels: taught?.peerLevels ?? [:])
         var restarts = scenario.restarts.map { start + $0 }[...]
         var tick = 1
         var nextObservation = 0
 
         func deliver(_ events: [EngineEvent]) {
             for event in events {
+                let event = taught?.scenarioEvent(event) ?? event
                 recorder.record(event)
                 onEvent(event)
             }
@@ -71,7 +75,7 @@ public struct ScenarioRun {
                 while start + Double(tick) * scenario.advanceInterval < back { tick += 1 }
                 let rows = (try? store.loadRegionStates()) ?? []
                 engine = RegionEngine(
-                    settings: scenario.settings, regions: scenario.regions, distance: model,
+                    settings: scenario.settings, regions: engineRegions, distance: model,
                     restoring: rows, now: back)
                 recorder.restarted(at: restart)
                 continue
@@ -85,7 +89,7 @@ public struct ScenarioRun {
                 tick += 1
                 deliver(engine.advance(to: tickTime))
                 recorder.sample(at: tickTime, interval: scenario.advanceInterval) {
-                    engine.state(of: $1, in: $0) ?? .unknown
+                    engine.state(of: $1, in: taught?.engineName(region: $0, beaconID: $1) ?? $0) ?? .unknown
                 }
             }
         }

@@ -7,10 +7,21 @@ extension ScenarioSimulator {
         of beacon: ScenarioBeacon, dropouts: [Dropout],
         random: inout SimulationRandom
     ) -> [Observation] {
+        var constants: LinkConstants?
+        return observationsRealistic(of: beacon, dropouts: dropouts, random: &random, constants: &constants)
+    }
+
+    /// The same, with the link's constant terms: when `constants` is nil on entry they are drawn (as always, so
+    /// the stream does not change) and returned in it; when it is set, the stream uses them instead of its own
+    /// draws (the teach phase: the same link, a posture and fading drawn afresh).
+    func observationsRealistic(
+        of beacon: ScenarioBeacon, dropouts: [Dropout],
+        random: inout SimulationRandom, constants: inout LinkConstants?
+    ) -> [Observation] {
         let radio = scenario.radio
         let params = radio.realistic
         let model = scenario.distanceModel
-        let offsets =
+        var offsets =
             radio.channelOffsets.isEmpty
             ? (0..<3).map { _ in params.channelOffsetSigma * random.gaussian() }
             : radio.channelOffsets
@@ -28,7 +39,13 @@ extension ScenarioSimulator {
         // streams stay those of before issue 30.
         var channelShadowing: [Double] =
             params.channelMixing ? (1..<offsets.count).map { _ in shadowingSigma * random.gaussian() } : []
-        let placement = params.placementSigma > 0 ? params.placementSigma * random.gaussian() : 0
+        var placement = params.placementSigma > 0 ? params.placementSigma * random.gaussian() : 0
+        if let given = constants, given.channelOffsets.count == offsets.count {
+            placement = given.placement
+            offsets = given.channelOffsets
+        } else {
+            constants = LinkConstants(placement: placement, channelOffsets: offsets)
+        }
         let postures =
             params.postureSigma > 0 ? (0...beacon.path.count).map { _ in params.postureSigma * random.gaussian() } : []
         loss.start(random: &random)

@@ -56,7 +56,7 @@ public struct ScenarioSimulator: Sendable {
             fields: beacon.reportsMotion ? ["moving": .bool(beacon.isMoving(at: t))] : [:])
     }
 
-    private func randomDropouts(of beacon: ScenarioBeacon, random: inout SimulationRandom) -> [Dropout] {
+    func randomDropouts(of beacon: ScenarioBeacon, random: inout SimulationRandom) -> [Dropout] {
         guard let spec = beacon.randomDropouts else { return [] }
         var result: [Dropout] = []
         var t = random.exponential(mean: spec.meanInterval)

@@ -37,7 +37,7 @@ struct SimulationRecorder {
     /// `baselines: false` leaves the peer baselines out; `frontier` adds a detector per rule.
     init(
         scenario: Scenario, truth: [TruthTransition], baselines withBaselines: Bool = true,
-        frontier: [FrontierRule] = []
+        frontier: [FrontierRule] = [], peerLevels: [TeachPhase.Key: (enter: Double, exit: Double)] = [:]
     ) {
         self.scenario = scenario
         frontierRules = frontier
@@ -76,9 +76,11 @@ struct SimulationRecorder {
                         ))
                 }
                 guard withBaselines else { continue }
+                let peer = peerLevels[TeachPhase.Key(region: rule.name, beaconID: beacon.beaconID)]
                 let detectors = BaselineDetector.Kind.allCases.map {
                     BaselineDetector(
-                        kind: $0, enterLevel: enterLevel, exitLevel: exitLevel, exitTimeout: rule.exitPeriod)
+                        kind: $0, enterLevel: peer?.enter ?? enterLevel, exitLevel: peer?.exit ?? exitLevel,
+                        exitTimeout: rule.exitPeriod)
                 }
                 baselines[beacon.beaconID, default: []].append((key, detectors))
             }

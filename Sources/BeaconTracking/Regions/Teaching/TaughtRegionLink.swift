@@ -11,22 +11,26 @@ public struct TaughtRegionLink: Sendable, Equatable, Hashable {
         self.inside = inside
     }
 
-    /// Hysteresis below the enter level when only the boundary was taught: the configured default's 5 dB.
+    /// Hysteresis below the enter level: the configured default's 5 dB (`RegionCondition.defaultExit`).
     public static let boundaryOnlyHysteresis = 5.0
+    /// dB the enter level sits below the taught boundary. A region's enter margin (3.5 dB with `balanced`) guards
+    /// against the unknown constant offset a configured level carries (placement σ 4.5 dB); a taught link's
+    /// offset is measured, so 2 dB of that margin is given back: reports add evidence from 1.5 dB above the
+    /// boundary (with `balanced`). Chosen from the simulator's figures (issue 43, docs/tracking-and-regions.md,
+    /// "Measured figures (issue 43): taught links": 0, 1.5, 2, 2.5 and 3 dB tried).
+    public static let taughtEnterAllowance = 2.0
 
     /// The enter and exit levels (dBm) this link's region decisions use, nil until the boundary is taught.
     ///
-    /// The boundary's level is where the state should flip, so it is the enter level (reports must still clear it
-    /// by the region's enter margin to add evidence). The exit level sits below it: by the configured default's
-    /// 5 dB when only the boundary is known; when the inside is known too, by the larger of 2 dB and a fifth of
-    /// the separation (a wide separation allows a wide hysteresis).
+    /// The boundary's level is where the state should flip. The enter level sits `taughtEnterAllowance` below it
+    /// (the region's enter margin still applies above the enter level); the exit level sits the configured
+    /// default's 5 dB below the enter level, as for a configured level (a narrower hysteresis, once a fifth of
+    /// the inside-boundary separation, made 66 false exits where 5 dB made 44 on the same streams). The inside
+    /// level does not move the levels: it judges the teach (`TeachQuality`).
     public var levels: (enter: Double, exit: Double)? {
         guard let boundary else { return nil }
-        guard let inside, inside.level > boundary.level else {
-            return (boundary.level, boundary.level - Self.boundaryOnlyHysteresis)
-        }
-        let hysteresis = max(2, (inside.level - boundary.level) / 5)
-        return (boundary.level, boundary.level - hysteresis)
+        let enter = boundary.level - Self.taughtEnterAllowance
+        return (enter, enter - Self.boundaryOnlyHysteresis)
     }
 
     /// The same link as a device whose reference power is `decibels` higher would show it.
