@@ -211,6 +211,8 @@ import Testing
         #expect(status.stdout.contains("taught:"), "\(status.stdout)")
         let row = status.stdout.split(separator: "\n").first { $0.hasPrefix("desk ") && $0.contains("gw-a") }
         #expect(row?.contains("-80±1.5") == true && row?.contains("-80/-85") == true, "\(status.stdout)")
+        let rooms = try await BuiltBinary.run(["rooms", "status", "--config", directory + "/gw-b.yaml", "--wait", "5"])
+        #expect(rooms.status == 0 && rooms.stdout.contains("-88/-93"), "\(rooms.stdout)\(rooms.stderr)")
 
         // Forget: both gateways drop it, the retained records are cleared, and gw-a's database row is gone.
         let forget = try await BuiltBinary.run([
