@@ -1,8 +1,15 @@
 import BeaconConfig
 import BeaconConfigReading
+import BeaconDelivery
 import BeaconRuntime
+import BeaconTracking
 import HCIScanner
+import SQLiteStore
 import YAMLConfig
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `beaconbridge check-config [--config FILE]`: validates the configuration and reports every problem at
 /// once, one `FILE:LINE:COL: KEYPATH: MESSAGE` line each, on stderr (exit 78, EX_CONFIG), including what the
@@ -62,6 +69,7 @@ enum CheckConfigCommand {
         lines.append(
             "  regions: \(c.regions.count)"
                 + (c.regions.isEmpty ? "" : " (" + c.regions.map(\.name).joined(separator: ", ") + ")"))
+        lines.append(contentsOf: taughtSummary(c))
         lines.append("  beacons: \(c.beacons.count) named")
         lines.append(roomsSummary(c))
         if !c.devices.known.isEmpty {
@@ -87,6 +95,46 @@ enum CheckConfigCommand {
                 ? "  telemetry: every \(ConfigDuration.format(seconds: c.telemetry.interval))"
                 : "  telemetry: off")
         return lines.joined(separator: "\n")
+    }
+
+    /// Per region, whether it decides by taught levels (issue 43: `regions teach`) and for which devices on which
+    /// gateways, or by its configured numbers; from the database at `outbox.path` when there is one.
+    static func taughtSummary(_ c: GatewayConfiguration) -> [String] {
+        guard !c.regions.isEmpty, access(c.outbox.path, F_OK) == 0 else { return [] }
+        let rows: [StoredTaughtRecord]
+        do { rows = try GatewayDatabase(settings: OutboxSettings(path: c.outbox.path)).loadTaughtRecords() } catch {
+            return ["    taught: cannot read \(c.outbox.path): \(error)"]
+        }
+        var book = TaughtBook(site: c.topics.prefix)
+        var refused = 0
+        let names = Set(c.regions.map(\.name))
+        for row in rows {
+            switch TaughtRecord.parse(Array(row.payload.utf8), site: c.topics.prefix, regions: names, topic: row.topic)
+            {
+            case let .success(record): book.put(record)
+            case .failure: refused += 1
+            }
+        }
+        var lines: [String] = []
+        for region in c.regions {
+            let taught = book.sorted.filter { $0.region == region.name && $0.link?.levels != nil }
+            if taught.isEmpty {
+                lines.append("    \(region.name): configured levels (taught for no device)")
+            } else {
+                let pairs = taught.map { "\($0.device) on \($0.gateway)" }
+                lines.append(
+                    "    \(region.name): taught for \(pairs.joined(separator: ", ")); configured levels for the rest")
+            }
+        }
+        let powers = book.sorted.filter { $0.region == nil }
+        if !powers.isEmpty {
+            lines.append(
+                "    reference power taught (1 m) for \(Set(powers.map(\.device)).sorted().joined(separator: ", "))")
+        }
+        if refused > 0 {
+            lines.append("    \(refused) stored taught record(s) do not fit this configuration (ignored)")
+        }
+        return lines
     }
 
     /// `  rooms: off`, or the site: its gateways by room, this gateway's room and the signal the rule compares.

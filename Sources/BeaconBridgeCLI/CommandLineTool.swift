@@ -16,12 +16,17 @@ public enum CommandLineTool {
                                                     run a btsnoop capture through the pipeline (pauses of a
                                                     paced replay capped at --max-gap, default 5 s)
                                                     (--state-db: save/restore region state in DB, also for run)
+                                                    (--teach REGION:DEVICE:AT:START-END: teach over a
+                                                    window of the capture, seconds from its first event)
           beaconbridge simulate --scenario FILE     run a scripted scenario, print events and accuracy
           beaconbridge scan [--adapter hci0] [--seconds N]  print raw advertising reports (diagnostics)
           beaconbridge keys import-bluez | check    enrol phones' identity resolving keys, see which were seen
           beaconbridge outbox [--config FILE] [--requeue]   the backlog and the events the broker refused
           beaconbridge esphome-mdns [--config FILE] the Avahi service file announcing the ESPHome proxy
           beaconbridge rooms status [--config FILE] [--wait S]  the site's gateways and self-calibration
+          beaconbridge regions teach --region R --device ID --at boundary|inside|1m [--seconds S]
+                                                    teach a region's levels (or a device's 1 m level)
+          beaconbridge regions forget | status      remove what was taught, show it
           beaconbridge devices status [--config FILE] [--wait S]
                                                     every beacon's presence and learned interval and away time
           beaconbridge gatt --address ADDR [--random] [--adapter hci0] services | read UUID... |
@@ -80,6 +85,7 @@ public enum CommandLineTool {
         case "gatt": return GATTCommand.run(rest)
         case "rooms": return RoomsCommand.run(rest)
         case "devices": return DevicesCommand.run(rest)
+        case "regions": return RegionsCommand.run(rest)
         default:
             Output.stderr("beaconbridge: unknown command '\(command)'\n\n\(usage)")
             return ExitCode.usage

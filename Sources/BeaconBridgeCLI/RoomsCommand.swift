@@ -2,6 +2,7 @@ import BeaconConfig
 import BeaconModel
 import BeaconRooms
 import BeaconRuntime
+import BeaconTracking
 import MQTTPublisher
 import Synchronization
 
@@ -21,7 +22,8 @@ enum RoomsCommand {
         Connects to the configured broker, reads the site's retained gateway availability and self-calibration,
         and prints one line per gateway: room, online, receive and transmit offsets (dB), uncertainty (dB),
         confidence (0-1), pairs, samples; then who published the calibration and when; then every room's
-        training fingerprint: walks, seconds, gateways that heard it, quality (0-1), age, who published it.
+        training fingerprint: walks, seconds, gateways that heard it, quality (0-1), age, who published it;
+        then what regions were taught (`regions teach`, docs/teach.md).
         (`rooms train --help`, `rooms forget --help`: training, docs/rooms.md "Training, step by step".)
         --wait S     wait at most S seconds for the broker and the retained messages (default 5)
         Exit codes: 0 ok, 64 usage, 69 broker unreachable, 78 invalid configuration.
@@ -45,15 +47,22 @@ enum RoomsCommand {
         let messages: [InboundMessage]
         switch await RetainedMessages.read(
             configuration, password: password,
-            filters: [topics.availabilityFilter, topics.calibration, topics.fingerprintFilter], wait: wait,
+            filters: [topics.availabilityFilter, topics.calibration, topics.fingerprintFilter]
+                + TaughtRecord.filters(prefix: configuration.topics.prefix), wait: wait,
             command: "rooms status")
         {
         case let .success(received): messages = received
         case let .failure(status): return status.code
         }
         var report = RoomsStatus(topics: topics, rooms: configuration.rooms.gatewayRooms(own: configuration.gateway))
-        for message in messages { report.take(message) }
+        // The taught regions (issue 43) after the rooms: what the site's gateways were taught.
+        let taughtPrefix = configuration.topics.prefix + "/regions/"
+        for message in messages where !message.topic.hasPrefix(taughtPrefix) { report.take(message) }
         await Output.line(report.table(now: SystemClock.realtime()))
+        await Output.line(
+            TaughtStatus.table(
+                messages: messages.filter { $0.topic.hasPrefix(taughtPrefix) }, site: configuration.topics.prefix,
+                regions: Set(configuration.regions.map(\.name))))
         return ExitCode.ok
     }
 }

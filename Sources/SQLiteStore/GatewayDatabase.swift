@@ -23,6 +23,7 @@ public final class GatewayDatabase: @unchecked Sendable {
         let counter: SequenceCounter
         let regionStates: RegionStateTable
         let deviceKeys: DeviceKeyTable
+        let taught: TaughtRecordTable
         /// The file as it was at open, grown to the largest size seen since (a smaller file was truncated).
         var file: DatabaseFile.FileIdentity?
 
@@ -42,6 +43,7 @@ public final class GatewayDatabase: @unchecked Sendable {
             self.outbox = try Outbox(database: database, maxRows: settings.maxRows, maxBytes: settings.maxBytes)
             self.regionStates = RegionStateTable(database: database)
             self.deviceKeys = DeviceKeyTable(database: database)
+            self.taught = TaughtRecordTable(database: database)
             self.file = DatabaseFile.identity(of: settings.path)
         }
     }

@@ -78,6 +78,15 @@ enum StoreSchema {
         CREATE TRIGGER outbox_ack_cleanup AFTER DELETE ON outbox
             BEGIN DELETE FROM outbox_ack WHERE seq = OLD.seq; END;
         """,
+        // 6: what was taught (issue 43; docs/teach.md): one record per retained topic, its JSON as published
+        // (`TaughtRecord`), read and checked again at every start.
+        """
+        CREATE TABLE taught (
+            topic TEXT PRIMARY KEY,
+            payload TEXT NOT NULL,
+            recorded REAL NOT NULL
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -12,7 +12,8 @@ import Synchronization
 ///    end. Delivery itself is the loop's, from start to stop.
 /// 2. `esphome` (when on): the Bluetooth proxy's server and its mDNS announcement.
 /// 3. `rooms` (when on): the room arbiter's subscriptions, forwarded to the loop; `gatt` (when on): the GATT
-///    command subscription, handed to the command workers (Daemon+GATT).
+///    command subscription, handed to the command workers (Daemon+GATT); `teaching`: the regions commands and
+///    the retained taught records, forwarded to the loop (Daemon+Teaching).
 /// 4. `watchdog` (under systemd with `WatchdogSec=`): pings while the loop keeps beating.
 /// 5. `tick`: the loop's once-a-second tick.
 /// 6. `source`: the HCI scanner or replay (started by the loop, stopped here; the mailbox is closed with it).
@@ -41,6 +42,7 @@ extension Daemon {
         }
         if let rooms = roomSubscriptionService() { all.append(rooms) }
         if let gatt = gattCommandService() { all.append(gatt) }
+        all.append(teachSubscriptionService())
         if let watchdog = SystemdWatchdog(environment: ProcessEnvironment.current()) {
             // Healthy while the loop keeps handling its once-a-second tick.
             all.append(

@@ -59,6 +59,13 @@ extension Daemon {
         for warning in StartupChecks.locate(findings.warnings, in: options.config.path) {
             logger.warning("configuration: \(StartupChecks.warningLine(warning))")
         }
+        let regionNames = Set(configuration.regions.map(\.name))
+        if let unknown = options.teaches.first(where: { $0.region.map { !regionNames.contains($0) } ?? false }) {
+            Output.stderr(
+                "beaconbridge replay: --teach: `\(unknown.region ?? "")` is not a configured region (\(regionNames.sorted().joined(separator: ", ")))"
+            )
+            return ExitCode.usage
+        }
         let isReplay = options.isReplay(configuration.scanner)
         let now = SystemClock.realtime()
 

@@ -66,6 +66,8 @@ final class Daemon {
     /// GATT commands and device information (`gatt.enabled`), nil when off (Daemon+GATT).
     var gatt: DaemonGATT?
     var gattSchedule = GATTInfoSchedule(devices: [], start: 0)
+    /// What was taught (issue 43; Daemon+Teaching): the site's records, a replay's `--teach` windows.
+    var teaching: DaemonTeaching
 
     init(
         options: DaemonOptions, configuration: GatewayConfiguration, logger: Logger, database: GatewayDatabase?,
@@ -92,6 +94,7 @@ final class Daemon {
             configuration: configuration, layout: encoder.layout, publisher: publisher, logger: logger,
             slots: gattSlots)
         self.gattSchedule = GATTInfoSchedule(devices: configuration.gatt.devices, start: SystemClock.monotonic())
+        self.teaching = DaemonTeaching(site: configuration.topics.prefix, scheduled: options.teaches)
     }
 
     /// Runs until SIGTERM/SIGINT (live) or the end of the capture (replay); returns the exit code. Every
@@ -126,6 +129,7 @@ final class Daemon {
             await deliverUntilConnected(timeout: Daemon.firstConnectionTimeout)
             await waitForRoomGateways()
         }
+        await loadTaught()
         if let failed = await startSource() {
             await publisher.finish()
             return failed
@@ -259,11 +263,15 @@ final class Daemon {
             }
             await persistStates()
             await handleRoomMessages()
+            await handleTeachMessages()
+            if !isReplay { await advanceTeaches() }
             await advanceRooms(force: !isReplay)
             await publishTelemetryIfDue()
             readDueInformation()
         case .rooms:
             await handleRoomMessages()
+        case .teaching:
+            await handleTeachMessages()
         case let .snapshot(reason):
             logger.info("publishing region state and presence snapshot", metadata: ["reason": "\(reason)"])
             await publish(pipeline.stateSnapshot(at: clock), snapshot: true)
@@ -297,6 +305,11 @@ final class Daemon {
         guard !isReplay else {
             for event in batch {
                 handle(event)
+                // A teach ends (and applies what it learned) at its capture time, before what follows is scored.
+                if clock - teaching.lastAdvance >= 1 {
+                    teaching.lastAdvance = clock
+                    await advanceTeaches()
+                }
                 // The rooms advance at each second of capture time, after that second's own sightings, as the
                 // engine does: where the reader's batches happen to end (which depends on `--speed`) must not
                 // move a room decision.
@@ -322,6 +335,8 @@ final class Daemon {
         }
         clock = max(clock, event.timestamp)
         captureClock.advance(to: clock)
+        if teaching.captureStart == nil { teaching.captureStart = event.timestamp }
+        if !teaching.scheduled.isEmpty { startScheduledTeaches() }
         pipeline.ingest(event, into: &pending)
         if isReplay, clock - lastAdvance >= 1 {
             pending.append(contentsOf: pipeline.advance(to: clock))
@@ -380,6 +395,7 @@ final class Daemon {
         // Only the pipeline's clock runs on: the publisher still judges the age of undelivered sightings
         // against the newest capture time, so finishing the story does not expire them.
         await publish(pipeline.advance(to: clock))
+        await advanceTeaches()
         await publishTelemetryIfDue(final: true)
         logger.notice(
             "capture replayed",

@@ -12,6 +12,8 @@ enum DaemonInput: Sendable {
     case reload
     /// Inbound messages for the room arbiter are waiting (`rooms`, Daemon+Rooms).
     case rooms
+    /// Regions commands or taught records are waiting (Daemon+Teaching).
+    case teaching
     /// The service group stops (SIGTERM / SIGINT, or another service ended).
     case stop(ServiceGroup.Reason)
 }

@@ -20,6 +20,8 @@ struct DaemonOptions: Equatable {
     /// `run --hci-feed FD`: read H4 event packets from this inherited, connected `SOCK_SEQPACKET` socket
     /// instead of the adapter (the live-mode bench and tests, where a socket pair stands in for a controller).
     var hciFeedDescriptor: Int32?
+    /// `replay --teach REGION:DEVICE:AT:START-END`: teaches over windows of the capture (Daemon+Teaching).
+    var teaches: [ScheduledTeach] = []
 
     /// True when events come from a capture (the command line or `scanner.source: replay:FILE`), not an adapter.
     func isReplay(_ scanner: ScannerSettings) -> Bool { replayPath != nil || scanner.source != .hci }
@@ -50,6 +52,14 @@ struct DaemonOptions: Equatable {
                 }
                 index += 1
                 options.hciFeedDescriptor = descriptor
+            case "--teach":
+                guard replay else { return .failure(UsageError("--teach is for replay")) }
+                guard let next else { return .failure(UsageError("--teach needs REGION:DEVICE:AT:START-END")) }
+                index += 1
+                switch ScheduledTeach.parse(next) {
+                case let .success(teach): options.teaches.append(teach)
+                case let .failure(error): return .failure(error)
+                }
             case "--log-level", "--record", "--speed", "--state-db", "--max-gap":
                 guard let next else { return .failure(UsageError("\(argument) needs a value")) }
                 index += 1

@@ -136,6 +136,15 @@ public struct GatewayPipeline: Sendable {
         return (observations, false)
     }
 
+    /// The engine's taught table (`RegionEngine.setTaught`).
+    public mutating func setTaught(_ table: TaughtTable) { engine.setTaught(table) }
+
+    /// Starts a teach (`RegionEngine.startTeach`); a failure kind when it cannot.
+    public mutating func startTeach(_ recording: TeachRecording) -> String? { engine.startTeach(recording) }
+
+    /// The running teaches' progress and ends (`RegionEngine.advanceTeaches`).
+    public mutating func advanceTeaches(to time: Timestamp) -> [TeachUpdate] { engine.advanceTeaches(to: time) }
+
     /// Lets time pass (exit periods, away timeouts) without a report.
     public mutating func advance(to time: Timestamp) -> [EngineEvent] { engine.advance(to: time) }
 

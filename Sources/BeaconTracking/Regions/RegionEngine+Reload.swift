@@ -8,6 +8,7 @@ extension RegionEngine {
     public mutating func reload(regions: [RegionRule], settings: TrackerSettings, now: Timestamp) -> [EngineEvent] {
         let old = evaluator
         evaluator = RegionEvaluator(rules: regions, settings: settings, estimator: old.estimator)
+        evaluator.taught = old.taught
         var events: [EngineEvent] = []
         tracker.maxBeacons = settings.maxBeacons
         while tracker.count > settings.maxBeacons, let evicted = tracker.evictOldest() {

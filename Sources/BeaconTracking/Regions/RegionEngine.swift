@@ -10,6 +10,8 @@ public struct RegionEngine: Sendable {
     var changes = RegionStateChanges()
     /// No timeout is due before this time (a lower bound; `advance` scans only after it).
     var earliestDeadline: Timestamp = -.infinity
+    /// Teaches recording now (`RegionEngine+Teaching`); usually empty.
+    var teaches: [TeachRecording] = []
 
     public var settings: TrackerSettings { evaluator.settings }
     public var regions: [RegionRule] { evaluator.rules }
@@ -113,6 +115,7 @@ public struct RegionEngine: Sendable {
             time = tracker.slots[slot].lastSeen
         }
         evaluator.observe(&tracker.slots[slot], observation, at: time, events: &events, changes: &changes)
+        if !teaches.isEmpty, let rssi = observation.rssi { recordTeaches(observation.beaconID, rssi: rssi, at: time) }
         earliestDeadline = min(earliestDeadline, tracker.slots[slot].deadline)
         return events
     }

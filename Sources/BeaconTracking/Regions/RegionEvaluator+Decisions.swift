@@ -17,7 +17,7 @@ extension RegionEvaluator {
         guard let sample else { return nil }
         guard
             updateLevels(
-                &membership, enter: enter, exit: params.exit, format: format,
+                &membership, enter: enter, exit: params.exit, beaconID: beaconID, format: format,
                 measuredPower: measuredPower)
         else { return nil }
         let value = Float(sample)
@@ -139,14 +139,20 @@ extension RegionEvaluator {
     }
 
     /// Makes sure the membership's RSSI levels match the beacon's measured power; false when the distance model
-    /// cannot translate a distance condition for this beacon.
+    /// cannot translate a distance condition for this beacon. A pair with a taught link (`taught`) takes its
+    /// levels from the link instead; the cache holds them the same way, so a report costs nothing more.
     private func updateLevels(
-        _ membership: inout RegionMembership, enter: RegionCondition, exit: RegionCondition,
+        _ membership: inout RegionMembership, enter: RegionCondition, exit: RegionCondition, beaconID: String,
         format: String, measuredPower: Int?
     ) -> Bool {
         let key = measuredPower.map { Int16(clamping: $0) } ?? RegionMembership.levelsForNilPower
         if membership.levelPower == key { return !membership.enterLevel.isNaN }
         membership.levelPower = key
+        if let levels = taught.link(beaconID: beaconID, region: names[Int(membership.region)])?.levels {
+            membership.enterLevel = Float(levels.enter)
+            membership.exitLevel = Float(levels.exit)
+            return true
+        }
         membership.enterLevel = level(for: enter, format: format, measuredPower: measuredPower).map(Float.init) ?? .nan
         membership.exitLevel = level(for: exit, format: format, measuredPower: measuredPower).map(Float.init) ?? .nan
         if membership.exitLevel.isNaN { membership.enterLevel = .nan }

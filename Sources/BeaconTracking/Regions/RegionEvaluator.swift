@@ -13,6 +13,8 @@ struct RegionEvaluator: Sendable {
     package let estimator: any DistanceEstimating
     /// Whether any rule looks at the address or the name (only then does a change of those re-match).
     let usesAddressOrName: Bool
+    /// Taught links and reference powers for this gateway (`RegionEngine.setTaught`).
+    package var taught = TaughtTable()
 
     package init(rules: [RegionRule], settings: TrackerSettings, estimator: any DistanceEstimating) {
         self.rules = rules
@@ -44,6 +46,9 @@ struct RegionEvaluator: Sendable {
         let wasKnown = beacon.identityKnown
         if wasKnown { beacon.silence.record(gap: time - beacon.lastSeen, at: time) }
         let identityChanged = beacon.adoptIdentity(of: observation)
+        if !taught.referencePowers.isEmpty, let power = taught.referencePowers[beacon.beaconID] {
+            beacon.measuredPower = power  // learned at 1 m (`--at 1m`): replaces the advertised power
+        }
         let firstEventIndex = events.count
         if identityChanged && (!wasKnown || usesAddressOrName) {
             rematch(&beacon, at: time, events: &events, changes: &changes)

@@ -1,0 +1,130 @@
+import BeaconModel
+
+/// A teach command received over MQTT (issue 43; docs/teach.md, docs/mqtt.md "Regions commands"), one topic per
+/// verb so a broker ACL can allow a client one of them only: `<prefix>/regions/command/teach` with
+/// `{"id", "region", "device", "at", "seconds"}` and `<prefix>/regions/command/forget` with
+/// `{"id", "region", "device"}`. Every gateway of the site reads them; each answers on its own
+/// `<prefix>/<gateway>/reply/regions/<verb>`. Every field is checked; a bad one is a `Failure` naming it, never a
+/// trap.
+public enum TeachCommand: Sendable, Equatable {
+    case teach(id: String?, region: String?, device: String, spot: TeachSpot, seconds: Double)
+    case forget(id: String?, region: String?, device: String)
+
+    /// Why a command was refused: its `id` when usable, the error kind (`bad_request`, `unknown_region`,
+    /// `unknown_device`, `unknown_operation`, `busy`, `not_heard`, ...), the field or step, and a message.
+    public struct Failure: Error, Sendable, Equatable {
+        public var id: String?
+        public var kind: String
+        public var step: String
+        public var message: String
+
+        public init(id: String?, kind: String, step: String, message: String) {
+            self.id = id
+            self.kind = kind
+            self.step = step
+            self.message = message
+        }
+    }
+
+    public static let verbs = ["teach", "forget"]
+    /// The reply topic level of a command whose verb is not one of `verbs`.
+    public static let invalidVerb = "invalid"
+    public static let maxPayload = 4096
+    public static let defaultSeconds = 30.0
+    public static let secondsRange: ClosedRange<Double> = 1...120
+
+    public var id: String? {
+        switch self {
+        case let .teach(id, _, _, _, _), let .forget(id, _, _): id
+        }
+    }
+
+    /// The verb of a command topic under `commandBase` (`<prefix>/regions/command`), nil for any other topic.
+    public static func verb(inTopic topic: String, commandBase: String) -> String? {
+        guard topic.hasPrefix(commandBase + "/") else { return nil }
+        let verb = String(topic.dropFirst(commandBase.count + 1))
+        return verb.isEmpty || verb.contains("/") ? nil : verb
+    }
+
+    /// Reads a command. `regions`: the configured regions' names, the only regions accepted. `region` is nil
+    /// only for `at: 1m` (a device's reference power, no region) and for a forget of a reference power.
+    public static func parse(verb: String, payload: [UInt8], regions: Set<String>) -> Result<TeachCommand, Failure> {
+        func bad(_ id: String?, _ field: String, _ message: String) -> Result<TeachCommand, Failure> {
+            .failure(Failure(id: id, kind: "bad_request", step: field, message: message))
+        }
+        guard verbs.contains(verb) else {
+            return .failure(
+                Failure(
+                    id: nil, kind: "unknown_operation", step: "topic",
+                    message: "`\(String(verb.prefix(64)))` is not a regions command (teach, forget)"))
+        }
+        guard payload.count <= maxPayload else {
+            return bad(nil, "payload", "the payload is \(payload.count) bytes, at most \(maxPayload)")
+        }
+        guard let text = String(validating: payload, as: UTF8.self),
+            let json = try? JSONValue(parsing: text, maxDepth: 4),
+            case let .object(members) = json
+        else { return bad(nil, "payload", "the payload is not a JSON object") }
+        var id: String?
+        if let value = json["id"] {
+            guard case let .string(text) = value, isPrintable(text, max: 128) else {
+                return bad(nil, "id", "`id` must be a string of 1-128 printable characters")
+            }
+            id = text
+        }
+        let allowed: Set = verb == "teach" ? ["id", "region", "device", "at", "seconds"] : ["id", "region", "device"]
+        if let unknown = members.first(where: { !allowed.contains($0.0) }) {
+            return bad(id, unknown.0, "unknown field `\(String(unknown.0.prefix(64)))`")
+        }
+        guard case let .string(device)? = json["device"], isPrintable(device, max: 256) else {
+            return bad(id, "device", "`device` (a beacon id, 1-256 printable characters) is required as a string")
+        }
+        var spot = TeachSpot.boundary
+        if verb == "teach" {
+            guard case let .string(at)? = json["at"], let parsed = TeachSpot(rawValue: at) else {
+                return bad(id, "at", "`at` must be one of boundary, inside, 1m")
+            }
+            spot = parsed
+        }
+        var region: String?
+        if let value = json["region"] {
+            guard case let .string(name) = value, isPrintable(name, max: 256) else {
+                return bad(id, "region", "`region` must be a region's name as a string")
+            }
+            guard regions.contains(name) else {
+                let known = regions.sorted().joined(separator: ", ")
+                return .failure(
+                    Failure(
+                        id: id, kind: "unknown_region", step: "region",
+                        message:
+                            "`\(String(name.prefix(64)))` is not a configured region (\(known.isEmpty ? "none" : known))"
+                    ))
+            }
+            region = name
+        }
+        // A forget without a region forgets the device's reference power (what `at: 1m` taught).
+        if region == nil, verb == "teach", spot != .oneMetre {
+            return bad(id, "region", "`region` (a configured region) is required unless `at` is 1m")
+        }
+        guard verb == "teach" else { return .success(.forget(id: id, region: region, device: device)) }
+        if spot == .oneMetre { region = nil }
+        var seconds = defaultSeconds
+        if let value = json["seconds"] {
+            let number: Double? =
+                switch value {
+                case let .int(v): Double(v)
+                case let .double(v): v
+                default: nil
+                }
+            guard let number, number.isFinite, secondsRange.contains(number) else {
+                return bad(id, "seconds", "`seconds` must be a number of 1...120")
+            }
+            seconds = number
+        }
+        return .success(.teach(id: id, region: region, device: device, spot: spot, seconds: seconds))
+    }
+
+    static func isPrintable(_ text: String, max: Int) -> Bool {
+        !text.isEmpty && text.utf8.count <= max && !text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+    }
+}
