@@ -172,6 +172,15 @@ extension Daemon {
             return error.exitCode
         }
 
+        let status: DaemonStatus?
+        switch DaemonStatus.start(configuration: configuration, environment: environment, logger: logger) {
+        case let .success(value): status = value
+        case let .failure(error):
+            Output.stderr("beaconbridge: \(error)")
+            await esphome?.stop(logger: logger)
+            return error.exitCode
+        }
+
         let webhook: DaemonWebhook?
         if let database {
             switch await DaemonWebhook.start(
@@ -229,6 +238,7 @@ extension Daemon {
             stateStore: stateStore, deferredRestore: deferredRestore, gattSlots: gattSlots)
         daemon.esphome = esphome
         daemon.webhook = webhook
+        daemon.status = status
         return await daemon.run()
     }
 

@@ -61,6 +61,8 @@ final class Daemon {
     var esphome: DaemonESPHome?
     /// The webhook sink (`webhook`), nil when not configured.
     var webhook: DaemonWebhook?
+    /// The status page and `/metrics` (`http`), nil when off (Daemon+Status).
+    var status: DaemonStatus?
     /// The room arbiter (`rooms.enabled`), nil when off (Daemon+Rooms).
     var rooms: DaemonRooms?
     /// GATT commands and device information (`gatt.enabled`), nil when off (Daemon+GATT).
@@ -261,6 +263,7 @@ final class Daemon {
             await handleRoomMessages()
             await advanceRooms(force: !isReplay)
             await publishTelemetryIfDue()
+            await publishStatus()
             readDueInformation()
         case .rooms:
             await handleRoomMessages()
@@ -381,6 +384,7 @@ final class Daemon {
         // against the newest capture time, so finishing the story does not expire them.
         await publish(pipeline.advance(to: clock))
         await publishTelemetryIfDue(final: true)
+        await publishStatus()
         logger.notice(
             "capture replayed",
             metadata: [
@@ -452,7 +456,7 @@ final class Daemon {
     }
 
     /// Rows the webhook has not had acknowledged yet (0 without a webhook): a replay's final wait covers it too.
-    private func webhookBacklog() async -> Int {
+    func webhookBacklog() async -> Int {
         guard let webhook, let database else { return 0 }
         return (try? await database.backlog(of: webhook.driver.sink.name)) ?? 0
     }

@@ -1,0 +1,72 @@
+import BeaconModel
+import Synchronization
+
+/// What the status page and `/metrics` show, copied by the daemon's loop once a second (its tick, and at the end
+/// of a replay) from the counters it owns: the HTTP thread reads the newest copy under a short lock and never
+/// touches the loop's state, and the per-report path takes no lock it did not take before.
+struct StatusSnapshot: Sendable {
+    var gatewayID = ""
+    var isReplay = false
+    /// The loop's clock (capture time in a replay, wall time live) and the process's uptime, in seconds.
+    var clock: Double = 0
+    var uptime: Double = 0
+
+    // Reports and decoding (PipelineCounters, the source's statistics, TrackerCounters).
+    var hciEvents: UInt64 = 0
+    var reports: UInt64 = 0
+    var beaconObservations: UInt64 = 0
+    var malformedEvents: UInt64 = 0
+    var sourceDropped: UInt64 = 0
+    var unresolvedPrivateReports: UInt64 = 0
+    var replayedFrames: UInt64 = 0
+    var resolvedReports: UInt64 = 0
+    var scanRestarts: UInt64 = 0
+    var trackedBeacons = 0
+    var beaconsAdded: UInt64 = 0
+    var evictions: UInt64 = 0
+
+    // Events (the daemon's own counts, by kind) and their delivery (PublisherCounters).
+    var events = EventCounts()
+    var encodeFailures = 0
+    var published = 0
+    var acknowledged = 0
+    var backlogRows = 0
+    var backlogBytes = 0
+    var inflight = 0
+    var deadLettered = 0
+    var deadLetterRows = 0
+    var droppedByReason: [String: Int] = [:]
+    var brokerConnected = false
+    var brokerConnects = 0
+    var connectionFailures = 0
+    /// The webhook's outbox backlog (rows it has not had acknowledged), nil without a webhook.
+    var webhookBacklog: Int?
+
+    // Rooms (nil when off) and the ESPHome proxy (nil when off).
+    var roomsLeader: Bool?
+    var esphomeClients: Int?
+}
+
+/// Engine events encoded, by kind (counted per published batch on the loop, not per report).
+struct EventCounts: Sendable, Equatable {
+    var sighting = 0
+    var presence = 0
+    var region = 0
+
+    mutating func count(_ event: EngineEvent) {
+        switch event {
+        case .sighting: sighting += 1
+        case .presence: presence += 1
+        case .region: region += 1
+        }
+    }
+}
+
+/// The newest `StatusSnapshot`, handed from the loop to the HTTP thread (`@unchecked` is not needed: a Mutex).
+final class StatusBoard: Sendable {
+    private let latest = Mutex(StatusSnapshot())
+
+    func publish(_ snapshot: StatusSnapshot) { latest.withLock { $0 = snapshot } }
+
+    var snapshot: StatusSnapshot { latest.withLock { $0 } }
+}
