@@ -61,7 +61,7 @@ public struct HTTPRequestParser: Sendable {
                 if case let .failure(refusal) = Self.requestLine(line(buffer[..<end]), limits: limits) {
                     return .refused(refusal)
                 }
-            } else if !requestLineChecked, buffer.count > limits.targetBytes + 32 {
+            } else if !requestLineChecked, buffer.count > min(limits.targetBytes + 32, limits.headerBytes) {
                 return .refused(HTTPRefusal(414, "request target longer than \(limits.targetBytes) bytes"))
             }
             guard let end = Self.endOfHead(buffer) else {

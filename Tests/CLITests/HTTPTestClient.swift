@@ -55,7 +55,7 @@ enum HTTPTestClient {
 
     /// A GET (or another method) of `path` with the token as a bearer token when given.
     static func request(
-        port: Int, _ method: String = "GET", _ path: String, token: String? = nil, body: String = "",
+        port: Int, _ path: String, method: String = "GET", token: String? = nil, body: String = "",
         contentType: String? = nil
     ) -> Response {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"

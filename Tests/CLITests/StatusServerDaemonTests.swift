@@ -123,11 +123,12 @@ import Glibc
         // Unknown paths, wrong methods.
         expectRefusal(HTTPTestClient.request(port: port, "/etc/passwd", token: t), 404, "/etc/passwd")
         expectRefusal(HTTPTestClient.request(port: port, "/metrics.html", token: t), 404, "/metrics.html")
-        let delete = HTTPTestClient.request(port: port, "DELETE", "/metrics", token: t)
+        let delete = HTTPTestClient.request(port: port, "/metrics", method: "DELETE", token: t)
         expectRefusal(delete, 405, "DELETE /metrics")
         #expect(delete.header("Allow") == "GET, HEAD")
         expectRefusal(
-            HTTPTestClient.request(port: port, "POST", "/metrics", token: Self.actionToken), 405, "POST /metrics")
+            HTTPTestClient.request(port: port, "/metrics", method: "POST", token: Self.actionToken), 405,
+            "POST /metrics")
         // Tokens: none, wrong, the read token where the action token is needed.
         let none = HTTPTestClient.request(port: port, "/metrics")
         expectRefusal(none, 401, "no token")
@@ -190,11 +191,31 @@ import Glibc
 
         // More slow clients than connections: the one over the limit gets 503 at once; once they are cut off,
         // the server serves again.
-        let holders = (0..<4).compactMap { _ in connectLoopbackTCP(port: port) }
+        // Silent connections are opened one by one, each followed by a request: once max_connections (4) are
+        // open the request is refused at once.
+        var holders: [Int32] = []
         defer { holders.forEach { close($0) } }
-        try await Task.sleep(for: .milliseconds(300))
-        expectRefusal(
-            HTTPTestClient.request(port: port, "/metrics", token: Self.readToken), 503, "over max_connections")
+        var refusedAt: Int?
+        for count in 1...8 {
+            if let fd = connectLoopbackTCP(port: port) { holders.append(fd) }
+            try await Task.sleep(for: .milliseconds(100))
+            let response = HTTPTestClient.request(port: port, "/metrics", token: Self.readToken)
+            if response.status == 503 {
+                expectRefusal(response, 503, "over max_connections")
+                refusedAt = count
+                break
+            }
+            #expect(response.status == 200, "\(response.text.prefix(300))")
+        }
+        var states: [String] = []
+        for fd in holders {
+            var byte: UInt8 = 0
+            let peek = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            states.append("fd \(fd): getfd \(fcntl(fd, F_GETFD)) peek \(peek) errno \(errno)")
+        }
+        #expect(
+            refusedAt != nil && refusedAt! >= 4,
+            "refused once \(refusedAt.map(String.init) ?? "never") were held; \(states)")
         try await waitUntil("the idle connections cut off", timeout: 20) {
             HTTPTestClient.request(port: port, "/metrics", token: Self.readToken).status == 200
         }

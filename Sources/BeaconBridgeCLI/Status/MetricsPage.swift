@@ -101,6 +101,9 @@ enum MetricsPage {
         m.sample("beaconbridge_http_requests_total", [("outcome", "timed_out")], http.timedOut)
         m.sample("beaconbridge_http_requests_total", [("outcome", "overloaded")], http.overloaded)
         m.single(
+            "beaconbridge_http_connections", .gauge, help: "Connections open to this server now (this one included).",
+            Double(http.open))
+        m.single(
             "beaconbridge_uptime_seconds", .gauge, help: "Seconds since the daemon started.", s.uptime.rounded())
         m.single(
             "process_cpu_seconds_total", .counter, help: "Total user and system CPU time spent in seconds.",
