@@ -194,7 +194,7 @@ import Glibc
         // Silent connections are opened one by one, each followed by a request: once max_connections (4) are
         // open the request is refused at once.
         var holders: [Int32] = []
-        defer { holders.forEach { close($0) } }
+        defer { for fd in holders { close(fd) } }
         var refusedAt: Int?
         for count in 1...8 {
             if let fd = connectLoopbackTCP(port: port) { holders.append(fd) }
