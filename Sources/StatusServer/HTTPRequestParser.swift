@@ -33,6 +33,8 @@ public struct HTTPRequestParser: Sendable {
     private var headLength = 0
     private var bodyLength = 0
     private var requestLineChecked = false
+    /// Where the search for the head's end resumes (each byte is looked at a bounded number of times).
+    private var scanned = 0
     private var finished: Outcome?
 
     public init(limits: Limits = Limits()) {
@@ -45,7 +47,9 @@ public struct HTTPRequestParser: Sendable {
     /// Takes the next bytes; once an outcome other than `.incomplete` is returned, later calls return it again.
     public mutating func receive(_ bytes: some Collection<UInt8>) -> Outcome {
         if let finished { return finished }
-        let room = (head == nil ? limits.headerBytes + 4 : headLength + bodyLength) - buffer.count
+        // Before the head ends, room for a head and a body (what follows the head in the same read is the body's);
+        // after, for the body; bytes past that are never kept (one request per connection).
+        let room = (head == nil ? limits.headerBytes + 4 + limits.bodyBytes : headLength + bodyLength) - buffer.count
         buffer.append(contentsOf: bytes.prefix(max(0, room)))
         let outcome = advance(overflow: bytes.count > room)
         if case .incomplete = outcome { return outcome }
@@ -64,7 +68,9 @@ public struct HTTPRequestParser: Sendable {
             } else if !requestLineChecked, buffer.count > min(limits.targetBytes + 32, limits.headerBytes) {
                 return .refused(HTTPRefusal(414, "request target longer than \(limits.targetBytes) bytes"))
             }
-            guard let end = Self.endOfHead(buffer) else {
+            let found = Self.endOfHead(buffer, from: scanned)
+            scanned = max(0, buffer.count - 3)
+            guard let end = found else {
                 if buffer.count > limits.headerBytes || overflow {
                     return .refused(HTTPRefusal(431, "request head longer than \(limits.headerBytes) bytes"))
                 }
@@ -88,8 +94,8 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// The offset just past the blank line that ends the head (CRLF CRLF, or bare LF LF), nil before it arrived.
-    static func endOfHead(_ bytes: [UInt8]) -> Int? {
-        var index = 0
+    static func endOfHead(_ bytes: [UInt8], from start: Int = 0) -> Int? {
+        var index = start
         while index < bytes.count {
             if bytes[index] == 0x0A {
                 if index + 1 < bytes.count, bytes[index + 1] == 0x0A { return index + 2 }

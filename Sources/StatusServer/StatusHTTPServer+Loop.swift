@@ -40,8 +40,9 @@ extension StatusHTTPServer {
                 case .closed: break
                 }
             }
-            if fds[0].revents & Int16(POLLIN) != 0 { acceptConnections() }
+            // Closed ones first: a connection closed in this turn must not count against `max_connections`.
             removeClosed()
+            if fds[0].revents & Int16(POLLIN) != 0 { acceptConnections() }
         }
         for connection in connections where connection.phase != .closed { close(connection.fd) }
         connections.removeAll()

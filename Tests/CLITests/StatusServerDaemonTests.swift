@@ -22,7 +22,7 @@ import Glibc
     }
 
     /// A gateway replaying `duration` seconds of 3 iBeacons at real speed, with `http:` on a free port.
-    func startGateway(duration: Double = 25, http: [String] = []) async throws -> Gateway {
+    func startGateway(duration: Double = 25, http: [String] = [], extra: String = "") async throws -> Gateway {
         let bed = try DaemonTestBed()
         try await bed.broker.start()
         try Self.readToken.write(toFile: bed.directory + "/http.token", atomically: true, encoding: .utf8)
@@ -35,7 +35,7 @@ import Glibc
                 "http:", "  enabled: true", "  listen: 127.0.0.1", "  port: \(port)",
                 "  token_file: \(bed.directory)/http.token", "  action_token_file: \(bed.directory)/http-action.token",
             ] + http.map { "  " + $0 }
-        try bed.writeConfig(lines.joined(separator: "\n"))
+        try bed.writeConfig(lines.joined(separator: "\n") + "\n" + extra)
         let subscriber = try await bed.startSubscriber()
         let start = Date().timeIntervalSince1970 - 30
         let observations = (1...3).flatMap {
@@ -219,6 +219,52 @@ import Glibc
         try await waitUntil("the idle connections cut off", timeout: 20) {
             HTTPTestClient.request(port: port, "/metrics", token: Self.readToken).status == 200
         }
+        #expect(gateway.daemon.isRunning)
+        await expectNothingLost(gateway)
+    }
+
+    /// A training started from the page (the POST its form sends) with the action token: refused without it,
+    /// accepted with it; the rooms command's reply and the walk's progress show on the page, then the trained room.
+    /// A body that is not a command is answered by the command's own parser (shown on the page), nothing crashes.
+    @Test func aTrainingStartedFromThePageShowsItsProgress() async throws {
+        let rooms = """
+            rooms:
+              enabled: true
+              gateways: {testgw: lab, gw-b: hall}
+              leader_settle_s: 0.5
+            """
+        let gateway = try await startGateway(duration: 40, extra: rooms)
+        let port = gateway.port
+        let device = gateway.bed.beaconID(minor: 1)
+        let body = #"{"id":"page-1","room":"lab","device":"\#(device)","seconds":5}"#
+        let page = HTTPTestClient.request(port: port, "/", token: Self.readToken)
+        #expect(page.body.contains("<form id=\"train\">"), "\(page.body)")
+        expectRefusal(
+            HTTPTestClient.request(port: port, "/actions/rooms/train", method: "POST", body: body), 401, "none")
+        expectRefusal(
+            HTTPTestClient.request(
+                port: port, "/actions/rooms/train", method: "POST", token: Self.readToken, body: body),
+            401, "the read token")
+        expectRefusal(
+            HTTPTestClient.request(port: port, "/actions/rooms/train", token: Self.actionToken), 405, "GET of an action"
+        )
+        let bad = HTTPTestClient.request(
+            port: port, "/actions/rooms/train", method: "POST", token: Self.actionToken, body: "not json")
+        #expect(bad.status == 202)
+        try await waitUntil("the refusal of the bad body on the page", timeout: 20) {
+            HTTPTestClient.request(port: port, "/", token: Self.readToken).body.contains("bad_request")
+        }
+        let accepted = HTTPTestClient.request(
+            port: port, "/actions/rooms/train", method: "POST", token: Self.actionToken, body: body)
+        #expect(accepted.status == 202, "\(accepted.text)")
+        try await waitUntil("the training's progress on the page", timeout: 20) {
+            HTTPTestClient.request(port: port, "/", token: Self.readToken).body.contains("id=\"training\"")
+        }
+        try await waitUntil("the trained room on the page", timeout: 30) {
+            HTTPTestClient.request(port: port, "/", token: Self.readToken).body.contains("1 walk(s)")
+        }
+        let final = HTTPTestClient.request(port: port, "/", token: Self.readToken).body
+        #expect(final.contains("page-1"), "the command's replies: \(final)")
         #expect(gateway.daemon.isRunning)
         await expectNothingLost(gateway)
     }

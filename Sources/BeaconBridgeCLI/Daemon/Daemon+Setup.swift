@@ -239,6 +239,9 @@ extension Daemon {
         daemon.esphome = esphome
         daemon.webhook = webhook
         daemon.status = status
+        if let status, daemon.rooms != nil {
+            status.board.connectActions { [mailbox = daemon.mailbox] in mailbox.post($0) }
+        }
         return await daemon.run()
     }
 

@@ -92,6 +92,11 @@ struct DaemonStartError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
+extension DaemonStatus {
+    /// A reply to a rooms command, for the page (the loop).
+    func noteRoomReply(_ payload: String) { board.noteReply(payload) }
+}
+
 extension Daemon {
     /// Copies the loop's figures to the status board (once a second, and at the end of a replay); nothing when
     /// `http` is off.
@@ -131,6 +136,18 @@ extension Daemon {
         s.connectionFailures = counters.connectionFailures
         if webhook != nil { s.webhookBacklog = await webhookBacklog() }
         s.roomsLeader = rooms.map { $0.coordinator.isLeader }
+        if let coordinator = rooms?.coordinator {
+            s.siteRooms = coordinator.siteRooms.sorted()
+            s.fingerprints = coordinator.arbiter.fingerprints.rooms.keys.sorted().compactMap { room in
+                coordinator.arbiter.fingerprints[room].map {
+                    FingerprintSummary(room: room, walks: $0.walks, seconds: $0.seconds, quality: $0.quality)
+                }
+            }
+            s.training = coordinator.trainingWalk.map {
+                TrainingProgress(
+                    room: $0.room, device: $0.deviceID, start: $0.start, duration: $0.duration, clock: clock)
+            }
+        }
         s.esphomeClients = esphome.map { $0.server.counters.snapshot.clients }
         status.board.publish(s)
     }

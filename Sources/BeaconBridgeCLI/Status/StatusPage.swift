@@ -1,7 +1,7 @@
 /// The status page (`/`): server-rendered HTML from the status snapshot, everything inline (no asset from
 /// anywhere), readable on a phone. docs/status-page.md says what each part shows.
 enum StatusPage {
-    static func render(_ s: StatusSnapshot) -> String {
+    static func render(_ s: StatusSnapshot, replies: [String] = []) -> String {
         var html = """
             <!doctype html><html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -24,7 +24,55 @@ enum StatusPage {
         html += row("Waiting (mqtt)", "\(s.backlogRows)", id: "outbox-mqtt")
         if let webhook = s.webhookBacklog { html += row("Waiting (webhook)", "\(webhook)", id: "outbox-webhook") }
         html += row("Dead letters", "\(s.deadLetterRows)", id: "dead-letters")
-        html += "</table></section>\n</body></html>\n"
+        html += "</table></section>\n"
+        if s.roomsLeader != nil { html += rooms(s, replies: replies) }
+        html += "</body></html>\n"
+        return html
+    }
+
+    /// Rooms: what was trained (fingerprints), the walk that runs with its progress, the last replies, and the
+    /// form that starts a training (POST with the action token, by the small script below).
+    static func rooms(_ s: StatusSnapshot, replies: [String]) -> String {
+        var html = "<section id=\"rooms\"><h2>Rooms</h2><table><tr><th>Room</th><th>Trained</th></tr>"
+        for room in s.siteRooms {
+            let trained = s.fingerprints.first { $0.room == room }.map {
+                "\($0.walks) walk(s), \(Int($0.seconds)) s, quality \(Int($0.quality.rounded())) dB"
+            }
+            html += "<tr><td>\(escaped(room))</td><td>\(escaped(trained ?? "not trained"))</td></tr>"
+        }
+        html += "</table>"
+        if let training = s.training {
+            let percent = Int((training.fraction * 100).rounded())
+            html +=
+                "<p id=\"training\">Training <b>\(escaped(training.room))</b> with \(escaped(training.device)): "
+                + "<progress max=\"100\" value=\"\(percent)\"></progress> <span id=\"training-percent\">\(percent)</span> %</p>"
+        }
+        if !replies.isEmpty {
+            html += "<h3>Replies</h3><ul id=\"replies\">"
+            for reply in replies.reversed() { html += "<li><code>\(escaped(reply))</code></li>" }
+            html += "</ul>"
+        }
+        let options = s.siteRooms.map { "<option>\(escaped($0))</option>" }.joined()
+        html += """
+            <form id="train"><h3>Train a room</h3>
+            <label>Room <select name="room">\(options)</select></label>
+            <label>Beacon id <input name="device" required size="30"></label>
+            <label>Seconds <input name="seconds" type="number" value="60" min="1" max="600"></label>
+            <label>Action token <input name="token" type="password" required></label>
+            <button>Start</button> <span id="train-result"></span></form>
+            <script>
+            document.getElementById("train").addEventListener("submit", async (e) => {
+              e.preventDefault();
+              const f = e.target, out = document.getElementById("train-result");
+              const body = JSON.stringify({room: f.room.value, device: f.device.value, seconds: Number(f.seconds.value)});
+              const r = await fetch("/actions/rooms/train", {method: "POST", body,
+                headers: {"Authorization": "Bearer " + f.token.value, "Content-Type": "application/json"}});
+              out.textContent = r.status + " " + (await r.text());
+              if (r.ok) setTimeout(() => location.reload(), 1500);
+            });
+            </script></section>
+
+            """
         return html
     }
 

@@ -12,9 +12,11 @@ struct StatusRoutes: Sendable {
     enum Route: String, CaseIterable {
         case page = "/"
         case metrics = "/metrics"
+        /// Starts a room training: the body is the JSON of the MQTT `train` command (docs/rooms.md).
+        case train = "/actions/rooms/train"
 
-        var methods: [String] { ["GET", "HEAD"] }
-        var needs: HTTPAccess.Need { .read }
+        var methods: [String] { self == .train ? ["POST"] : ["GET", "HEAD"] }
+        var needs: HTTPAccess.Need { self == .train ? .action : .read }
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
@@ -37,7 +39,15 @@ struct StatusRoutes: Sendable {
             return HTTPResponse(status: 200, contentType: PrometheusText.contentType, text: text)
         case .page:
             return HTTPResponse(
-                status: 200, contentType: "text/html; charset=utf-8", text: StatusPage.render(board.snapshot))
+                status: 200, contentType: "text/html; charset=utf-8",
+                text: StatusPage.render(board.snapshot, replies: board.lastReplies))
+        case .train:
+            // The body is judged by the rooms command's own parser on the loop (RoomCommand.parse); its reply
+            // (started, refused, done) shows on the page.
+            guard board.post(.roomCommand(verb: "train", payload: request.body)) else {
+                return .refusal(HTTPRefusal(409, "rooms are off on this gateway (rooms.enabled)"))
+            }
+            return HTTPResponse(status: 202, text: "202 Accepted: training requested; its progress is on the page\n")
         }
     }
 }

@@ -44,7 +44,31 @@ struct StatusSnapshot: Sendable {
 
     // Rooms (nil when off) and the ESPHome proxy (nil when off).
     var roomsLeader: Bool?
+    /// The site's rooms, their fingerprints (what was trained), and the training walk that runs now.
+    var siteRooms: [String] = []
+    var fingerprints: [FingerprintSummary] = []
+    var training: TrainingProgress?
     var esphomeClients: Int?
+}
+
+/// A room's fingerprint: training walks, seconds recorded, quality (dB).
+struct FingerprintSummary: Sendable {
+    var room: String
+    var walks: Int
+    var seconds: Double
+    var quality: Double
+}
+
+/// The training walk that runs: its room and device, and how far it got at the loop's clock.
+struct TrainingProgress: Sendable {
+    var room: String
+    var device: String
+    var start: Double
+    var duration: Double
+    var clock: Double
+
+    /// 0-1.
+    var fraction: Double { duration > 0 ? max(0, min(1, (clock - start) / duration)) : 1 }
 }
 
 /// Engine events encoded, by kind (counted per published batch on the loop, not per report).
@@ -63,10 +87,33 @@ struct EventCounts: Sendable, Equatable {
 }
 
 /// The newest `StatusSnapshot`, handed from the loop to the HTTP thread (`@unchecked` is not needed: a Mutex).
+/// Also the last replies to rooms commands (the page's progress of an action), and where actions go.
 final class StatusBoard: Sendable {
     private let latest = Mutex(StatusSnapshot())
+    private let replies = Mutex<[String]>([])
+    private let actions = Mutex<(@Sendable (DaemonInput) -> Bool)?>(nil)
 
     func publish(_ snapshot: StatusSnapshot) { latest.withLock { $0 = snapshot } }
 
     var snapshot: StatusSnapshot { latest.withLock { $0 } }
+
+    /// A reply to a rooms command (the loop), the newest 5 kept.
+    func noteReply(_ payload: String) {
+        replies.withLock {
+            $0.append(String(payload.prefix(2048)))
+            if $0.count > 5 { $0.removeFirst($0.count - 5) }
+        }
+    }
+
+    /// The newest replies, oldest first.
+    var lastReplies: [String] { replies.withLock { $0 } }
+
+    /// Where actions are posted (the daemon's mailbox), once the daemon exists.
+    func connectActions(_ post: @escaping @Sendable (DaemonInput) -> Bool) { actions.withLock { $0 = post } }
+
+    /// Posts an action; false when the daemon is not there (yet, or any more).
+    func post(_ input: DaemonInput) -> Bool {
+        guard let post = actions.withLock({ $0 }) else { return false }
+        return post(input)
+    }
 }
