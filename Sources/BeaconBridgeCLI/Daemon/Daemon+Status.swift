@@ -28,6 +28,10 @@ struct DaemonStatus {
             }
         }
         let board = StatusBoard()
+        // Before the loop's first copy (within a second): the gateway's name, zeros elsewhere.
+        var first = StatusSnapshot()
+        first.gatewayID = configuration.gateway.id
+        board.publish(first)
         let counters = Mutex<StatusHTTPServer?>(nil)
         let routes = StatusRoutes(
             board: board, access: HTTPAccess(readToken: tokens[0], actionToken: tokens[1]),
