@@ -9,7 +9,8 @@
 #   - `beaconbridge_reports_total` arrived, is non-zero and at most the capture's reports (1,624);
 #   - `max_over_time(beaconbridge_beacons_tracked[10m])` equals the beacons the replay has (3, the log's `beacons=`);
 #   - `process_resident_memory_bytes` and `process_cpu_seconds_total` arrived and are plausible (1-200 MB; > 0);
-#   - the replay ended with exit 0 (everything delivered).
+#   - the replay ended with exit 0 (everything delivered);
+#   - the status page, read with curl during the replay, lists its beacons and shows the outbox figure.
 # Prints the figures and the stage's time; exit 0 only when every check passed. Bounded: every wait has a limit and
 # the whole stage takes about a minute.
 # Usage: scripts/web-stage.sh [BIN]   (default .build/release/beaconbridge)
@@ -136,6 +137,14 @@ replay_start=$(date +%s.%N)
 "$BIN" replay "$WORK/demo.btsnoop" --config "$WORK/beaconbridge.yaml" --speed 8 2> "$WORK/beaconbridge.log" &
 GATEWAY=$!
 PIDS+=("$GATEWAY")
+# The page, read while the replay runs (after 10 s): the first view starts the loop's copy of the beacons, the
+# second, two seconds later, lists them.
+sleep 10
+curl -sf --max-time 5 -H "Authorization: Bearer $(cat "$WORK/http.token")" "http://127.0.0.1:$HTTP_PORT/" > /dev/null
+sleep 2
+curl -sf --max-time 5 -H "Authorization: Bearer $(cat "$WORK/http.token")" "http://127.0.0.1:$HTTP_PORT/" \
+    > "$WORK/page.html"
+listed=$(grep -o '<tr class="beacon">' "$WORK/page.html" | wc -l)
 # The replay takes about 40 s; at most 120.
 for _ in $(seq 1200); do
     kill -0 "$GATEWAY" 2> /dev/null || break
@@ -182,6 +191,11 @@ if [ -n "$rss" ] && python3 -c "import sys; sys.exit(0 if 1e6 <= float('$rss') <
     pass "prometheus: process_resident_memory_bytes $rss, process_cpu_seconds_total $cpu"
 else
     fail "prometheus: process figures RSS '$rss' CPU '$cpu'"
+fi
+if [ "$listed" = "$replay_beacons" ] && grep -q 'id="outbox-mqtt"' "$WORK/page.html"; then
+    pass "page: $listed beacons listed (the replay's $replay_beacons), the outbox figure shown"
+else
+    fail "page: $listed beacons listed, the replay has '$replay_beacons'"
 fi
 if [ "$failed" -gt 0 ]; then
     log "gateway log:"

@@ -244,6 +244,11 @@ import Glibc
         try await waitUntil("the training form on the page", timeout: 10) {
             HTTPTestClient.request(port: port, "/", token: Self.readToken).body.contains("<form id=\"train\">")
         }
+        // The beacons are listed once the page has been viewed (the loop copies them from then on).
+        try await waitUntil("the three beacons listed on the page", timeout: 10) {
+            let body = HTTPTestClient.request(port: port, "/", token: Self.readToken).body
+            return (1...3).allSatisfy { body.contains(gateway.bed.beaconID(minor: $0)) }
+        }
         expectRefusal(
             HTTPTestClient.request(port: port, "/actions/rooms/train", method: "POST", body: body), 401, "none")
         expectRefusal(

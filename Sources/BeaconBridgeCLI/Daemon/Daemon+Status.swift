@@ -123,6 +123,9 @@ extension Daemon {
         s.resolvedReports = pipeline.counters.resolvedReports
         s.scanRestarts = source.scanRestarts
         s.trackedBeacons = pipeline.engine.trackedCount
+        if status.board.pageViewed {
+            s.beacons = pipeline.engine.statusRows(limit: StatusBoard.beaconRows, at: clock)
+        }
         s.beaconsAdded = pipeline.engine.counters.beaconsAdded
         s.evictions = pipeline.engine.counters.evictions
         s.events = telemetry.events

@@ -1,3 +1,5 @@
+import BeaconTracking
+
 /// The status page (`/`): server-rendered HTML from the status snapshot, everything inline (no asset from
 /// anywhere), readable on a phone. docs/status-page.md says what each part shows.
 enum StatusPage {
@@ -25,9 +27,30 @@ enum StatusPage {
         if let webhook = s.webhookBacklog { html += row("Waiting (webhook)", "\(webhook)", id: "outbox-webhook") }
         html += row("Dead letters", "\(s.deadLetterRows)", id: "dead-letters")
         html += "</table></section>\n"
+        html += beacons(s)
         if s.roomsLeader != nil { html += rooms(s, replies: replies) }
         html += "</body></html>\n"
         return html
+    }
+
+    /// The most recently seen beacons (copied while the page is viewed: the first view after a quiet minute
+    /// shows them from the next second).
+    static func beacons(_ s: StatusSnapshot) -> String {
+        var html = "<section id=\"beacons\"><h2>Beacons (\(s.trackedBeacons) tracked)</h2>"
+        guard !s.beacons.isEmpty else { return html + "<p>None listed yet; reload in a second.</p></section>\n" }
+        html += "<div style=\"overflow-x:auto\"><table><tr><th>Beacon</th><th>Format</th><th class=\"n\">RSSI</th>"
+        html +=
+            "<th class=\"n\">Filtered</th><th class=\"n\">Distance</th><th>Presence</th><th class=\"n\">Seen</th></tr>"
+        for row in s.beacons {
+            let name =
+                row.name.map { "\(escaped($0))<br><small>\(escaped(row.beaconID))</small>" } ?? escaped(row.beaconID)
+            html += "<tr class=\"beacon\"><td>\(name)</td><td>\(escaped(row.format))</td>"
+            html += "<td class=\"n\">\(row.rssi.map { "\($0) dBm" } ?? "-")</td>"
+            html += "<td class=\"n\">\(row.smoothedRSSI.map { "\(Int($0.rounded())) dBm" } ?? "-")</td>"
+            html += "<td class=\"n\">\(row.distance.map { "\(Double(Int(($0 * 10).rounded())) / 10) m" } ?? "-")</td>"
+            html += "<td>\(row.presence.rawValue)</td><td class=\"n\">\(Int(row.age.rounded())) s ago</td></tr>"
+        }
+        return html + "</table></div></section>\n"
     }
 
     /// Rooms: what was trained (fingerprints), the walk that runs with its progress, the last replies, and the

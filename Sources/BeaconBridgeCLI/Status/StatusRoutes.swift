@@ -38,6 +38,7 @@ struct StatusRoutes: Sendable {
                 residentBytes: ProcessStatistics.residentBytes())
             return HTTPResponse(status: 200, contentType: PrometheusText.contentType, text: text)
         case .page:
+            board.notePageView()
             return HTTPResponse(
                 status: 200, contentType: "text/html; charset=utf-8",
                 text: StatusPage.render(board.snapshot, replies: board.lastReplies))

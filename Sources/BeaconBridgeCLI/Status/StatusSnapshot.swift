@@ -1,4 +1,6 @@
 import BeaconModel
+import BeaconRuntime
+import BeaconTracking
 import Synchronization
 
 /// What the status page and `/metrics` show, copied by the daemon's loop once a second (its tick, and at the end
@@ -49,6 +51,10 @@ struct StatusSnapshot: Sendable {
     var fingerprints: [FingerprintSummary] = []
     var training: TrainingProgress?
     var esphomeClients: Int?
+
+    /// The most recently seen beacons (at most `StatusBoard.beaconRows`), copied only while someone looks at the
+    /// page (a view in the last minute).
+    var beacons: [TrackedBeaconRow] = []
 }
 
 /// A room's fingerprint: training walks, seconds recorded, quality (dB).
@@ -92,6 +98,16 @@ final class StatusBoard: Sendable {
     private let latest = Mutex(StatusSnapshot())
     private let replies = Mutex<[String]>([])
     private let actions = Mutex<(@Sendable (DaemonInput) -> Bool)?>(nil)
+    private let lastPageView = Atomic<Double>(-.infinity)
+
+    /// Beacons listed on the page at most.
+    static let beaconRows = 200
+
+    /// The page was asked for (the HTTP thread): the loop copies the beacons for a minute from now.
+    func notePageView() { lastPageView.store(SystemClock.monotonic(), ordering: .relaxed) }
+
+    /// Whether the page was viewed in the last minute (the loop: copy the beacons or not).
+    var pageViewed: Bool { SystemClock.monotonic() - lastPageView.load(ordering: .relaxed) < 60 }
 
     func publish(_ snapshot: StatusSnapshot) { latest.withLock { $0 = snapshot } }
 
