@@ -40,6 +40,7 @@ release: deps
 CHECK_STAGES := lint build swift-tests fuzz-typecheck reference
 TEST_STAGES := $(CHECK_STAGES) \
 	release \
+	web \
 	arm64-start \
 	home-assistant \
 	home-assistant-trixie \
@@ -109,6 +110,10 @@ stage-reference:
 	@$(STAGE) reference env SWIFT=$(SWIFT) scripts/reference-check.sh
 stage-release:
 	@$(STAGE) release $(SWIFT) build $(RELEASE_FLAGS)
+# A real Prometheus (Debian's) scrapes the release binary replaying the demo story with `http:` on, and its query API
+# must return the figures (scripts/web-stage.sh, about 40 s; docs/status-page.md).
+stage-web:
+	@$(STAGE) web scripts/web-stage.sh $(RELEASE_BIN)
 stage-arm64-start:
 	@$(STAGE) arm64-start scripts/arm64-stage.sh --start
 stage-home-assistant:

@@ -127,6 +127,11 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // The status page's and /metrics' HTTP server (docs/status-page.md; docs/architecture.md, "The status page's
+        // HTTP server"): a request parser within fixed limits, the tokens' check, the exposition format, and a poll
+        // loop on a thread of its own. Nothing but the runtime's thread spawner and glibc.
+        .target(name: "StatusServer", dependencies: ["BeaconRuntime", "CLinux"], swiftSettings: strict),
+
         // Command implementations (wiring), kept out of main.swift so tests and the bench can reuse them.
         .target(
             name: "BeaconBridgeCLI",
@@ -135,7 +140,7 @@ let package = Package(
                 "DeviceProtocols",
                 "SecureDFU", "BeaconEvents", "BeaconDelivery", "BeaconConfig",
                 "BeaconRuntime", "HCIScanner", "MQTTPublisher", "SQLiteStore", "YAMLConfig",
-                "ESPHomeProxy", "BeaconSimulation", "WebhookSink", "GATTLink",
+                "ESPHomeProxy", "BeaconSimulation", "WebhookSink", "GATTLink", "StatusServer",
             ],
             swiftSettings: strict
         ),
@@ -209,6 +214,7 @@ let package = Package(
                 "GATTTestPeer", "TestSupport",
             ],
             swiftSettings: strict),
+        .testTarget(name: "StatusServerTests", dependencies: ["StatusServer"], swiftSettings: strict),
         .testTarget(
             name: "CLITests",
             dependencies: [

@@ -51,8 +51,10 @@ Sources/MQTTPublisher/*         home-assistant home-assistant-trixie esphome
 Sources/CMosquitto/*            home-assistant home-assistant-trixie esphome
 Sources/ESPHomeProxy/*          esphome e2e systemd
 Sources/CCrypto/*               esphome
-Sources/BeaconBridgeCLI/Daemon/*    home-assistant e2e
+Sources/BeaconBridgeCLI/Daemon/*    home-assistant e2e web
 Sources/BeaconBridgeCLI/Systemd/*   systemd
+Sources/BeaconBridgeCLI/Status/*    web
+Sources/StatusServer/*          web
 Sources/beaconbridge-testpeer/*     e2e
 Sources/beaconbridge-bench/*        release
 # Test data and the stages' own checks.
@@ -90,6 +92,7 @@ scripts/cross-roots.sh          arm64
 scripts/deb-arm64.sh            arm64
 scripts/container-*             container
 scripts/demo-config.sh          container
+scripts/web-stage.sh            web
 scripts/demo.sh                 -
 scripts/demo-events.awk         -
 scripts/arm64-figures.sh        -
@@ -127,6 +130,7 @@ esphome                 build
 e2e                     build
 systemd                 release
 container               release
+web                     release
 arm64                   release arm64-start
 EOF
 

@@ -116,6 +116,8 @@ enum StartupChecks {
             ("esphome_api.encryption_key_file", c.esphomeAPI.encryptionKeyFile),
             ("esphome_api.password_file", c.esphomeAPI.passwordFile),
             ("webhook.token_file", c.webhook?.tokenFile),
+            ("http.token_file", c.http.tokenFile),
+            ("http.action_token_file", c.http.actionTokenFile),
         ]
         for (index, device) in c.devices.known.enumerated() {
             if case let .file(path) = device.keySource { files.append(("devices.known[\(index)].irk_file", path)) }

@@ -18,6 +18,9 @@ public struct WakePipe: Sendable {
         return WakePipe(read: ends[0], write: ends[1])
     }
 
+    /// A pipe that is not there (both ends -1), the value before `make()`.
+    public static let closed = WakePipe(read: -1, write: -1)
+
     /// Whether the pipe exists (a thread can be woken through it).
     public var isOpen: Bool { read >= 0 }
 

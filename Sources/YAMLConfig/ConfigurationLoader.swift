@@ -88,6 +88,10 @@ public enum ConfigurationLoader {
                 ESPHomeSecretLoader.issues(
                     in: configuration.esphomeAPI, credentialsDirectory: credentialsDirectory,
                     environment: DeviceKeyLoader.processEnvironment))
+            placer.report(
+                HTTPTokenLoader.issues(
+                    in: configuration.http, credentialsDirectory: credentialsDirectory,
+                    environment: DeviceKeyLoader.processEnvironment))
             placer.report(ReferencedFiles.issues(in: configuration, credentialsDirectory: credentialsDirectory))
         }
         issues = placer.issues

@@ -142,3 +142,25 @@ import Testing
         #expect(result.stdout.contains("BEACONBRIDGE_CONFIG"))
     }
 }
+
+/// `http:` on a network address needs a read token (docs/status-page.md): refused without one, valid with one.
+@Suite struct HTTPCheckConfigTests {
+    @Test func aNetworkAddressNeedsAReadToken() async throws {
+        let directory = try TestDirectory.make(prefix: "bb-http-check")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let base =
+            "gateway: {id: pi}\noutbox: {path: \(directory)/o.sqlite}\nhttp:\n  enabled: true\n  listen: 0.0.0.0\n"
+        try base.write(toFile: directory + "/open.yaml", atomically: true, encoding: .utf8)
+        let open = try await BuiltBinary.run(
+            ["check-config", "--config", directory + "/open.yaml"], cleanEnvironment: true)
+        #expect(open.status == 78)
+        #expect(open.stderr.contains("http.token_file: needed when http.listen (`0.0.0.0`) is not a loopback address"))
+        try (base + "  token_env: BB_TEST_HTTP_TOKEN\n").write(
+            toFile: directory + "/token.yaml", atomically: true, encoding: .utf8)
+        let token = try await BuiltBinary.run(
+            ["check-config", "--config", directory + "/token.yaml"], environment: ["BB_TEST_HTTP_TOKEN": "t0ken"],
+            cleanEnvironment: true)
+        #expect(token.status == 0, "\(token.stderr)")
+        #expect(!token.stdout.contains("t0ken") && !token.stderr.contains("t0ken"))
+    }
+}

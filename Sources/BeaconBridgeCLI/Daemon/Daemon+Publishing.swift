@@ -18,6 +18,7 @@ extension Daemon {
         var envelopes: [EventEnvelope] = []
         envelopes.reserveCapacity(events.count)
         for event in events {
+            telemetry.events.count(event)
             do {
                 envelopes.append(contentsOf: try encoder.encode(event))
             } catch {

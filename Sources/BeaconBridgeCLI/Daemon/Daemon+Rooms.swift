@@ -198,7 +198,7 @@ extension Daemon {
             counters.connected, number: counters.connects, wall: roomWall) ?? []
     }
 
-    private func perform(_ effects: [RoomCoordinator.Effect]) async {
+    func perform(_ effects: [RoomCoordinator.Effect]) async {
         guard let topics = rooms?.coordinator.topics else { return }
         for effect in effects {
             switch effect {

@@ -37,6 +37,9 @@ extension Daemon {
             all.append(TaskService("webhook") { [driver = webhook.driver] in await driver.run() })
         }
         all.append(publisherService)
+        if let status {
+            all.append(StopOnlyService("http") { await status.server.stop() })
+        }
         if let esphome {
             all.append(StopOnlyService("esphome") { [logger] in await esphome.stop(logger: logger) })
         }

@@ -179,6 +179,15 @@ extension Daemon {
             return error.exitCode
         }
 
+        let status: DaemonStatus?
+        switch DaemonStatus.start(configuration: configuration, environment: environment, logger: logger) {
+        case let .success(value): status = value
+        case let .failure(error):
+            Output.stderr("beaconbridge: \(error)")
+            await esphome?.stop(logger: logger)
+            return error.exitCode
+        }
+
         let webhook: DaemonWebhook?
         if let database {
             switch await DaemonWebhook.start(
@@ -236,6 +245,10 @@ extension Daemon {
             stateStore: stateStore, deferredRestore: deferredRestore, gattSlots: gattSlots)
         daemon.esphome = esphome
         daemon.webhook = webhook
+        daemon.status = status
+        if let status, daemon.rooms != nil {
+            status.board.connectActions { [mailbox = daemon.mailbox] in mailbox.post($0) }
+        }
         return await daemon.run()
     }
 

@@ -61,6 +61,8 @@ final class Daemon {
     var esphome: DaemonESPHome?
     /// The webhook sink (`webhook`), nil when not configured.
     var webhook: DaemonWebhook?
+    /// The status page and `/metrics` (`http`), nil when off (Daemon+Status).
+    var status: DaemonStatus?
     /// The room arbiter (`rooms.enabled`), nil when off (Daemon+Rooms).
     var rooms: DaemonRooms?
     /// GATT commands and device information (`gatt.enabled`), nil when off (Daemon+GATT).
@@ -267,11 +269,15 @@ final class Daemon {
             if !isReplay { await advanceTeaches() }
             await advanceRooms(force: !isReplay)
             await publishTelemetryIfDue()
+            await publishStatus()
             readDueInformation()
         case .rooms:
             await handleRoomMessages()
         case .teaching:
             await handleTeachMessages()
+        case let .roomCommand(verb, payload):
+            await perform(roomCommand(verb: verb, payload: payload))
+            await publishStatus()
         case let .snapshot(reason):
             logger.info("publishing region state and presence snapshot", metadata: ["reason": "\(reason)"])
             await publish(pipeline.stateSnapshot(at: clock), snapshot: true)
@@ -397,6 +403,7 @@ final class Daemon {
         await publish(pipeline.advance(to: clock))
         await advanceTeaches()
         await publishTelemetryIfDue(final: true)
+        await publishStatus()
         logger.notice(
             "capture replayed",
             metadata: [
@@ -468,7 +475,7 @@ final class Daemon {
     }
 
     /// Rows the webhook has not had acknowledged yet (0 without a webhook): a replay's final wait covers it too.
-    private func webhookBacklog() async -> Int {
+    func webhookBacklog() async -> Int {
         guard let webhook, let database else { return 0 }
         return (try? await database.backlog(of: webhook.driver.sink.name)) ?? 0
     }

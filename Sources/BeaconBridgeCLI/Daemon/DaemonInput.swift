@@ -14,6 +14,9 @@ enum DaemonInput: Sendable {
     case rooms
     /// Regions commands or taught records are waiting (Daemon+Teaching).
     case teaching
+    /// A rooms command from the status page (`POST /actions/rooms/<verb>`, Daemon+Status): the verb and the JSON
+    /// body, as the MQTT command would carry them (`RoomCommand.parse` judges both).
+    case roomCommand(verb: String, payload: [UInt8])
     /// The service group stops (SIGTERM / SIGINT, or another service ended).
     case stop(ServiceGroup.Reason)
 }

@@ -13,6 +13,8 @@ struct DaemonTelemetry {
     var lastPublished: Double = -.infinity
     var submitted = 0
     var encodeFailures = 0
+    /// Engine events by kind (the status page and `/metrics`).
+    var events = EventCounts()
     private var lastReports: UInt64 = 0
     private var lastReportTime: Double
 
