@@ -31,6 +31,26 @@ import Testing
         }
     }
 
+    /// The enter and exit levels a boundary taught at `level` sets (`TaughtRegionLink.levels`, whose body may
+    /// place them relative to the boundary), as the CLI (`-80`), the status table (`-80/-85`, 0.1 dB) and the log
+    /// (`-80.0`, 0.01 dB) print them.
+    static func taught(_ level: Double) -> (cli: String, table: String, log: String) {
+        let levels =
+            TaughtRegionLink(boundary: TaughtLevel(level: level, spread: 1.5, reports: 50, seconds: 10))
+            .levels ?? (enter: .nan, exit: .nan)
+        func cli(_ value: Double) -> String {
+            let rounded = (value * 100).rounded() / 100
+            return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+        }
+        func table(_ value: Double) -> String { cli((value * 10).rounded() / 10) }
+        func log(_ value: Double) -> String { String((value * 100).rounded() / 100) }
+        return (
+            "enter \(cli(levels.enter)) dBm, exit \(cli(levels.exit)) dBm",
+            "\(table(levels.enter))/\(table(levels.exit))",
+            "(\(log(levels.enter))/\(log(levels.exit)))"
+        )
+    }
+
     /// Whether a line of `log` holds every one of `parts`.
     static func logged(_ log: String, _ parts: String...) -> Bool {
         log.split(separator: "\n").contains { line in parts.allSatisfy { line.contains($0) } }
@@ -114,7 +134,7 @@ import Testing
         #expect(teach.stdout.contains("gw-a: recording desk at boundary of \(Self.tag) for 10 s"))
         #expect(teach.stdout.contains("gw-a: done: level -80 dBm"), "\(teach.stdout)")
         #expect(teach.stdout.contains("gw-b: done: level -88 dBm"), "\(teach.stdout)")
-        #expect(teach.stdout.contains("enter -80 dBm, exit -85 dBm; stored"), "\(teach.stdout)")
+        #expect(teach.stdout.contains(Self.taught(-80).cli + "; stored"), "\(teach.stdout)")
         #expect(teach.stdout.contains("s left"), "progress: \(teach.stdout)")
 
         // Retained, one record per gateway; each gateway has the other's.
@@ -129,7 +149,7 @@ import Testing
         try await waitUntil("gw-b receives gw-a's record", timeout: 10) {
             Self.logged(gatewayB.stderr, "taught record received", "gateway=gw-a")
         }
-        #expect(gatewayA.stderr.contains("desk/\(Self.tag)(-80.0/-85.0)"), "\(gatewayA.stderr)")
+        #expect(gatewayA.stderr.contains("desk/\(Self.tag)" + Self.taught(-80).log), "\(gatewayA.stderr)")
 
         // Bad input: an unknown region (refused by the CLI, and by each gateway over MQTT), a device never heard
         // (nothing stored), retained records that are malformed or of another site (refused, nothing stored).
@@ -210,9 +230,9 @@ import Testing
         print("devices status:\n\(status.stdout)")
         #expect(status.stdout.contains("taught:"), "\(status.stdout)")
         let row = status.stdout.split(separator: "\n").first { $0.hasPrefix("desk ") && $0.contains("gw-a") }
-        #expect(row?.contains("-80±1.5") == true && row?.contains("-80/-85") == true, "\(status.stdout)")
+        #expect(row?.contains("-80±1.5") == true && row?.contains(Self.taught(-80).table) == true, "\(status.stdout)")
         let rooms = try await BuiltBinary.run(["rooms", "status", "--config", directory + "/gw-b.yaml", "--wait", "5"])
-        #expect(rooms.status == 0 && rooms.stdout.contains("-88/-93"), "\(rooms.stdout)\(rooms.stderr)")
+        #expect(rooms.status == 0 && rooms.stdout.contains(Self.taught(-88).table), "\(rooms.stdout)\(rooms.stderr)")
 
         // Forget: both gateways drop it, the retained records are cleared, and gw-a's database row is gone.
         let forget = try await BuiltBinary.run([

@@ -55,7 +55,7 @@ import Testing
         let back = try TaughtRecord.parse(Array(record.json.utf8), site: "bb", regions: Self.regions, topic: topic)
             .get()
         #expect(back == record)
-        #expect(back.link?.levels?.enter == -72.5)
+        #expect(back.link?.levels?.enter == TaughtRegionLink(boundary: level).levels?.enter)
 
         func refusal(_ text: String, site: String = "bb", topic: String? = nil) -> String? {
             if case let .failure(failure) = TaughtRecord.parse(
@@ -90,9 +90,10 @@ import Testing
             TaughtRecord(
                 site: "bb", gateway: "gw-b", region: nil, device: "d", levels: [.oneMetre: level(-75)], recorded: 1))
         let a = book.table(gateway: "gw-a")
-        #expect(a.link(beaconID: "d", region: "desk")?.levels?.enter == -70)
+        let enter = { (dbm: Double) in TaughtRegionLink(boundary: level(dbm)).levels?.enter }
+        #expect(a.link(beaconID: "d", region: "desk")?.levels?.enter == enter(-70))
         #expect(a.referencePowers == ["d": -62])
-        #expect(book.table(gateway: "gw-b").link(beaconID: "d", region: "desk")?.levels?.enter == -80)
+        #expect(book.table(gateway: "gw-b").link(beaconID: "d", region: "desk")?.levels?.enter == enter(-80))
         // An inside alone sets no levels yet.
         book.put(
             TaughtRecord(
