@@ -23,6 +23,8 @@ public enum CommandLineTool {
           beaconbridge esphome-mdns [--config FILE] the Avahi service file announcing the ESPHome proxy
           beaconbridge rooms status [--config FILE] [--wait S]  the site's gateways and self-calibration
           beaconbridge devices status [--config FILE] [--wait S]
+          beaconbridge site push FILE [--config FILE] [--version N]  sign and publish the site's shared configuration
+          beaconbridge site status [--config FILE] [--wait S]  every gateway's site configuration version and state
                                                     every beacon's presence and learned interval and away time
           beaconbridge gatt --address ADDR [--random] [--adapter hci0] services | read UUID... |
                             write UUID HEX | subscribe UUID [--count N] [--seconds S]
@@ -80,6 +82,7 @@ public enum CommandLineTool {
         case "gatt": return GATTCommand.run(rest)
         case "rooms": return RoomsCommand.run(rest)
         case "devices": return DevicesCommand.run(rest)
+        case "site": return SiteCommand.run(rest)
         default:
             Output.stderr("beaconbridge: unknown command '\(command)'\n\n\(usage)")
             return ExitCode.usage

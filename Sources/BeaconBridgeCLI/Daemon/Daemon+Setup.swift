@@ -14,7 +14,7 @@ extension Daemon {
     /// Loads the configuration and builds every part; on failure prints why and returns the exit code.
     static func start(_ options: DaemonOptions) async -> Int32 {
         let environment = ProcessEnvironment.current()
-        let configuration: GatewayConfiguration
+        var configuration: GatewayConfiguration
         switch ConfigurationLoader.load(path: options.config.path) {
         case let .success(loaded): configuration = loaded
         case let .failure(errors):
@@ -58,6 +58,12 @@ extension Daemon {
                 level: level, includesTimestamp: !LogfmtHandler.writesToJournal(environment: environment)))
         for warning in StartupChecks.locate(findings.warnings, in: options.config.path) {
             logger.warning("configuration: \(StartupChecks.warningLine(warning))")
+        }
+        // The last committed site configuration joins the local file (Daemon+Site).
+        let site: DaemonSite?
+        switch DaemonSite.prepare(&configuration, path: options.config.path, logger: logger) {
+        case .success(let prepared): site = prepared
+        case .failure(let code): return code
         }
         let isReplay = options.isReplay(configuration.scanner)
         let now = SystemClock.realtime()
@@ -229,6 +235,7 @@ extension Daemon {
             stateStore: stateStore, deferredRestore: deferredRestore, gattSlots: gattSlots)
         daemon.esphome = esphome
         daemon.webhook = webhook
+        daemon.site = site
         return await daemon.run()
     }
 

@@ -66,6 +66,8 @@ final class Daemon {
     /// GATT commands and device information (`gatt.enabled`), nil when off (Daemon+GATT).
     var gatt: DaemonGATT?
     var gattSchedule = GATTInfoSchedule(devices: [], start: 0)
+    /// The site configuration (`site:`), nil when off (Daemon+Site).
+    var site: DaemonSite?
 
     init(
         options: DaemonOptions, configuration: GatewayConfiguration, logger: Logger, database: GatewayDatabase?,
@@ -262,6 +264,7 @@ final class Daemon {
             await advanceRooms(force: !isReplay)
             await publishTelemetryIfDue()
             readDueInformation()
+            await handleSite()
         case .rooms:
             await handleRoomMessages()
         case let .snapshot(reason):

@@ -27,6 +27,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var webhook: WebhookSettings?
     /// `gatt`: connections to devices (MQTT commands, device information); off by default.
     public var gatt: GATTSettings = GATTSettings()
+    /// `site`: the site configuration this gateway follows (docs/site-config.md); nil when the section is absent.
+    public var site: SiteSettings?
 
     public init(
         gateway: GatewaySettings, logging: LoggingSettings = LoggingSettings(),
@@ -57,6 +59,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public static let sectionNames = [
         "gateway", "logging", "telemetry", "scanner", "formats", "distance", "tracking", "regions", "beacons",
         "devices", "mqtt", "topics", "outbox", "webhook", "esphome_api", "rooms", "gatt",
+        "site",
     ]
 
     /// The beacons Home Assistant discovery announces and events name: `beacons`, then every device of
