@@ -1,4 +1,5 @@
 import BeaconConfig
+import BeaconConfigReading
 import BeaconModel
 import BeaconRuntime
 import SiteConfig
@@ -104,12 +105,14 @@ enum SiteCommand {
         do { context = try self.context(Array(arguments.dropFirst()), command: command, valued: ["--version"]) } catch {
             return error.code
         }
-        var requested: Int64?
+        let requested: Int64?
         if let text = context.values["--version"] {
             guard let value = Int64(text), value >= 1 else {
                 return ConfigCommandLine.badValue("--version needs a positive number", command: command, help: help)
             }
             requested = value
+        } else {
+            requested = nil
         }
         let settings = context.settings
         let key: SiteKey
@@ -136,7 +139,6 @@ enum SiteCommand {
         let verifier = SiteVerifier(
             settings: settings, key: key, localRoot: localRoot, localFile: context.path,
             environment: ConfigurationLoader.currentEnvironment())
-        let topics = context.topics
         return AsyncMain.block {
             let session: RetainedMessages.Session
             switch RetainedMessages.Session.start(

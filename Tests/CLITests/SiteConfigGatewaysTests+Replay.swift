@@ -1,4 +1,5 @@
 import BeaconModel
+import BeaconTracking
 import Foundation
 import SiteConfig
 import TestSupport
@@ -48,7 +49,9 @@ extension SiteConfigGatewaysTests {
         var processes: [String: DaemonProcess] = [:]
         for id in gateways { processes[id] = try Self.startGateway(id, directory: directory) }
         defer { for process in processes.values { process.signal(SIGKILL) } }
-        func logs() -> String { gateways.map { "\($0): \(processes[$0]?.stderr ?? "")" }.joined(separator: "\n") }
+        @Sendable func logs(_ running: [String: DaemonProcess]) -> String {
+            gateways.map { "\($0): \(running[$0]?.stderr ?? "")" }.joined(separator: "\n")
+        }
         // Each starts on its local file alone (no region) and says so.
         try await waitForAll("every gateway on its local file", subscriber) { $0.state == .local && $0.version == 0 }
 
@@ -61,7 +64,9 @@ extension SiteConfigGatewaysTests {
         try await waitForAll("version 1 applied everywhere", subscriber) { $0.state == .applied && $0.version == 1 }
         try await waitUntil("the pushed region's events", timeout: 30) {
             gateways.allSatisfy { id in
-                subscriber.messages(under: "beaconbridge/\(id)/region/office/").contains { $0.payload.contains("enter") }
+                subscriber.messages(under: "beaconbridge/\(id)/region/office/").contains {
+                    $0.payload.contains("enter")
+                }
             }
         }
         for id in gateways {
@@ -107,7 +112,7 @@ extension SiteConfigGatewaysTests {
             }
         }
         #expect(!subscriber.messages.contains { $0.topic.contains("/region/evil/") }, "nothing of a refusal applied")
-        #expect(!logs().contains(Self.keyText))
+        #expect(!logs(processes).contains(Self.keyText))
 
         // 3. A push after which the broker goes away: rolled back within the bound and reported once it is back.
         try Self.shared(region: "hall").write(toFile: directory + "/site.yaml", atomically: true, encoding: .utf8)
@@ -120,8 +125,9 @@ extension SiteConfigGatewaysTests {
         }
         broker.stop()
         let stoppedAt = Date()
+        let running = processes
         try await waitUntil("every gateway rolled back", timeout: 30) {
-            logs().components(separatedBy: "rolled back").count - 1 >= 3
+            logs(running).components(separatedBy: "rolled back").count - 1 >= 3
         }
         #expect(Date().timeIntervalSince(stoppedAt) >= 3, "not before the probe (at 3 s of the 9 s bound)")
         try await broker.start()
@@ -151,8 +157,8 @@ extension SiteConfigGatewaysTests {
         #expect(all["gw-b"]?.state == .local && all["gw-b"]?.version == 0, "\(String(describing: all["gw-b"]))")
         let restartedA = processes["gw-a"]?.stderr ?? ""
         #expect(restartedA.contains("starting on the last committed site configuration"), "\(restartedA)")
-        #expect(
-            (processes["gw-b"]?.stderr ?? "").contains("the state file is refused"), "\(processes["gw-b"]?.stderr ?? "")")
+        let restartedB = processes["gw-b"]?.stderr ?? ""
+        #expect(restartedB.contains("the state file is refused"), "\(restartedB)")
         // The local part untouched: each gateway's id and broker are its own file's.
         try await waitUntil("gw-a publishes under its own id", timeout: 30) {
             subscriber.messages.dropFirst(before).contains { $0.topic.hasPrefix("beaconbridge/gw-a/region/office/") }

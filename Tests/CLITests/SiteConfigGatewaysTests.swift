@@ -78,7 +78,9 @@ import Testing
         let second = try await BuiltBinary.run(["site", "push", directory + "/site.yaml", "--config", local])
         #expect(second.stdout.contains("version 2"), "\(second.stdout) \(second.stderr)")
         try await waitUntil("version 2 retained", timeout: 20) {
-            subscriber.messages.contains { $0.topic == "beaconbridge/house/site/config" && $0.payload.contains("\"version\":2") }
+            subscriber.messages.contains {
+                $0.topic == "beaconbridge/house/site/config" && $0.payload.contains("\"version\":2")
+            }
         }
         let retained = try #require(subscriber.messages.last { $0.topic == "beaconbridge/house/site/config" })
         let envelope = try SiteEnvelope.parse(Array(retained.payload.utf8)).get()

@@ -63,7 +63,7 @@ extension Daemon {
         let site: DaemonSite?
         switch DaemonSite.prepare(&configuration, path: options.config.path, logger: logger) {
         case .success(let prepared): site = prepared
-        case .failure(let code): return code
+        case .failure(let status): return status.code
         }
         let isReplay = options.isReplay(configuration.scanner)
         let now = SystemClock.realtime()

@@ -54,16 +54,16 @@ final class DaemonSite {
     /// `configuration` (the local file alone when there is none, or when it is refused: logged). Nil when there
     /// is no `site:` section; the exit code when the key cannot be read.
     static func prepare(_ configuration: inout GatewayConfiguration, path: String, logger: Logger)
-        -> Result<DaemonSite?, Int32>
+        -> Result<DaemonSite?, RetainedMessages.ExitStatus>
     {
         guard let settings = configuration.site else { return .success(nil) }
         let key: SiteKey
         do { key = try SiteKey.read(path: settings.keyFile) } catch {
             Output.stderr("beaconbridge: site.key_file: \(error)")
-            return .failure(ExitCode.config)
+            return .failure(RetainedMessages.ExitStatus(ExitCode.config))
         }
         guard case .success(let root) = ConfigurationLoader.loadDocument(path: path) else {
-            return .failure(ExitCode.config)
+            return .failure(RetainedMessages.ExitStatus(ExitCode.config))
         }
         let verifier = SiteVerifier(
             settings: settings, key: key, localRoot: root, localFile: path,
