@@ -111,6 +111,12 @@ let package = Package(
             dependencies: [
                 "BeaconModel", "BeaconConfigReading", "BeaconFormats", "DeviceProtocols", "BeaconConfig", "CYAML",
             ], swiftSettings: strict),
+        // Site configuration (docs/site-config.md): the signed envelope, its checks in order, the shared part merged
+        // with a gateway's own file; HMAC-SHA256 and SHA-256 from libcrypto (CCrypto).
+        .target(
+            name: "SiteConfig",
+            dependencies: ["BeaconModel", "BeaconConfigReading", "BeaconConfig", "YAMLConfig", "CCrypto"],
+            swiftSettings: strict),
         // GATT connections (docs/gatt.md): the core's GATTClient over an LE L2CAP socket on the ATT channel,
         // connection slots.
         .target(
@@ -140,7 +146,7 @@ let package = Package(
                 "DeviceProtocols",
                 "SecureDFU", "BeaconEvents", "BeaconDelivery", "BeaconConfig",
                 "BeaconRuntime", "HCIScanner", "MQTTPublisher", "SQLiteStore", "YAMLConfig",
-                "ESPHomeProxy", "BeaconSimulation", "WebhookSink", "GATTLink", "StatusServer",
+                "ESPHomeProxy", "BeaconSimulation", "WebhookSink", "GATTLink", "StatusServer", "SiteConfig",
             ],
             swiftSettings: strict
         ),
@@ -208,6 +214,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "YAMLConfigTests", dependencies: wholeCore + ["YAMLConfig"], swiftSettings: strict),
         .testTarget(
+            name: "SiteConfigTests", dependencies: wholeCore + ["SiteConfig", "YAMLConfig"], swiftSettings: strict),
+        .testTarget(
             name: "ESPHomeProxyTests",
             dependencies: [
                 "ESPHomeProxy", "BeaconModel", "BeaconFormats", "DeviceProtocols", "BeaconRuntime", "GATTLink",
@@ -220,7 +228,7 @@ let package = Package(
             dependencies: [
                 "BeaconBridgeCLI", "BeaconModel", "BeaconConfigReading", "BeaconFormats", "BeaconTracking",
                 "BeaconRooms", "DeviceProtocols", "BeaconEvents", "BeaconDelivery", "BeaconConfig", "BeaconRuntime",
-                "SQLiteStore", "TestSupport", "GATTTestPeer",
+                "SQLiteStore", "TestSupport", "GATTTestPeer", "SiteConfig",
             ],
             swiftSettings: strict),
     ],

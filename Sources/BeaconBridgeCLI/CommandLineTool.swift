@@ -28,6 +28,8 @@ public enum CommandLineTool {
                                                     teach a region's levels (or a device's 1 m level)
           beaconbridge regions forget | status      remove what was taught, show it
           beaconbridge devices status [--config FILE] [--wait S]
+          beaconbridge site push FILE [--config FILE] [--version N]  sign and publish the site's shared configuration
+          beaconbridge site status [--config FILE] [--wait S]  every gateway's site configuration version and state
                                                     every beacon's presence and learned interval and away time
           beaconbridge gatt --address ADDR [--random] [--adapter hci0] services | read UUID... |
                             write UUID HEX | subscribe UUID [--count N] [--seconds S]
@@ -86,6 +88,7 @@ public enum CommandLineTool {
         case "rooms": return RoomsCommand.run(rest)
         case "devices": return DevicesCommand.run(rest)
         case "regions": return RegionsCommand.run(rest)
+        case "site": return SiteCommand.run(rest)
         default:
             Output.stderr("beaconbridge: unknown command '\(command)'\n\n\(usage)")
             return ExitCode.usage

@@ -31,6 +31,14 @@ public enum ConfigurationLoader {
             checksFiles: checksFiles)
     }
 
+    /// Validates a tree built from more than one file (a site configuration merged with the gateway's own file:
+    /// docs/site-config.md) as if it were the file `file`: the same checks as `load(path:)`.
+    public static func load(
+        root: ConfigNode, file: String, environment: ConfigEnvironment, checksFiles: Bool = true
+    ) -> Result<GatewayConfiguration, ConfigErrors> {
+        decode(YAMLDocument(root: root, issues: []), file: file, environment: environment, checksFiles: checksFiles)
+    }
+
     /// Reads and parses a file into a tree without decoding sections (for commands that read one section);
     /// structural problems (syntax, duplicate keys, tags) are errors.
     public static func loadDocument(path: String, limits: YAMLLimits = .standard) -> Result<ConfigNode, ConfigErrors> {

@@ -9,7 +9,7 @@ extension Daemon {
     func reload() async {
         notifySystemd(.reloading)
         defer { notifySystemd(.ready) }
-        let loaded: GatewayConfiguration
+        var loaded: GatewayConfiguration
         // Reading and parsing the file blocks: on a thread of its own, so the loop's pool thread is free meanwhile.
         let path = options.config.path
         let result =
@@ -24,10 +24,26 @@ extension Daemon {
             for line in errors.lines { logger.error(line) }
             return
         }
+        // With a site configuration running, the local file joins it (Daemon+Site).
+        switch siteMerged(loaded) {
+        case .success(let merged): loaded = merged
+        case .failure(let refusal):
+            logger.error("reload refused: the running site configuration does not validate with the local file")
+            for line in [refusal.message] + refusal.problems { logger.error(line) }
+            return
+        }
+        await apply(loaded)
+    }
+
+    /// Applies what a reload applies (formats, distance, tracking, regions, beacons, devices, telemetry, rooms)
+    /// without losing tracker, region or room state: SIGHUP's and a site configuration's path (Daemon+Site).
+    /// False (and nothing applied) when the formats cannot be built.
+    @discardableResult
+    func apply(_ loaded: GatewayConfiguration) async -> Bool {
         let decoder: BeaconDecoder
         do { decoder = try BeaconDecoder(settings: loaded.formats) } catch {
             logger.error("reload refused: \(error)")
-            return
+            return false
         }
         let events = pipeline.reload(
             decoder: decoder, includeDevices: loaded.formats.includeDevices,
@@ -61,5 +77,6 @@ extension Daemon {
             ])
         await publish(events)
         publishDiscovery()
+        return true
     }
 }

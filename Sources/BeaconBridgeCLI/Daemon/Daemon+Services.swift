@@ -46,6 +46,7 @@ extension Daemon {
         if let rooms = roomSubscriptionService() { all.append(rooms) }
         if let gatt = gattCommandService() { all.append(gatt) }
         all.append(teachSubscriptionService())
+        if let site = siteSubscriptionService() { all.append(site) }
         if let watchdog = SystemdWatchdog(environment: ProcessEnvironment.current()) {
             // Healthy while the loop keeps handling its once-a-second tick.
             all.append(

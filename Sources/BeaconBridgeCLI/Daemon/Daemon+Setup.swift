@@ -14,7 +14,7 @@ extension Daemon {
     /// Loads the configuration and builds every part; on failure prints why and returns the exit code.
     static func start(_ options: DaemonOptions) async -> Int32 {
         let environment = ProcessEnvironment.current()
-        let configuration: GatewayConfiguration
+        var configuration: GatewayConfiguration
         switch ConfigurationLoader.load(path: options.config.path) {
         case let .success(loaded): configuration = loaded
         case let .failure(errors):
@@ -58,6 +58,12 @@ extension Daemon {
                 level: level, includesTimestamp: !LogfmtHandler.writesToJournal(environment: environment)))
         for warning in StartupChecks.locate(findings.warnings, in: options.config.path) {
             logger.warning("configuration: \(StartupChecks.warningLine(warning))")
+        }
+        // The last committed site configuration joins the local file (Daemon+Site).
+        let site: DaemonSite?
+        switch DaemonSite.prepare(&configuration, path: options.config.path, logger: logger) {
+        case .success(let prepared): site = prepared
+        case .failure(let status): return status.code
         }
         let regionNames = Set(configuration.regions.map(\.name))
         if let unknown = options.teaches.first(where: { $0.region.map { !regionNames.contains($0) } ?? false }) {
@@ -249,6 +255,7 @@ extension Daemon {
         if let status, daemon.rooms != nil {
             status.board.connectActions { [mailbox = daemon.mailbox] in mailbox.post($0) }
         }
+        daemon.site = site
         return await daemon.run()
     }
 

@@ -70,6 +70,8 @@ final class Daemon {
     var gattSchedule = GATTInfoSchedule(devices: [], start: 0)
     /// What was taught (issue 43; Daemon+Teaching): the site's records, a replay's `--teach` windows.
     var teaching: DaemonTeaching
+    /// The site configuration (`site:`), nil when off (Daemon+Site).
+    var site: DaemonSite?
 
     init(
         options: DaemonOptions, configuration: GatewayConfiguration, logger: Logger, database: GatewayDatabase?,
@@ -271,6 +273,7 @@ final class Daemon {
             await publishTelemetryIfDue()
             await publishStatus()
             readDueInformation()
+            await handleSite()
         case .rooms:
             await handleRoomMessages()
         case .teaching:

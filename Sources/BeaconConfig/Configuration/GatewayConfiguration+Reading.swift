@@ -38,6 +38,7 @@ extension GatewayConfiguration {
         rooms = r.section("rooms") { RoomSettings(from: &$0) }
         gatt = r.section("gatt") { GATTSettings(from: &$0) }
         http = r.section("http") { HTTPSettings(from: &$0) }
+        site = r.optionalSection("site") { SiteSettings(from: &$0) }
         // Declared so a typo of any section name gets the hint.
         r.declare(GatewayConfiguration.sectionNames)
         // `x-...` keys hold YAML anchors for reuse (`x-defaults: &defaults`), as in Docker Compose files.

@@ -29,6 +29,8 @@ public struct GatewayConfiguration: Sendable, Equatable {
     public var gatt: GATTSettings = GATTSettings()
     /// `http`: the status page and `/metrics`; off by default.
     public var http: HTTPSettings = HTTPSettings()
+    /// `site`: the site configuration this gateway follows (docs/site-config.md); nil when the section is absent.
+    public var site: SiteSettings?
 
     public init(
         gateway: GatewaySettings, logging: LoggingSettings = LoggingSettings(),
@@ -60,6 +62,7 @@ public struct GatewayConfiguration: Sendable, Equatable {
         "gateway", "logging", "telemetry", "scanner", "formats", "distance", "tracking", "regions", "beacons",
         "devices", "mqtt", "topics", "outbox", "webhook", "esphome_api", "rooms", "gatt",
         "http",
+        "site",
     ]
 
     /// The beacons Home Assistant discovery announces and events name: `beacons`, then every device of
