@@ -10,7 +10,10 @@
 #   - `max_over_time(beaconbridge_beacons_tracked[10m])` equals the beacons the replay has (3, the log's `beacons=`);
 #   - `process_resident_memory_bytes` and `process_cpu_seconds_total` arrived and are plausible (1-200 MB; > 0);
 #   - the replay ended with exit 0 (everything delivered);
-#   - the status page, read with curl during the replay, lists its beacons and shows the outbox figure.
+#   - the status page, read with curl during the replay, lists its beacons and shows the outbox figure;
+#   - the same page loaded by Debian's headless `chromium` (the browser's Basic login with the token, scripts run):
+#     its DOM lists the beacons and the outbox figure and never the token; its screenshot at a phone's width is
+#     kept as .build/web-stage/status-page.png (docs/images/status-page.png is a copy of one).
 # Prints the figures and the stage's time; exit 0 only when every check passed. Bounded: every wait has a limit and
 # the whole stage takes about a minute.
 # Usage: scripts/web-stage.sh [BIN]   (default .build/release/beaconbridge)
@@ -28,7 +31,7 @@ fail() { echo "FAIL $*"; failed=$((failed + 1)); }
 
 [ -x "$BIN" ] || { echo "FAIL web-stage: $BIN is missing (the release stage builds it)"; exit 1; }
 missing=""
-for p in prometheus mosquitto curl python3; do
+for p in prometheus mosquitto curl python3 chromium; do
     dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "ok installed" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
@@ -93,7 +96,7 @@ wait_port "$MQTT_PORT" 100 || { echo "FAIL web-stage: mosquitto did not start"; 
 "$BIN" simulate --scenario "$REPO/config/scenarios/demo.json" --summary-only --capture "$WORK/demo.btsnoop" \
     2> "$WORK/simulate.txt" > /dev/null || { echo "FAIL web-stage: simulate failed"; exit 1; }
 capture_reports=$(sed -n 's/^capture: .*: \([0-9]*\) advertising report events.*/\1/p' "$WORK/simulate.txt")
-head -c 24 /dev/urandom | base64 > "$WORK/http.token"
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$WORK/http.token"
 chmod 600 "$WORK/http.token"
 cat > "$WORK/beaconbridge.yaml" << YAML
 gateway:
@@ -145,6 +148,19 @@ sleep 2
 curl -sf --max-time 5 -H "Authorization: Bearer $(cat "$WORK/http.token")" "http://127.0.0.1:$HTTP_PORT/" \
     > "$WORK/page.html"
 listed=$(grep -o '<tr class="beacon">' "$WORK/page.html" | wc -l)
+# The browser: the DOM after the page's script ran, and a screenshot at a phone's width. The token goes in as the
+# Basic password in the URL (the user name is ignored), so the browser sends an Authorization header as a person's
+# login would.
+browser_url="http://viewer:$(cat "$WORK/http.token")@127.0.0.1:$HTTP_PORT/"
+CHROMIUM_FLAGS=(--headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run --hide-scrollbars
+    --user-data-dir="$WORK/chromium" --virtual-time-budget=3000)
+timeout 90 chromium "${CHROMIUM_FLAGS[@]}" --dump-dom "$browser_url" > "$WORK/dom.html" 2> "$WORK/chromium.log"
+browser_code=$?
+mkdir -p "$REPO/.build/web-stage"
+timeout 90 chromium "${CHROMIUM_FLAGS[@]}" --window-size=412,1400 --screenshot="$REPO/.build/web-stage/status-page.png" \
+    "$browser_url" >> "$WORK/chromium.log" 2>&1
+shot_code=$?
+browser_listed=$(grep -o '<tr class="beacon">' "$WORK/dom.html" | wc -l)
 # The replay takes about 40 s; at most 120.
 for _ in $(seq 1200); do
     kill -0 "$GATEWAY" 2> /dev/null || break
@@ -196,6 +212,18 @@ if [ "$listed" = "$replay_beacons" ] && grep -q 'id="outbox-mqtt"' "$WORK/page.h
     pass "page: $listed beacons listed (the replay's $replay_beacons), the outbox figure shown"
 else
     fail "page: $listed beacons listed, the replay has '$replay_beacons'"
+fi
+if [ "$browser_code" = 0 ] && [ "$browser_listed" -gt 0 ] && [ "$browser_listed" = "$replay_beacons" ] &&
+    grep -q 'id="outbox-mqtt"' "$WORK/dom.html" && ! grep -qF "$(cat "$WORK/http.token")" "$WORK/dom.html"; then
+    pass "chromium: the DOM lists $browser_listed beacons and the outbox figure, and not the token"
+else
+    fail "chromium: exit $browser_code, $browser_listed beacons in the DOM (the replay has '$replay_beacons')"
+    tail -5 "$WORK/chromium.log" >&2
+fi
+if [ "$shot_code" = 0 ] && [ -s "$REPO/.build/web-stage/status-page.png" ]; then
+    pass "chromium: screenshot .build/web-stage/status-page.png ($(stat -c %s "$REPO/.build/web-stage/status-page.png") bytes)"
+else
+    fail "chromium: no screenshot (exit $shot_code)"
 fi
 if [ "$failed" -gt 0 ]; then
     log "gateway log:"
