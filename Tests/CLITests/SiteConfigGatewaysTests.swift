@@ -26,7 +26,7 @@ import Testing
     }
 
     /// A gateway's own file: its id, the broker, the outbox, `site:` with the key file and its state file.
-    static func local(_ id: String, directory: String, port: Int, timeout: Int = 9) -> String {
+    static func local(_ id: String, directory: String, port: Int, timeout: Int = 24) -> String {
         """
         gateway: {id: \(id)}
         mqtt: {host: 127.0.0.1, port: \(port), reconnect_min_s: 100ms, reconnect_max_s: 500ms}
