@@ -201,7 +201,7 @@ let package = Package(
             name: "MQTTPublisherTests",
             dependencies: [
                 "MQTTPublisher", "SQLiteStore", "BeaconModel", "BeaconFormats", "BeaconRooms", "BeaconEvents",
-                "BeaconDelivery", "BeaconRuntime", "TestSupport",
+                "BeaconTracking", "BeaconDelivery", "BeaconRuntime", "TestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -212,7 +212,8 @@ let package = Package(
             name: "GATTLinkTests",
             dependencies: ["GATTLink", "GATTTestPeer", "BeaconModel", "DeviceProtocols", "SecureDFU", "BeaconRuntime"],
             swiftSettings: strict),
-        .testTarget(name: "YAMLConfigTests", dependencies: wholeCore + ["YAMLConfig"], swiftSettings: strict),
+        .testTarget(
+            name: "YAMLConfigTests", dependencies: wholeCore + ["YAMLConfig", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "SiteConfigTests", dependencies: wholeCore + ["SiteConfig", "YAMLConfig"], swiftSettings: strict),
         .testTarget(

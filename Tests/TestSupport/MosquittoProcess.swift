@@ -48,16 +48,26 @@ public final class MosquittoProcess: @unchecked Sendable {
 
     /// Starts the broker and waits (up to 60 s, polling without blocking a cooperative thread) until it
     /// accepts connections.
+    ///
+    /// The broker is asked once more after the last sleep: a waiting task that could not run for the whole minute
+    /// (the cooperative pool held by CPU-bound tests) must not report a broker that started meanwhile as failed.
+    /// Its standard error goes to `mosquitto.stderr` in the directory (what it prints before its log file is open,
+    /// such as a port in use), and a failure carries that, the exit status and the log.
     public func start() async throws {
-        let process = try ChildProcess(MosquittoProcess.executable, ["-c", directory + "/mosquitto.conf"])
+        let process = try ChildProcess(
+            MosquittoProcess.executable, ["-c", directory + "/mosquitto.conf"],
+            outputFiles: (stdout: directory + "/mosquitto.stdout", stderr: directory + "/mosquitto.stderr"))
         lock.withLock { self.process = process }
         let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
+        while true {
             if FreePort.accepts(port) { return }
-            guard process.isRunning else { break }
+            guard process.isRunning, Date() < deadline else { break }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw TestFailure("mosquitto did not start on port \(port); log:\n\(log)")
+        let stderr = (try? String(contentsOfFile: directory + "/mosquitto.stderr", encoding: .utf8)) ?? ""
+        let state = process.isRunning ? "still running" : "exited with status \(process.wait())"
+        throw TestFailure(
+            "mosquitto did not start on port \(port) within 60 s (\(state)); stderr:\n\(stderr)\nlog:\n\(log)")
     }
 
     /// Stops with SIGTERM (a clean shutdown that saves persistent sessions) and waits for the exit.

@@ -1,12 +1,13 @@
 import BeaconConfig
 import BeaconConfigReading
 import Foundation
+import TestSupport
 import Testing
 
 @testable import YAMLConfig
 
 /// Random mutations of a valid configuration must never trap, and every issue must carry a place.
-@Suite struct YAMLFuzzTests {
+@Suite(.ownThread) struct YAMLFuzzTests {
     static let seed = """
         gateway: {id: pi, room: kitchen}
         logging:

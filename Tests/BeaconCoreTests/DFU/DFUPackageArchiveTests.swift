@@ -1,8 +1,9 @@
+import TestSupport
 import Testing
 
 @testable import SecureDFU
 
-@Suite struct DFUPackageArchiveTests {
+@Suite(.ownThread) struct DFUPackageArchiveTests {
     /// A zip made by Python's zipfile (zlib, a dynamic-Huffman block): `text.txt`, 3,520 bytes, CRC 0x45a6726d.
     static let pythonZip = DecodingFixtures.hex(
         "504b0304140000000800ce70855d6d72a64572000000c00d000008000000746578742e747874edcc490e82401445d1adbc15"

@@ -1,11 +1,12 @@
 import BeaconSimulation
+import TestSupport
 import Testing
 
 @testable import BeaconModel
 @testable import BeaconRooms
 
 /// The self-calibration solver on synthetic pair levels (docs/rooms.md, "Self-calibration").
-@Suite struct GatewayCalibrationTests {
+@Suite(.ownThread) struct GatewayCalibrationTests {
     static let t0: Timestamp = 1_700_000_000
 
     /// A world of gateways: receive offsets g, transmit offsets t, reciprocal path levels L (symmetric) and the

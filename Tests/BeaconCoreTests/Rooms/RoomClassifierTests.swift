@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import BeaconConfigReading
@@ -6,7 +7,7 @@ import Testing
 
 /// The arbiter's fingerprint classifier (issue 29; docs/rooms.md, "The classifier") on a synthetic three-room
 /// site: rooms a, b, c in a row, one gateway each; every room's fingerprint as a training walk would leave it.
-@Suite struct RoomClassifierTests {
+@Suite(.ownThread) struct RoomClassifierTests {
     static let t0: Timestamp = 1_700_000_000
     static let gateways = ["gw-a", "gw-b", "gw-c"]
     static let settings: RoomArbiterSettings = {

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import BeaconModel
@@ -5,7 +6,7 @@ import Testing
 
 /// The fingerprint floor (`RoomFingerprintOracle`, docs/rooms.md "The fingerprint floor"): the nearest
 /// fingerprint to perfectly averaged levels, by hand-made levels and on the two-room plan of `RoomOracleTests`.
-@Suite struct RoomFingerprintOracleTests {
+@Suite(.ownThread) struct RoomFingerprintOracleTests {
     typealias Rows = [(room: String, levels: [Double?])]
 
     @Test func absoluteMatchingTakesTheNearestLevelsAndDifferencesTheNearestPattern() {
