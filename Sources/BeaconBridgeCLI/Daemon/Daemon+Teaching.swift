@@ -56,7 +56,7 @@ struct DaemonTeaching {
     }
 
     /// The site's regions command topics: `<prefix>/regions/command/<verb>`.
-    static func commandBase(prefix: String) -> String { prefix + "/regions/command" }
+    static func commandBase(prefix: String) -> String { TeachCommand.commandBase(prefix: prefix) }
     /// A gateway's reply topic: `<prefix>/<gateway>/reply/regions/<verb>`.
     static func replyTopic(layout: TopicLayout, verb: String) -> String {
         layout.base + "/reply/regions/" + TopicLevel.safe(verb)

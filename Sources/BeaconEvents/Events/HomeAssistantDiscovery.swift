@@ -28,11 +28,14 @@ public struct HomeAssistantDiscovery: Sendable {
     public struct Region: Sendable, Equatable {
         public var name: String
         public var match: RegionMatch
-        public init(name: String, match: RegionMatch = RegionMatch()) {
+        /// The typical device its teach buttons teach (`taught_like`); nil: no buttons.
+        public var taughtLike: String?
+        public init(name: String, match: RegionMatch = RegionMatch(), taughtLike: String? = nil) {
             self.name = name
             self.match = match
+            self.taughtLike = taughtLike
         }
-        public init(_ rule: RegionRule) { self.init(name: rule.name, match: rule.match) }
+        public init(_ rule: RegionRule) { self.init(name: rule.name, match: rule.match, taughtLike: rule.taughtLike) }
 
         /// The region's name for people: `front_door` -> `Front door`.
         public var title: String { HomeAssistantDiscovery.title(name) }
@@ -79,7 +82,7 @@ public struct HomeAssistantDiscovery: Sendable {
                 out.append(regionSensor(beacon, region: region))
             }
         }
-        return out
+        return out + teachButtons(regions: regions)
     }
 
     public var gatewayDeviceID: String { layout.discoveryNodeID }

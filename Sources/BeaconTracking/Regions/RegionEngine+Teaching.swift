@@ -11,10 +11,13 @@ extension RegionEngine {
         let changed = table.changedBeacons(comparedWith: evaluator.taught)
         evaluator.taught = table
         guard !changed.isEmpty else { return }
-        for slot in tracker.liveSlots where changed.contains(tracker.slots[slot].beaconID) {
+        // A region taught like a typical device: its link (or a reference power) moves every device's levels.
+        let everyone = evaluator.rules.contains { $0.taughtLike != nil }
+        for slot in tracker.liveSlots where everyone || changed.contains(tracker.slots[slot].beaconID) {
             for index in tracker.slots[slot].memberships.indices {
                 tracker.slots[slot].memberships[index].levelPower = RegionMembership.noLevels
             }
+            guard changed.contains(tracker.slots[slot].beaconID) else { continue }
             if table.referencePowers[tracker.slots[slot].beaconID] == nil {
                 // The advertised power comes back with the beacon's next report.
                 tracker.slots[slot].measuredPower = nil
@@ -31,9 +34,10 @@ extension RegionEngine {
             let membership = tracker.slots[slot].memberships.first(where: { Int($0.region) == regionIndex }),
             !membership.enterLevel.isNaN
         else { return nil }
+        let like = evaluator.regionIndex(named: region).flatMap { evaluator.rules[$0].taughtLike }
         return (
             Double(membership.enterLevel), Double(membership.exitLevel),
-            evaluator.taught.link(beaconID: beaconID, region: region) != nil
+            evaluator.taught.link(beaconID: beaconID, region: region, like: like) != nil
         )
     }
 }

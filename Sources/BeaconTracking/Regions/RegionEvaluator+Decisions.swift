@@ -148,7 +148,8 @@ extension RegionEvaluator {
         let key = measuredPower.map { Int16(clamping: $0) } ?? RegionMembership.levelsForNilPower
         if membership.levelPower == key { return !membership.enterLevel.isNaN }
         membership.levelPower = key
-        if let levels = taught.link(beaconID: beaconID, region: names[Int(membership.region)])?.levels {
+        let region = Int(membership.region)
+        if let levels = taught.link(beaconID: beaconID, region: names[region], like: rules[region].taughtLike)?.levels {
             membership.enterLevel = Float(levels.enter)
             membership.exitLevel = Float(levels.exit)
             return true

@@ -40,7 +40,7 @@ extension RegionRule {
             dropoutGrace: r.duration("dropout_grace_s", default: d.dropoutGrace),
             fastEnterEvidence: r.value("fast_enter_evidence_db", default: d.fastEnterEvidence),
             fastEnterMargin: r.value("fast_enter_margin_db", default: d.fastEnterMargin),
-            sensitivity: own)
+            sensitivity: own, taughtLike: r.string("taught_like"))
     }
 
     /// Exactly one of an RSSI level (dBm) and a distance (metres).

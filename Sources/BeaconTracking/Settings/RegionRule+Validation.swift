@@ -32,6 +32,13 @@ extension RegionRule {
             add("name", "must not contain '/', '+', '#' or control characters (it becomes an MQTT topic level)")
         }
         issues += validateMatch(path: "\(path).match")
+        if let taughtLike {
+            if taughtLike.isEmpty || taughtLike.unicodeScalars.contains(where: { "/+#".unicodeScalars.contains($0) }) {
+                add("taught_like", "expected a device's beacon id like ibeacon:<uuid>:<major>:<minor>")
+            } else if !match.canSelect(beaconID: taughtLike) {
+                add("taught_like", "the region's match can never select '\(taughtLike)', so it is never taught here")
+            }
+        }
         if let enter { issues += Self.validate(enter, key: "\(path).enter", above: true) }
         if let exit {
             let key = "\(path).exit"

@@ -42,14 +42,19 @@ public struct RegionRule: Sendable, Equatable {
     /// The preset the region named itself (YAML `sensitivity`); nil when it named none (its timing keys then
     /// come from `tracking.sensitivity`, `balanced` unless set).
     public var sensitivity: RegionSensitivity?
+    /// A device (canonical beacon id) whose taught links this region applies to every device it matches that has
+    /// none of its own on a gateway, moved by the difference of the two devices' reference powers (YAML
+    /// `taught_like`; docs/teach.md, "A region taught with one device, applied to another").
+    public var taughtLike: String?
 
     public init(
         name: String, match: RegionMatch, enter: RegionCondition? = nil, exit: RegionCondition? = nil,
         enterEvidence: Double = 30, minDwell: Double = 1, exitPeriod: Double = 30,
         filter: FilterSettings? = nil, enterMargin: Double = 3.5, exitEvidence: Double = 20,
         dropoutGrace: Double = 60, fastEnterEvidence: Double = 10, fastEnterMargin: Double = 6,
-        sensitivity: RegionSensitivity? = nil
+        sensitivity: RegionSensitivity? = nil, taughtLike: String? = nil
     ) {
+        self.taughtLike = taughtLike
         self.fastEnterEvidence = fastEnterEvidence
         self.fastEnterMargin = fastEnterMargin
         self.sensitivity = sensitivity

@@ -94,4 +94,50 @@ import Testing
         table.setReferencePower(99, beaconID: F.id(1))
         #expect(table.referencePowers.isEmpty)
     }
+
+    /// `taught_like`: the region taught with beacon 1 decides for beacons 2 and 3 too, beacon 3's link moved by the
+    /// difference of the learned reference powers; beacon 4's own link wins over the typical one.
+    @Test func aRegionTaughtLikeATypicalDeviceAppliesItsLinkToTheOthersShiftedByTheirReferencePowers() throws {
+        var hall = F.hall
+        hall.taughtLike = F.id(1)
+        var engine = F.engine(regions: [hall])
+        let typical = TaughtRegionLink(boundary: Self.boundary)
+        let expected = try #require(typical.levels)
+        var table = Self.taught(typical)
+        table.set(
+            TaughtRegionLink(boundary: TaughtLevel(level: -60, spread: 1, reports: 30, seconds: 30)),
+            beaconID: F.id(4), region: "hall")
+        table.setReferencePower(-59, beaconID: F.id(1))
+        table.setReferencePower(-55, beaconID: F.id(3))  // 4 dB stronger than the typical one
+        engine.setTaught(table)
+        // -77 dBm is inside by the typical link (entered near -87), never by the configured -70.
+        for minor in [2, 3] { _ = F.feed(&engine, minor: minor, from: 0, to: 60, rssi: -77) }
+        _ = F.feed(&engine, minor: 4, from: 0, to: 60, rssi: -65)
+        #expect(engine.state(of: F.id(2), in: "hall") == .inside)
+        let two = try #require(engine.levels(of: F.id(2), in: "hall"))
+        #expect(two.enter == expected.enter && two.exit == expected.exit && two.taught)
+        let three = try #require(engine.levels(of: F.id(3), in: "hall"))
+        #expect(three.enter == expected.enter + 4 && three.exit == expected.exit + 4 && three.taught)
+        // Its own link (taught near the gateway at -60) keeps -65 out.
+        #expect(engine.state(of: F.id(4), in: "hall") != .inside)
+        #expect(try #require(engine.levels(of: F.id(4), in: "hall")).enter > -65)
+
+        // The typical device forgotten: every device of the kind is back on the configured levels.
+        var forgotten = table
+        forgotten.set(nil, beaconID: F.id(1), region: "hall")
+        engine.setTaught(forgotten)
+        _ = F.feed(&engine, minor: 2, from: 60, to: 62, rssi: -77)
+        let after = try #require(engine.levels(of: F.id(2), in: "hall"))
+        #expect(after.enter == -70 && !after.taught)
+    }
+
+    @Test func taughtLikeMustBeADeviceTheRegionCanSelect() {
+        var hall = F.hall
+        hall.taughtLike = "eddystone-uid:00112233445566778899:a1b2c3d4e5f6"
+        #expect(hall.validate(path: "regions[0]").map(\.path) == ["regions[0].taught_like"])
+        hall.taughtLike = F.id(9)
+        #expect(hall.validate(path: "regions[0]").isEmpty)
+        hall.taughtLike = "a/b"
+        #expect(hall.validate(path: "regions[0]").map(\.path) == ["regions[0].taught_like"])
+    }
 }

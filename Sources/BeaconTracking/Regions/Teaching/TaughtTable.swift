@@ -32,6 +32,21 @@ public struct TaughtTable: Sendable, Equatable {
         links.isEmpty ? nil : links[Key(beaconID: beaconID, region: region)]
     }
 
+    /// The link a pair decides by: its own, else (with `like`, a region's `taught_like`) that device's link in
+    /// the same region moved by the difference of the two devices' learned reference powers (0 dB unless both
+    /// were taught at 1 m: devices of one kind transmit alike). Nil when neither was taught.
+    public func link(beaconID: String, region: String, like: String?) -> TaughtRegionLink? {
+        if let own = link(beaconID: beaconID, region: region) { return own }
+        guard let like, like != beaconID, let typical = link(beaconID: like, region: region) else { return nil }
+        return typical.shifted(by: likeShift(beaconID: beaconID, like: like))
+    }
+
+    /// dB the typical device's link moves for `beaconID`: its reference power minus the typical one's.
+    public func likeShift(beaconID: String, like: String) -> Double {
+        guard let own = referencePowers[beaconID], let typical = referencePowers[like] else { return 0 }
+        return Double(own - typical)
+    }
+
     /// Sets or (nil, or a link without a boundary) removes a pair's link.
     public mutating func set(_ link: TaughtRegionLink?, beaconID: String, region: String) {
         let key = Key(beaconID: beaconID, region: region)

@@ -39,6 +39,9 @@ public enum TeachCommand: Sendable, Equatable {
         }
     }
 
+    /// The site's regions command topics: `<prefix>/regions/command/<verb>`.
+    public static func commandBase(prefix: String) -> String { prefix + "/regions/command" }
+
     /// The verb of a command topic under `commandBase` (`<prefix>/regions/command`), nil for any other topic.
     public static func verb(inTopic topic: String, commandBase: String) -> String? {
         guard topic.hasPrefix(commandBase + "/") else { return nil }

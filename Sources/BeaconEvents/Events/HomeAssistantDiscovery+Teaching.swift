@@ -1,0 +1,36 @@
+import BeaconModel
+import BeaconTracking
+
+extension HomeAssistantDiscovery {
+    /// Per region with a typical device (`taught_like`), the buttons "Teach <region> boundary" and "Teach <region>
+    /// inside" on this gateway's device (issue 43; docs/teach.md). A press publishes the site's teach command for
+    /// that device (`<prefix>/regions/command/teach`), so every gateway of the site records its own link, as
+    /// `beaconbridge regions teach` does; each gateway's reply is on `<prefix>/<gateway>/reply/regions/teach`.
+    func teachButtons(regions: [Region]) -> [ControlMessage] {
+        let command = TeachCommand.commandBase(prefix: layout.settings.prefix) + "/teach"
+        var out: [ControlMessage] = []
+        for region in regions {
+            guard let device = region.taughtLike else { continue }
+            for spot in [TeachSpot.boundary, .inside] {
+                let object = "teach_" + TopicLayout.slug(region.name) + "_" + spot.rawValue
+                let press = JSONValue.object([
+                    ("id", .string("ha-" + region.name + "-" + spot.rawValue)), ("region", .string(region.name)),
+                    ("device", .string(device)), ("at", .string(spot.rawValue)),
+                    ("seconds", .double(TeachCommand.defaultSeconds)),
+                ]).serialized
+                out.append(
+                    message(
+                        "button", object: object,
+                        [
+                            ("name", .string("Teach " + region.title + " " + spot.rawValue)),
+                            ("unique_id", .string(gatewayDeviceID + "_" + object)),
+                            ("command_topic", .string(command)),
+                            ("payload_press", .string(press)),
+                            ("icon", .string(spot == .boundary ? "mdi:map-marker-radius" : "mdi:map-marker")),
+                            ("entity_category", .string("config")),
+                        ], device: gatewayDevice()))
+            }
+        }
+        return out
+    }
+}
