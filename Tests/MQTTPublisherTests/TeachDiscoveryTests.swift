@@ -29,6 +29,14 @@ import Testing
                 "homeassistant/button/beaconbridge_gw_a/teach_front_door_inside/config",
             ])
         #expect(buttons.allSatisfy { $0.retain })
+        // The progress: this gateway's teach replies as a sensor.
+        let sensor = try #require(
+            Self.discovery().messages(beacons: [], regions: regions).first {
+                $0.topic == "homeassistant/sensor/beaconbridge_gw_a/teach/config"
+            })
+        let sensorConfig = try JSONValue(parsing: sensor.payload)
+        #expect(sensorConfig["state_topic"] == .string("home/ble/gw-a/reply/regions/teach"))
+        #expect(sensorConfig["json_attributes_topic"] == .string("home/ble/gw-a/reply/regions/teach"))
         for (button, spot) in zip(buttons, [TeachSpot.boundary, .inside]) {
             let config = try JSONValue(parsing: button.payload)
             #expect(config["name"] == .string("Teach Front door \(spot.rawValue)"))
@@ -50,7 +58,7 @@ import Testing
 
     @Test func withoutATypicalDeviceNoButton() {
         let messages = Self.discovery().messages(beacons: [], regions: [HomeAssistantDiscovery.Region(name: "desk")])
-        #expect(!messages.contains { $0.topic.hasPrefix("homeassistant/button/") })
+        #expect(!messages.contains { $0.topic.hasPrefix("homeassistant/button/") || $0.topic.contains("/teach/") })
         #expect(!messages.isEmpty)
     }
 }

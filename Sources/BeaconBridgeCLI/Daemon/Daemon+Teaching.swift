@@ -59,7 +59,7 @@ struct DaemonTeaching {
     static func commandBase(prefix: String) -> String { TeachCommand.commandBase(prefix: prefix) }
     /// A gateway's reply topic: `<prefix>/<gateway>/reply/regions/<verb>`.
     static func replyTopic(layout: TopicLayout, verb: String) -> String {
-        layout.base + "/reply/regions/" + TopicLevel.safe(verb)
+        TeachCommand.replyTopic(gatewayBase: layout.base, verb: verb)
     }
 }
 

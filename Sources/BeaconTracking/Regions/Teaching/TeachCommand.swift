@@ -41,6 +41,10 @@ public enum TeachCommand: Sendable, Equatable {
 
     /// The site's regions command topics: `<prefix>/regions/command/<verb>`.
     public static func commandBase(prefix: String) -> String { prefix + "/regions/command" }
+    /// A gateway's reply topic under its topic base (`<prefix>/<gateway>`): `<base>/reply/regions/<verb>`.
+    public static func replyTopic(gatewayBase: String, verb: String) -> String {
+        gatewayBase + "/reply/regions/" + TopicLevel.safe(verb)
+    }
 
     /// The verb of a command topic under `commandBase` (`<prefix>/regions/command`), nil for any other topic.
     public static func verb(inTopic topic: String, commandBase: String) -> String? {
