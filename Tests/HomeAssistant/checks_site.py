@@ -57,8 +57,8 @@ def site_checks(check, ha, refresh_registry, recorder, binary, work, kitchen, wa
           and "version 1" in push.stdout, push.stdout + push.stderr)
     applied = wait_for("version 1 in Home Assistant",
                        lambda: state(version_id).get("state") == "1" and state(problem_id).get("state") == "off"
-                       and state(version_id).get("attributes", {}).get("state") == "applied", wait)
-    check("site: the kitchen's version sensor shows 1 (state applied, the sha256 as attribute), problem off",
+                       and state(version_id).get("attributes", {}).get("status") == "applied", wait)
+    check("site: the kitchen's version sensor shows 1 (status applied, the sha256 as attributes), problem off",
           applied and len(state(version_id)["attributes"].get("sha256", "")) == 64,
           [state(version_id), state(problem_id)])
 
@@ -71,5 +71,5 @@ def site_checks(check, ha, refresh_registry, recorder, binary, work, kitchen, wa
     check("site: a tampered push turns the problem sensor on with reason bad_signature and the refused version; "
           "the version sensor still shows 1",
           refused and attributes.get("reason") == "bad_signature" and attributes.get("subject") == 2
-          and attributes.get("state") == "refused" and "signature" in (attributes.get("message") or "")
+          and attributes.get("status") == "refused" and "signature" in (attributes.get("message") or "")
           and state(version_id).get("state") == "1", [state(version_id), state(problem_id)])

@@ -5,9 +5,11 @@ extension HomeAssistantDiscovery {
     /// on its retained status topic `<prefix>/<site>/site/status/<gateway>` (which it publishes after every
     /// decision, and at start):
     /// - a diagnostic `sensor` "Site configuration version": the version it runs (0: its own file alone), with
-    ///   the status's `state`, `sha256` and `site` as attributes;
+    ///   the status's `state` (as attribute `status`: Home Assistant drops an MQTT attribute named `state`),
+    ///   `sha256` and `site` as attributes;
     /// - a `binary_sensor` "Site configuration problem" (`device_class: problem`): on while the last decision was a
-    ///   refusal or a rollback, with its `reason`, the refused version (`subject`) and the `message` as attributes.
+    ///   refusal or a rollback, with its `reason`, the refused version (`subject`) and the `message` as attributes
+    ///   (and `status`, `version`).
     ///
     /// A refusal is a binary sensor of its own rather than only an attribute of the version sensor: a state that
     /// turns on is what Home Assistant's automations, alerts and dashboards react to without a template, and the
@@ -26,7 +28,7 @@ extension HomeAssistantDiscovery {
                     (
                         "json_attributes_template",
                         .string(
-                            "{{ {'state': value_json.state, 'sha256': value_json.sha256, 'site': value_json.site} | tojson }}"
+                            "{{ {'status': value_json.state, 'sha256': value_json.sha256, 'site': value_json.site} | tojson }}"
                         )
                     ),
                     ("icon", .string("mdi:file-cog")),
@@ -52,8 +54,8 @@ extension HomeAssistantDiscovery {
     /// On for `refused` and `rolled_back`, off for `applied`, `applying` and `local`.
     static let siteProblemTemplate = "{{ 'ON' if value_json.state in ['refused', 'rolled_back'] else 'OFF' }}"
 
-    /// The last decision: its state, the version it was about, the reason code and the message.
+    /// The last decision: its state (`status`), the version running, the reason code and the message.
     static let siteProblemAttributesTemplate =
-        "{{ {'state': value_json.state, 'version': value_json.version, 'subject': value_json.get('subject'), "
+        "{{ {'status': value_json.state, 'version': value_json.version, 'subject': value_json.get('subject'), "
         + "'reason': value_json.get('reason'), 'message': value_json.get('message')} | tojson }}"
 }
