@@ -15,6 +15,7 @@ import sys
 import time
 import traceback
 
+from checks_site import site_checks, site_yaml, write_key
 from ha_home import HomeAssistant
 from stage_parts import Broker, Checks, Gateway, Recorder, free_port, wait_for
 
@@ -85,7 +86,7 @@ topics:
     enabled: true
 outbox:
   path: {work}/{gateway_id}.sqlite
-"""
+""" + site_yaml(gateway_id, work)
 
 
 def garden_yaml(capture, port, work):
@@ -168,6 +169,7 @@ def main():
     if not check("Home Assistant starts with the MQTT config entry and the long-lived token", ok):
         return finish(checks, started, ha, broker, recorder, [])
 
+    write_key(work)
     kitchen = Gateway(binary, work, "kitchen", gateway_yaml("pi-kitchen", "Kitchen gateway", "kitchen",
                                                             captures["kitchen"], mqtt_port, work))
     hall = Gateway(binary, work, "hall", gateway_yaml("pi-hall", "Hall gateway", "hall",
@@ -208,6 +210,8 @@ def main():
         garden.terminate()
         entities, devices = refresh_registry()
         entity_checks(check, ha, entities, devices, entity, KEYS, BADGE, TOOLBOX, recorder)
+        # The site configuration's version and problem entities (issue 46), while the kitchen gateway runs.
+        site_checks(check, ha, refresh_registry, recorder, binary, work, kitchen, WAIT)
         state_checks(check, ha, recorder, broker, kitchen, hall, entity, KEYS, BADGE, TOOLBOX, t0, WAIT)
         # The firmware update entity from the daemon's own messages of the QEMU scenario `gatt` (issue 31).
         from checks_dfu_update import dfu_update_checks

@@ -321,6 +321,46 @@ fi
 rm -rf /etc/systemd/system/$UNIT.d; timeout 60 systemctl daemon-reload
 cp "$good" "$CONF"; timeout 60 systemctl stop "$UNIT" 2>/dev/null
 
+scenario site "a site configuration pushed with the installed beaconbridge site push is applied by the service and committed, as docs/site-config.md sets it up"
+# As docs/site-config.md says for the packaged unit: the key readable by root only, handed to the service by
+# systemd (LoadCredential=, a drop-in), `site:` in the service's file; then the push from the gateway itself.
+good=$(mktemp); cp "$CONF" "$good"
+( umask 077; od -An -N32 -tx1 /dev/urandom | tr -d ' \n' > /etc/beaconbridge/site.key )
+mkdir -p /etc/systemd/system/$UNIT.d
+printf '[Service]\nLoadCredential=site-key:/etc/beaconbridge/site.key\n' > /etc/systemd/system/$UNIT.d/site-key.conf
+printf 'site:\n  id: house\n  key_file: /run/credentials/%s/site-key\n  apply_timeout_s: 5\n  state_file: /var/lib/beaconbridge/site-state.json\n' "$UNIT" >> "$CONF"
+SITE_STATUS=beaconbridge/house/site/status/stage
+site_status_has() { grep -a " $SITE_STATUS " "$MQTT_LOG" | tail -1 | grep -q -- "$1"; }
+porch_entered() { mqtt_has 'beaconbridge/stage/region/porch/ibeacon:e2c56db5.*"event":"enter"'; }
+timeout 60 systemctl daemon-reload
+t=$(now)
+if timeout 60 systemctl start "$UNIT" && wait_for 30 site_status_has '"version":0,.*"state":"local"'; then
+    started=$(since "$t"); t=$(now)
+    timeout 60 beaconbridge site push /bbtest/stage-site.yaml --config "$CONF" > /tmp/site-push.log 2>&1; push_rc=$?
+    if [ "$push_rc" = 0 ] && wait_for 30 site_status_has '"version":1,.*"state":"applied"' && wait_for 30 porch_entered; then
+        applied=$(since "$t")
+        timeout 30 beaconbridge site status --config "$CONF" > /tmp/site-status.log 2>&1
+        row=$(grep -a '^stage ' /tmp/site-status.log)
+        pid=$(main_pid); timeout 60 systemctl restart "$UNIT"
+        restarted() { journalctl "_PID=$(main_pid)" --no-pager -o cat | grep -q 'msg="site: starting on the last committed site configuration".*version=1'; }
+        leaked=$(journalctl -u "$UNIT" --no-pager -o cat | grep -c "$(cat /etc/beaconbridge/site.key)")
+        if [[ "$row" =~ ^stage\ +1\ +applied ]] && [ -s /var/lib/private/beaconbridge/site-state.json ] \
+            && [ "$(main_pid)" != "$pid" ] && wait_for 30 restarted && [ "$leaked" = 0 ] && active; then
+            pass "started with site: (state local) in $started s; $(head -1 /tmp/site-push.log | cut -c1-90); applied and committed $applied s after the push (porch entered, state file written); site status: '$(echo "$row" | tr -s ' ')'; restarted on version 1; the key in no journal line"
+        else
+            sed 's/^/SYSTEMD-STAGE:   site status: /' /tmp/site-status.log
+            fail "row '$row', state file $(ls -l /var/lib/private/beaconbridge/site-state.json 2>&1), pid $pid -> $(main_pid), key in $leaked journal lines"
+        fi
+    else
+        sed 's/^/SYSTEMD-STAGE:   site push: /' /tmp/site-push.log
+        grep -a " $SITE_STATUS " "$MQTT_LOG" | cut -c1-240 | sed 's/^/SYSTEMD-STAGE:   mqtt: /'
+        fail "push rc $push_rc; version 1 not applied or porch not entered within 30 s"
+    fi
+else fail "the unit with site: did not start or published no local status: $(prop ActiveState)/$(prop SubState)"; fi
+timeout 60 systemctl stop "$UNIT"
+rm -rf /etc/systemd/system/$UNIT.d; timeout 60 systemctl daemon-reload
+cp "$good" "$CONF"
+
 scenario security "systemd-analyze security: exposure at or below 2.0"
 line=$(systemd-analyze security --no-pager "$UNIT" 2>&1 | grep 'Overall exposure level')
 exposure=$(echo "$line" | sed -n 's/.*: \([0-9.]*\) .*/\1/p')

@@ -86,8 +86,8 @@ extension Daemon {
         encoder.refill(SequenceBlock(first: start, end: start + UInt64(size)))
     }
 
-    /// Home Assistant discovery configs for the configured beacons and regions, and for the sensor fields the
-    /// named beacons have sent so far (when enabled). The publisher sends them now, on every connect and on
+    /// Home Assistant discovery configs for the configured beacons and regions, for the sensor fields the
+    /// named beacons have sent so far and, with `site:`, for the site configuration (when enabled). The publisher sends them now, on every connect and on
     /// Home Assistant's birth message.
     func publishDiscovery() {
         guard configuration.topics.homeAssistant.enabled else { return }
@@ -101,7 +101,7 @@ extension Daemon {
         publisher.setDiscovery(
             discovery.messages(beacons: beacons, regions: configuration.regions.map(HomeAssistantDiscovery.Region.init))
                 + sensorFields.messages(discovery) + roomDiscovery(discovery, beacons: beacons)
-                + gattDiscovery(discovery))
+                + gattDiscovery(discovery) + siteDiscovery(discovery))
     }
 
     /// Publishes the discovery configs again when a named beacon's sightings carry a sensor field (reading,

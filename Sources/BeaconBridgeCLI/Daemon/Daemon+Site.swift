@@ -187,6 +187,12 @@ extension Daemon {
         }
     }
 
+    /// The site configuration's Home Assistant entities, on this gateway's status topic (none without `site:`).
+    func siteDiscovery(_ discovery: HomeAssistantDiscovery) -> [ControlMessage] {
+        guard let site else { return [] }
+        return discovery.siteMessages(statusTopic: site.topics.status(gateway: site.gateway))
+    }
+
     private func publishSiteStatus(_ status: SiteStatus, lifetime: Double) {
         guard let site else { return }
         publisher.publishReply(
