@@ -60,8 +60,14 @@ enum LiveBench {
                 + (ProcessInfo.processInfo.environment["BENCH_BATCH_WINDOW_MS"]
                     ?? "default (BENCH_BATCH_WINDOW_MS sets it)"))
 
+        // BENCH_LIVE_RUNS (e.g. "live-5000,every-5000") runs only the named runs: an A/B of two binaries
+        // (BENCH_GATEWAY) on the one case a change is about, repeated, in the time of one whole run.
+        let only = ProcessInfo.processInfo.environment["BENCH_LIVE_RUNS"].map {
+            Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        }
+        func selected(_ name: String) -> Bool { only?.contains(name) ?? true }
         print("  default publish policy (sightings at most every 5 s per beacon):")
-        for rate in [500, 5000] {
+        for rate in [500, 5000] where selected("live-\(rate)") {
             let seconds = rate == 5000 ? drift ?? 40 : 40
             let result = try measureOne(
                 binary: binary, directory: directory, broker: broker, name: "live-\(rate)",
@@ -80,7 +86,7 @@ enum LiveBench {
         print(
             "  a sighting published for every report (sighting_interval_s: 0), against mosquitto_sub receiving the same messages:"
         )
-        for rate in [100, 500, 5000] {
+        for rate in [100, 500, 5000] where selected("every-\(rate)") {
             let result = try measureOne(
                 binary: binary, directory: directory, broker: broker, name: "every-\(rate)",
                 rate: rate, seconds: 30, everyReport: true, events: events)

@@ -138,4 +138,41 @@ import Testing
         #expect(off.entry(for: key(1)) == nil)
         #expect(off.count == 0)
     }
+
+    /// The key's fingerprint (what the dictionary hashes) sees every byte, the length, the address and its type:
+    /// one changed byte anywhere in 0...40 bytes of data, a trailing zero, another sender or type makes
+    /// another fingerprint, and equal keys have equal ones.
+    @Test func theFingerprintCoversEveryPartOfTheKey() {
+        let address = BluetoothAddress(rawValue: 0xC0FF_EE12_3456)
+        var fingerprints = Set<UInt64>()
+        var keys = 0
+        for length in 0...40 {
+            let data = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let key = RepeatDecodeCache.Key(data: data, address: address, addressType: .publicDevice)
+            #expect(key == RepeatDecodeCache.Key(data: data, address: address, addressType: .publicDevice))
+            #expect(
+                key.fingerprint
+                    == RepeatDecodeCache.Key(data: data, address: address, addressType: .publicDevice).fingerprint)
+            fingerprints.insert(key.fingerprint)
+            keys += 1
+            for index in data.indices {
+                var changed = data
+                changed[index] ^= 0x01
+                let other = RepeatDecodeCache.Key(data: changed, address: address, addressType: .publicDevice)
+                #expect(other != key)
+                fingerprints.insert(other.fingerprint)
+                keys += 1
+            }
+            for other in [
+                RepeatDecodeCache.Key(data: data + [0], address: address, addressType: .publicDevice),
+                RepeatDecodeCache.Key(
+                    data: data, address: BluetoothAddress(rawValue: address.rawValue ^ 1), addressType: .publicDevice),
+                RepeatDecodeCache.Key(data: data, address: address, addressType: .randomDevice),
+            ] {
+                #expect(other != key)
+                #expect(other.fingerprint != key.fingerprint)
+            }
+        }
+        #expect(fingerprints.count == keys)  // 861 distinct keys, 861 distinct fingerprints
+    }
 }

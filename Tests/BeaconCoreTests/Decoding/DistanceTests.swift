@@ -20,6 +20,30 @@ import Testing
         #expect(DistanceEstimator.exp(-1000) == 0)
     }
 
+    /// The series stop at the first term that cannot change the sum: the same bits as summing every term (as they
+    /// did before), so no published distance changes. Inputs: every range `power` sees (ratios of RSSI to power,
+    /// 10 for the path-loss model, exponents up to ±60) and far beyond.
+    @Test func earlyStoppingSeriesGiveTheSameBitsAsTheFullSums() {
+        var inputs: [Double] = [1, 2, 0.5, 1.5, 10, 0.001, 1e-300, 1e300, 75.0 / 59.0, 59.0 / 75.0]
+        var geometric = 1e-6
+        while geometric < 1e6, inputs.count < 30_000 {  // 1e-6 ... 1e6 in steps of 0.13 % (about 21,000)
+            inputs.append(geometric)
+            geometric *= 1.0013
+        }
+        for step in 0..<20_000 { inputs.append(0.3 + Double(step) * 2.7 / 20_000) }  // ratios RSSI / power
+        var logMismatches = 0
+        var expMismatches = 0
+        for x in inputs {
+            let log = DistanceEstimator.log(x)
+            if log.bitPattern != DistanceEstimator.log(x, stoppingEarly: false).bitPattern { logMismatches += 1 }
+            let e = (x.truncatingRemainder(dividingBy: 60)) * (x > 100 ? -1 : 1)
+            let exp = DistanceEstimator.exp(e)
+            if exp.bitPattern != DistanceEstimator.exp(e, stoppingEarly: false).bitPattern { expMismatches += 1 }
+        }
+        #expect(logMismatches == 0)
+        #expect(expMismatches == 0)
+    }
+
     @Test func ablCurveFit() {
         let estimator = DistanceEstimator()
         // At the measured power the ratio is 1: 0.42093 + 0.54992.
