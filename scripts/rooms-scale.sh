@@ -27,6 +27,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/bb-rooms-scale.XXXXXX")
 PIDS=()
 cleanup() {
     for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
     [ -n "${KEEP:-}" ] && echo "kept: $WORK" >&2 || rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -38,21 +39,13 @@ python3 "$REPO/scripts/rooms-scale-scenario.py" "$GATEWAYS" "$BEACONS" "$DURATIO
 reports=$(grep -o '[0-9]* advertising report events' "$WORK/simulate.err" | awk '{s += $1} END {print s}')
 echo "captures: $GATEWAYS gateways, $BEACONS beacons, ${DURATION} s, $reports advertising reports in all ($(($(date +%s) - started)) s to simulate)"
 
-port=""
-for _ in $(seq 50); do
-    candidate=$((20000 + RANDOM % 40000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null || { port=$candidate; break; }
-done
-[ -n "$port" ] || { echo "rooms-scale: no free port" >&2; exit 1; }
-printf 'user %s\nlistener %s 127.0.0.1\nallow_anonymous true\npersistence false\nsys_interval 1\nmax_queued_messages 100000\n' \
-    "$(id -un)" "$port" >"$WORK/mosquitto.conf"
-mosquitto -c "$WORK/mosquitto.conf" >"$WORK/mosquitto.log" 2>&1 &
-BROKER=$!
+. "$REPO/scripts/rooms-scale-lib.sh"
+scale_broker "$WORK/mosquitto.conf" "sys_interval 1" "max_queued_messages 100000"
+port=$PORT
 PIDS+=("$BROKER")
-for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 
-ids=$(python3 -c 'import json,sys; print(" ".join(g["id"] for g in json.load(open(sys.argv[1]))["gateways"]))' "$WORK/scenario.json")
-rooms=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(", ".join("%s: r%s" % (g["id"], g["id"][3:]) for g in d["gateways"]))' "$WORK/scenario.json")
+ids=$(scale_ids "$WORK/scenario.json")
+rooms=$(scale_rooms "$WORK/scenario.json")
 zones=""
 if [ "$ZONES" -gt 0 ]; then
     zones=$(python3 - "$ZONES" $ids <<'PY'
