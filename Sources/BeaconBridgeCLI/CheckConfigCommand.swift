@@ -145,6 +145,10 @@ enum CheckConfigCommand {
         var line = "  rooms: \(site.count) gateway(s) in \(rooms.count) room(s) (\(rooms.joined(separator: ", ")))"
         if let own = site[c.gateway.id] { line += ", this gateway in \(own)" }
         line += ", signal \(c.rooms.arbiter.useRawRSSI ? "raw" : "smoothed")"
+        if let zone = c.rooms.zone(of: c.gateway.id) {
+            line +=
+                ", zone \(zone.name) of \(c.rooms.zones.count) (\(zone.gateways.count) gateway(s), rooms \(zone.rooms.joined(separator: ", ")))"
+        }
         if c.rooms.replayWaitForGateways > 0 {
             line += ", replays wait for \(c.rooms.replayWaitForGateways) gateway(s)"
         }

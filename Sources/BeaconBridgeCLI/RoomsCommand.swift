@@ -43,7 +43,8 @@ enum RoomsCommand {
     }
 
     static func status(_ configuration: GatewayConfiguration, password: String?, wait: Double) async -> Int32 {
-        let topics = RoomTopics(prefix: configuration.topics.prefix)
+        // In a zone (rooms.zones): the calibration and fingerprints of this gateway's zone.
+        let topics = configuration.rooms.topics(prefix: configuration.topics.prefix, own: configuration.gateway)
         let messages: [InboundMessage]
         switch await RetainedMessages.read(
             configuration, password: password,

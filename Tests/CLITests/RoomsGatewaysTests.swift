@@ -62,12 +62,8 @@ import Testing
         try await broker.start()
         defer { broker.stop() }
 
-        let simulate = try await BuiltBinary.run([
-            "simulate", "--scenario", Self.scenario, "--capture", directory + "/{gateway}.btsnoop",
-        ])
-        try #require(simulate.status == 0, "stderr: \(simulate.stderr)")
-        let truth = Self.truth(simulate.stdout)
-        try #require(Set(truth.map(\.beacon)).count == 2, "ground truth: \(simulate.stdout)")
+        let truth = try await RoomsSite.simulate(Self.scenario, into: directory)
+        try #require(Set(truth.map(\.beacon)).count == 2, "ground truth: \(truth)")
 
         let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/#"])
         try await subscriber.start()
@@ -143,23 +139,8 @@ import Testing
                 "decision numbers of \(beacon):\n\(log)")
             // Every true stay of at least 30 s after the warm-up is announced, in order, within the tolerance.
             let stays = truth.filter { $0.beacon == beacon && $0.end - $0.start >= 30 }
-            var next = 0
-            var matched = 0
-            for stay in stays {
-                guard
-                    let found = mine[next...].firstIndex(where: {
-                        $0.room == stay.room && $0.time >= stay.start - 5
-                            && $0.time <= max(stay.start, Self.start + 10) + 45
-                    })
-                else {
-                    Issue.record(
-                        "\(beacon): the stay in \(stay.room) from t+\(Int(stay.start - Self.start)) s was not announced in time:\n\(log)"
-                    )
-                    continue
-                }
-                matched += 1
-                next = found + 1
-            }
+            let matched = RoomsSite.announced(
+                stays, by: mine.map { (room: $0.room, time: $0.time) }, start: Self.start, log: log)
             #expect(matched == stays.count)
             // At most one false decision (at rest). The takeover costs none: a silent gateway adopts every
             // decision the leader announces (RoomArbiter.adopt), so the new leader neither announces its own older

@@ -2,6 +2,7 @@ import BeaconModel
 import BeaconTracking
 import Foundation
 import TestSupport
+import Testing
 
 /// The gateways of a rooms test site: each one's YAML, written beside its capture, and `beaconbridge replay` of
 /// that capture started against the test's broker. Shared by the rooms tests that run several daemons.
@@ -26,6 +27,42 @@ enum RoomsSite {
                 "  leader_settle_s: 0.5",
             ] + extra.map { "  " + $0 }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `simulate --capture` of the rooms `scenario` into `directory` (one capture per gateway,
+    /// `<directory>/<gateway>.btsnoop`): the simulator's ground truth.
+    static func simulate(_ scenario: String, into directory: String) async throws -> [RoomsGatewaysTests.Stay] {
+        let simulate = try await BuiltBinary.run([
+            "simulate", "--scenario", scenario, "--capture", directory + "/{gateway}.btsnoop",
+        ])
+        guard simulate.status == 0 else { throw TestFailure("simulate failed: \(simulate.stderr)") }
+        return RoomsGatewaysTests.truth(simulate.stdout)
+    }
+
+    /// Matches each stay, in order, to a decision for its room (`decisions` of one beacon, as delivered: room and
+    /// capture time) made at most 5 s before the stay began and at most `within` s after it began (or after the
+    /// 10 s warm-up from `start`); records an issue naming each stay not announced in time. Returns how many were.
+    static func announced(
+        _ stays: [RoomsGatewaysTests.Stay], by decisions: [(room: String, time: Double)], start: Double,
+        within: Double = 45, log: String
+    ) -> Int {
+        var next = 0
+        var matched = 0
+        for stay in stays {
+            guard
+                let found = decisions[next...].firstIndex(where: {
+                    $0.room == stay.room && $0.time >= stay.start - 5 && $0.time <= max(stay.start, start + 10) + within
+                })
+            else {
+                Issue.record(
+                    "\(stay.beacon): the stay in \(stay.room) from t+\(Int(stay.start - start)) s was not announced in time:\n\(log)"
+                )
+                continue
+            }
+            matched += 1
+            next = found + 1
+        }
+        return matched
     }
 
     /// Writes `<directory>/<id>.btsnoop` for every gateway: a synthetic capture of what that gateway hears.

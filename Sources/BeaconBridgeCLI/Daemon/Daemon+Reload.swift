@@ -54,6 +54,9 @@ extension Daemon {
             loaded.scanner != configuration.scanner ? "scanner" : nil,
             loaded.gateway != configuration.gateway ? "gateway" : nil,
             loaded.rooms.enabled != configuration.rooms.enabled ? "rooms.enabled" : nil,
+            loaded.rooms.topics(prefix: loaded.topics.prefix, own: loaded.gateway)
+                != configuration.rooms.topics(prefix: configuration.topics.prefix, own: configuration.gateway)
+                ? "rooms.zones" : nil,
         ].compactMap { $0 }
         if !unchanged.isEmpty {
             logger.warning(

@@ -68,14 +68,21 @@ struct DaemonRooms {
     init?(configuration: GatewayConfiguration) {
         let settings = configuration.rooms
         guard settings.enabled else { return nil }
-        let topics = RoomTopics(prefix: configuration.topics.prefix)
+        // In a zone: the zone's topics, gateways and rooms only (docs/rooms.md, "Large sites").
+        let topics = settings.topics(prefix: configuration.topics.prefix, own: configuration.gateway)
         let arbiter = settings.arbiterSettings(own: configuration.gateway)
         coordinator = RoomCoordinator(
             gatewayID: configuration.gateway.id, topics: topics, settings: arbiter,
             leaderSettle: settings.leaderSettle, calibration: settings.calibration)
         inbox = RoomInbox(topics: topics)
         gateways = Set(arbiter.gatewayRooms.keys)
-        coordinator.setReferenceTags(settings.referenceTags)
+        coordinator.setReferenceTags(Self.referenceTags(settings, arbiter: arbiter))
+    }
+
+    /// The reference tags this gateway checks: those declared in a room of its zone (all without zones).
+    static func referenceTags(_ settings: RoomSettings, arbiter: RoomArbiterSettings) -> [String: String] {
+        let rooms = Set(arbiter.gatewayRooms.values)
+        return settings.referenceTags.filter { rooms.contains($0.value) }
     }
 }
 
@@ -87,10 +94,11 @@ extension Daemon {
         let topics = rooms.coordinator.topics
         // The retained fingerprints and this gateway's rooms commands (training, Daemon+RoomTraining) go through
         // the same inbox, so the loop sees them in order with the evidence.
-        let streams = [
-            topics.availabilityFilter, topics.stateFilter, topics.sightingFilter, topics.fingerprintFilter,
-            encoder.layout.roomsCommandBase + "/+",
-        ].map { publisher.subscribe($0, qos: 1) }
+        // In a zone the availability and sightings are subscribed gateway by gateway (the zone's only).
+        let streams =
+            (topics.availabilityFilters + [topics.stateFilter] + topics.sightingFilters + [
+                topics.fingerprintFilter, encoder.layout.roomsCommandBase + "/+",
+            ]).map { publisher.subscribe($0, qos: 1) }
         return TaskService("rooms") { [inbox = rooms.inbox, mailbox] in
             await withTaskGroup(of: Void.self) { group in
                 for stream in streams {
@@ -282,13 +290,19 @@ extension Daemon {
     /// restart (the subscriptions are made at start); the caller says so.
     func reloadRooms(_ loaded: GatewayConfiguration) async {
         guard rooms != nil, loaded.rooms.enabled, loaded.rooms != configuration.rooms else { return }
-        let settings = loaded.rooms.arbiterSettings(own: loaded.gateway)
+        var next = loaded.rooms
+        if next.topics(prefix: configuration.topics.prefix, own: configuration.gateway) != rooms?.coordinator.topics {
+            // This gateway's zone changed: its subscriptions and topics are made at start, so the zones apply
+            // after a restart (the reload says so); until then the old zones keep the arbiter consistent with them.
+            next.zones = configuration.rooms.zones
+        }
+        let settings = next.arbiterSettings(own: loaded.gateway)
         rooms?.gateways = Set(settings.gatewayRooms.keys)
         let effects =
             rooms?.coordinator.reconfigure(
                 settings: settings, leaderSettle: loaded.rooms.leaderSettle, wall: roomWall) ?? []
-        rooms?.coordinator.setReferenceTags(loaded.rooms.referenceTags)
-        configuration.rooms = loaded.rooms
+        rooms?.coordinator.setReferenceTags(DaemonRooms.referenceTags(next, arbiter: settings))
+        configuration.rooms = next
         logger.notice("rooms reloaded", metadata: ["gateways": "\(settings.gatewayRooms.count)"])
         await perform(effects)
         publishDiscovery()

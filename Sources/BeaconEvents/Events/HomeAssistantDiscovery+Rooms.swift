@@ -10,16 +10,18 @@ extension HomeAssistantDiscovery {
     /// available while any gateway of `gateways` is online.
     public func roomMessages(beacons: [Beacon], topics: RoomTopics, gateways: [String]) -> [ControlMessage] {
         let availability = siteAvailability(gateways)
+        let node = Self.roomsNode(topics)
+        let suffix = topics.zone.map { " (\($0))" } ?? ""
         var out: [ControlMessage] = []
         for beacon in beacons {
             let state = topics.state(beaconID: beacon.id)
             let object = TopicLayout.slug(beacon.id)
             out.append(
                 roomMessage(
-                    "sensor", object: object + "_room", availability: availability,
+                    "sensor", node: node, object: object + "_room", availability: availability,
                     [
-                        ("name", .string("Room")),
-                        ("unique_id", .string(HomeAssistantDiscovery.roomsNodeID + "_" + object + "_room")),
+                        ("name", .string("Room" + suffix)),
+                        ("unique_id", .string(node + "_" + object + "_room")),
                         ("state_topic", .string(state)),
                         ("value_template", .string("{{ value_json.room }}")),
                         ("icon", .string("mdi:floor-plan")),
@@ -36,12 +38,12 @@ extension HomeAssistantDiscovery {
             let probabilities = topics.probabilities(beaconID: beacon.id)
             out.append(
                 roomMessage(
-                    "sensor", object: object + "_room_probability", availability: availability,
+                    "sensor", node: node, object: object + "_room_probability", availability: availability,
                     [
-                        ("name", .string("Room probability")),
+                        ("name", .string("Room probability" + suffix)),
                         (
                             "unique_id",
-                            .string(HomeAssistantDiscovery.roomsNodeID + "_" + object + "_room_probability")
+                            .string(node + "_" + object + "_room_probability")
                         ),
                         ("state_topic", .string(probabilities)),
                         (
@@ -58,10 +60,10 @@ extension HomeAssistantDiscovery {
                     ], device: beaconDevice(beacon)))
             out.append(
                 roomMessage(
-                    "device_tracker", object: object + "_room_tracker", availability: availability,
+                    "device_tracker", node: node, object: object + "_room_tracker", availability: availability,
                     [
-                        ("name", .string("Room tracker")),
-                        ("unique_id", .string(HomeAssistantDiscovery.roomsNodeID + "_" + object + "_room_tracker")),
+                        ("name", .string("Room tracker" + suffix)),
+                        ("unique_id", .string(node + "_" + object + "_room_tracker")),
                         ("state_topic", .string(state)),
                         ("value_template", .string("{{ value_json.room }}")),
                         ("payload_not_home", .string(RoomEvent.notHome)),
@@ -81,9 +83,11 @@ extension HomeAssistantDiscovery {
         rooms: [String], leader: String, topics: RoomTopics, gateways: [String], training: TrainingSettings
     ) -> [ControlMessage] {
         let availability = siteAvailability(gateways)
+        let node = Self.roomsNode(topics)
         let device: JSONValue = .object([
-            ("identifiers", .array([.string(HomeAssistantDiscovery.roomsNodeID)])),
-            ("name", .string("BeaconBridge rooms")), ("manufacturer", .string("BeaconBridge")),
+            ("identifiers", .array([.string(node)])),
+            ("name", .string("BeaconBridge rooms" + (topics.zone.map { " " + $0 } ?? ""))),
+            ("manufacturer", .string("BeaconBridge")),
             ("model", .string("Room arbiter")),
         ])
         let command = TopicLayout(settings: layout.settings, gatewayID: leader).roomsCommandBase + "/train"
@@ -92,10 +96,10 @@ extension HomeAssistantDiscovery {
             let object = TopicLayout.slug(room)
             out.append(
                 roomMessage(
-                    "sensor", object: "fingerprint_" + object, availability: availability,
+                    "sensor", node: node, object: "fingerprint_" + object, availability: availability,
                     [
                         ("name", .string(room + " fingerprint quality")),
-                        ("unique_id", .string(HomeAssistantDiscovery.roomsNodeID + "_fingerprint_" + object)),
+                        ("unique_id", .string(node + "_fingerprint_" + object)),
                         ("state_topic", .string(topics.fingerprint(room: room))),
                         ("value_template", .string("{{ value_json.quality if value_json is defined else 0 }}")),
                         ("icon", .string("mdi:fingerprint")),
@@ -108,10 +112,10 @@ extension HomeAssistantDiscovery {
             ]).serialized
             out.append(
                 roomMessage(
-                    "button", object: "train_" + object, availability: availability,
+                    "button", node: node, object: "train_" + object, availability: availability,
                     [
                         ("name", .string("Train " + room)),
-                        ("unique_id", .string(HomeAssistantDiscovery.roomsNodeID + "_train_" + object)),
+                        ("unique_id", .string(node + "_train_" + object)),
                         ("command_topic", .string(command)),
                         ("payload_press", .string(press)),
                         ("icon", .string("mdi:walk")),
@@ -135,8 +139,14 @@ extension HomeAssistantDiscovery {
     /// The node id of the site's room entities.
     public static let roomsNodeID = "beaconbridge_rooms"
 
+    /// The node id of the room entities of `topics`' zone: `beaconbridge_rooms`, or `beaconbridge_rooms_<zone>` in
+    /// a zone (each zone's leader announces its own; a beacon heard in two zones has a room sensor in each).
+    public static func roomsNode(_ topics: RoomTopics) -> String {
+        roomsNodeID + (topics.zone.map { "_" + TopicLayout.slug($0) } ?? "")
+    }
+
     private func roomMessage(
-        _ component: String, object: String, availability: JSONValue, _ members: [(String, JSONValue)],
+        _ component: String, node: String, object: String, availability: JSONValue, _ members: [(String, JSONValue)],
         device: JSONValue
     ) -> ControlMessage {
         let common: [(String, JSONValue)] = [
@@ -147,8 +157,7 @@ extension HomeAssistantDiscovery {
             ("origin", .object([("name", .string("BeaconBridge")), ("sw_version", .string(softwareVersion))])),
         ]
         let topic =
-            layout.settings.homeAssistant.discoveryPrefix + "/" + component + "/" + HomeAssistantDiscovery.roomsNodeID
-            + "/" + object + "/config"
+            layout.settings.homeAssistant.discoveryPrefix + "/" + component + "/" + node + "/" + object + "/config"
         return ControlMessage(
             topic: topic, payload: JSONValue.object(members + common).serialized, qos: 1, retain: true)
     }

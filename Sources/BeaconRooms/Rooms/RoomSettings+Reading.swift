@@ -16,6 +16,7 @@ extension RoomSettings {
         for (beacon, room) in r.namedValues("reference_tags", of: String.self) { tags[beacon] = room }
         referenceTags = tags
         training = r.section("training") { TrainingSettings(from: &$0) }
+        zones = r.list("zones") { RoomZone(from: &$0) }
     }
 }
 

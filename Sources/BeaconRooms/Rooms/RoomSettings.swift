@@ -25,6 +25,9 @@ public struct RoomSettings: Sendable, Equatable {
     public var referenceTags: [String: String] = [:]
     /// `rooms.training`: the device Home Assistant's training buttons use (issue 29).
     public var training = TrainingSettings()
+    /// `rooms.zones`: a large site split into zones, each with a leader of its own (`RoomZone`); empty: the
+    /// whole site is one zone with one leader, under `<prefix>/rooms`.
+    public var zones: [RoomZone] = []
 
     public init() {}
 
@@ -40,11 +43,23 @@ public struct RoomSettings: Sendable, Equatable {
         return rooms
     }
 
-    /// The arbiter's settings with the site's gateway rooms filled in.
+    /// The arbiter's settings with the site's gateway rooms filled in: those of this gateway's zone only when the
+    /// site has zones (the other zones' gateways are neither evidence nor leader candidates).
     public func arbiterSettings(own gateway: GatewaySettings) -> RoomArbiterSettings {
         var settings = arbiter
         settings.gatewayRooms = gatewayRooms(own: gateway)
+        if let zone = zone(of: gateway.id) {
+            let members = Set(zone.gateways)
+            settings.gatewayRooms = settings.gatewayRooms.filter { members.contains($0.key) }
+            settings.receiverOffsets = settings.receiverOffsets.filter { members.contains($0.key) }
+        }
         return settings
+    }
+
+    /// The topics of this gateway's room decisions: its zone's namespace when the site has zones.
+    public func topics(prefix: String, own gateway: GatewaySettings) -> RoomTopics {
+        guard let zone = zone(of: gateway.id) else { return RoomTopics(prefix: prefix) }
+        return RoomTopics(prefix: prefix, zone: zone.name, gateways: zone.gateways)
     }
 
     /// Problems with these settings, in the context of this gateway.
@@ -112,9 +127,18 @@ public struct RoomSettings: Sendable, Equatable {
                     message:
                         "`\(room)` is not a room of the site (\(siteRooms.sorted().joined(separator: ", ")))"))
         }
+        issues += validateZones(site: site, gateway: gateway)
         issues += calibration.validate(gateways: site.keys)
         issues += training.validate()
-        if replayWaitForGateways > site.count {
+        // A replay waits for the gateways it elects among: its zone's when the site has zones.
+        if let zone = zone(of: gateway.id), replayWaitForGateways > zone.gateways.count {
+            issues.append(
+                ConfigIssue(
+                    path: "rooms.replay_wait_for_gateways",
+                    message:
+                        "\(replayWaitForGateways) is more than zone `\(zone.name)`'s \(zone.gateways.count) gateway(s): a replay waits for its own zone's gateways only"
+                ))
+        } else if replayWaitForGateways > site.count {
             issues.append(
                 ConfigIssue(
                     path: "rooms.replay_wait_for_gateways",
@@ -127,6 +151,14 @@ public struct RoomSettings: Sendable, Equatable {
                 ConfigIssue(
                     path: "rooms.gateways",
                     message: "this gateway (`\(gateway.id)`) has no room: list it here or set gateway.room"))
+        }
+        if !zones.isEmpty, gateway.id == RoomTopics.zonesLevel {
+            issues.append(
+                ConfigIssue(
+                    path: "gateway.id",
+                    message:
+                        "`\(RoomTopics.zonesLevel)` is the topic level of the zones' room events: choose another gateway id with rooms.zones"
+                ))
         }
         if gateway.id == RoomTopics.level {
             issues.append(
