@@ -134,7 +134,9 @@ import Testing
         // the peer's thread records the answer): at most 30 s in all, about 0.1 s in a passing run.
         let deadline = SystemClock.monotonic() + 30
         while answers.withLock({ $0.isEmpty }) && SystemClock.monotonic() < deadline {
-            try connection.waitForNotifications(until: SystemClock.monotonic() + 0.1) { answers.withLock { !$0.isEmpty } }
+            try connection.waitForNotifications(until: SystemClock.monotonic() + 0.1) {
+                answers.withLock { !$0.isEmpty }
+            }
         }
         #expect(answers.withLock { $0 } == [[0x01, 0x0A, 0x00, 0x00, 0x06]])
         connection.close()
