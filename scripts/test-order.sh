@@ -99,6 +99,8 @@ scripts/arm64-figures.sh        -
 scripts/stress-runs.sh          -
 scripts/binary-pages.py         -
 scripts/rooms-classifier-grid.py -
+scripts/rooms-scale*.sh -
+scripts/rooms-scale-scenario.py -
 # The package, the image and what they ship.
 packaging/*                     systemd arm64 container
 scripts/deb.sh                  systemd arm64 container
