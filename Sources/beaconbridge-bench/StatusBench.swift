@@ -86,33 +86,37 @@ enum StatusBench {
         // The first view starts the loop's copy of the beacons; the page lists them from its next copy (1 s).
         _ = HTTPTestClient.request(port: port, "/")
         usleep(1_500_000)
-        for _ in 0..<20 {
-            let begin = DispatchTime.now().uptimeNanoseconds
-            let response = HTTPTestClient.request(port: port, "/metrics")
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e6
-            guard response.status == 200 else {
-                timings.failures += 1
-                continue
+        /// 20 requests of `path`: the round trips (ms) of those answered 200, and the last such response.
+        func timed(_ path: String) -> (milliseconds: [Double], last: HTTPTestClient.Response?) {
+            var times: [Double] = []
+            var last: HTTPTestClient.Response?
+            for _ in 0..<20 {
+                let begin = DispatchTime.now().uptimeNanoseconds
+                let response = HTTPTestClient.request(port: port, path)
+                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e6
+                guard response.status == 200 else {
+                    timings.failures += 1
+                    continue
+                }
+                times.append(elapsed)
+                last = response
             }
-            timings.scrape.append(elapsed)
-            timings.scrapeBytes = response.body.utf8.count
-            if let line = response.body.split(separator: "\n").first(where: {
-                $0.hasPrefix("beaconbridge_beacons_tracked ")
-            }) {
-                timings.tracked = String(line.dropFirst("beaconbridge_beacons_tracked ".count))
+            return (times, last)
+        }
+        let scrapes = timed("/metrics")
+        timings.scrape = scrapes.milliseconds
+        if let body = scrapes.last?.body {
+            timings.scrapeBytes = body.utf8.count
+            let prefix = "beaconbridge_beacons_tracked "
+            if let line = body.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) {
+                timings.tracked = String(line.dropFirst(prefix.count))
             }
         }
-        for _ in 0..<20 {
-            let begin = DispatchTime.now().uptimeNanoseconds
-            let response = HTTPTestClient.request(port: port, "/")
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e6
-            guard response.status == 200 else {
-                timings.failures += 1
-                continue
-            }
-            timings.page.append(elapsed)
-            timings.pageBytes = response.body.utf8.count
-            timings.listed = response.body.components(separatedBy: "<tr class=\"beacon\">").count - 1
+        let pages = timed("/")
+        timings.page = pages.milliseconds
+        if let body = pages.last?.body {
+            timings.pageBytes = body.utf8.count
+            timings.listed = body.components(separatedBy: "<tr class=\"beacon\">").count - 1
         }
         return timings
     }
