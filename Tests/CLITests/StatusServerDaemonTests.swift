@@ -337,12 +337,12 @@ import Glibc
         let noDevice = HTTPTestClient.request(
             port: port, teach, method: "POST", token: Self.actionToken, body: #"{"region":"office","at":"boundary"}"#)
         expectRefusal(noDevice, 400, "no device")
-        #expect(noDevice.body.hasPrefix("400 device: "), "\(noDevice.body)")
+        #expect(noDevice.body.hasPrefix("400 Bad Request: device: "), "\(noDevice.body)")
         let attic = HTTPTestClient.request(
             port: port, teach, method: "POST", token: Self.actionToken,
             body: #"{"region":"attic","device":"\#(device)","at":"boundary"}"#)
         expectRefusal(attic, 400, "an unknown region")
-        #expect(attic.body.hasPrefix("400 region: ") && attic.body.contains("office"), "\(attic.body)")
+        #expect(attic.body.hasPrefix("400 Bad Request: region: ") && attic.body.contains("office"), "\(attic.body)")
 
         let accepted = HTTPTestClient.request(port: port, teach, method: "POST", token: Self.actionToken, body: body)
         #expect(accepted.status == 202, "\(accepted.text)")

@@ -57,7 +57,8 @@ struct StatusRoutes: Sendable {
         case .train:
             // The body is judged by the rooms command's own parser on the loop (RoomCommand.parse); its reply
             // (started, refused, done) shows on the page.
-            guard board.post(.roomCommand(verb: "train", payload: request.body)) else {
+            guard board.snapshot.roomsLeader != nil, board.post(.roomCommand(verb: "train", payload: request.body))
+            else {
                 return .refusal(HTTPRefusal(409, "rooms are off on this gateway (rooms.enabled)"))
             }
             return HTTPResponse(status: 202, text: "202 Accepted: training requested; its progress is on the page\n")
