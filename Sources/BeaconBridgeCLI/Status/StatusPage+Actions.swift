@@ -78,13 +78,15 @@ extension StatusPage {
     }
 
     /// The page's only script: the live part fetched again every `refreshSeconds` (same origin, the browser's own
-    /// login), and the forms posted as JSON with the action token.
+    /// login), and the forms posted as JSON with the action token. Both address `location.origin`: a page opened
+    /// as `http://user:token@gateway:9120/` would otherwise resolve relative URLs with those credentials, and the
+    /// Fetch standard makes `fetch` refuse such a URL (a TypeError: the form stayed at "sending...").
     static var script: String {
         """
         <script>
         const live = document.getElementById("live");
         setInterval(async () => {
-          try { const r = await fetch("/part", {cache: "no-store"}); if (r.ok) live.innerHTML = await r.text(); } catch (e) {}
+          try { const r = await fetch(new URL("/part", location.origin), {cache: "no-store"}); if (r.ok) live.innerHTML = await r.text(); } catch (e) {}
         }, \(refreshSeconds * 1000));
         for (const f of document.querySelectorAll("form.action")) f.addEventListener("submit", async (e) => {
           e.preventDefault();
@@ -94,10 +96,12 @@ extension StatusPage {
             body[el.name] = el.type === "number" ? Number(el.value) : el.value;
           }
           out.textContent = "sending...";
-          const r = await fetch(f.dataset.action, {method: "POST", body: JSON.stringify(body), headers: {
-            "Authorization": "Bearer " + document.getElementById("action-token").value,
-            "Content-Type": "application/json"}});
-          out.textContent = r.status + " " + (await r.text());
+          try {
+            const r = await fetch(new URL(f.dataset.action, location.origin), {method: "POST", body: JSON.stringify(body), headers: {
+              "Authorization": "Bearer " + document.getElementById("action-token").value,
+              "Content-Type": "application/json"}});
+            out.textContent = r.status + " " + (await r.text());
+          } catch (err) { out.textContent = "not sent: " + err; }
         });
         </script>
 
