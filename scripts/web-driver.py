@@ -157,11 +157,16 @@ def main():
         print(f"form={filled}", flush=True)
         return 1
     button = json.loads(filled)
+    # The extra Basic header would replace the form's own `Authorization: Bearer <action token>` on its POST (a
+    # browser's login does not: a request's own Authorization wins), so it is off for the click and back on for
+    # the page's refreshes after the answer.
+    tab.call("Network.setExtraHTTPHeaders", {"headers": {}})
     for kind in ("mousePressed", "mouseReleased"):
         tab.call("Input.dispatchMouseEvent",
                  {"type": kind, "x": button["x"], "y": button["y"], "button": "left", "clickCount": 1})
     answer = wait_for("the answer beside the button", lambda: tab.evaluate(
         "(t => t && t !== 'sending...' ? t : '')(document.querySelector('#train .result').textContent)"), 10)
+    tab.call("Network.setExtraHTTPHeaders", {"headers": {"Authorization": f"Basic {login}"}})
     print(f"answer={(answer or '').strip()[:80]}", flush=True)
 
     # Progress and replies, as the page's refresh shows them (every few seconds), until the training is done.
