@@ -11,9 +11,14 @@
 #   - `process_resident_memory_bytes` and `process_cpu_seconds_total` arrived and are plausible (1-200 MB; > 0);
 #   - the replay ended with exit 0 (everything delivered);
 #   - the status page, read with curl during the replay, lists its beacons and shows the outbox figure;
-#   - the same page loaded by Debian's headless `chromium` (the browser's Basic login with the token, scripts run):
-#     its DOM lists the beacons and the outbox figure and never the token; its screenshot at a phone's width is
-#     kept as .build/web-stage/status-page.png (docs/images/status-page.png is a copy of one).
+#   - the same page in Debian's headless `chromium`, driven through the DevTools protocol by scripts/web-driver.py
+#     (Python's standard library only; the browser's Basic login with the read token): a training of the room `lab`
+#     is started from the page (the form filled, Start pressed with the mouse) and answered 202, its progress and
+#     its `done` reply are read from the page as its own refresh shows them; the DOM shows a beacon's room with the
+#     rooms' probabilities (the site's two fingerprints, `lab` and `hall`, are retained on the broker before the
+#     gateway starts, and `rooms.fingerprint_classifier` is on), RSSI plots, the beacons and the outbox figure, and
+#     never a token; its screenshot at a phone's width is kept as .build/web-stage/status-page.png
+#     (docs/images/status-page.png is a copy of one).
 # Prints the figures and the stage's time; exit 0 only when every check passed. Bounded: every wait has a limit and
 # the whole stage takes about a minute.
 # Usage: scripts/web-stage.sh [BIN]   (default .build/release/beaconbridge)
@@ -31,7 +36,7 @@ fail() { echo "FAIL $*"; failed=$((failed + 1)); }
 
 [ -x "$BIN" ] || { echo "FAIL web-stage: $BIN is missing (the release stage builds it)"; exit 1; }
 missing=""
-for p in prometheus mosquitto curl python3 chromium; do
+for p in prometheus mosquitto mosquitto-clients curl python3 chromium; do
     dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "ok installed" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
@@ -81,6 +86,7 @@ wait_port() {
 MQTT_PORT=$(free_port) || { echo "FAIL web-stage: no free loopback port"; exit 1; }
 HTTP_PORT=$(free_port) || { echo "FAIL web-stage: no free loopback port"; exit 1; }
 PROM_PORT=$(free_port) || { echo "FAIL web-stage: no free loopback port"; exit 1; }
+DEVTOOLS_PORT=$(free_port) || { echo "FAIL web-stage: no free loopback port"; exit 1; }
 
 cat > "$WORK/mosquitto.conf" << CONF
 user $(id -un)
@@ -97,12 +103,30 @@ wait_port "$MQTT_PORT" 100 || { echo "FAIL web-stage: mosquitto did not start"; 
     2> "$WORK/simulate.txt" > /dev/null || { echo "FAIL web-stage: simulate failed"; exit 1; }
 capture_reports=$(sed -n 's/^capture: .*: \([0-9]*\) advertising report events.*/\1/p' "$WORK/simulate.txt")
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$WORK/http.token"
-chmod 600 "$WORK/http.token"
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$WORK/http-action.token"
+chmod 600 "$WORK/http.token" "$WORK/http-action.token"
+KEYS=ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:1
 cat > "$WORK/beaconbridge.yaml" << YAML
 gateway:
   id: web-stage
+  room: lab
 telemetry:
   interval_s: 5
+regions:
+  - name: desk
+    match: {format: ibeacon, uuid: e2c56db5-dffb-48d2-b060-d0f5a71096e0, major: 1, minor: 1}
+    enter: {rssi_above: -70}
+  - name: office
+    match: {format: ibeacon, uuid: e2c56db5-dffb-48d2-b060-d0f5a71096e0, major: 2}
+    enter: {rssi_above: -78}
+beacons:
+  - id: $KEYS
+    name: Keys
+rooms:
+  enabled: true
+  gateways: {web-stage: lab, gw-b: hall}
+  leader_settle_s: 0.5
+  fingerprint_classifier: true
 mqtt:
   host: 127.0.0.1
   port: $MQTT_PORT
@@ -113,6 +137,7 @@ http:
   listen: 127.0.0.1
   port: $HTTP_PORT
   token_file: $WORK/http.token
+  action_token_file: $WORK/http-action.token
 YAML
 "$BIN" check-config --config "$WORK/beaconbridge.yaml" > "$WORK/check-config.txt" 2>&1 ||
     { cat "$WORK/check-config.txt"; echo "FAIL web-stage: check-config refused the configuration"; exit 1; }
@@ -136,6 +161,17 @@ PIDS+=($!)
 wait_port "$PROM_PORT" 300 || { tail -20 "$WORK/prometheus.log"; echo "FAIL web-stage: prometheus did not start"; exit 1; }
 log "mosquitto :$MQTT_PORT, gateway http :$HTTP_PORT, prometheus :$PROM_PORT"
 
+# The site's two rooms trained before the gateway starts (retained, as a gateway that trained them publishes them):
+# with both, the classifier decides and the page shows each beacon's probabilities.
+fingerprint() {
+    printf '{"kind":"fingerprint","room":"%s","gateway":"web-stage","recorded":1699999000,"seconds":60,"walks":1,"quality":4,"gateways":[%s]}' "$1" "$2"
+}
+mosquitto_pub -h 127.0.0.1 -p "$MQTT_PORT" -q 1 -r -t beaconbridge/rooms/fingerprint/lab -m "$(fingerprint lab \
+    '{"gateway":"web-stage","mean_db":-62,"spread_db":5,"samples":60,"heard_share":1}')" &&
+    mosquitto_pub -h 127.0.0.1 -p "$MQTT_PORT" -q 1 -r -t beaconbridge/rooms/fingerprint/hall -m "$(fingerprint hall \
+        '{"gateway":"web-stage","mean_db":-85,"spread_db":5,"samples":60,"heard_share":0.6},{"gateway":"gw-b","mean_db":-58,"spread_db":5,"samples":60,"heard_share":1}')" ||
+    { echo "FAIL web-stage: cannot publish the fingerprints"; exit 1; }
+
 replay_start=$(date +%s.%N)
 "$BIN" replay "$WORK/demo.btsnoop" --config "$WORK/beaconbridge.yaml" --speed 8 2> "$WORK/beaconbridge.log" &
 GATEWAY=$!
@@ -148,19 +184,23 @@ sleep 2
 curl -sf --max-time 5 -H "Authorization: Bearer $(cat "$WORK/http.token")" "http://127.0.0.1:$HTTP_PORT/" \
     > "$WORK/page.html"
 listed=$(grep -o '<tr class="beacon">' "$WORK/page.html" | wc -l)
-# The browser: the DOM after the page's script ran, and a screenshot at a phone's width. The token goes in as the
-# Basic password in the URL (the user name is ignored), so the browser sends an Authorization header as a person's
-# login would.
-browser_url="http://viewer:$(cat "$WORK/http.token")@127.0.0.1:$HTTP_PORT/"
-CHROMIUM_FLAGS=(--headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run --hide-scrollbars
-    --user-data-dir="$WORK/chromium" --virtual-time-budget=3000)
-timeout 90 chromium "${CHROMIUM_FLAGS[@]}" --dump-dom "$browser_url" > "$WORK/dom.html" 2> "$WORK/chromium.log"
-browser_code=$?
+# The browser, driven through the DevTools protocol (scripts/web-driver.py): a training started from the page and
+# its progress read there, a room with probabilities, the DOM and a screenshot at a phone's width.
 mkdir -p "$REPO/.build/web-stage"
-timeout 90 chromium "${CHROMIUM_FLAGS[@]}" --window-size=412,1400 --screenshot="$REPO/.build/web-stage/status-page.png" \
-    "$browser_url" >> "$WORK/chromium.log" 2>&1
-shot_code=$?
-browser_listed=$(grep -o '<tr class="beacon">' "$WORK/dom.html" | wc -l)
+chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run --hide-scrollbars \
+    --user-data-dir="$WORK/chromium" --remote-debugging-address=127.0.0.1 --remote-debugging-port="$DEVTOOLS_PORT" \
+    about:blank > "$WORK/chromium.log" 2>&1 &
+CHROMIUM=$!
+PIDS+=("$CHROMIUM")
+browser_start=$(date +%s.%N)
+timeout 100 python3 "$REPO/scripts/web-driver.py" "$DEVTOOLS_PORT" "http://127.0.0.1:$HTTP_PORT/" "$WORK/http.token" \
+    "$WORK/http-action.token" lab "$KEYS" 60 "$WORK/dom.html" "$REPO/.build/web-stage/status-page.png" \
+    > "$WORK/driver.txt" 2> "$WORK/driver.log"
+browser_code=$?
+browser_seconds=$(elapsed "$browser_start")
+stop_pid "$CHROMIUM"
+finding() { sed -n "s/^$1=//p" "$WORK/driver.txt" | head -1; }
+browser_listed=$(grep -o '<tr class="beacon">' "$WORK/dom.html" 2> /dev/null | wc -l)
 # The replay takes about 40 s; at most 120.
 for _ in $(seq 1200); do
     kill -0 "$GATEWAY" 2> /dev/null || break
@@ -214,16 +254,32 @@ else
     fail "page: $listed beacons listed, the replay has '$replay_beacons'"
 fi
 if [ "$browser_code" = 0 ] && [ "$browser_listed" -gt 0 ] && [ "$browser_listed" = "$replay_beacons" ] &&
-    grep -q 'id="outbox-mqtt"' "$WORK/dom.html" && ! grep -qF "$(cat "$WORK/http.token")" "$WORK/dom.html"; then
-    pass "chromium: the DOM lists $browser_listed beacons and the outbox figure, and not the token"
+    grep -q 'id="outbox-mqtt"' "$WORK/dom.html" && ! grep -qF "$(cat "$WORK/http.token")" "$WORK/dom.html" &&
+    ! grep -qF "$(cat "$WORK/http-action.token")" "$WORK/dom.html"; then
+    pass "chromium: the DOM lists $browser_listed beacons ($(finding rssi_plots) RSSI plots) and the outbox figure, and no token"
 else
     fail "chromium: exit $browser_code, $browser_listed beacons in the DOM (the replay has '$replay_beacons')"
-    tail -5 "$WORK/chromium.log" >&2
+    tail -5 "$WORK/driver.log" "$WORK/chromium.log" >&2
 fi
-if [ "$shot_code" = 0 ] && [ -s "$REPO/.build/web-stage/status-page.png" ]; then
-    pass "chromium: screenshot .build/web-stage/status-page.png ($(stat -c %s "$REPO/.build/web-stage/status-page.png") bytes)"
+answer=$(finding answer)
+progress=$(finding progress)
+done_reply=$(finding done)
+if [[ "$answer" == 202* ]] && [ -n "$progress" ] && [[ "$done_reply" == *'"state":"done"'* ]]; then
+    pass "chromium: a training started from the page (answer '${answer:0:40}...'), progress seen at ${progress} %, then done"
 else
-    fail "chromium: no screenshot (exit $shot_code)"
+    fail "chromium: training from the page: answer '$answer', progress '$progress', done '$done_reply'"
+    cat "$WORK/driver.txt" >&2
+fi
+room=$(finding room)
+if [ -n "$room" ]; then
+    pass "chromium: a beacon's room with probabilities in the DOM: $room"
+else
+    fail "chromium: no room with probabilities in the DOM"
+fi
+if [ -s "$REPO/.build/web-stage/status-page.png" ] && [ -n "$(finding screenshot)" ]; then
+    pass "chromium: screenshot .build/web-stage/status-page.png ($(finding screenshot) bytes); the browser part took $browser_seconds s"
+else
+    fail "chromium: no screenshot"
 fi
 if [ "$failed" -gt 0 ]; then
     log "gateway log:"

@@ -103,6 +103,7 @@ public final class EventPublisher: Sendable {
         let router = InboundRouter()
         self.inbound = router
         let statusTopic = layout.settings.homeAssistant.enabled ? layout.homeAssistantStatus : nil
+        let now = configuration.now
         transport = try makeTransport(
             MQTTClientOptions(
                 settings: configuration.mqtt, clientID: configuration.clientID,
@@ -111,9 +112,9 @@ public final class EventPublisher: Sendable {
             { event in
                 switch event {
                 case let .acknowledged(messageID):
-                    continuation.acknowledge(messageID, reasonCode: 0)
+                    continuation.acknowledge(messageID, reasonCode: 0, at: now())
                 case let .refused(messageID, reasonCode):
-                    continuation.acknowledge(messageID, reasonCode: reasonCode)
+                    continuation.acknowledge(messageID, reasonCode: reasonCode, at: now())
                 case let .message(topic, payload):
                     router.deliver(InboundMessage(topic: topic, payload: payload))
                     if topic == statusTopic { continuation.put(.client(event)) }

@@ -71,7 +71,7 @@ final class PublisherDelivery {
         case .acknowledgements:
             publisher.inbox.takeAcknowledgements(into: &acknowledgements)
             for entry in acknowledgements {
-                await run(.acknowledged(messageID: entry.messageID, reasonCode: Int(entry.reasonCode)))
+                await run(.acknowledged(messageID: entry.messageID, reasonCode: Int(entry.reasonCode)), at: entry.at)
             }
         case .tick:
             await checkOutboxFile()
@@ -112,9 +112,11 @@ final class PublisherDelivery {
         }
     }
 
-    /// Feeds one input to the machine and performs the actions, answers first.
-    func run(_ input: DeliveryInput) async {
-        var stack = Array(machine.handle(input, now: publisher.configuration.now()).reversed())
+    /// Feeds one input to the machine and performs the actions, answers first. `time`: when the input happened, if
+    /// not now (an acknowledgement taken on a later turn: its arrival, so the latency histogram does not count the
+    /// wait for the turn).
+    func run(_ input: DeliveryInput, at time: Double? = nil) async {
+        var stack = Array(machine.handle(input, now: time ?? publisher.configuration.now()).reversed())
         while let action = stack.popLast() {
             if let answer = await perform(action) {
                 stack += machine.handle(answer, now: publisher.configuration.now()).reversed()

@@ -14,10 +14,12 @@ import Synchronization
 /// code), announced by one `.acknowledgements` input when the list was empty, so a burst costs one input.
 /// Bounds: see `supersedes`. Nobody blocks: the owner waits suspended, resumed outside the lock.
 final class PublisherInbox: Sendable {
-    /// An acknowledgement: 0 = accepted; 0x80 and above = refused (MQTT 5).
+    /// An acknowledgement: 0 = accepted; 0x80 and above = refused (MQTT 5); `at`: when it reached the network
+    /// thread (the publisher's clock), the end of the event's delivery latency.
     struct Acknowledgement: Sendable {
         var messageID: Int32
         var reasonCode: Int32
+        var at: Double
     }
 
     private struct State {
@@ -60,10 +62,10 @@ final class PublisherInbox: Sendable {
     }
 
     /// An acknowledgement from the network thread; the list's first since the owner took it is announced.
-    func acknowledge(_ messageID: Int32, reasonCode: Int32) {
+    func acknowledge(_ messageID: Int32, reasonCode: Int32, at time: Double) {
         let first = state.withLock { state -> Bool in
             guard !state.finished else { return false }
-            state.acknowledgements.append(Acknowledgement(messageID: messageID, reasonCode: reasonCode))
+            state.acknowledgements.append(Acknowledgement(messageID: messageID, reasonCode: reasonCode, at: time))
             return state.acknowledgements.count == 1
         }
         if first { put(.acknowledgements) }

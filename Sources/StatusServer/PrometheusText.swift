@@ -43,6 +43,18 @@ public struct PrometheusText: Sendable {
         sample(name, [], value)
     }
 
+    /// A histogram family: `# HELP`/`# TYPE`, one `<name>_bucket{le="..."}` sample per cumulative bucket (the last
+    /// one's bound `+Inf`, its count the total), then `<name>_sum` and `<name>_count`.
+    public mutating func histogram(
+        _ name: String, help: String, buckets: [(upperBound: Double, count: UInt64)], sum: Double, count: UInt64
+    ) {
+        family(name, .histogram, help: help)
+        for bucket in buckets { sample(name + "_bucket", [("le", Self.format(bucket.upperBound))], bucket.count) }
+        if buckets.last?.upperBound != .infinity { sample(name + "_bucket", [("le", "+Inf")], count) }
+        sample(name + "_sum", [], sum)
+        sample(name + "_count", [], count)
+    }
+
     /// Integers without a fraction, `+Inf`/`-Inf`/`NaN` as the format spells them.
     static func format(_ value: Double) -> String {
         if value.isNaN { return "NaN" }

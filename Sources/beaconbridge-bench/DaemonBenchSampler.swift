@@ -17,11 +17,17 @@ final class DaemonBenchSampler {
         self.interval = interval
     }
 
-    /// Samples until `watched` exits or `deadline` seconds pass (then stops it).
-    func run(until watched: DaemonBenchProcess, deadline: Double) {
+    /// Samples until `watched` exits or `deadline` seconds pass (then stops it). `actions` run once each, on this
+    /// thread, when the run reaches their time (seconds from its start); a sample is not taken while one runs.
+    func run(until watched: DaemonBenchProcess, deadline: Double, actions: [(at: Double, run: () -> Void)] = []) {
         let start = Date()
         var next = interval
+        var pending = actions.sorted { $0.at < $1.at }
         while watched.isRunning {
+            if let action = pending.first, Date().timeIntervalSince(start) >= action.at {
+                pending.removeFirst()
+                action.run()
+            }
             let elapsed = Date().timeIntervalSince(start)
             if elapsed > deadline {
                 print("    \(watched.name) still running after \(Int(deadline)) s: stopped")

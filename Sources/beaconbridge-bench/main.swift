@@ -12,6 +12,7 @@ let areas: [(String, () -> Void)] = [
     ("publish", PublishBench.run),
     ("live", LiveBench.run),
     ("daemon", DaemonBench.run),
+    ("status", StatusBench.run),
     ("esphome", ESPHomeBench.run),
 ]
 let wanted = Set(CommandLine.arguments.dropFirst())

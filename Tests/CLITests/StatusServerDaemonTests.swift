@@ -152,6 +152,42 @@ import Glibc
         await expectNothingLost(gateway)
     }
 
+    /// A sample's value in an exposition (`name` with its labels, as written), nil when absent.
+    static func metric(_ text: String, _ name: String) -> Double? {
+        text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) }
+    }
+
+    /// `beaconbridge_delivery_latency_seconds`: a histogram whose counts move while the replay's events are
+    /// acknowledged by the real broker (on loopback, nearly all within a second), buckets cumulative, `+Inf` =
+    /// `_count`.
+    @Test func theDeliveryLatencyHistogramCountsAcknowledgedEvents() async throws {
+        let gateway = try await startGateway(duration: 15)
+        let port = gateway.port
+        let name = "beaconbridge_delivery_latency_seconds"
+        @Sendable func count() -> Double {
+            Self.metric(HTTPTestClient.request(port: port, "/metrics", token: Self.readToken).body, name + "_count")
+                ?? 0
+        }
+        try await waitUntil("acknowledged events in the histogram", timeout: 20) { count() > 0 }
+        let first = count()
+        try await waitUntil("the histogram's count growing", timeout: 20) { count() > first }
+        let text = HTTPTestClient.request(port: port, "/metrics", token: Self.readToken).body
+        #expect(text.contains("# TYPE \(name) histogram"))
+        let count = Self.metric(text, name + "_count")
+        #expect(Self.metric(text, name + "_bucket{le=\"+Inf\"}") == count)
+        let buckets = [
+            "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "30", "60", "300", "1800",
+        ]
+        .compactMap { Self.metric(text, name + "_bucket{le=\"\($0)\"}") }
+        #expect(buckets.count == 15, "\(text)")
+        #expect(buckets == buckets.sorted(), "cumulative")
+        // Loopback: acknowledged within a second (a loaded test machine may delay a few).
+        #expect((buckets.last ?? 0) > 0 && (buckets[7]) >= (count ?? 0) * 0.9, "\(text)")
+        let sum = Self.metric(text, name + "_sum") ?? -1
+        #expect(sum >= 0 && sum < (count ?? 0) * 1.0, "mean latency under a second: \(sum) s for \(count ?? 0)")
+        await expectNothingLost(gateway)
+    }
+
     /// A client that sends a header byte a second (slowloris) is answered 408 and cut off at
     /// `request_timeout_s` (3 s here); meanwhile and after, other clients are served.
     @Test func aSlowClientIsCutOffAndOthersAreServed() async throws {
@@ -242,7 +278,8 @@ import Glibc
         let body = #"{"id":"page-1","room":"lab","device":"\#(device)","seconds":5}"#
         // The rooms part is there from the loop's first copy of its figures (within a second).
         try await waitUntil("the training form on the page", timeout: 10) {
-            HTTPTestClient.request(port: port, "/", token: Self.readToken).body.contains("<form id=\"train\">")
+            HTTPTestClient.request(port: port, "/", token: Self.readToken).body.contains(
+                "<form class=\"action\" id=\"train\"")
         }
         // The beacons are listed once the page has been viewed (the loop copies them from then on).
         try await waitUntil("the three beacons listed on the page", timeout: 10) {
@@ -275,6 +312,58 @@ import Glibc
         }
         let final = HTTPTestClient.request(port: port, "/", token: Self.readToken).body
         #expect(final.contains("page-1"), "the command's replies: \(final)")
+        #expect(gateway.daemon.isRunning)
+        await expectNothingLost(gateway)
+    }
+
+    /// The page with regions: each beacon's region state and RSSI plot; a teach and a forget started from the page
+    /// (the POSTs its forms send): refused with a clear reason (401, 405, 400 naming the field, 409 while the
+    /// device's teach runs), accepted with the action token; the teach's progress and its replies show on the page.
+    @Test func aTeachAndAForgetFromThePageShowTheirProgress() async throws {
+        let gateway = try await startGateway(duration: 40, extra: DaemonTestBed.officeRegion)
+        let port = gateway.port
+        let device = gateway.bed.beaconID(minor: 2)
+        @Sendable func page() -> String { HTTPTestClient.request(port: port, "/part", token: Self.readToken).body }
+        try await waitUntil("the beacons inside the region, with their RSSI plots", timeout: 15) {
+            let html = page()
+            return html.contains("<span data-region=\"office\">office: inside</span>")
+                && html.contains("<svg class=\"rssi\"")
+                && html.contains(device)
+        }
+        let teach = "/actions/regions/teach"
+        let body = #"{"id":"page-t1","region":"office","device":"\#(device)","at":"boundary","seconds":8}"#
+        expectRefusal(HTTPTestClient.request(port: port, teach, method: "POST", body: body), 401, "no token")
+        expectRefusal(HTTPTestClient.request(port: port, teach, token: Self.actionToken), 405, "GET of an action")
+        let noDevice = HTTPTestClient.request(
+            port: port, teach, method: "POST", token: Self.actionToken, body: #"{"region":"office","at":"boundary"}"#)
+        expectRefusal(noDevice, 400, "no device")
+        #expect(noDevice.body.hasPrefix("400 Bad Request: device: "), "\(noDevice.body)")
+        let attic = HTTPTestClient.request(
+            port: port, teach, method: "POST", token: Self.actionToken,
+            body: #"{"region":"attic","device":"\#(device)","at":"boundary"}"#)
+        expectRefusal(attic, 400, "an unknown region")
+        #expect(attic.body.hasPrefix("400 Bad Request: region: ") && attic.body.contains("office"), "\(attic.body)")
+
+        let accepted = HTTPTestClient.request(port: port, teach, method: "POST", token: Self.actionToken, body: body)
+        #expect(accepted.status == 202, "\(accepted.text)")
+        try await waitUntil("the teach's progress on the page", timeout: 10) {
+            page().contains("Teaching <b>office</b> at boundary with \(device)")
+        }
+        expectRefusal(
+            HTTPTestClient.request(port: port, teach, method: "POST", token: Self.actionToken, body: body), 409,
+            "a second teach of the device while one runs")
+        try await waitUntil("the teach's end in the replies on the page", timeout: 20) {
+            let html = page()
+            return html.contains("&quot;state&quot;:&quot;done&quot;") && html.contains("page-t1")
+        }
+        #expect(page().contains("&quot;stored&quot;:true"), "\(page())")
+        let forget = HTTPTestClient.request(
+            port: port, "/actions/regions/forget", method: "POST", token: Self.actionToken,
+            body: #"{"id":"page-f1","region":"office","device":"\#(device)"}"#)
+        #expect(forget.status == 202, "\(forget.text)")
+        try await waitUntil("the forget's reply on the page", timeout: 10) {
+            page().contains("&quot;op&quot;:&quot;forget&quot;") && page().contains("&quot;forgotten&quot;:1")
+        }
         #expect(gateway.daemon.isRunning)
         await expectNothingLost(gateway)
     }

@@ -51,7 +51,7 @@ import Testing
     /// A burst of acknowledgements from the network thread is one input; the list holds them all, in order.
     @Test func aBurstOfAcknowledgementsIsOneInput() {
         let inbox = PublisherInbox()
-        for id in Int32(1)...100 { inbox.acknowledge(id, reasonCode: id == 50 ? 0x87 : 0) }
+        for id in Int32(1)...100 { inbox.acknowledge(id, reasonCode: id == 50 ? 0x87 : 0, at: 1000 + Double(id)) }
         var waiting: [EventPublisher.Input] = []
         inbox.take(into: &waiting)
         #expect(waiting.count == 1)
@@ -60,8 +60,9 @@ import Testing
         inbox.takeAcknowledgements(into: &acknowledgements)
         #expect(acknowledgements.map(\.messageID) == Array(1...100))
         #expect(acknowledgements[49].reasonCode == 0x87)
+        #expect(acknowledgements[49].at == 1050, "each keeps its arrival time (the latency histogram's end)")
         // The next one is announced again.
-        inbox.acknowledge(101, reasonCode: 0)
+        inbox.acknowledge(101, reasonCode: 0, at: 1101)
         inbox.take(into: &waiting)
         #expect(waiting.count == 1)
     }

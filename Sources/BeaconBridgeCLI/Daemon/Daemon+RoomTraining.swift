@@ -17,7 +17,7 @@ extension Daemon {
 
     func replyToRoomCommand(verb: String, payload: String) {
         logger.info("rooms command reply", metadata: ["verb": "\(verb)", "reply": "\(payload)"])
-        status?.noteRoomReply(payload)
+        status?.noteActionReply(payload)
         publisher.publishReply(
             ControlMessage(topic: encoder.layout.roomsReply(verb), payload: payload, qos: 1, retain: false),
             lifetime: GATTSettings.replyLifetime)

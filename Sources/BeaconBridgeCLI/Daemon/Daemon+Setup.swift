@@ -252,9 +252,8 @@ extension Daemon {
         daemon.esphome = esphome
         daemon.webhook = webhook
         daemon.status = status
-        if let status, daemon.rooms != nil {
-            status.board.connectActions { [mailbox = daemon.mailbox] in mailbox.post($0) }
-        }
+        // Actions: rooms commands (the route refuses them with rooms off) and regions commands.
+        status?.board.connectActions { [mailbox = daemon.mailbox] in mailbox.post($0) }
         daemon.site = site
         return await daemon.run()
     }

@@ -1,5 +1,7 @@
 import BeaconConfig
+import BeaconRooms
 import BeaconRuntime
+import BeaconTracking
 import StatusServer
 import Synchronization
 
@@ -9,6 +11,11 @@ import Synchronization
 struct DaemonStatus {
     let server: StatusHTTPServer
     let board: StatusBoard
+    /// The action token is set (the page shows its forms).
+    let actionsEnabled: Bool
+    /// The listed beacons' RSSI, kept only while the page is viewed; sampled at most once a second (wall time).
+    var history = RSSIHistory()
+    var lastSample = -Double.infinity
 
     /// nil when `http.enabled` is false. A token that cannot be read or an address that cannot be bound is an
     /// error: the daemon does not start without it.
@@ -31,6 +38,8 @@ struct DaemonStatus {
         // Before the loop's first copy (within a second): the gateway's name, zeros elsewhere.
         var first = StatusSnapshot()
         first.gatewayID = configuration.gateway.id
+        first.actionsEnabled = tokens[1] != nil
+        first.regionNames = configuration.regions.map(\.name).sorted()
         board.publish(first)
         let counters = Mutex<StatusHTTPServer?>(nil)
         let routes = StatusRoutes(
@@ -57,7 +66,7 @@ struct DaemonStatus {
                 "read_token": "\(tokens[0] == nil ? "none" : "set")",
                 "actions": "\(tokens[1] == nil ? "off" : "on")",
             ])
-        return .success(DaemonStatus(server: server, board: board))
+        return .success(DaemonStatus(server: server, board: board, actionsEnabled: tokens[1] != nil))
     }
 
     /// A token from its file or variable (trailing newlines dropped), nil when neither is set; never logged.
@@ -97,15 +106,15 @@ struct DaemonStartError: Error, CustomStringConvertible {
 }
 
 extension DaemonStatus {
-    /// A reply to a rooms command, for the page (the loop).
-    func noteRoomReply(_ payload: String) { board.noteReply(payload) }
+    /// A reply to a rooms or regions command, for the page (the loop).
+    func noteActionReply(_ payload: String) { board.noteReply(payload) }
 }
 
 extension Daemon {
     /// Copies the loop's figures to the status board (once a second, and at the end of a replay); nothing when
     /// `http` is off.
     func publishStatus() async {
-        guard let status else { return }
+        guard status != nil else { return }
         let counters = publisher.counters
         let source = source.statistics
         var s = StatusSnapshot()
@@ -123,8 +132,19 @@ extension Daemon {
         s.resolvedReports = pipeline.counters.resolvedReports
         s.scanRestarts = source.scanRestarts
         s.trackedBeacons = pipeline.engine.trackedCount
-        if status.board.pageViewed {
+        if status?.board.pageViewed == true {
             s.beacons = pipeline.engine.statusRows(limit: StatusBoard.beaconRows, at: clock)
+            let now = SystemClock.monotonic()
+            if now - (status?.lastSample ?? 0) >= 0.9 {
+                status?.lastSample = now
+                status?.history.record(s.beacons)
+            }
+            for row in s.beacons {
+                s.rssi[row.beaconID] = status?.history.series(of: row.beaconID)
+                if let room = beaconRoom(row.beaconID) { s.beaconRooms[row.beaconID] = room }
+            }
+        } else if status?.history.rings.isEmpty == false {
+            status?.history.clear()
         }
         s.beaconsAdded = pipeline.engine.counters.beaconsAdded
         s.evictions = pipeline.engine.counters.evictions
@@ -138,6 +158,7 @@ extension Daemon {
         s.deadLettered = counters.deadLettered
         s.deadLetterRows = counters.deadLetterRows
         s.droppedByReason = counters.dropped
+        s.latency = counters.latency
         s.brokerConnected = counters.connected
         s.brokerConnects = counters.connects
         s.connectionFailures = counters.connectionFailures
@@ -156,6 +177,29 @@ extension Daemon {
             }
         }
         s.esphomeClients = esphome.map { $0.server.counters.snapshot.clients }
-        status.board.publish(s)
+        s.regionNames = configuration.regions.map(\.name).sorted()
+        s.actionsEnabled = status?.actionsEnabled ?? false
+        s.teaches = pipeline.engine.runningTeaches.map {
+            TeachProgress(
+                region: $0.region, device: $0.device, spot: $0.spot.rawValue, seconds: $0.seconds,
+                secondsLeft: $0.secondsLeft(at: clock), reports: $0.reports)
+        }
+        status?.board.publish(s)
+    }
+
+    /// A listed beacon's room as the arbiter decides it here, with the classifier's probabilities; nil without
+    /// rooms or before its first decision.
+    func beaconRoom(_ beaconID: String) -> BeaconRoom? {
+        guard let arbiter = rooms?.coordinator.arbiter else { return nil }
+        let probabilities = arbiter.probabilities(of: beaconID).sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+            .map { (room: $0.key, probability: $0.value) }
+        let room: String? =
+            switch arbiter.room(of: beaconID) {
+            case let .some(.some(name)): name
+            case .some(.none): RoomEvent.notHome
+            case .none: nil
+            }
+        guard room != nil || !probabilities.isEmpty else { return nil }
+        return BeaconRoom(room: room, probabilities: probabilities)
     }
 }

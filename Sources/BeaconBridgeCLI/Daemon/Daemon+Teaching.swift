@@ -193,7 +193,7 @@ extension Daemon {
     }
 
     /// One regions command: a teach starts recording, a forget removes what this gateway knows of the pair.
-    private func teachCommand(verb: String, payload: [UInt8]) async {
+    func teachCommand(verb: String, payload: [UInt8]) async {
         logger.info("regions command", metadata: ["verb": "\(String(verb.prefix(32)))", "bytes": "\(payload.count)"])
         switch TeachCommand.parse(verb: verb, payload: payload, regions: regionNames) {
         case let .failure(failure):
@@ -355,6 +355,7 @@ extension Daemon {
 
     private func reply(verb: String, _ payload: String) {
         logger.info("regions command reply", metadata: ["verb": "\(verb)", "reply": "\(payload)"])
+        status?.noteActionReply(payload)
         publisher.publishReply(
             ControlMessage(
                 topic: DaemonTeaching.replyTopic(layout: encoder.layout, verb: verb), payload: payload, qos: 1,

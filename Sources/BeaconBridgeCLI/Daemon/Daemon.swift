@@ -281,6 +281,9 @@ final class Daemon {
         case let .roomCommand(verb, payload):
             await perform(roomCommand(verb: verb, payload: payload))
             await publishStatus()
+        case let .regionCommand(verb, payload):
+            await teachCommand(verb: verb, payload: payload)
+            await publishStatus()
         case let .snapshot(reason):
             logger.info("publishing region state and presence snapshot", metadata: ["reason": "\(reason)"])
             await publish(pipeline.stateSnapshot(at: clock), snapshot: true)

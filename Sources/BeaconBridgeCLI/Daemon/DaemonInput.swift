@@ -17,6 +17,9 @@ enum DaemonInput: Sendable {
     /// A rooms command from the status page (`POST /actions/rooms/<verb>`, Daemon+Status): the verb and the JSON
     /// body, as the MQTT command would carry them (`RoomCommand.parse` judges both).
     case roomCommand(verb: String, payload: [UInt8])
+    /// A regions command from the status page (`POST /actions/regions/<verb>`): run on this gateway as the MQTT
+    /// command `<prefix>/regions/command/<verb>` would be (`TeachCommand.parse` judges it again).
+    case regionCommand(verb: String, payload: [UInt8])
     /// The service group stops (SIGTERM / SIGINT, or another service ended).
     case stop(ServiceGroup.Reason)
 }

@@ -67,6 +67,10 @@ enum MetricsPage {
         m.single(
             "beaconbridge_dead_lettered_total", .counter, help: "Events moved to the dead-letter table.",
             Double(s.deadLettered))
+        m.histogram(
+            "beaconbridge_delivery_latency_seconds",
+            help: "Seconds from an event's acceptance for delivery to the broker's acknowledgement (live and outbox).",
+            buckets: s.latency.cumulative, sum: s.latency.sum, count: s.latency.count)
         m.family("beaconbridge_events_dropped_total", .counter, help: "Events dropped before delivery, by cause.")
         for cause in ["expired", "row_cap", "byte_cap", "connection_lost", "outbox_unavailable"] {
             m.sample("beaconbridge_events_dropped_total", [("cause", cause)], s.droppedByReason[cause] ?? 0)

@@ -1,3 +1,4 @@
+import BeaconDelivery
 import BeaconModel
 import BeaconRuntime
 import BeaconTracking
@@ -38,6 +39,8 @@ struct StatusSnapshot: Sendable {
     var deadLettered = 0
     var deadLetterRows = 0
     var droppedByReason: [String: Int] = [:]
+    /// Seconds from an event's acceptance to the broker's acknowledgement (the delivery machine's histogram).
+    var latency = DeliveryLatency()
     var brokerConnected = false
     var brokerConnects = 0
     var connectionFailures = 0
@@ -55,6 +58,36 @@ struct StatusSnapshot: Sendable {
     /// The most recently seen beacons (at most `StatusBoard.beaconRows`), copied only while someone looks at the
     /// page (a view in the last minute).
     var beacons: [TrackedBeaconRow] = []
+    /// Per listed beacon: its RSSI a second apart over the last minutes (`RSSIHistory`; `RSSIHistory.gap` for a
+    /// second without a report), and with rooms its room and probabilities.
+    var rssi: [String: [Int8]] = [:]
+    var beaconRooms: [String: BeaconRoom] = [:]
+
+    /// The configured regions (the teach and forget forms), the teaches running here, and whether actions are on
+    /// (the action token is set: the page shows its forms).
+    var regionNames: [String] = []
+    var teaches: [TeachProgress] = []
+    var actionsEnabled = false
+}
+
+/// A beacon's room as this gateway decides it: the room (`not_home` when it is in none), and with the fingerprint
+/// classifier every room's probability, most likely first.
+struct BeaconRoom: Sendable {
+    var room: String?
+    var probabilities: [(room: String, probability: Double)]
+}
+
+/// A teach that runs on this gateway: its region (nil for a 1 m reference), device, spot, and how far it got.
+struct TeachProgress: Sendable {
+    var region: String?
+    var device: String
+    var spot: String
+    var seconds: Double
+    var secondsLeft: Double
+    var reports: Int
+
+    /// 0-1.
+    var fraction: Double { seconds > 0 ? max(0, min(1, 1 - secondsLeft / seconds)) : 1 }
 }
 
 /// A room's fingerprint: training walks, seconds recorded, quality (dB).
@@ -113,7 +146,7 @@ final class StatusBoard: Sendable {
 
     var snapshot: StatusSnapshot { latest.withLock { $0 } }
 
-    /// A reply to a rooms command (the loop), the newest 5 kept.
+    /// A reply to a rooms or regions command (the loop), the newest 5 kept.
     func noteReply(_ payload: String) {
         replies.withLock {
             $0.append(String(payload.prefix(2048)))

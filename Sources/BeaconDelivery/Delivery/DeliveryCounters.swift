@@ -29,6 +29,11 @@ public struct DeliveryCounters: Sendable, Equatable {
     public var snapshotSent = 0
     public var snapshotSuperseded = 0
     public var lastError: String?
+    /// Seconds from acceptance to acknowledgement of live events and outbox rows (`DeliveryLatency`).
+    public var latency = DeliveryLatency()
+    /// Acknowledged events whose acceptance the machine no longer knew (older than `AcceptanceLog`'s ring, or
+    /// stored before a restart): not in `latency`.
+    public var latencyUnknown = 0
 
     public init() {}
 }

@@ -59,6 +59,8 @@ public struct DeliveryMachine: Sendable {
     /// Replies held at most while disconnected; beyond, the oldest is dropped (`reply_overflow`).
     public static let maxHeldReplies = 64
     var snapshot = SnapshotSlot()
+    /// When each batch was accepted, for the latency histogram (`counters.latency`).
+    var acceptances = AcceptanceLog()
 
     /// - Parameter degraded: true when there is no usable database (the adapter starts with a memory outbox).
     public init(settings: DeliverySettings, degraded: Bool = false) {
@@ -82,7 +84,7 @@ public struct DeliveryMachine: Sendable {
         switch input {
         case let .publish(envelopes):
             unblockSends()
-            accept(envelopes, into: &actions)
+            accept(envelopes, now: now, into: &actions)
         case let .snapshot(envelopes):
             counters.snapshotSuperseded += snapshot.replace(with: envelopes)
         case let .discovery(messages):
@@ -180,8 +182,9 @@ public struct DeliveryMachine: Sendable {
 
     // MARK: events in
 
-    package mutating func accept(_ envelopes: [EventEnvelope], into actions: inout [DeliveryAction]) {
-        guard !envelopes.isEmpty else { return }
+    package mutating func accept(_ envelopes: [EventEnvelope], now: Double, into actions: inout [DeliveryAction]) {
+        guard let first = envelopes.first else { return }
+        acceptances.note(first: first.sequence, at: now)
         counters.snapshotSuperseded += snapshot.supersede(by: envelopes)
         if modifyLive({ $0.queue += envelopes }) == nil { actions.append(.append(envelopes)) }
     }
@@ -360,6 +363,13 @@ public struct DeliveryMachine: Sendable {
         // Unknown ids: control messages, or messages whose tracking went back to the outbox at a disconnect.
         guard let entry = inflight.removeValue(forKey: messageID) else { return }
         counters.acknowledged += 1
+        if entry.origin != .snapshot {
+            if let accepted = acceptances.acceptance(of: entry.envelope.sequence) {
+                counters.latency.observe(now - accepted)
+            } else {
+                counters.latencyUnknown += 1
+            }
+        }
         refusals.accepted(entry.envelope.sequence)
         if let probed = probeAcknowledgements {
             probeAcknowledgements = probed + 1 >= settings.probeLength ? nil : probed + 1

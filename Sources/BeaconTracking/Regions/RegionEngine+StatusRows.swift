@@ -12,6 +12,13 @@ public struct TrackedBeaconRow: Sendable, Equatable {
     public var presence: PresenceState
     /// Seconds since the last report, at the time asked for.
     public var age: Double
+    /// Its state in each configured region its rule matched so far (`inside`, `outside`, `unknown`), by name.
+    public var regions: [Region] = []
+
+    public struct Region: Sendable, Equatable {
+        public var name: String
+        public var state: RegionState
+    }
 }
 
 extension RegionEngine {
@@ -27,7 +34,10 @@ extension RegionEngine {
                     beaconID: beacon.beaconID, format: beacon.format, name: beacon.name, rssi: beacon.rssi,
                     smoothedRSSI: beacon.smoothedRSSI, distance: beacon.distance,
                     presence: beacon.present ? (beacon.stale ? .stale : .seen) : .away,
-                    age: max(0, time - beacon.lastSeen)))
+                    age: max(0, time - beacon.lastSeen),
+                    regions: beacon.memberships.map {
+                        TrackedBeaconRow.Region(name: evaluator.names[Int($0.region)], state: $0.state)
+                    }))
         }
         return rows
     }

@@ -1,25 +1,25 @@
 import Foundation
-import TestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A raw HTTP/1.1 client over a loopback socket for the status server's tests: it sends exactly the bytes it is
+/// A raw HTTP/1.1 client over a loopback socket for the status server's tests and the status bench: it sends exactly the bytes it is
 /// given (malformed ones too) and reads the response until the server closes, within a time bound.
-enum HTTPTestClient {
-    struct Response: Sendable {
-        let text: String
+public enum HTTPTestClient {
+    public struct Response: Sendable {
+        public let text: String
+        public init(text: String) { self.text = text }
         /// The status code of the status line, nil when nothing (or no status line) came back.
-        var status: Int? {
+        public var status: Int? {
             guard text.hasPrefix("HTTP/1.1 ") else { return nil }
             return Int(text.dropFirst(9).prefix(3))
         }
-        var body: String {
+        public var body: String {
             guard let range = text.range(of: "\r\n\r\n") else { return "" }
             return String(text[range.upperBound...])
         }
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             for line in text.components(separatedBy: "\r\n\r\n").first?.components(separatedBy: "\r\n") ?? []
             where line.lowercased().hasPrefix(name.lowercased() + ":") {
                 return line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
@@ -30,7 +30,7 @@ enum HTTPTestClient {
 
     /// Sends `bytes` on a new connection to 127.0.0.1:`port` and reads until the server closes or `timeout`
     /// seconds pass.
-    static func exchange(port: Int, _ bytes: [UInt8], timeout: Double = 10) -> Response {
+    public static func exchange(port: Int, _ bytes: [UInt8], timeout: Double = 10) -> Response {
         guard let fd = connectLoopbackTCP(port: port) else { return Response(text: "") }
         defer { close(fd) }
         var wait = timeval(tv_sec: 0, tv_usec: 200_000)
@@ -49,12 +49,12 @@ enum HTTPTestClient {
         return Response(text: readToClose(fd, until: deadline))
     }
 
-    static func exchange(port: Int, _ text: String, timeout: Double = 10) -> Response {
+    public static func exchange(port: Int, _ text: String, timeout: Double = 10) -> Response {
         exchange(port: port, Array(text.utf8), timeout: timeout)
     }
 
     /// A GET (or another method) of `path` with the token as a bearer token when given.
-    static func request(
+    public static func request(
         port: Int, _ path: String, method: String = "GET", token: String? = nil, body: String = "",
         contentType: String? = nil
     ) -> Response {
@@ -67,7 +67,7 @@ enum HTTPTestClient {
     }
 
     /// What the peer sends until it closes (or resets) the connection or `deadline` passes.
-    static func readToClose(_ fd: Int32, until deadline: Date) -> String {
+    public static func readToClose(_ fd: Int32, until deadline: Date) -> String {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while Date() < deadline, received.count < 8 * 1024 * 1024 {
