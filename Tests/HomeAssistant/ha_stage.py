@@ -52,6 +52,7 @@ regions:
   - name: desk
     match: {{format: ibeacon, uuid: {UUID}, major: 1, minor: 1}}
     enter: {{rssi_above: -70}}
+    taught_like: ibeacon:{UUID}:1:1
     exit_period_s: 10
     dropout_grace_s: 10
   - name: office
@@ -212,6 +213,9 @@ def main():
         entity_checks(check, ha, entities, devices, entity, KEYS, BADGE, TOOLBOX, recorder)
         # The site configuration's version and problem entities (issue 46), while the kitchen gateway runs.
         site_checks(check, ha, refresh_registry, recorder, binary, work, kitchen, WAIT)
+        # The teach buttons and progress (issue 43).
+        from checks_teach import teach_checks
+        teach_checks(check, ha, refresh_registry, WAIT)
         state_checks(check, ha, recorder, broker, kitchen, hall, entity, KEYS, BADGE, TOOLBOX, t0, WAIT)
         # The firmware update entity from the daemon's own messages of the QEMU scenario `gatt` (issue 31).
         from checks_dfu_update import dfu_update_checks
