@@ -67,7 +67,7 @@ import Testing
             ))
         #expect(html.contains("<svg class=\"rssi\""))
         #expect(html.contains("<div id=\"live\">"))
-        #expect(html.contains("fetch(\"/part\""), "the live refresh")
+        #expect(html.contains("fetch(new URL(\"/part\", location.origin)"), "the live refresh")
         // Actions off: no forms, a line that says so.
         #expect(!html.contains("<form") && html.contains("this gateway has no action token"))
         s.actionsEnabled = true

@@ -100,7 +100,8 @@ extension StatusPage {
             const r = await fetch(new URL(f.dataset.action, location.origin), {method: "POST", body: JSON.stringify(body), headers: {
               "Authorization": "Bearer " + document.getElementById("action-token").value,
               "Content-Type": "application/json"}});
-            out.textContent = r.status + " " + (await r.text());
+            const text = (await r.text()).trim();
+            out.textContent = text.startsWith(String(r.status)) ? text : r.status + " " + text;
           } catch (err) { out.textContent = "not sent: " + err; }
         });
         </script>
