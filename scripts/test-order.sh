@@ -93,6 +93,7 @@ scripts/deb-arm64.sh            arm64
 scripts/container-*             container
 scripts/demo-config.sh          container
 scripts/web-stage.sh            web
+scripts/web-driver.py           web
 scripts/demo.sh                 -
 scripts/demo-events.awk         -
 scripts/arm64-figures.sh        -
