@@ -260,7 +260,8 @@ enum RegionsCommand {
 }
 
 /// The taught records as a table (`regions status`, `devices status`): region, device, gateway, boundary and
-/// inside levels, the enter/exit levels they set, or the 1 m level; records refused are listed with why.
+/// inside levels, the enter/exit levels they set, or the 1 m level, and a note when the gateway moved since;
+/// records refused are listed with why.
 enum TaughtStatus {
     static func table(messages: [InboundMessage], site: String, regions: Set<String>) -> String {
         var book = TaughtBook(site: site)
@@ -274,7 +275,7 @@ enum TaughtStatus {
         guard !book.records.isEmpty || !refused.isEmpty else {
             return "taught: nothing (every region decides by its configured levels)"
         }
-        var rows: [[String]] = [["REGION", "DEVICE", "GATEWAY", "BOUNDARY", "INSIDE", "ENTER/EXIT", "1M"]]
+        var rows: [[String]] = [["REGION", "DEVICE", "GATEWAY", "BOUNDARY", "INSIDE", "ENTER/EXIT", "1M", "NOTE"]]
         func dbm(_ level: TaughtLevel?) -> String {
             level.map {
                 "\(RegionsCommand.number(.double(($0.level * 10).rounded() / 10)))±\(RegionsCommand.number(.double(($0.spread * 10).rounded() / 10)))"
@@ -287,6 +288,9 @@ enum TaughtStatus {
             rows.append([
                 record.region ?? "-", record.device, record.gateway, dbm(record.levels[.boundary]),
                 dbm(record.levels[.inside]), levels ?? "-", dbm(record.levels[.oneMetre]),
+                record.moved.map {
+                    "MOVED: teach again (peers \(RegionsCommand.number(.double(($0.shift * 10).rounded() / 10))) dB off)"
+                } ?? "-",
             ])
         }
         return "taught:\n" + TextTable.render(rows) + (refused.isEmpty ? "" : "\n" + refused.joined(separator: "\n"))

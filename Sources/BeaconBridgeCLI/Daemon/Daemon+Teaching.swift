@@ -1,6 +1,7 @@
 import BeaconConfig
 import BeaconEvents
 import BeaconModel
+import BeaconRooms
 import BeaconRuntime
 import BeaconTracking
 import DeviceProtocols
@@ -49,6 +50,10 @@ struct DaemonTeaching {
     var captureStart: Timestamp?
     /// The capture time teaches last advanced at (a replay advances them once a second of capture time).
     var lastAdvance: Timestamp = -.infinity
+    /// This gateway's records watched for a move (self-calibration's levels against their anchors).
+    var moveWatch = TaughtMoveWatch()
+    /// The time the watch last looked.
+    var lastMoveCheck: Timestamp = -.infinity
 
     init(site: String, scheduled: [ScheduledTeach]) {
         book = TaughtBook(site: site)
@@ -249,6 +254,10 @@ extension Daemon {
     /// Progress and ends of the running teaches at the loop's clock: replies, and a finished one's record.
     func advanceTeaches() async {
         if !teaching.scheduled.isEmpty { startScheduledTeaches() }
+        if clock - teaching.lastMoveCheck >= Self.moveCheckInterval {
+            teaching.lastMoveCheck = clock
+            await markMovedRecords()
+        }
         for update in pipeline.advanceTeaches(to: clock) {
             switch update {
             case let .progress(recording, at):
@@ -279,8 +288,12 @@ extension Daemon {
             ?? TaughtRecord(
                 site: configuration.topics.prefix, gateway: gateway, region: recording.region, device: recording.device,
                 levels: [:], recorded: recording.end)
+        // Taught again after a move: what was taught before the move no longer holds, whichever spot it was.
+        if record.moved != nil { record.levels = [:] }
         record.levels[recording.spot] = level
         record.recorded = recording.end
+        record.anchors = heardPeers()
+        record.moved = nil
         guard teaching.book.put(record) else {
             reply(
                 verb: "teach",
@@ -302,6 +315,34 @@ extension Daemon {
         reply(
             verb: "teach",
             Self.teachReply(recording, state: "done", gateway: gateway, at: clock, stored: true, record: record))
+    }
+
+    /// What this gateway hears of its peers' identity beacons (self-calibration's medians; empty without it).
+    private func heardPeers() -> [String: Double] {
+        rooms?.coordinator.calibration?.solver.levelsHeard(by: configuration.gateway.id) ?? [:]
+    }
+
+    /// How often (s) this gateway's records are compared with what it hears of its peers.
+    static let moveCheckInterval: Double = 30
+
+    /// Marks, stores and publishes this gateway's records whose anchors say it moved (docs/teach.md, "When a
+    /// gateway moves"). They are still used: the user is told to teach them again.
+    private func markMovedRecords() async {
+        let heard = heardPeers()
+        guard !heard.isEmpty else { return }
+        for record in teaching.moveWatch.check(
+            teaching.book, gateway: configuration.gateway.id, heard: heard, at: clock)
+        {
+            guard teaching.book.put(record) else { continue }
+            await store(record)
+            publishTaught(topic: record.topic(prefix: configuration.topics.prefix), payload: record.json)
+            logger.warning(
+                "this gateway moved since it was taught; teach again",
+                metadata: [
+                    "region": "\(record.region ?? "1m")", "device": "\(record.device)",
+                    "shift_db": "\(Self.decibels(record.moved?.shift ?? 0))", "peers": "\(record.moved?.peers ?? 0)",
+                ])
+        }
     }
 
     /// A teach keeps a level from at least this many reports (`TeachQuality` asks for more to call it good).

@@ -129,6 +129,19 @@ public struct GatewayCalibration: Sendable {
         return GatewayCalibration.fit(levels: levels(), gateways: gateways, settings: settings, time: now)
     }
 
+    /// What `receiver` hears of each other gateway's identity beacon: the median level (dBm) of each direction
+    /// with enough samples, by transmitter id. Moving a gateway changes these by several dB at once (the paths
+    /// change; the offsets do not), which is how a taught link notices it (`TaughtRecord.anchors`).
+    public func levelsHeard(by receiver: String) -> [String: Double] {
+        guard let r = index[receiver] else { return [:] }
+        var result: [String: Double] = [:]
+        for (key, level) in levels() where key / settings.maximumGateways == r {
+            let t = key % settings.maximumGateways
+            if t < gateways.count { result[gateways[t]] = level.median }
+        }
+        return result
+    }
+
     /// Each direction's robust level: median, sample count and a robust spread (1.4826 × MAD).
     package struct Level: Equatable {
         package var median: Double

@@ -13,6 +13,11 @@ public struct TaughtRecord: Sendable, Equatable {
     public var levels: [TeachSpot: TaughtLevel]
     /// Capture time of the last teach's end.
     public var recorded: Timestamp
+    /// What the teaching gateway heard of the other gateways' identity beacons when it was taught (dBm by gateway
+    /// id, self-calibration's medians; empty without self-calibration): the spot the gateway stood at.
+    public var anchors: [String: Double] = [:]
+    /// Set once self-calibration says the gateway moved since (`TaughtRecord+Moved.swift`): re-teach it.
+    public var moved: TaughtMove?
 
     public init(
         site: String, gateway: String, region: String?, device: String, levels: [TeachSpot: TaughtLevel],
@@ -67,11 +72,13 @@ public struct TaughtRecord: Sendable, Equatable {
                 )
             }
         }
-        return JSONValue.object([
-            ("kind", .string("taught")), ("site", .string(site)), ("gateway", .string(gateway)),
-            ("region", region.map { .string($0) } ?? .null), ("device", .string(device)),
-            ("recorded", .double(recorded)), ("levels", .object(spots)),
-        ]).serialized
+        return JSONValue.object(
+            [
+                ("kind", .string("taught")), ("site", .string(site)), ("gateway", .string(gateway)),
+                ("region", region.map { .string($0) } ?? .null), ("device", .string(device)),
+                ("recorded", .double(recorded)), ("levels", .object(spots)),
+            ] + movedMembers
+        ).serialized
     }
 
     /// Reads a record, checking every value: it must be of `site`, its region one of `regions`, each level
@@ -136,8 +143,9 @@ public struct TaughtRecord: Sendable, Equatable {
             }
             levels[spot] = level
         }
-        let record = TaughtRecord(
+        var record = TaughtRecord(
             site: site, gateway: gateway, region: region, device: device, levels: levels, recorded: recorded)
+        if let failure = record.readMoved(json) { return .failure(failure) }
         if let topic, topic != record.topic(prefix: site) {
             return refuse("topic", "published on `\(String(topic.prefix(200)))`, not its own topic")
         }
