@@ -139,3 +139,38 @@ start_extended_beacon_loop() { run_beacon_loop advertise_extended "extended " "$
 # with LE Extended Create Connection (btvirt supports it), which btvirt completes only toward an extended
 # advertising set; with legacy advertising it never answered (the kernel cancelled after about 4 s).
 advertise_connectable() { advertise_extended_set "$1" "$2" 13; }
+
+# Our own LE controller on /dev/vhci (scripts/e2e/vhci-beacon.c): while the host scans it reports the iBeacon
+# ($IBEACON_AD, from 00:AA:BE:AC:00:01) with the RSSI it is told; btvirt's reports carry 127 ("not available").
+# Starts it with the options $@ (e.g. -i -70 -r 10), control FIFO /tmp/vhci-beacon.ctl, log /tmp/vhci-beacon.log;
+# waits until the kernel registered it and sets VHCI_BEACON_PID and VHCI_BEACON_DEV (hciN).
+start_vhci_beacon() {
+    local i
+    rm -f /tmp/vhci-beacon.ctl /tmp/vhci-beacon.out
+    mkfifo /tmp/vhci-beacon.ctl || fail "mkfifo /tmp/vhci-beacon.ctl"
+    vhci-beacon -c /tmp/vhci-beacon.ctl "$@" > /tmp/vhci-beacon.out 2> /tmp/vhci-beacon.log &
+    VHCI_BEACON_PID=$!
+    for i in $(seq 1 100); do
+        VHCI_BEACON_DEV=$(sed -n 's/^vhci-beacon: \(hci[0-9]*\)$/\1/p' /tmp/vhci-beacon.out)
+        [ -n "$VHCI_BEACON_DEV" ] && [ -e "/sys/class/bluetooth/$VHCI_BEACON_DEV" ] && break
+        kill -0 "$VHCI_BEACON_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    [ -n "$VHCI_BEACON_DEV" ] || { sed 's/^/E2E-VHCI: /' /tmp/vhci-beacon.log; fail "vhci-beacon created no controller"; }
+    e2e "vhci-beacon (pid $VHCI_BEACON_PID) created $VHCI_BEACON_DEV: $*"
+}
+
+# Sends one control line to vhci-beacon: `rssi N`, `jitter N`, `stop`, `go` (the FIFO has a reader while it runs).
+vhci_beacon() {
+    kill -0 "$VHCI_BEACON_PID" 2>/dev/null || fail "vhci-beacon is not running (control: $*)"
+    echo "$*" > /tmp/vhci-beacon.ctl
+    e2e "vhci-beacon: $*"
+}
+
+# Stops vhci-beacon (`quit`; its controller goes away) and prints its log as E2E-VHCI: lines.
+stop_vhci_beacon() {
+    kill -0 "$VHCI_BEACON_PID" 2>/dev/null && echo quit > /tmp/vhci-beacon.ctl
+    wait "$VHCI_BEACON_PID"
+    e2e "vhci-beacon exited with status $?"
+    sed 's/^/E2E-VHCI: /' /tmp/vhci-beacon.log
+}

@@ -1,7 +1,7 @@
 # BeaconBridge end-to-end harness: host-side functions (sourced by scripts/e2e.sh).
 # Everything it builds is cached under $E2E_CACHE; nothing outside the repository is written except apt installs.
 
-E2E_PACKAGES="qemu-system-x86 busybox-static bluez bluez-test-tools mosquitto mosquitto-clients socat cpio xz-utils kmod"
+E2E_PACKAGES="qemu-system-x86 busybox-static bluez bluez-test-tools mosquitto mosquitto-clients socat cpio xz-utils kmod gcc libc6-dev"
 E2E_MODULES="bluetooth hci_vhci af_alg algif_hash algif_skcipher ecb cmac e1000"
 
 e2e_log() { printf '[e2e %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -123,13 +123,13 @@ e2e_copy_with_libs() {
     done
 }
 
-# The base initramfs (busybox, modules, BlueZ tools, guest init): cached, rebuilt when an input changes.
-# Sets E2E_BASE_CPIO.
+# The base initramfs (busybox, modules, BlueZ tools, our vhci controller vhci-beacon, guest init): cached, rebuilt
+# when an input changes. Sets E2E_BASE_CPIO.
 e2e_build_base() {
     local here="$1"
     local key
     key=$( { echo "$E2E_KVER $E2E_MODULES"; md5sum /usr/bin/busybox /usr/bin/btvirt /usr/bin/hcitool /usr/bin/hciconfig /usr/bin/btmon \
-        "$here/guest-init.sh" "$here/guest-lib.sh" "$here/host-lib.sh"; } | md5sum | cut -c1-16)
+        "$here/guest-init.sh" "$here/guest-lib.sh" "$here/host-lib.sh" "$here/vhci-beacon.c"; } | md5sum | cut -c1-16)
     E2E_BASE_CPIO="$E2E_CACHE/base-$key.cpio"
     [ -f "$E2E_BASE_CPIO" ] && return 0
     e2e_log "building the base initramfs"
@@ -138,6 +138,9 @@ e2e_build_base() {
     cp /usr/bin/busybox "$root/bin/busybox"
     local tool
     for tool in btvirt hcitool hciconfig btmon; do e2e_copy_with_libs "$root" "/usr/bin/$tool"; done
+    # The LE controller with chosen RSSI (btvirt reports 127, "not available"); static, so it needs no libraries.
+    gcc -static -O2 -Wall -Wextra -o "$root/usr/bin/vhci-beacon" "$here/vhci-beacon.c" \
+        || { e2e_log "cannot compile $here/vhci-beacon.c (gcc and libc6-dev's static libc)"; return 1; }
     local order rel
     order=$(e2e_module_order) || return 1
     local name

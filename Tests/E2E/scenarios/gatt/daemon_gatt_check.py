@@ -64,8 +64,8 @@ def main(mqtt_log, console_log, record_path):
     if again and (again.get("ok") or again.get("error", {}).get("kind") != "busy"):
         problems.append(f"a second update of the device was not refused busy: {again}")
     final = reply("dfu", "install-peer")
-    if final and not (final.get("ok") and final.get("bytes") == 81920 and final.get("crc") == crc.group(1)):
-        problems.append(f"the update's reply is not a success of 81920 bytes crc {crc.group(1)}: {final}")
+    if final and not (final.get("ok") and final.get("bytes") == 163840 and final.get("crc") == crc.group(1)):
+        problems.append(f"the update's reply is not a success of 163840 bytes crc {crc.group(1)}: {final}")
     progress = [p for p in payloads(f"{BASE}/reply/gatt/dfu/progress") if p.get("id") == "install-peer"]
     percents = [p["percent"] for p in progress if p.get("event") == "progress"]
     print(f"check: daemon dfu progress percents {percents}, reply {final}")

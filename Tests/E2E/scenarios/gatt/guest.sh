@@ -102,7 +102,7 @@ dfu_steps() {
 # --- The daemon's own GATT commands and Secure DFU over MQTT (issue 31, branch dfud) -------------------------
 # The daemon is restarted with `gatt` on and the test peripheral configured as device `peer` with a package
 # (`firmware:`); the peripheral serves Device Information 1.2.3-e2e, Battery 87, the writable characteristic
-# and a DFU target checking the package's CRC (80 KiB: about 9 s through btvirt, long enough to count the
+# and a DFU target checking the package's CRC (160 KiB: 6-40 s through btvirt, long enough to count the
 # sightings meanwhile). Commands go to the host's broker (published from here through the relay); the host's
 # check.sh reads the replies, the progress, the update entity's states and the Home Assistant discovery from
 # mqtt.log, and writes them to daemon-gatt.jsonl (the source of the Home Assistant stage's fixture).
@@ -134,7 +134,7 @@ daemon_wait() {
 daemon_gatt_steps() {
     local crc base=beaconbridge/e2e/command
     mkdir -p /tmp/fw
-    beaconbridge-testpeer --write-package /tmp/fw/peer-app.zip --image-bytes 81920 --package-version 2 \
+    beaconbridge-testpeer --write-package /tmp/fw/peer-app.zip --image-bytes 163840 --package-version 2 \
         > /tmp/fw/package.out || fail "the daemon's test package was not written"
     sed 's/^/E2E: daemon dfu /' /tmp/fw/package.out
     crc=$(sed -n 's/.* crc=\([0-9a-f]*\) .*/\1/p' /tmp/fw/package.out)
@@ -171,7 +171,7 @@ daemon_gatt_steps() {
     kill "$PEER_PID" 2>/dev/null; wait "$PEER_PID" 2>/dev/null
     sed 's/^/E2E: daemon peer: /' /tmp/testpeer-daemon.log
     grep -q 'written .*cafe02\|write .*cafe02' /tmp/testpeer-daemon.log || e2e "(the peer does not log writes)"
-    grep -q "dfu-complete crc=$crc size=81920 ok" /tmp/testpeer-daemon.log \
+    grep -q "dfu-complete crc=$crc size=163840 ok" /tmp/testpeer-daemon.log \
         || fail "the target's CRC check of the daemon's update did not pass"
     echo "E2E-DFUD: crc=$crc"
 }
