@@ -12,7 +12,8 @@ import Glibc
 
 /// `beaconbridge rooms status [--config FILE] [--wait S]`: connects to the configured broker as a subscriber,
 /// reads the gateways' retained availability and the leader's retained calibration (`<prefix>/rooms/calibration`,
-/// docs/rooms.md "Self-calibration"), and prints a table per gateway.
+/// docs/rooms.md "Self-calibration"; in a zone, the zone's), and prints a table per gateway, then who leads
+/// each zone (`rooms.zones`, docs/rooms.md "Large sites"; the site without zones).
 enum RoomsCommand {
     static let help = """
         Usage: beaconbridge rooms status [--config FILE] [--wait S]
@@ -20,8 +21,10 @@ enum RoomsCommand {
                beaconbridge rooms forget --room ROOM [--gateway G] [--config FILE]
 
         Connects to the configured broker, reads the site's retained gateway availability and self-calibration,
-        and prints one line per gateway: room, online, receive and transmit offsets (dB), uncertainty (dB),
-        confidence (0-1), pairs, samples; then who published the calibration and when; then every room's
+        and prints one line per gateway: room, zone (with rooms.zones), online, receive and transmit offsets (dB),
+        uncertainty (dB), confidence (0-1), pairs, samples; then each zone's leader (the lowest online gateway id
+        of the zone; of the site without zones); then who published the calibration and when (in a zone: this
+        gateway's zone's calibration and fingerprints); then every room's
         training fingerprint: walks, seconds, gateways that heard it, quality (0-1), age, who published it;
         then what regions were taught (`regions teach`, docs/teach.md).
         (`rooms train --help`, `rooms forget --help`: training, docs/rooms.md "Training, step by step".)
@@ -55,7 +58,9 @@ enum RoomsCommand {
         case let .success(received): messages = received
         case let .failure(status): return status.code
         }
-        var report = RoomsStatus(topics: topics, rooms: configuration.rooms.gatewayRooms(own: configuration.gateway))
+        var report = RoomsStatus(
+            topics: topics, rooms: configuration.rooms.gatewayRooms(own: configuration.gateway),
+            zones: configuration.rooms.zones)
         // The taught regions (issue 43) after the rooms: what the site's gateways were taught.
         let taughtPrefix = configuration.topics.prefix + "/regions/"
         for message in messages where !message.topic.hasPrefix(taughtPrefix) { report.take(message) }
