@@ -127,7 +127,9 @@ import Testing
             Self.availability(westTracker) == ["beaconbridge/gw-c/availability", "beaconbridge/gw-d/availability"])
         let announced = Set(subscriber.messages.map(\.topic).filter { $0.hasPrefix("homeassistant/") })
         for (zone, rooms, leader) in [("east", ["a", "b"], "gw-a"), ("west", ["c", "d"], "gw-c")] {
-            let fingerprints = announced.filter { $0.hasPrefix("homeassistant/sensor/beaconbridge_rooms_\(zone)/fingerprint_") }
+            let fingerprints = announced.filter {
+                $0.hasPrefix("homeassistant/sensor/beaconbridge_rooms_\(zone)/fingerprint_")
+            }
             #expect(fingerprints == Set(rooms.map { Self.discovery("sensor", zone, "fingerprint_" + $0) }), "\(zone)")
             let buttons = announced.filter { $0.hasPrefix("homeassistant/button/beaconbridge_rooms_\(zone)/") }
             #expect(buttons == Set(rooms.map { Self.discovery("button", zone, "train_" + $0) }), "\(zone)")

@@ -95,8 +95,8 @@ public struct RoomsStatus: Sendable {
     public func table(now: Timestamp) -> String {
         let zoned = !zones.isEmpty
         let header = [
-            "gateway", "room", zoned ? "zone" : nil, "online", "receive_db", "transmit_db", "uncert_db", "confidence", "pairs",
-            "samples",
+            "gateway", "room", zoned ? "zone" : nil, "online", "receive_db", "transmit_db", "uncert_db", "confidence",
+            "pairs", "samples",
         ].compactMap { $0 }
         var lines: [[String]] = [header]
         for row in rows {
