@@ -1,6 +1,7 @@
 import BeaconEvents
 import BeaconModel
 import Foundation
+import SiteConfig
 import TestSupport
 import Testing
 
@@ -83,8 +84,8 @@ import Testing
         return entries.compactMap { if case let .string(topic)? = $0["topic"] { topic } else { nil } }
     }
 
-    static func roomsStatus(_ directory: String) async throws -> String {
-        let status = try await BuiltBinary.run(["rooms", "status", "--config", directory + "/gw-b.yaml", "--wait", "5"])
+    static func roomsStatus(_ directory: String, file: String = "gw-b.yaml") async throws -> String {
+        let status = try await BuiltBinary.run(["rooms", "status", "--config", directory + "/" + file, "--wait", "5"])
         #expect(status.status == 0, "\(status.stderr)")
         return status.stdout
     }
@@ -193,5 +194,82 @@ import Testing
         print("rooms status after the move and the restarts:\n\(moved)")
         #expect(moved.contains("zone west: leader gw-a (the lowest online id of gw-a, gw-c, gw-d)"), "\(moved)")
         #expect(moved.contains("zone east: no leader (none of gw-b is online)"), "\(moved)")
+    }
+
+    /// The same move by a site push (docs/site-config.md "A large site: zones"): the gateways run their files'
+    /// zones; `site.yaml` moves gw-a to west. The push is applied and committed (status `applied`), gw-a logs the
+    /// `rooms.zones` warning and keeps deciding for east, and `rooms status` on gw-a's file shows the committed
+    /// site's zones (the file joined with the state file, as the daemon starts), not the file's own.
+    @Test func aSitePushThatMovesAGatewayIsCommittedAndKeptForTheRestart() async throws {
+        let directory = try TestDirectory.make(prefix: "bb-zoned-site")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let broker = try MosquittoProcess()
+        try await broker.start()
+        defer { broker.stop() }
+        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/#"])
+        try await subscriber.start()
+        defer { Task { await subscriber.stop() } }
+
+        try (SiteConfigGatewaysTests.keyText + "\n").write(
+            toFile: directory + "/site.key", atomically: true, encoding: .utf8)
+        try RoomsSite.writeCaptures(gateways: ["gw-a", "gw-c"], directory: directory) {
+            Self.observations(receiver: $0)
+        }
+        for id in Self.gateways.keys {
+            let local =
+                RoomsSite.config(
+                    id, gateways: Self.gateways, directory: directory, port: broker.port,
+                    rooms: Self.before + ["calibration: {enabled: false}"])
+                + "site: {id: house, key_file: \(directory)/site.key, apply_timeout_s: 24, max_bytes: 8192, "
+                + "state_file: \(directory)/\(id)-site.json}\n"
+            try local.write(toFile: directory + "/\(id).yaml", atomically: true, encoding: .utf8)
+        }
+        var processes: [String: DaemonProcess] = [:]
+        for id in ["gw-a", "gw-c"] { processes[id] = try Self.launch(id, directory: directory) }
+        defer { for process in processes.values { process.signal(SIGKILL) } }
+        let gwA = try #require(processes["gw-a"])
+        try await waitUntil("east decided by gw-a", timeout: 45) {
+            subscriber.messages.contains { $0.topic == "beaconbridge/zones/east/rooms/\(Self.tag)" }
+        }
+        let before = try await Self.roomsStatus(directory, file: "gw-a.yaml")
+        #expect(before.contains("zone east: leader gw-a (the lowest online id of gw-a, gw-b)"), "\(before)")
+
+        // site.yaml: the same rooms with gw-a moved to west.
+        let rooms = Self.gateways.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+        let shared =
+            (["rooms:", "  enabled: true", "  gateways: {\(rooms)}", "  leader_settle_s: 0.5"]
+            + (Self.after + ["calibration: {enabled: false}"]).map { "  " + $0 }).joined(separator: "\n") + "\n"
+        try shared.write(toFile: directory + "/site.yaml", atomically: true, encoding: .utf8)
+        let mark = subscriber.messages.count
+        let push = try await BuiltBinary.run([
+            "site", "push", directory + "/site.yaml", "--config", directory + "/gw-a.yaml",
+        ])
+        try #require(push.status == 0, "\(push.stdout)\(push.stderr)")
+        try await waitUntil("version 1 applied by gw-a and gw-c", timeout: 60) {
+            ["gw-a", "gw-c"].allSatisfy { id in
+                subscriber.messages.contains {
+                    $0.topic == "beaconbridge/house/site/status/\(id)"
+                        && SiteStatus.parse(Array($0.payload.utf8)).map { $0.state == .applied && $0.version == 1 }
+                            == true
+                }
+            }
+        }
+        #expect(
+            gwA.stderr.contains("this gateway's zone changed") && gwA.stderr.contains(#"running="east (gw-a,gw-b)""#)
+                && gwA.stderr.contains(#"configured="west (gw-a,gw-c,gw-d)""#), "\(gwA.stderr)")
+        #expect(gwA.stderr.contains("site: configuration committed"), "\(gwA.stderr)")
+        // Still east's until the restart: the late tag is decided under east by gw-a.
+        let lateEast = "beaconbridge/zones/east/rooms/\(Self.late)"
+        try await waitUntil("the late tag decided", timeout: 120) {
+            subscriber.messages.dropFirst(mark).contains { $0.topic == lateEast }
+        }
+        #expect(
+            subscriber.messages.dropFirst(mark).first { $0.topic == lateEast }?.json?["gateway"] == .string("gw-a"))
+        #expect(!subscriber.messages.contains { $0.topic.hasPrefix("beaconbridge/zones/west/rooms/\(Self.late)") })
+        // `rooms status` on gw-a's file: the committed site's zones, which gw-a starts on at its restart.
+        let after = try await Self.roomsStatus(directory, file: "gw-a.yaml")
+        print("rooms status (gw-a's file with the committed push):\n\(after)")
+        #expect(after.contains("zone west: leader gw-a (the lowest online id of gw-a, gw-c, gw-d)"), "\(after)")
+        #expect(after.contains("zone east: no leader (none of gw-b is online)"), "\(after)")
     }
 }
