@@ -12,7 +12,7 @@
 #   - broker messages per second (mosquitto's $SYS counters) and messages dropped;
 #   - the handover: kill to the new leader's `leading` log line and to its first decision, its CPU the 15 s after.
 # ZONES=N splits the site into N zones (`rooms.zones`, consecutive gateways), one leader each; the zone of
-# the first gateway is measured and killed.
+# the first gateway is killed, and every zone's leader (the first gateway of each zone) is measured.
 # Bounded: the world lasts DURATION s (150), the whole run at most DURATION + 150 s after the captures are
 # written. Not part of make test. CPU-heavy: run it under the build lock on a shared machine:
 #   flock /tmp/bb-build.lock scripts/rooms-scale.sh          (GATEWAYS=24 BEACONS=1000 DURATION=150 KILL_AT=100)
@@ -85,7 +85,15 @@ done
 mosquitto_sub -p "$port" -F '%U %t %p' -t 'beaconbridge/rooms/+' -t 'beaconbridge/zones/+/rooms/+' >"$WORK/rooms.log" &
 PIDS+=($!)
 second=$(echo "$ids" | awk '{print $2}')
-mosquitto_sub -p "$port" -F '%U %t %p' -t "beaconbridge/$first/sighting/+" -t "beaconbridge/$second/sighting/+" >"$WORK/sightings.log" &
+# The other zones' leaders (the first gateway of each zone after the first), measured beside gw-01 and gw-02.
+leaders=""
+if [ "$ZONES" -gt 0 ]; then
+    size=$(((GATEWAYS + ZONES - 1) / ZONES))
+    leaders=$(echo "$ids" | tr ' ' '\n' | awk -v size="$size" 'NR > 1 && (NR - 1) % size == 0' | tr '\n' ' ')
+fi
+topics=()
+for gw in $first $second $leaders; do topics+=(-t "beaconbridge/$gw/sighting/+"); done
+mosquitto_sub -p "$port" -F '%U %t %p' "${topics[@]}" >"$WORK/sightings.log" &
 PIDS+=($!)
 mosquitto_sub -p "$port" -F '%U %t %p' -t 'beaconbridge/+/telemetry' -t 'beaconbridge/+/availability' >"$WORK/telemetry.log" &
 PIDS+=($!)
@@ -153,9 +161,11 @@ for id in $ids; do
     kill -TERM "$pid" 2>/dev/null || true
 done
 sleep 1
-python3 - "$WORK" "$KILL_AT" "$DURATION" "$first" "$second" "$ZONES" <<'PY'
+python3 - "$WORK" "$KILL_AT" "$DURATION" "$first" "$second" "$ZONES" $leaders <<'PY'
 import json, re, sys
 work, kill_at, duration, first, second, zones = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5], int(sys.argv[6])
+leaders = sys.argv[7:]
+measured = [first, second] + leaders
 start = 1_700_000_000
 
 def lines(name):
@@ -197,7 +207,7 @@ for wall, t, gw, room, topic in decisions:
 def latencies(rows, gw_offset):
     return [wall - (t + gw_offset) for wall, t, gw, room, topic in rows]
 
-for gw in [first, second]:
+for gw in measured:
     mine = [d for d in decisions if d[2] == gw and d[1] <= start + duration - 5]
     if gw in offset and mine:
         lat = latencies(mine, offset[gw])
@@ -209,14 +219,14 @@ for gw in [first, second]:
     else:
         print("decisions by %s: %d" % (gw, len(mine)))
 # How far each measured gateway's own replay fell behind the capture clock (its sightings' arrival, less the least).
-for gw in [g for g in [first, second] if g in offset]:
+for gw in [g for g in measured if g in offset]:
     times = [(wall, float(re.search(r'"time":([0-9.]+)', p).group(1)))
              for wall, topic, p in lines("sightings.log") if topic.split("/")[1] == gw and '"time":' in p]
     lag = [wall - t - offset[gw] for wall, t in times if t <= start + duration]
     if lag:
         print("sightings of %s: %d, arrival behind the replay clock p50/p95/max %.2f/%.2f/%.2f s" % (
             gw, len(lag), pct(lag, .5), pct(lag, .95), max(lag)))
-others = sorted(set(d[2] for d in decisions) - {first, second})
+others = sorted(set(d[2] for d in decisions) - set(measured))
 print("decisions by other gateways: %s" % (", ".join("%s %d" % (g, sum(1 for d in decisions if d[2] == g)) for g in others) or "none"))
 
 # CPU: samples (wall, name, ticks); telemetry counters (wall, gateway, own + peer sightings).
@@ -249,7 +259,7 @@ def window_cpu(name, a, b):
     return (cb - ca) / tick, wb - wa
 
 end = killed - 2 if killed else t0 + duration
-for name in [first, second]:
+for name in measured:
     series = [s for s in telemetry.get(name, []) if t0 + 30 <= s[0] <= end]
     if len(series) < 2:
         print("%s: too few telemetry messages in the window" % name)
@@ -257,7 +267,7 @@ for name in [first, second]:
     (wa, ra, _), (wb, rb, dropped) = series[0], series[-1]
     seconds, span = window_cpu(name, wa, wb)
     print("%s%s: %.1f %% of a core over %.0f s, %d room reports taken in (%.0f/s), %.1f us CPU per report; inbox dropped %d" % (
-        name, " (leader)" if name == first else " (silent)", 100 * seconds / span, span, rb - ra, (rb - ra) / (wb - wa),
+        name, " (leader)" if name == first else " (leader of its zone)" if name in leaders else " (silent)", 100 * seconds / span, span, rb - ra, (rb - ra) / (wb - wa),
         1e6 * seconds / max(1, rb - ra), dropped))
 seconds, span = window_cpu("broker", t0 + 30, end)
 print("mosquitto: %.1f %% of a core over the same window" % (100 * seconds / span))

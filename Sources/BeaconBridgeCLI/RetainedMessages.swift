@@ -27,6 +27,8 @@ enum RetainedMessages {
     /// What a status command (`<group> status [--config FILE] [--wait S]`) was given, loaded and checked.
     struct StatusRequest {
         var configuration: GatewayConfiguration
+        /// The configuration file read.
+        var path: String
         var password: String?
         /// Seconds to wait at most for the broker and the retained messages (default 5).
         var wait: Double
@@ -63,7 +65,8 @@ enum RetainedMessages {
         case .failed(let exitCode): throw ExitStatus(exitCode)
         }
         return StatusRequest(
-            configuration: configuration, password: try password(configuration, command: name), wait: wait)
+            configuration: configuration, path: command.location.path,
+            password: try password(configuration, command: name), wait: wait)
     }
 
     /// The broker password from the configuration's file or environment variable; when it cannot be read, says

@@ -12,7 +12,8 @@ import Glibc
 
 /// `beaconbridge rooms status [--config FILE] [--wait S]`: connects to the configured broker as a subscriber,
 /// reads the gateways' retained availability and the leader's retained calibration (`<prefix>/rooms/calibration`,
-/// docs/rooms.md "Self-calibration"), and prints a table per gateway.
+/// docs/rooms.md "Self-calibration"; in a zone, the zone's), and prints a table per gateway, then who leads
+/// each zone (`rooms.zones`, docs/rooms.md "Large sites"; the site without zones).
 enum RoomsCommand {
     static let help = """
         Usage: beaconbridge rooms status [--config FILE] [--wait S]
@@ -20,10 +21,14 @@ enum RoomsCommand {
                beaconbridge rooms forget --room ROOM [--gateway G] [--config FILE]
 
         Connects to the configured broker, reads the site's retained gateway availability and self-calibration,
-        and prints one line per gateway: room, online, receive and transmit offsets (dB), uncertainty (dB),
-        confidence (0-1), pairs, samples; then who published the calibration and when; then every room's
+        and prints one line per gateway: room, zone (with rooms.zones), online, receive and transmit offsets (dB),
+        uncertainty (dB), confidence (0-1), pairs, samples; then each zone's leader (the lowest online gateway id
+        of the zone; of the site without zones); then who published the calibration and when (in a zone: this
+        gateway's zone's calibration and fingerprints); then every room's
         training fingerprint: walks, seconds, gateways that heard it, quality (0-1), age, who published it;
-        then what regions were taught (`regions teach`, docs/teach.md).
+        then what regions were taught (`regions teach`, docs/teach.md). With `site:` in the file, the rooms and
+        zones are those of the last committed site configuration joined with the file, as the daemon starts on
+        them (the site key must be readable: run it as the service's user or root).
         (`rooms train --help`, `rooms forget --help`: training, docs/rooms.md "Training, step by step".)
         --wait S     wait at most S seconds for the broker and the retained messages (default 5)
         Exit codes: 0 ok, 64 usage, 69 broker unreachable, 78 invalid configuration.
@@ -37,9 +42,24 @@ enum RoomsCommand {
         do { request = try RetainedMessages.statusRequest(arguments, group: "rooms", help: help) } catch {
             return error.code
         }
+        let configuration = siteJoined(request.configuration, path: request.path)
         return AsyncMain.block {
-            await status(request.configuration, password: request.password, wait: request.wait)
+            await status(configuration, password: request.password, wait: request.wait)
         }
+    }
+
+    /// With `site:`, the file joined with the last committed site configuration, as the daemon starts on it
+    /// (`DaemonSite.prepare`): the rooms and zones of a site usually come from `site.yaml`. The file alone (said
+    /// on stderr) when the site key cannot be read; a refused state file is said as the daemon says it.
+    static func siteJoined(_ local: GatewayConfiguration, path: String) -> GatewayConfiguration {
+        guard local.site != nil else { return local }
+        var joined = local
+        let logger = Logger(label: "beaconbridge", handler: LogfmtHandler(level: .warning, includesTimestamp: false))
+        guard case .success = DaemonSite.prepare(&joined, path: path, logger: logger) else {
+            Output.stderr("beaconbridge rooms status: the site configuration is not read; the file's rooms alone")
+            return local
+        }
+        return joined
     }
 
     static func status(_ configuration: GatewayConfiguration, password: String?, wait: Double) async -> Int32 {
@@ -55,7 +75,9 @@ enum RoomsCommand {
         case let .success(received): messages = received
         case let .failure(status): return status.code
         }
-        var report = RoomsStatus(topics: topics, rooms: configuration.rooms.gatewayRooms(own: configuration.gateway))
+        var report = RoomsStatus(
+            topics: topics, rooms: configuration.rooms.gatewayRooms(own: configuration.gateway),
+            zones: configuration.rooms.zones)
         // The taught regions (issue 43) after the rooms: what the site's gateways were taught.
         let taughtPrefix = configuration.topics.prefix + "/regions/"
         for message in messages where !message.topic.hasPrefix(taughtPrefix) { report.take(message) }

@@ -291,9 +291,22 @@ extension Daemon {
     func reloadRooms(_ loaded: GatewayConfiguration) async {
         guard rooms != nil, loaded.rooms.enabled, loaded.rooms != configuration.rooms else { return }
         var next = loaded.rooms
-        if next.topics(prefix: configuration.topics.prefix, own: configuration.gateway) != rooms?.coordinator.topics {
-            // This gateway's zone changed: its subscriptions and topics are made at start, so the zones apply
-            // after a restart (the reload says so); until then the old zones keep the arbiter consistent with them.
+        if let running = rooms?.coordinator.topics,
+            next.topics(prefix: configuration.topics.prefix, own: configuration.gateway) != running
+        {
+            // This gateway's zone changed (another zone, or its zone's gateways): its subscriptions and topics are
+            // made at start, so the zones apply after a restart; until then the running zones keep the arbiter
+            // consistent with its subscriptions. Not refused: a site push is committed and a restart starts on it
+            // (a refused push could never move a gateway, the retained push coming again after every restart).
+            let configured = next.zone(of: configuration.gateway.id)
+            let kept = "\(running.zone ?? "none") (\(running.zoneGateways.joined(separator: ",")))"
+            logger.warning(
+                "rooms.zones: this gateway's zone changed; it applies after a restart, the running zone is kept",
+                metadata: [
+                    "key": "rooms.zones", "running": "\(kept)",
+                    "configured":
+                        "\(configured?.name ?? "none") (\(configured?.gateways.sorted().joined(separator: ",") ?? ""))",
+                ])
             next.zones = configuration.rooms.zones
         }
         let settings = next.arbiterSettings(own: loaded.gateway)

@@ -1,12 +1,15 @@
 import BeaconModel
 
-/// What `beaconbridge rooms status` shows (docs/rooms.md, "Self-calibration"): per gateway of the site, whether
-/// it is online (its retained availability) and the offsets of the leader's retained calibration. Fed the
-/// messages a subscriber receives; pure.
+/// What `beaconbridge rooms status` shows (docs/rooms.md, "Self-calibration", "Large sites"): per gateway of the
+/// site, its zone, whether it is online (its retained availability) and the offsets of the leader's retained
+/// calibration; then who leads each zone (the whole site without zones). Fed the messages a subscriber
+/// receives; pure.
 public struct RoomsStatus: Sendable {
     public struct Row: Sendable, Equatable {
         public var gatewayID: String
         public var room: String?
+        /// The gateway's zone (nil: the site has no zones, or the gateway is in none of them).
+        public var zone: String?
         /// nil: no availability seen.
         public var online: Bool?
         public var offset: GatewayCalibration.Offset?
@@ -14,6 +17,8 @@ public struct RoomsStatus: Sendable {
 
     public let topics: RoomTopics
     public let rooms: [String: String]
+    /// `rooms.zones` (empty: the site is one zone).
+    public let zones: [RoomZone]
     public private(set) var online: [String: Bool] = [:]
     public private(set) var calibration = SiteCalibration(settings: CalibrationSettings(), gateways: [String]())
     public private(set) var calibrationLeader: String?
@@ -23,10 +28,12 @@ public struct RoomsStatus: Sendable {
     /// The retained training fingerprints by room, and the gateway that published each (issue 29).
     public private(set) var fingerprints: [String: (fingerprint: RoomFingerprint, gateway: String?)] = [:]
 
-    /// `rooms`: the site's gateways and their rooms (`RoomSettings.gatewayRooms(own:)`).
-    public init(topics: RoomTopics, rooms: [String: String]) {
+    /// `rooms`: the site's gateways and their rooms (`RoomSettings.gatewayRooms(own:)`); `zones`: `rooms.zones`.
+    /// The calibration and fingerprints read are those of `topics`' zone (this gateway's).
+    public init(topics: RoomTopics, rooms: [String: String], zones: [RoomZone] = []) {
         self.topics = topics
         self.rooms = rooms
+        self.zones = zones
     }
 
     public mutating func take(_ message: InboundMessage) {
@@ -66,27 +73,46 @@ public struct RoomsStatus: Sendable {
     /// One row per gateway: the site's, then any other that is online or in the calibration, sorted by id.
     public var rows: [Row] {
         let ids = Set(rooms.keys).union(online.keys).union(calibration.restored.keys).sorted()
-        return ids.map { Row(gatewayID: $0, room: rooms[$0], online: online[$0], offset: calibration.restored[$0]) }
+        return ids.map { id in
+            Row(
+                gatewayID: id, room: rooms[id], zone: zones.first { $0.gateways.contains(id) }?.name,
+                online: online[id], offset: calibration.restored[id])
+        }
+    }
+
+    /// Who leads each zone (one entry, zone nil, without zones), as the gateways elect (`RoomCoordinator.leader`):
+    /// the lowest id among the zone's gateways (the site's `rooms.gateways`) whose retained availability is
+    /// `online`; nil when none is.
+    public var leaders: [(zone: String?, gateways: [String], leader: String?)] {
+        let groups: [(String?, [String])] =
+            zones.isEmpty ? [(nil, rooms.keys.sorted())] : zones.map { ($0.name, $0.gateways.sorted()) }
+        return groups.map { zone, gateways in
+            (zone, gateways, gateways.filter { online[$0] == true }.min())
+        }
     }
 
     /// The table as printed, a line per gateway under a header; then the calibration's leader and time.
     public func table(now: Timestamp) -> String {
+        let zoned = !zones.isEmpty
         let header = [
-            "gateway", "room", "online", "receive_db", "transmit_db", "uncert_db", "confidence", "pairs",
-            "samples",
-        ]
+            "gateway", "room", zoned ? "zone" : nil, "online", "receive_db", "transmit_db", "uncert_db", "confidence",
+            "pairs", "samples",
+        ].compactMap { $0 }
         var lines: [[String]] = [header]
         for row in rows {
             let offset = row.offset
             func decibels(_ value: Double?) -> String { value.map { String(($0 * 100).rounded() / 100) } ?? "-" }
-            lines.append([
-                row.gatewayID, row.room ?? "-", row.online.map { $0 ? "yes" : "no" } ?? "?",
-                decibels(offset?.receive), decibels(offset?.transmit), decibels(offset?.uncertainty),
-                offset.map { String(($0.confidence * 100).rounded() / 100) } ?? "-",
-                offset.map { String($0.pairs) } ?? "-", offset.map { String($0.samples) } ?? "-",
-            ])
+            lines.append(
+                [
+                    row.gatewayID, row.room ?? "-", zoned ? row.zone ?? "-" : nil,
+                    row.online.map { $0 ? "yes" : "no" } ?? "?",
+                    decibels(offset?.receive), decibels(offset?.transmit), decibels(offset?.uncertainty),
+                    offset.map { String(($0.confidence * 100).rounded() / 100) } ?? "-",
+                    offset.map { String($0.pairs) } ?? "-", offset.map { String($0.samples) } ?? "-",
+                ].compactMap { $0 })
         }
-        var text = TextTable.render(lines)
+        var text = TextTable.render(lines) + "\n" + leaderLines
+        if let zone = topics.zone { text += "\nzone \(zone)'s calibration and fingerprints (this gateway's zone):" }
         if let time = calibrationTime {
             let age = now.isFinite ? " (\(Int((now - time).rounded())) s ago)" : ""
             text += "\ncalibration: published by \(calibrationLeader ?? "?") at capture time \(time)\(age)"
@@ -94,6 +120,18 @@ public struct RoomsStatus: Sendable {
             text += "\ncalibration: none published yet (rooms.calibration off, or no leader has solved yet)"
         }
         return text + "\n" + fingerprintTable(now: now)
+    }
+
+    /// A line per zone (one without zones): its leader, or that none of its gateways is online.
+    var leaderLines: String {
+        leaders.map { zone, gateways, leader in
+            let name = zone.map { "zone \($0)" } ?? "site"
+            guard let leader else {
+                return "\(name): no leader (none of \(gateways.joined(separator: ", ")) is online)"
+            }
+            return "\(name): leader \(leader) (the lowest online id of \(gateways.joined(separator: ", ")))"
+        }
+        .joined(separator: "\n")
     }
 }
 
