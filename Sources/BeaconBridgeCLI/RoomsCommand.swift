@@ -82,6 +82,9 @@ enum RoomsCommand {
         let taughtPrefix = configuration.topics.prefix + "/regions/"
         for message in messages where !message.topic.hasPrefix(taughtPrefix) { report.take(message) }
         await Output.line(report.table(now: SystemClock.realtime()))
+        let arbiter = configuration.rooms.arbiterSettings(own: configuration.gateway)
+        await Output.line(
+            report.decisionLine(gatewayRooms: arbiter.gatewayRooms, classifier: arbiter.classifier.enabled))
         await Output.line(
             TaughtStatus.table(
                 messages: messages.filter { $0.topic.hasPrefix(taughtPrefix) }, site: configuration.topics.prefix,

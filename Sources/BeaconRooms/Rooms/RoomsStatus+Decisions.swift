@@ -1,0 +1,22 @@
+/// Which rule decides the rooms (issue 43: "where not, the rule does, and the status says which"), for `rooms
+/// status`: the same condition as the arbiter's (`RoomArbiter.classifiedRooms`).
+extension RoomsStatus {
+    /// One line: the fingerprint classifier when it is on and every room of `gatewayRooms` (gateway -> room, this
+    /// gateway's zone) has a fingerprint naming one of those gateways; otherwise the level rule and why.
+    public func decisionLine(gatewayRooms: [String: String], classifier: Bool) -> String {
+        let rooms = Set(gatewayRooms.values).sorted()
+        guard classifier else {
+            return "decisions: the level rule (rooms.fingerprint_classifier is off; fingerprints are kept and shown)"
+        }
+        guard rooms.count >= 2 else { return "decisions: the level rule (the classifier needs two rooms or more)" }
+        let untrained = rooms.filter { room in
+            guard let fingerprint = fingerprints[room]?.fingerprint else { return true }
+            return !fingerprint.levels.keys.contains { gatewayRooms[$0] != nil }
+        }
+        guard untrained.isEmpty else {
+            return "decisions: the level rule until every room is trained (not yet: "
+                + untrained.joined(separator: ", ") + ")"
+        }
+        return "decisions: the fingerprint classifier (every room trained: " + rooms.joined(separator: ", ") + ")"
+    }
+}
