@@ -13,13 +13,17 @@
 #   - the handover: kill to the new leader's `leading` log line and to its first decision, its CPU the 15 s after.
 # ZONES=N splits the site into N zones (`rooms.zones`, consecutive gateways), one leader each; the zone of
 # the first gateway is killed, and every zone's leader (the first gateway of each zone) is measured.
+# ONLY_ZONES=K (with ZONES) runs only the first K zones' gateways of the same site: zones share nothing but the
+# broker, so one zone of a large site is measured as it runs there, where each gateway is its own device, on a
+# machine that cannot replay every gateway of the site at once (the broker then carries only those zones).
 # Bounded: the world lasts DURATION s (150), the whole run at most DURATION + 150 s after the captures are
 # written. Not part of make test. CPU-heavy: run it under the build lock on a shared machine:
 #   flock /tmp/bb-build.lock scripts/rooms-scale.sh          (GATEWAYS=24 BEACONS=1000 DURATION=150 KILL_AT=100)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 GATEWAYS=${GATEWAYS:-24} BEACONS=${BEACONS:-1000} DURATION=${DURATION:-150} KILL_AT=${KILL_AT:-100}
-ZONES=${ZONES:-0}
+ZONES=${ZONES:-0} ONLY_ZONES=${ONLY_ZONES:-0}
+[ "$ONLY_ZONES" -eq 0 ] || [ "$ZONES" -gt 0 ] || { echo "rooms-scale: ONLY_ZONES needs ZONES" >&2; exit 64; }
 BIN=${BIN:-$REPO/.build/release/beaconbridge}
 [ -x "$BIN" ] || { echo "rooms-scale: build first: swift build -c release --product beaconbridge (or BIN=...)" >&2; exit 1; }
 [ "$KILL_AT" -lt "$DURATION" ] || { echo "rooms-scale: KILL_AT must be less than DURATION" >&2; exit 64; }
@@ -60,6 +64,11 @@ PY
 )
 fi
 first=${ids%% *}
+# The gateways that run: every one, or with ONLY_ZONES the first K zones' (consecutive, as the zones are cut).
+run_ids=$ids
+if [ "$ONLY_ZONES" -gt 0 ]; then
+    run_ids=$(echo "$ids" | tr ' ' '\n' | head -n $(( ((GATEWAYS + ZONES - 1) / ZONES) * ONLY_ZONES )) | tr '\n' ' ')
+fi
 for id in $ids; do
     wait_for=$GATEWAYS
     # In a zone a replay waits for its zone's gateways (the zones start side by side within a second or two).
@@ -89,7 +98,7 @@ second=$(echo "$ids" | awk '{print $2}')
 leaders=""
 if [ "$ZONES" -gt 0 ]; then
     size=$(((GATEWAYS + ZONES - 1) / ZONES))
-    leaders=$(echo "$ids" | tr ' ' '\n' | awk -v size="$size" 'NR > 1 && (NR - 1) % size == 0' | tr '\n' ' ')
+    leaders=$(echo "$run_ids" | tr ' ' '\n' | awk -v size="$size" 'NR > 1 && (NR - 1) % size == 0' | tr '\n' ' ')
 fi
 topics=()
 for gw in $first $second $leaders; do topics+=(-t "beaconbridge/$gw/sighting/+"); done
@@ -103,13 +112,13 @@ PIDS+=($!)
 sleep 0.5
 
 : >"$WORK/pids"
-for id in $ids; do
+for id in $run_ids; do
     "$BIN" replay "$WORK/$id.btsnoop" --config "$WORK/$id.yaml" --speed 1 >"$WORK/$id.out" 2>"$WORK/$id.err" &
     PIDS+=($!)
     echo "$id $!" >>"$WORK/pids"
 done
 echo "broker $BROKER" >>"$WORK/pids"
-echo "replaying: $GATEWAYS gateways on port $port${ZONES:+, zones $ZONES}; the leader $first is killed ${KILL_AT} s into the world"
+echo "replaying: $(echo $run_ids | wc -w) of $GATEWAYS gateways on port $port, zones $ZONES (running ${ONLY_ZONES:-0} of them; 0: all); the leader $first is killed ${KILL_AT} s into the world"
 
 # The monitor: samples every process's CPU once a second, kills the leader at KILL_AT s of its capture clock,
 # and ends when every replay has ended or the bound has passed.
@@ -156,7 +165,7 @@ with open(work + "/cpu.log", "w") as out:
             break
         time.sleep(max(0, 1 - (time.time() - now)))
 PY
-for id in $ids; do
+for id in $run_ids; do
     pid=$(awk -v id="$id" '$1 == id {print $2}' "$WORK/pids")
     kill -TERM "$pid" 2>/dev/null || true
 done
