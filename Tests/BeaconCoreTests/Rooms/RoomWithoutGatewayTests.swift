@@ -2,6 +2,7 @@ import TestSupport
 import Testing
 
 @testable import BeaconConfigReading
+@testable import BeaconEvents
 @testable import BeaconModel
 @testable import BeaconRooms
 
@@ -103,5 +104,39 @@ import Testing
         let change = try #require(walk.first)
         #expect(change.time - Self.t0 - 300 <= 15)
         #expect(change.gatewayID == "gw-c")
+    }
+
+    /// Training (the coordinator): a declared room without a gateway is trained, published and read back by
+    /// another gateway like any room; undeclared, the command and the retained fingerprint are refused.
+    @Test func aRoomWithoutAGatewayIsTrainedAndItsFingerprintShared() throws {
+        typealias Training = RoomTrainingTests
+        func coordinator(_ id: String, declared: Bool) -> RoomCoordinator {
+            var settings = RoomCoordinatorTests.settings
+            if declared { settings.roomsWithoutGateway = ["office"] }
+            return RoomCoordinator(gatewayID: id, topics: Training.topics, settings: settings, leaderSettle: 2)
+        }
+        var b = coordinator("gw-b", declared: true)
+        #expect(b.siteRooms == ["a", "b", "c", "office"])
+        _ = b.command(
+            verb: "train", payload: Array(#"{"room":"office","device":"tag","seconds":10}"#.utf8), now: Self.t0)
+        let effects = try Training.walk(&b, from: Self.t0, seconds: 13)
+        let published = try #require(Training.fingerprints(effects).first)
+        #expect(published.room == "office")
+        #expect(Training.replies(effects).first?.json["state"] == .string("done"))
+        #expect(b.arbiter.fingerprints["office"]?.levels.keys.sorted() == ["gw-a", "gw-b", "gw-c"])
+
+        let message = InboundMessage(
+            topic: Training.topics.fingerprint(room: "office"), payload: Array(published.payload.utf8))
+        var c = coordinator("gw-c", declared: true)
+        _ = c.receive(message, wall: 0)
+        #expect(c.arbiter.fingerprints["office"] != nil && c.counters.malformed == 0)
+
+        var undeclared = coordinator("gw-c", declared: false)
+        _ = undeclared.receive(message, wall: 0)
+        #expect(undeclared.arbiter.fingerprints.isEmpty && undeclared.counters.malformed == 1)
+        let refused = undeclared.command(
+            verb: "train", payload: Array(#"{"room":"office","device":"tag"}"#.utf8), now: Self.t0)
+        #expect(Training.replies(refused).first?.json["ok"] == .bool(false), "\(Training.replies(refused))")
+        #expect(undeclared.trainingWalk == nil)
     }
 }
