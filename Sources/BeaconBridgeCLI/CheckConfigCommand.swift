@@ -137,13 +137,18 @@ enum CheckConfigCommand {
         return lines
     }
 
-    /// `  rooms: off`, or the site: its gateways by room, this gateway's room and the signal the rule compares.
+    /// `  rooms: off`, or the site: its gateways by room, this gateway's room, the rooms without a gateway and the
+    /// signal the rule compares.
     static func roomsSummary(_ c: GatewayConfiguration) -> String {
         guard c.rooms.enabled else { return "  rooms: off" }
         let site = c.rooms.gatewayRooms(own: c.gateway)
         let rooms = Set(site.values).sorted()
         var line = "  rooms: \(site.count) gateway(s) in \(rooms.count) room(s) (\(rooms.joined(separator: ", ")))"
         if let own = site[c.gateway.id] { line += ", this gateway in \(own)" }
+        if !c.rooms.roomsWithoutGateway.isEmpty {
+            line +=
+                ", \(c.rooms.roomsWithoutGateway.count) room(s) without a gateway (\(c.rooms.roomsWithoutGateway.sorted().joined(separator: ", ")): named only by the fingerprint classifier, once every room is trained)"
+        }
         line += ", signal \(c.rooms.arbiter.useRawRSSI ? "raw" : "smoothed")"
         if let zone = c.rooms.zone(of: c.gateway.id) {
             line +=

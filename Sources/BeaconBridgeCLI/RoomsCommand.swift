@@ -84,7 +84,9 @@ enum RoomsCommand {
         await Output.line(report.table(now: SystemClock.realtime()))
         let arbiter = configuration.rooms.arbiterSettings(own: configuration.gateway)
         await Output.line(
-            report.decisionLine(gatewayRooms: arbiter.gatewayRooms, classifier: arbiter.classifier.enabled))
+            report.decisionLine(
+                gatewayRooms: arbiter.gatewayRooms, withoutGateway: arbiter.roomsWithoutGateway,
+                classifier: arbiter.classifier.enabled))
         await Output.line(
             TaughtStatus.table(
                 messages: messages.filter { $0.topic.hasPrefix(taughtPrefix) }, site: configuration.topics.prefix,

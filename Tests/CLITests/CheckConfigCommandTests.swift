@@ -64,6 +64,16 @@ import Testing
                     + " replays wait for 3 gateway(s)\n"), "\(result.stdout)")
     }
 
+    @Test func summaryNamesTheRoomsWithoutAGateway() async throws {
+        let result = try await Self.run(["check-config", "--config", "valid-rooms-without-gateway.yaml"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout.contains(
+                "  rooms: 3 gateway(s) in 3 room(s) (bedroom, kitchen, living), this gateway in living, 1 room(s)"
+                    + " without a gateway (office: named only by the fingerprint classifier, once every room is"
+                    + " trained), signal raw\n"), "\(result.stdout)")
+    }
+
     /// The shipped example names the packaged state directory, which exists where the service is installed
     /// (systemd's StateDirectory=) and usually not on a build machine: it is valid there too (issue 32), since
     /// the gateway creates the directory at start; a user who could not is warned, nothing more.

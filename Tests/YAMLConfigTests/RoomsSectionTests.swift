@@ -97,4 +97,72 @@ import Testing
                     && $0.contains("`attic` is not a room of the site (hall, kitchen)")
             }, "\(lines)")
     }
+
+    /// A room no gateway stands in (issue 43): declared in `rooms_without_gateway`, a room of the site for the
+    /// classifier, training and reference tags; refused without the classifier, or when a gateway stands in it.
+    @Test func roomsWithoutAGatewayAreRoomsOfTheSiteForTheClassifier() throws {
+        let site = """
+            gateway: {id: gw-hall, room: hall}
+            rooms:
+              enabled: true
+              gateways: {gw-kitchen: kitchen}
+
+            """
+        let declared = site + "  rooms_without_gateway: [office]\n  fingerprint_classifier: true\n"
+        let configuration = try load(declared + "  reference_tags: {tag-1: office}\n").get()
+        let rooms = configuration.rooms
+        #expect(rooms.roomsWithoutGateway == ["office"])
+        #expect(rooms.siteRooms(own: configuration.gateway) == ["hall", "kitchen", "office"])
+        let arbiter = rooms.arbiterSettings(own: configuration.gateway)
+        #expect(arbiter.roomsWithoutGateway == ["office"])
+        #expect(Set(arbiter.gatewayRooms.values) == ["hall", "kitchen"])
+        #expect(rooms.referenceTags == ["tag-1": "office"])
+
+        // Without the classifier nothing could ever name the room.
+        let off = problems(site + "  rooms_without_gateway: [office]\n")
+        #expect(
+            off.contains {
+                $0.hasPrefix("t.yaml:5:") && $0.contains("rooms.rooms_without_gateway")
+                    && $0.contains("fingerprint_classifier: true")
+            }, "\(off)")
+        // A gateway's room, a reserved name, a bad name, a room listed twice: each at its place.
+        let bad = problems(
+            declared.replacing("[office]", with: "[kitchen, unknown, \"a/b\", office, office]"))
+        for (index, text) in [
+            (0, "has a gateway (`gw-kitchen` in rooms.gateways)"), (1, "reserved"), (2, "not a valid room"),
+            (4, "listed twice"),
+        ] {
+            #expect(
+                bad.contains { $0.contains("rooms.rooms_without_gateway[\(index)]") && $0.contains(text) },
+                "\(index): \(bad)")
+        }
+        #expect(!bad.contains { $0.contains("rooms.rooms_without_gateway[3]") })
+        #expect(bad.count == 4, "\(bad)")
+    }
+
+    /// With zones, a room without a gateway is listed in one zone and reaches only that zone's arbiter.
+    @Test func aRoomWithoutAGatewayBelongsToOneZone() throws {
+        let site = """
+            gateway: {id: gw-hall}
+            rooms:
+              enabled: true
+              fingerprint_classifier: true
+              gateways: {gw-hall: hall, gw-kitchen: kitchen}
+              rooms_without_gateway: [office]
+
+            """
+        let zoned =
+            site + "  zones:\n    - {name: north, gateways: [gw-hall], rooms: [hall, office]}\n"
+            + "    - {name: south, gateways: [gw-kitchen], rooms: [kitchen]}\n"
+        let configuration = try load(zoned).get()
+        #expect(configuration.rooms.arbiterSettings(own: configuration.gateway).roomsWithoutGateway == ["office"])
+        let unzoned =
+            site + "  zones:\n    - {name: north, gateways: [gw-hall], rooms: [hall]}\n"
+            + "    - {name: south, gateways: [gw-kitchen], rooms: [kitchen]}\n"
+        #expect(
+            problems(unzoned).contains { $0.contains("rooms.zones") && $0.contains("room `office` is in no zone") })
+        var kitchen = configuration.gateway
+        kitchen.id = "gw-kitchen"
+        #expect(configuration.rooms.arbiterSettings(own: kitchen).roomsWithoutGateway.isEmpty)
+    }
 }

@@ -81,7 +81,7 @@ struct DaemonRooms {
 
     /// The reference tags this gateway checks: those declared in a room of its zone (all without zones).
     static func referenceTags(_ settings: RoomSettings, arbiter: RoomArbiterSettings) -> [String: String] {
-        let rooms = Set(arbiter.gatewayRooms.values)
+        let rooms = Set(arbiter.gatewayRooms.values).union(arbiter.roomsWithoutGateway)
         return settings.referenceTags.filter { rooms.contains($0.value) }
     }
 }

@@ -1,8 +1,9 @@
 import BeaconModel
 
 /// The fingerprint classifier (issue 29, "A room classifier that uses them"; docs/rooms.md, "The classifier (issue
-/// 29, session 19)"). When enabled (`fingerprint_classifier`, off by default) and every room of the site has a fingerprint naming one of its gateways (and there are at
-/// least two rooms), the arbiter decides rooms from per-room probabilities instead of the level rule:
+/// 29, session 19)"). When enabled (`fingerprint_classifier`, off by default) and every room of the site (a room
+/// without a gateway of its own included: `roomsWithoutGateway`) has a fingerprint naming one of its gateways (and
+/// there are at least two rooms), the arbiter decides rooms from per-room probabilities instead of the level rule:
 /// - each gateway's current level is the median of its reports of the last `levelWindow` seconds (heard within
 ///   `staleAfter`, online), less the beacon's own offset;
 /// - per room, the log-likelihood of those levels under its fingerprint: per gateway a Gaussian with the
@@ -37,11 +38,12 @@ extension RoomArbiter {
     /// Longest step (s) the filter takes at once (the caller ticks at least once a second).
     static let maximumStep = 2.0
 
-    /// The rooms the classifier decides among, sorted; nil when the level rule decides (the classifier not
-    /// enabled, fewer than two rooms, or a room without a fingerprint that names one of the site's gateways).
+    /// The rooms the classifier decides among, sorted: the gateways' rooms and the rooms without a gateway; nil
+    /// when the level rule decides (the classifier not enabled, fewer than two rooms, or a room without a
+    /// fingerprint that names one of the site's gateways).
     var classifiedRooms: [String]? {
         guard settings.classifier.enabled else { return nil }
-        let rooms = Set(settings.gatewayRooms.values)
+        let rooms = Set(settings.gatewayRooms.values).union(settings.roomsWithoutGateway)
         guard rooms.count >= 2 else { return nil }
         for room in rooms {
             guard let fingerprint = fingerprints[room],

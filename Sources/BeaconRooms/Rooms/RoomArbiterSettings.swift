@@ -4,6 +4,10 @@ import BeaconConfigReading
 public struct RoomArbiterSettings: Sendable, Equatable {
     /// The room of each gateway id (gateways not listed are ignored).
     public var gatewayRooms: [String: String]
+    /// Rooms of the site that no gateway stands in (Bermuda's "scannerless rooms", issue 43): only the fingerprint
+    /// classifier can name one, from its training walk's levels at the other rooms' gateways; the level rule,
+    /// which names a room by its own gateways, never does. A name that is also a gateway's room changes nothing.
+    public var roomsWithoutGateway: Set<String> = []
     /// Per-gateway receiver offset, dB: how much louder a gateway reads than the reference receiver; subtracted
     /// from its RSSI before rooms are compared (calibration, docs/rooms.md).
     public var receiverOffsets: [String: Double]

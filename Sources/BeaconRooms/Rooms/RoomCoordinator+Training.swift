@@ -17,7 +17,9 @@ extension RoomCoordinator {
     public var trainingWalk: FingerprintRecorder? { training?.recorder }
 
     /// The site's rooms (the values of `rooms.gateways`).
-    public var siteRooms: Set<String> { Set(arbiter.settings.gatewayRooms.values) }
+    public var siteRooms: Set<String> {
+        Set(arbiter.settings.gatewayRooms.values).union(arbiter.settings.roomsWithoutGateway)
+    }
 
     /// A rooms command (`<prefix>/<gateway>/command/rooms/<verb>`) at capture time `now` (the daemon's clock).
     public mutating func command(verb: String, payload: [UInt8], now: Timestamp) -> [Effect] {

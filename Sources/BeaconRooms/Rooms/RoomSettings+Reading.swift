@@ -8,6 +8,7 @@ extension RoomSettings {
         var rooms: [String: String] = [:]
         for (id, room) in r.namedValues("gateways", of: String.self) { rooms[id] = room }
         gateways = rooms
+        roomsWithoutGateway = r.list("rooms_without_gateway", of: String.self)
         arbiter.read(from: &r)
         leaderSettle = r.duration("leader_settle_s", default: leaderSettle)
         replayWaitForGateways = r.value("replay_wait_for_gateways", default: replayWaitForGateways)

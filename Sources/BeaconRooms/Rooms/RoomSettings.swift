@@ -10,6 +10,10 @@ public struct RoomSettings: Sendable, Equatable {
     /// `rooms.gateways`: every gateway id of the site and the room it stands in. This gateway may be left out
     /// when `gateway.room` is set.
     public var gateways: [String: String] = [:]
+    /// `rooms.rooms_without_gateway`: rooms of the site that no gateway stands in (issue 43, Bermuda's
+    /// "scannerless rooms"). Only the fingerprint classifier names one, from its training walk's levels at the
+    /// other rooms' gateways: so `fingerprint_classifier` must be on, and the room trained like every other.
+    public var roomsWithoutGateway: [String] = []
     /// The rule's parameters (`rooms.margin_db` ... `rooms.receiver_offsets_db`); `gatewayRooms` is `gateways`.
     public var arbiter = RoomArbiterSettings()
     /// `rooms.leader_settle_s`: seconds after this gateway sees its own `online` on the broker before it may
@@ -43,15 +47,23 @@ public struct RoomSettings: Sendable, Equatable {
         return rooms
     }
 
-    /// The arbiter's settings with the site's gateway rooms filled in: those of this gateway's zone only when the
-    /// site has zones (the other zones' gateways are neither evidence nor leader candidates).
+    /// Every room of the site: the gateways' rooms and the rooms without a gateway.
+    public func siteRooms(own gateway: GatewaySettings) -> Set<String> {
+        Set(gatewayRooms(own: gateway).values).union(roomsWithoutGateway)
+    }
+
+    /// The arbiter's settings with the site's gateway rooms (and rooms without a gateway) filled in: those of this
+    /// gateway's zone only when the site has zones (the other zones' gateways are neither evidence nor leader
+    /// candidates).
     public func arbiterSettings(own gateway: GatewaySettings) -> RoomArbiterSettings {
         var settings = arbiter
         settings.gatewayRooms = gatewayRooms(own: gateway)
+        settings.roomsWithoutGateway = Set(roomsWithoutGateway)
         if let zone = zone(of: gateway.id) {
             let members = Set(zone.gateways)
             settings.gatewayRooms = settings.gatewayRooms.filter { members.contains($0.key) }
             settings.receiverOffsets = settings.receiverOffsets.filter { members.contains($0.key) }
+            settings.roomsWithoutGateway = settings.roomsWithoutGateway.intersection(zone.rooms)
         }
         return settings
     }
@@ -105,6 +117,7 @@ public struct RoomSettings: Sendable, Equatable {
                     ))
             }
         }
+        issues += validateRoomsWithoutGateway(gateway: gateway)
         for id in arbiter.receiverOffsets.keys.sorted() where gateways[id] == nil && id != gateway.id {
             issues.append(
                 ConfigIssue(
@@ -113,7 +126,7 @@ public struct RoomSettings: Sendable, Equatable {
         }
         guard enabled else { return issues }
         let site = gatewayRooms(own: gateway)
-        let siteRooms = Set(site.values)
+        let siteRooms = siteRooms(own: gateway)
         if referenceTags.count > RoomReferenceCheck.maximumTags {
             issues.append(
                 ConfigIssue(
@@ -166,6 +179,48 @@ public struct RoomSettings: Sendable, Equatable {
                     path: "gateway.id",
                     message:
                         "`\(RoomTopics.level)` is the topic level of the room events: choose another gateway id with rooms.enabled"
+                ))
+        }
+        return issues
+    }
+}
+
+extension RoomSettings {
+    /// The problems of `rooms.rooms_without_gateway`, each at its index: a valid room name, not reserved, listed
+    /// once, not a gateway's room, and the classifier on (the level rule names a room by its gateways only, so
+    /// without the classifier such a room could never be shown).
+    func validateRoomsWithoutGateway(gateway: GatewaySettings) -> [ConfigIssue] {
+        var issues: [ConfigIssue] = []
+        let site = gatewayRooms(own: gateway)
+        var seen: Set<String> = []
+        for (index, room) in roomsWithoutGateway.enumerated() {
+            let path = "rooms.rooms_without_gateway[\(index)]"
+            if !GatewaySettings.isValidIdentifier(room) {
+                issues.append(
+                    ConfigIssue(
+                        path: path,
+                        message:
+                            "`\(room)` is not a valid room (1-64 letters, digits, `_` or `-`; it becomes an MQTT topic level)"
+                    ))
+            } else if room == RoomArbiter.unknownRoom || room == RoomProbabilities.level {
+                issues.append(ConfigIssue(path: path, message: "`\(room)` is reserved: choose another room name"))
+            } else if !seen.insert(room).inserted {
+                issues.append(ConfigIssue(path: path, message: "`\(room)` is listed twice"))
+            } else if let id = site.filter({ $0.value == room }).keys.min() {
+                issues.append(
+                    ConfigIssue(
+                        path: path,
+                        message:
+                            "`\(room)` has a gateway (`\(id)` in rooms.gateways): list here only rooms that no gateway stands in"
+                    ))
+            }
+        }
+        if !roomsWithoutGateway.isEmpty, !arbiter.classifier.enabled {
+            issues.append(
+                ConfigIssue(
+                    path: "rooms.rooms_without_gateway",
+                    message:
+                        "only the fingerprint classifier can name a room without a gateway: set rooms.fingerprint_classifier: true and train every room (docs/rooms.md, \"Rooms without a gateway\")"
                 ))
         }
         return issues

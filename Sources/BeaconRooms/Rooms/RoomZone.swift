@@ -10,7 +10,8 @@ public struct RoomZone: Sendable, Equatable {
     public var name: String
     /// `gateways`: the zone's gateway ids (each in `rooms.gateways`, in one zone only).
     public var gateways: [String]
-    /// `rooms`: the zone's rooms (every room of the site in one zone; each has a gateway of the zone).
+    /// `rooms`: the zone's rooms (every room of the site in one zone; each has a gateway of the zone, or is in
+    /// `rooms.rooms_without_gateway`).
     public var rooms: [String]
 
     public init(name: String, gateways: [String], rooms: [String]) {
@@ -88,9 +89,13 @@ extension RoomSettings {
                     continue
                 }
                 zoneOfRoom[room] = zone.name
-                if !Set(site.values).contains(room) {
+                if !Set(site.values).contains(room), !roomsWithoutGateway.contains(room) {
                     issues.append(
-                        ConfigIssue(path: at, message: "`\(room)` is not the room of any gateway of rooms.gateways"))
+                        ConfigIssue(
+                            path: at,
+                            message:
+                                "`\(room)` is not the room of any gateway of rooms.gateways nor in rooms.rooms_without_gateway"
+                        ))
                 }
             }
         }
@@ -111,10 +116,10 @@ extension RoomSettings {
                     ))
             }
         }
-        for room in Set(site.values).sorted() where zoneOfRoom[room] == nil {
+        for room in Set(site.values).union(roomsWithoutGateway).sorted() where zoneOfRoom[room] == nil {
+            let hint = Set(site.values).contains(room) ? "its gateways' zone" : "the zone whose gateways hear it"
             issues.append(
-                ConfigIssue(path: "rooms.zones", message: "room `\(room)` is in no zone: list it in its gateways' zone")
-            )
+                ConfigIssue(path: "rooms.zones", message: "room `\(room)` is in no zone: list it in \(hint)"))
         }
         return issues
     }

@@ -2,9 +2,12 @@
 /// status`: the same condition as the arbiter's (`RoomArbiter.classifiedRooms`).
 extension RoomsStatus {
     /// One line: the fingerprint classifier when it is on and every room of `gatewayRooms` (gateway -> room, this
-    /// gateway's zone) has a fingerprint naming one of those gateways; otherwise the level rule and why.
-    public func decisionLine(gatewayRooms: [String: String], classifier: Bool) -> String {
-        let rooms = Set(gatewayRooms.values).sorted()
+    /// gateway's zone) and of `withoutGateway` has a fingerprint naming one of those gateways; otherwise the level
+    /// rule and why.
+    public func decisionLine(
+        gatewayRooms: [String: String], withoutGateway: Set<String> = [], classifier: Bool
+    ) -> String {
+        let rooms = Set(gatewayRooms.values).union(withoutGateway).sorted()
         guard classifier else {
             return "decisions: the level rule (rooms.fingerprint_classifier is off; fingerprints are kept and shown)"
         }

@@ -15,7 +15,7 @@ public struct RoomScenario: Sendable {
     public var tracker: TrackerSettings
     public var plan: FloorPlan
     public var people: [ScenarioBeacon]
-    /// The arbiter's parameters; `gatewayRooms` comes from the plan.
+    /// The arbiter's parameters; `gatewayRooms` and `roomsWithoutGateway` come from the plan.
     public var arbiter: RoomArbiterSettings
     /// Seconds at the start not scored (every rule is still undecided).
     public var warmup: Double
@@ -53,6 +53,8 @@ public struct RoomScenario: Sendable {
         var settings = arbiter ?? RoomArbiterSettings()
         settings.gatewayRooms = Dictionary(
             plan.gateways.map { ($0.id, $0.room) }, uniquingKeysWith: { first, _ in first })
+        // A room of the plan that no gateway stands in (issue 43): only the trained classifier can name it.
+        settings.roomsWithoutGateway = Set(plan.rooms.map(\.name)).subtracting(settings.gatewayRooms.values)
         self.arbiter = settings
         self.warmup = warmup
         self.minimumStay = minimumStay

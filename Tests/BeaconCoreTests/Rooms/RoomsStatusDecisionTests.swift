@@ -29,9 +29,10 @@ import Testing
     }
 
     /// The arbiter's own answer for the same book, so the line cannot drift from what decides.
-    static func arbiterDecidesByFingerprints(_ status: RoomsStatus) -> Bool {
+    static func arbiterDecidesByFingerprints(_ status: RoomsStatus, withoutGateway: Set<String> = []) -> Bool {
         var settings = RoomArbiterSettings()
         settings.gatewayRooms = rooms
+        settings.roomsWithoutGateway = withoutGateway
         settings.classifier.enabled = true
         var arbiter = RoomArbiter(settings: settings)
         arbiter.setFingerprints(FingerprintBook(status.fingerprints.values.map(\.fingerprint)))
@@ -60,5 +61,17 @@ import Testing
             stranger.decisionLine(gatewayRooms: Self.rooms, classifier: true)
                 == "decisions: the level rule until every room is trained (not yet: office)")
         #expect(!Self.arbiterDecidesByFingerprints(stranger))
+
+        // A room without a gateway of its own (rooms.rooms_without_gateway) must be trained too.
+        let hall: Set<String> = ["hall"]
+        #expect(
+            off.decisionLine(gatewayRooms: Self.rooms, withoutGateway: hall, classifier: true)
+                == "decisions: the level rule until every room is trained (not yet: hall)")
+        #expect(!Self.arbiterDecidesByFingerprints(off, withoutGateway: hall))
+        let all = Self.status(trained: ["kitchen": ["gw-a", "gw-b"], "office": ["gw-a", "gw-b"], "hall": ["gw-a"]])
+        #expect(
+            all.decisionLine(gatewayRooms: Self.rooms, withoutGateway: hall, classifier: true)
+                == "decisions: the fingerprint classifier (every room trained: hall, kitchen, office)")
+        #expect(Self.arbiterDecidesByFingerprints(all, withoutGateway: hall))
     }
 }
