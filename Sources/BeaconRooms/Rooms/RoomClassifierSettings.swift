@@ -6,8 +6,8 @@ import BeaconConfigReading
 /// classifier (issue 29, session 19)".
 public struct RoomClassifierSettings: Sendable, Equatable {
     /// Whether the classifier decides at all once every room is trained (`fingerprint_classifier`). Off by
-    /// default: on the simulator's rooms scenarios it is still well behind the level rule (docs/rooms.md, "The
-    /// classifier (issue 29, session 19)").
+    /// default: on the simulator's rooms scenarios it still switches more than the level rule on some files, with
+    /// either likelihood (docs/rooms.md, "Session 23" and "Session 26").
     public var enabled = false
     /// Seconds of a gateway's reports whose median is its current level for the classifier (a short robust
     /// average: channel-mixed reports decorrelate within about 1 s, so 5 s holds about five independent ones).

@@ -287,11 +287,13 @@ import Testing
             ConfigEntry(key: "enter_probability", value: .scalar("0.9")),
             ConfigEntry(key: "probability_dwell_s", value: .scalar("3s")),
             ConfigEntry(key: "room_change_per_s", value: .scalar("0.02")),
+            ConfigEntry(key: "fingerprint_differences", value: .scalar("true")),
         ])
         var reader = ConfigReader(section, path: ConfigPath(parsing: "rooms"))
         let read = RoomSettings(from: &reader).arbiter.classifier
         #expect(read.enabled && read.enterProbability == 0.9 && read.dwell == 3 && read.changeRate == 0.02)
         #expect(read.spreadFloor == RoomClassifierSettings().spreadFloor)
+        #expect(read.differences && !RoomClassifierSettings().differences)
         var settings = Self.settings
         settings.classifier.enterProbability = 0.3
         settings.classifier.offsetLimit = .nan
