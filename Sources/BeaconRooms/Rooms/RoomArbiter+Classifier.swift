@@ -89,9 +89,11 @@ extension RoomArbiter {
     }
 
     /// The log-likelihood (nats) of `levels` (already less the beacon's offset) under `fingerprint`, over the
-    /// site's online gateways.
+    /// site's online gateways. With `differences`, the Gaussian terms are of the levels less the room's own common
+    /// offset (`commonOffset`): only how the gateways differ counts, not how loud the beacon is overall.
     func logLikelihood(_ levels: [String: Double], under fingerprint: RoomFingerprint) -> Double {
         let model = settings.classifier
+        let shift = model.differences ? commonOffset(levels, under: fingerprint) : 0
         var total = 0.0
         for gateway in settings.gatewayRooms.keys where !offlineGateways.contains(gateway) {
             let trained = fingerprint.levels[gateway]
@@ -105,12 +107,56 @@ extension RoomArbiter {
                 total -= ElementaryMath.ln(Self.untrainedWidth)
                 continue
             }
-            let floored = max(trained.spread, model.spreadFloor)
-            let sigma = (floored * floored + model.evidenceNoise * model.evidenceNoise).squareRoot()
-            let deviation = min(abs(level - trained.mean) / sigma, Self.maximumDeviation)
+            let sigma = spread(of: trained)
+            let deviation = min(abs(level - shift - trained.mean) / sigma, Self.maximumDeviation)
             total -= 0.5 * deviation * deviation + ElementaryMath.ln(sigma)
         }
         return total
+    }
+
+    /// The spread (dB) of a level under a fingerprint's gateway: its trained spread (at least the floor) and the
+    /// evidence's own noise in quadrature.
+    func spread(of trained: RoomFingerprint.Level) -> Double {
+        let model = settings.classifier
+        let floored = max(trained.spread, model.spreadFloor)
+        return (floored * floored + model.evidenceNoise * model.evidenceNoise).squareRoot()
+    }
+
+    /// The offset (dB) common to every link of the beacon that best fits `levels` to the room's fingerprint means:
+    /// a posture or a hand on the tag (3-21 dB, shared across the links of one body; field notes) moves every
+    /// gateway's level together, which the slow device offset cannot follow. It maximises the Gaussian terms as
+    /// `logLikelihood` caps them (a deviation counts at most `maximumDeviation` spreads): from the median
+    /// difference, the spread-weighted mean of the differences within the cap, repeated until the set within it
+    /// stops changing (each pass lowers the capped sum of squares); bounded to ±`offsetLimit` as the device offset
+    /// is. Zero when the fingerprint has none of the heard gateways.
+    func commonOffset(_ levels: [String: Double], under fingerprint: RoomFingerprint) -> Double {
+        let limit = settings.classifier.offsetLimit
+        var differences: [(value: Double, weight: Double, sigma: Double)] = []
+        for (gateway, level) in levels {
+            guard let trained = fingerprint.levels[gateway] else { continue }
+            let sigma = spread(of: trained)
+            differences.append((level - trained.mean, 1 / (sigma * sigma), sigma))
+        }
+        guard !differences.isEmpty else { return 0 }
+        let sorted = differences.map(\.value).sorted()
+        let middle = sorted.count / 2
+        var offset = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        offset = min(max(offset, -limit), limit)
+        var within: [Bool] = []
+        for _ in 0..<differences.count + 1 {
+            let next = differences.map { abs($0.value - offset) < Self.maximumDeviation * $0.sigma }
+            guard next != within else { break }
+            within = next
+            var sum = 0.0
+            var weights = 0.0
+            for (difference, inside) in zip(differences, within) where inside {
+                sum += difference.weight * difference.value
+                weights += difference.weight
+            }
+            guard weights > 0 else { break }
+            offset = min(max(sum / weights, -limit), limit)
+        }
+        return offset
     }
 
     /// One step of the forward filter to `now`, and the offset's update. Returns the current levels.

@@ -6,8 +6,8 @@ import BeaconConfigReading
 /// classifier (issue 29, session 19)".
 public struct RoomClassifierSettings: Sendable, Equatable {
     /// Whether the classifier decides at all once every room is trained (`fingerprint_classifier`). Off by
-    /// default: on the simulator's rooms scenarios it is still well behind the level rule (docs/rooms.md, "The
-    /// classifier (issue 29, session 19)").
+    /// default: on the simulator's rooms scenarios it still switches more than the level rule on some files, with
+    /// either likelihood (docs/rooms.md, "Session 23" and "Session 26").
     public var enabled = false
     /// Seconds of a gateway's reports whose median is its current level for the classifier (a short robust
     /// average: channel-mixed reports decorrelate within about 1 s, so 5 s holds about five independent ones).
@@ -18,6 +18,12 @@ public struct RoomClassifierSettings: Sendable, Equatable {
     /// The current level's own noise (dB), added in quadrature to the fingerprint's spread: a median of about
     /// five reports of 4.9 dB spread.
     public var evidenceNoise: Double = 3
+    /// Whether a room's likelihood is of the differences between gateways (`fingerprint_differences`): per room and
+    /// step, the offset common to every link that best fits the levels to the room's means (bounded to
+    /// ±`offsetLimit`) is taken out before the Gaussian terms, as the level rule's comparison of gateways does
+    /// implicitly; a posture (3-21 dB shared across a body's links, field notes) then does not move the beacon.
+    /// Off: the absolute levels (less the slow device offset) count (docs/rooms.md, "Session 26").
+    public var differences = false
     /// Bound of the heard/not-heard terms: a gateway's heard share is taken within `missingFloor...1 -
     /// missingFloor`, so one gateway silent (or heard unexpectedly) costs at most ln(1/missingFloor) nats.
     public var missingFloor: Double = 0.05
@@ -68,6 +74,7 @@ public struct RoomClassifierSettings: Sendable, Equatable {
         levelWindow = r.duration("fingerprint_level_window_s", default: levelWindow)
         spreadFloor = r.value("fingerprint_spread_floor_db", default: spreadFloor)
         evidenceNoise = r.value("fingerprint_evidence_noise_db", default: evidenceNoise)
+        differences = r.bool("fingerprint_differences", default: differences)
         missingFloor = r.value("fingerprint_missing_floor", default: missingFloor)
         observationTime = r.duration("fingerprint_observation_s", default: observationTime)
         changeRate = r.value("room_change_per_s", default: changeRate)

@@ -107,6 +107,29 @@ import Testing
         }
     }
 
+    /// A posture (every link of the body 10 dB lower, field notes: 3-21 dB shared across the links of one body)
+    /// from the first report on, and another one in the middle of a stay, faster than the device offset can
+    /// follow: with the likelihood on differences (`differences`), the beacon goes to its room at once, sure of
+    /// it, and stays.
+    @Test func aPostureTenDecibelsDownOnEveryLinkKeepsTheRightRoom() {
+        var settings = Self.settings
+        settings.classifier.differences = true
+        for room in ["a", "b", "c"] {
+            var arbiter = Self.trainedArbiter(settings)
+            var generator = SeededGenerator(seed: 13)
+            let first = Self.feed(&arbiter, from: 0, to: 5) { _ in Self.at(room, offset: -10, noise: 2, &generator) }
+            #expect(first.map(\.to) == [room], "\(room): \(first)")
+            #expect(arbiter.probabilities(of: "tag")[room] ?? 0 > 0.9, "\(room): \(arbiter.probabilities(of: "tag"))")
+            // Back to the trainer's levels for two minutes, then 10 dB down again for a minute.
+            var changes = Self.feed(&arbiter, from: 5, to: 125) { _ in Self.at(room, noise: 2, &generator) }
+            changes += Self.feed(&arbiter, from: 125, to: 185) { _ in
+                Self.at(room, offset: -10, noise: 2, &generator)
+            }
+            #expect(changes.isEmpty, "\(room): \(changes)")
+            #expect(arbiter.probabilities(of: "tag")[room] ?? 0 > 0.99, "\(room): \(arbiter.probabilities(of: "tag"))")
+        }
+    }
+
     @Test func theOffsetStopsAtItsLimit() {
         var settings = Self.settings
         settings.classifier.offsetLimit = 4
@@ -264,11 +287,13 @@ import Testing
             ConfigEntry(key: "enter_probability", value: .scalar("0.9")),
             ConfigEntry(key: "probability_dwell_s", value: .scalar("3s")),
             ConfigEntry(key: "room_change_per_s", value: .scalar("0.02")),
+            ConfigEntry(key: "fingerprint_differences", value: .scalar("true")),
         ])
         var reader = ConfigReader(section, path: ConfigPath(parsing: "rooms"))
         let read = RoomSettings(from: &reader).arbiter.classifier
         #expect(read.enabled && read.enterProbability == 0.9 && read.dwell == 3 && read.changeRate == 0.02)
         #expect(read.spreadFloor == RoomClassifierSettings().spreadFloor)
+        #expect(read.differences && !RoomClassifierSettings().differences)
         var settings = Self.settings
         settings.classifier.enterProbability = 0.3
         settings.classifier.offsetLimit = .nan
