@@ -294,15 +294,13 @@ extension Daemon {
         record.recorded = recording.end
         record.anchors = heardPeers()
         record.moved = nil
-        guard teaching.book.put(record) else {
+        guard await keepOwn(record) else {
             reply(
                 verb: "teach",
                 failure: .init(
                     id: recording.id, kind: "full", step: "store", message: "\(TaughtBook.capacity) taught records"))
             return
         }
-        await store(record)
-        publishTaught(topic: record.topic(prefix: configuration.topics.prefix), payload: record.json)
         logger.notice(
             "teach stored",
             metadata: [
@@ -315,6 +313,15 @@ extension Daemon {
         reply(
             verb: "teach",
             Self.teachReply(recording, state: "done", gateway: gateway, at: clock, stored: true, record: record))
+    }
+
+    /// One of this gateway's own records into the book, the state database and the broker (retained); false when
+    /// the book is full (nothing stored).
+    private func keepOwn(_ record: TaughtRecord) async -> Bool {
+        guard teaching.book.put(record) else { return false }
+        await store(record)
+        publishTaught(topic: record.topic(prefix: configuration.topics.prefix), payload: record.json)
+        return true
     }
 
     /// What this gateway hears of its peers' identity beacons (self-calibration's medians; empty without it).
@@ -333,9 +340,7 @@ extension Daemon {
         for record in teaching.moveWatch.check(
             teaching.book, gateway: configuration.gateway.id, heard: heard, at: clock)
         {
-            guard teaching.book.put(record) else { continue }
-            await store(record)
-            publishTaught(topic: record.topic(prefix: configuration.topics.prefix), payload: record.json)
+            guard await keepOwn(record) else { continue }
             logger.warning(
                 "this gateway moved since it was taught; teach again",
                 metadata: [

@@ -46,9 +46,7 @@ extension RoomArbiter {
         let rooms = Set(settings.gatewayRooms.values).union(settings.roomsWithoutGateway)
         guard rooms.count >= 2 else { return nil }
         for room in rooms {
-            guard let fingerprint = fingerprints[room],
-                fingerprint.levels.keys.contains(where: { settings.gatewayRooms[$0] != nil })
-            else { return nil }
+            guard fingerprints[room]?.heardByAny(of: settings.gatewayRooms) == true else { return nil }
         }
         return rooms.sorted()
     }

@@ -48,6 +48,12 @@ public struct RoomFingerprint: Sendable, Equatable {
         self.recorded = recorded
     }
 
+    /// Whether the walk was heard by at least one of the site's gateways (`gatewayRooms`: gateway -> room), so
+    /// that the classifier can count the room as trained (`RoomArbiter.classifiedRooms`, `rooms status`).
+    public func heardByAny(of gatewayRooms: [String: String]) -> Bool {
+        levels.keys.contains { gatewayRooms[$0] != nil }
+    }
+
     /// A figure in 0...1 that says whether more training is needed: the share of `fullSeconds` trained (capped
     /// at 1), halved when only one gateway heard the device (one level cannot tell two rooms that one gateway
     /// hears alike), and 0 with no gateway.

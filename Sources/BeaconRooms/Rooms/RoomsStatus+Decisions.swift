@@ -12,10 +12,7 @@ extension RoomsStatus {
             return "decisions: the level rule (rooms.fingerprint_classifier is off; fingerprints are kept and shown)"
         }
         guard rooms.count >= 2 else { return "decisions: the level rule (the classifier needs two rooms or more)" }
-        let untrained = rooms.filter { room in
-            guard let fingerprint = fingerprints[room]?.fingerprint else { return true }
-            return !fingerprint.levels.keys.contains { gatewayRooms[$0] != nil }
-        }
+        let untrained = rooms.filter { fingerprints[$0]?.fingerprint.heardByAny(of: gatewayRooms) != true }
         guard untrained.isEmpty else {
             return "decisions: the level rule until every room is trained (not yet: "
                 + untrained.joined(separator: ", ") + ")"
