@@ -38,7 +38,7 @@ enum RegionsCommand {
             return ExitCode.usage
         }
         let rest = Array(arguments.dropFirst())
-        if verb == "status" { return status(rest) }
+        if verb == "status" { return status(arguments) }
         let name = "regions " + verb
         let valued = verb == "teach" ? ["--region", "--device", "--at", "--seconds"] : ["--region", "--device"]
         let command: ConfigCommandLine
