@@ -105,10 +105,12 @@ extension RoomCoordinator {
 
     /// A retained fingerprint from the broker (any gateway's, this one's echo included): it replaces the room's
     /// fingerprint; empty, the room's fingerprint is removed. One that does not read, names another room than
-    /// its topic, or a room outside the site is counted as bad inbound.
+    /// its topic, or a room outside the site is counted as bad inbound; it is also held (`unplaced`) so that a
+    /// reload that adds its room or gateways reads it then (the broker does not send a retained message twice).
     mutating func readFingerprint(roomLevel: String, payload: [UInt8]) -> [Effect] {
-        var book = arbiter.fingerprints
+        unplaced[roomLevel] = nil
         if payload.isEmpty {
+            var book = arbiter.fingerprints
             if let room = book.rooms.keys.first(where: { TopicLevel.safe($0) == roomLevel }) {
                 book.forget(room)
                 arbiter.setFingerprints(book)
@@ -116,15 +118,33 @@ extension RoomCoordinator {
             counters.fingerprintsRead += 1
             return []
         }
+        guard place(roomLevel: roomLevel, payload: payload) else {
+            counters.malformed += 1
+            if unplaced.count < FingerprintBook.maximumRooms, payload.count <= 65_536 { unplaced[roomLevel] = payload }
+            return []
+        }
+        counters.fingerprintsRead += 1
+        return []
+    }
+
+    /// Sets the fingerprint of `payload` in the arbiter's book when it reads, names the room of its topic level
+    /// and that room is one of the site's; false (nothing changed) otherwise.
+    private mutating func place(roomLevel: String, payload: [UInt8]) -> Bool {
+        var book = arbiter.fingerprints
         guard let fingerprint = FingerprintBook.fingerprint(payload: payload, site: candidates),
             TopicLevel.safe(fingerprint.room) == roomLevel, siteRooms.contains(fingerprint.room),
             book.set(fingerprint)
-        else {
-            counters.malformed += 1
-            return []
-        }
+        else { return false }
         arbiter.setFingerprints(book)
-        counters.fingerprintsRead += 1
-        return []
+        return true
+    }
+
+    /// After a reload: the held fingerprints whose room (and gateways) the site now has go into the book.
+    mutating func placeHeldFingerprints() {
+        for (roomLevel, payload) in unplaced.sorted(by: { $0.key < $1.key })
+        where place(roomLevel: roomLevel, payload: payload) {
+            unplaced[roomLevel] = nil
+            counters.fingerprintsRead += 1
+        }
     }
 }

@@ -92,6 +92,9 @@ public struct RoomCoordinator: Sendable {
     package var clock: Timestamp = -.infinity
     /// The training walk running on this gateway (`RoomCoordinator+Training`), with its command's id.
     package var training: (id: String?, recorder: FingerprintRecorder)?
+    /// Retained fingerprints refused by this site's rooms or gateways, by topic level (at most
+    /// `FingerprintBook.maximumRooms`, each at most 64 KiB): read again after a reload (`placeHeldFingerprints`).
+    var unplaced: [String: [UInt8]] = [:]
 
     /// Beacons tracked at most (a flood of invented ids on the broker cannot grow the state without bound).
     public static let maxBeacons = 4096
@@ -267,6 +270,7 @@ public struct RoomCoordinator: Sendable {
         candidates = Set(settings.gatewayRooms.keys).union([gatewayID])
         calibration?.setGateways(candidates)
         applyOffsets()
+        placeHeldFingerprints()
         return updateLeadership(wall: wall)
     }
 

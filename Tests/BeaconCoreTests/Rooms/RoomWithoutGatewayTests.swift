@@ -107,7 +107,8 @@ import Testing
     }
 
     /// Training (the coordinator): a declared room without a gateway is trained, published and read back by
-    /// another gateway like any room; undeclared, the command and the retained fingerprint are refused.
+    /// another gateway like any room; undeclared, the command and the retained fingerprint are refused, and the
+    /// fingerprint is read once a reload declares the room.
     @Test func aRoomWithoutAGatewayIsTrainedAndItsFingerprintShared() throws {
         typealias Training = RoomTrainingTests
         func coordinator(_ id: String, declared: Bool) -> RoomCoordinator {
@@ -138,5 +139,20 @@ import Testing
             verb: "train", payload: Array(#"{"room":"office","device":"tag"}"#.utf8), now: Self.t0)
         #expect(Training.replies(refused).first?.json["ok"] == .bool(false), "\(Training.replies(refused))")
         #expect(undeclared.trainingWalk == nil)
+
+        // A reload that declares the room reads the fingerprint refused before (the broker sends a retained
+        // message once per subscription); a reload without it does not, and an empty retained message drops it.
+        var reloaded = RoomCoordinatorTests.settings
+        _ = undeclared.reconfigure(settings: reloaded, leaderSettle: 2, wall: 1)
+        #expect(undeclared.arbiter.fingerprints.isEmpty)
+        reloaded.roomsWithoutGateway = ["office"]
+        _ = undeclared.reconfigure(settings: reloaded, leaderSettle: 2, wall: 2)
+        #expect(undeclared.arbiter.fingerprints["office"] == c.arbiter.fingerprints["office"])
+        #expect(undeclared.counters.fingerprintsRead == 1)
+        var emptied = coordinator("gw-c", declared: false)
+        _ = emptied.receive(message, wall: 0)
+        _ = emptied.receive(InboundMessage(topic: message.topic, payload: []), wall: 1)
+        _ = emptied.reconfigure(settings: reloaded, leaderSettle: 2, wall: 2)
+        #expect(emptied.arbiter.fingerprints.isEmpty)
     }
 }
