@@ -96,14 +96,9 @@ import Testing
     }
 
     @Test func aTeachSetsTheLevelsIsKeptSharedAndForgotten() async throws {
-        let directory = try TestDirectory.make(prefix: "bb-teach")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let broker = try MosquittoProcess()
-        try await broker.start()
-        defer { broker.stop() }
-        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/#"])
-        try await subscriber.start()
-        defer { Task { await subscriber.stop() } }
+        let site = try await BrokerSite(prefix: "bb-teach")
+        defer { site.stop() }
+        let (directory, broker, subscriber) = (site.directory, site.broker, site.subscriber)
         let port = broker.port
         let total = Self.boundarySeconds + Self.insideSeconds
 
@@ -253,14 +248,9 @@ import Testing
     /// `replay --teach`: the window is the capture's, so the same capture teaches the same at any speed, and the
     /// result applies before the rest of the capture is scored (the tag then enters at -74 dBm).
     @Test func aReplayTeachesFromItsCaptureAtAnySpeed() async throws {
-        let directory = try TestDirectory.make(prefix: "bb-teach-replay")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let broker = try MosquittoProcess()
-        try await broker.start()
-        defer { broker.stop() }
-        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/#"])
-        try await subscriber.start()
-        defer { Task { await subscriber.stop() } }
+        let site = try await BrokerSite(prefix: "bb-teach-replay")
+        defer { site.stop() }
+        let (directory, broker, subscriber) = (site.directory, site.broker, site.subscriber)
         let capture = directory + "/tag.btsnoop"
         let observations = Self.tag(-80, from: 0, seconds: 30) + Self.tag(-74, from: 30, seconds: 40)
         try Data(SyntheticCapture(observations).bytes).write(to: URL(fileURLWithPath: capture))

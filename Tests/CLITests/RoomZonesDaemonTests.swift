@@ -91,14 +91,9 @@ import Testing
     }
 
     @Test func eachZoneAnnouncesItsOwnRoomsAndAZoneMoveWaitsForARestart() async throws {
-        let directory = try TestDirectory.make(prefix: "bb-zoned")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let broker = try MosquittoProcess()
-        try await broker.start()
-        defer { broker.stop() }
-        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/#", "homeassistant/#"])
-        try await subscriber.start()
-        defer { Task { await subscriber.stop() } }
+        let site = try await BrokerSite(prefix: "bb-zoned", patterns: ["beaconbridge/#", "homeassistant/#"])
+        defer { site.stop() }
+        let (directory, broker, subscriber) = (site.directory, site.broker, site.subscriber)
 
         try RoomsSite.writeCaptures(gateways: ["gw-a", "gw-c"], directory: directory) {
             Self.observations(receiver: $0)
@@ -201,14 +196,9 @@ import Testing
     /// `rooms.zones` warning and keeps deciding for east, and `rooms status` on gw-a's file shows the committed
     /// site's zones (the file joined with the state file, as the daemon starts), not the file's own.
     @Test func aSitePushThatMovesAGatewayIsCommittedAndKeptForTheRestart() async throws {
-        let directory = try TestDirectory.make(prefix: "bb-zoned-site")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let broker = try MosquittoProcess()
-        try await broker.start()
-        defer { broker.stop() }
-        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/#"])
-        try await subscriber.start()
-        defer { Task { await subscriber.stop() } }
+        let site = try await BrokerSite(prefix: "bb-zoned-site")
+        defer { site.stop() }
+        let (directory, broker, subscriber) = (site.directory, site.broker, site.subscriber)
 
         try (SiteConfigGatewaysTests.keyText + "\n").write(
             toFile: directory + "/site.key", atomically: true, encoding: .utf8)

@@ -40,14 +40,9 @@ import Testing
     }
 
     @Test func threeGatewaysCalibrateThemselvesThroughTheBroker() async throws {
-        let directory = try TestDirectory.make(prefix: "bb-calib")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let broker = try MosquittoProcess()
-        try await broker.start()
-        defer { broker.stop() }
-        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/#"])
-        try await subscriber.start()
-        defer { Task { await subscriber.stop() } }
+        let site = try await BrokerSite(prefix: "bb-calib")
+        defer { site.stop() }
+        let (directory, broker, subscriber) = (site.directory, site.broker, site.subscriber)
 
         try RoomsSite.writeCaptures(gateways: Self.gateways.keys, directory: directory) {
             Self.observations(receiver: $0)

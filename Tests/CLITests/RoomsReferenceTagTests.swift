@@ -12,14 +12,9 @@ import Testing
 
     /// The last telemetry counters of one replay with the tag declared in `declared`, and the replay's log.
     static func run(declared: String, capture: String) async throws -> (counters: JSONValue, log: String) {
-        let directory = try TestDirectory.make(prefix: "bb-rooms-reference")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let broker = try MosquittoProcess()
-        try await broker.start()
-        defer { broker.stop() }
-        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/gw-a/telemetry"])
-        try await subscriber.start()
-        defer { Task { await subscriber.stop() } }
+        let site = try await BrokerSite(prefix: "bb-rooms-reference", patterns: ["beaconbridge/gw-a/telemetry"])
+        defer { site.stop() }
+        let (directory, broker, subscriber) = (site.directory, site.broker, site.subscriber)
         let path = directory + "/gw-a.yaml"
         try RoomsSite.config(
             "gw-a", gateways: ["gw-a": "a", "gw-b": "b"], directory: directory, port: broker.port,

@@ -29,14 +29,9 @@ import Testing
     }
 
     @Test func aRoomTrainedThroughTheCommandIsSharedAndSurvivesTheLeader() async throws {
-        let directory = try TestDirectory.make(prefix: "bb-train")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let broker = try MosquittoProcess()
-        try await broker.start()
-        defer { broker.stop() }
-        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/#"])
-        try await subscriber.start()
-        defer { Task { await subscriber.stop() } }
+        let site = try await BrokerSite(prefix: "bb-train")
+        defer { site.stop() }
+        let (directory, broker, subscriber) = (site.directory, site.broker, site.subscriber)
 
         try RoomsSite.writeCaptures(gateways: Self.gateways.keys, directory: directory) {
             Self.observations(receiver: $0)

@@ -12,6 +12,7 @@ import Testing
 /// stored, republished retained and shown by `regions status`; a gateway whose peers change by only 4 dB (a
 /// person in the way, not a move) is not flagged; a teach again on the moved gateway clears the mark.
 @Suite(.serialized) struct TaughtMoveDaemonTests {
+    typealias Teach = RegionTeachGatewaysTests
     static let start: Double = 1_700_000_000
     static let uuid = "e2c56db5-dffb-48d2-b060-d0f5a71096e0"
     static let tag = "ibeacon:\(uuid):7:9"
@@ -83,27 +84,10 @@ import Testing
         ])
     }
 
-    static func logged(_ log: String, _ parts: String...) -> Bool {
-        log.split(separator: "\n").contains { line in parts.allSatisfy { line.contains($0) } }
-    }
-
-    static func number(_ value: JSONValue?) -> Double? {
-        switch value {
-        case let .int(v)?: Double(v)
-        case let .double(v)?: v
-        default: nil
-        }
-    }
-
     @Test func aMovedGatewaysRecordIsFlaggedKeptAndClearedByATeach() async throws {
-        let directory = try TestDirectory.make(prefix: "bb-moved")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let broker = try MosquittoProcess()
-        try await broker.start()
-        defer { broker.stop() }
-        let subscriber = try TestSubscriber(port: broker.port, patterns: ["beaconbridge/regions/taught/#"])
-        try await subscriber.start()
-        defer { Task { await subscriber.stop() } }
+        let site = try await BrokerSite(prefix: "bb-moved", patterns: ["beaconbridge/regions/taught/#"])
+        defer { site.stop() }
+        let (directory, broker, subscriber) = (site.directory, site.broker, site.subscriber)
 
         // gw-a moves: both peers 8 dB louder from t = 200 s. gw-b: both peers 4 dB louder (not a move).
         let moved = try await Self.replay(
@@ -116,10 +100,10 @@ import Testing
             Self.capture(receiver: "gw-b", before: ["gw-a": -70, "gw-c": -72], shift: 4, from: 0, to: Self.end),
             teach: "60-90", directory: directory, port: broker.port)
         #expect(still.status == 0, "\(still.stderr)")
-        #expect(Self.logged(moved.stderr, "teach stored", "level=-60"), "\(moved.stderr)")
-        #expect(Self.logged(still.stderr, "teach stored", "level=-60"), "\(still.stderr)")
+        #expect(Teach.logged(moved.stderr, "teach stored", "level=-60"), "\(moved.stderr)")
+        #expect(Teach.logged(still.stderr, "teach stored", "level=-60"), "\(still.stderr)")
         #expect(
-            Self.logged(
+            Teach.logged(
                 moved.stderr, "this gateway moved since it was taught; teach again", "shift_db=8.0", "peers=2"),
             "\(moved.stderr)")
         #expect(!still.stderr.contains("this gateway moved"), "\(still.stderr)")
@@ -134,13 +118,13 @@ import Testing
         }
         let recordA = try #require(subscriber.messages.last { $0.topic == topicA }?.json)
         print("gw-a's record: \(recordA.serialized)")
-        #expect(Self.number(recordA["anchors"]?["gw-b"]).map { abs($0 + 70) <= 1 } == true, "\(recordA.serialized)")
-        #expect(Self.number(recordA["anchors"]?["gw-c"]).map { abs($0 + 76) <= 1 } == true, "\(recordA.serialized)")
-        #expect(Self.number(recordA["moved"]?["shift_db"]).map { abs($0 - 8) <= 1 } == true)
-        #expect(Self.number(recordA["moved"]?["peers"]) == 2)
+        #expect(Teach.number(recordA["anchors"]?["gw-b"]).map { abs($0 + 70) <= 1 } == true, "\(recordA.serialized)")
+        #expect(Teach.number(recordA["anchors"]?["gw-c"]).map { abs($0 + 76) <= 1 } == true, "\(recordA.serialized)")
+        #expect(Teach.number(recordA["moved"]?["shift_db"]).map { abs($0 - 8) <= 1 } == true)
+        #expect(Teach.number(recordA["moved"]?["peers"]) == 2)
         // First seen off its anchors once the 60 s window holds the new levels (a check every 30 s), and marked
         // 300 s after that, before the capture ended.
-        let since = try #require(Self.number(recordA["moved"]?["since"]))
+        let since = try #require(Teach.number(recordA["moved"]?["since"]))
         #expect(since >= Self.start + Self.change && since <= Self.start + Self.change + 120, "since \(since - Self.start)")
         #expect(since + 300 <= Self.start + Self.end)
         let recordB = try #require(subscriber.messages.last { $0.topic == topicB }?.json)
@@ -166,13 +150,13 @@ import Testing
             Self.capture(receiver: "gw-a", before: ["gw-b": -62, "gw-c": -68], shift: 0, from: later, to: later + 90),
             teach: "30-60", directory: directory, port: broker.port)
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(Self.logged(again.stderr, "taught levels applied", "reason=stored"), "\(again.stderr)")
-        #expect(Self.logged(again.stderr, "teach stored", "level=-60"), "\(again.stderr)")
+        #expect(Teach.logged(again.stderr, "taught levels applied", "reason=stored"), "\(again.stderr)")
+        #expect(Teach.logged(again.stderr, "teach stored", "level=-60"), "\(again.stderr)")
         try await waitUntil("the new record is retained", timeout: 10) {
             (subscriber.messages.last { $0.topic == topicA }?.json).map { $0["moved"] == nil } == true
         }
         let cleared = try #require(subscriber.messages.last { $0.topic == topicA }?.json)
-        #expect(Self.number(cleared["anchors"]?["gw-b"]).map { abs($0 + 62) <= 1 } == true, "\(cleared.serialized)")
-        #expect(Self.number(cleared["recorded"]).map { $0 > Self.start + Self.end } == true, "\(cleared.serialized)")
+        #expect(Teach.number(cleared["anchors"]?["gw-b"]).map { abs($0 + 62) <= 1 } == true, "\(cleared.serialized)")
+        #expect(Teach.number(cleared["recorded"]).map { $0 > Self.start + Self.end } == true, "\(cleared.serialized)")
     }
 }
