@@ -16,7 +16,6 @@ import Testing
     static let start: Double = 1_700_000_000
     static let uuid = "e2c56db5-dffb-48d2-b060-d0f5a71096e0"
     static let tag = "ibeacon:\(uuid):7:9"
-    static let gateways = ["gw-a": "a", "gw-b": "b", "gw-c": "c"]
     /// Capture seconds at which the peers' levels change (the gateway "moves"), and the capture's end.
     static let change = 200.0
     static let end = 700.0
@@ -50,22 +49,15 @@ import Testing
         return observations
     }
 
+    /// The teach test's gateway (desk, its tag) with rooms and self-calibration over a 60 s window.
     static func config(_ id: String, directory: String, port: Int) -> String {
-        """
-        gateway: {id: \(id), room: \(gateways[id] ?? "")}
-        tracking: {publish: {sighting_interval_s: 1}}
-        mqtt: {host: 127.0.0.1, port: \(port), reconnect_min_s: 100ms, reconnect_max_s: 500ms}
-        outbox: {path: \(directory)/\(id).sqlite}
-        regions:
-          - name: desk
-            match: {format: ibeacon, uuid: \(uuid)}
-            enter: {rssi_above: -70}
-        rooms:
-          enabled: true
-          gateways: {gw-a: a, gw-b: b, gw-c: c}
-          calibration: {window_s: 60, solve_interval_s: 10}
+        Teach.config(id, directory: directory, port: port) + """
+            rooms:
+              enabled: true
+              gateways: {gw-a: a, gw-b: b, gw-c: c}
+              calibration: {window_s: 60, solve_interval_s: 10}
 
-        """
+            """
     }
 
     /// Replays `observations` as gateway `id` at full speed with a teach of the tag at desk's boundary over capture
