@@ -9,21 +9,8 @@ public enum RoomCommand: Sendable, Equatable {
     case train(id: String?, room: String, device: String, seconds: Double)
     case forget(id: String?, room: String)
 
-    /// Why a command was refused: its `id` when usable, the error kind (`bad_request`, `unknown_room`,
-    /// `unknown_operation`, `busy`, ...), the field or step, and a message for people.
-    public struct Failure: Error, Sendable, Equatable {
-        public var id: String?
-        public var kind: String
-        public var step: String
-        public var message: String
-
-        public init(id: String?, kind: String, step: String, message: String) {
-            self.id = id
-            self.kind = kind
-            self.step = step
-            self.message = message
-        }
-    }
+    /// Why a command was refused (`unknown_room` beside the kinds every command shares).
+    public typealias Failure = CommandFailure
 
     public static let verbs = ["train", "forget"]
     /// The reply topic level of a command whose verb is not one of `verbs`.
@@ -41,9 +28,7 @@ public enum RoomCommand: Sendable, Equatable {
     /// The verb of a command topic under `commandBase` (`<prefix>/<gateway>/command/rooms`), nil for any other
     /// topic.
     public static func verb(inTopic topic: String, commandBase: String) -> String? {
-        guard topic.hasPrefix(commandBase + "/") else { return nil }
-        let verb = String(topic.dropFirst(commandBase.count + 1))
-        return verb.isEmpty || verb.contains("/") ? nil : verb
+        CommandEnvelope.verb(inTopic: topic, commandBase: commandBase)
     }
 
     /// Reads a command. `rooms`: the site's rooms (the values of `rooms.gateways`), the only rooms accepted.
@@ -51,30 +36,15 @@ public enum RoomCommand: Sendable, Equatable {
         func bad(_ id: String?, _ field: String, _ message: String) -> Result<RoomCommand, Failure> {
             .failure(Failure(id: id, kind: "bad_request", step: field, message: message))
         }
-        guard verbs.contains(verb) else {
-            return .failure(
-                Failure(
-                    id: nil, kind: "unknown_operation", step: "topic",
-                    message: "`\(String(verb.prefix(64)))` is not a rooms command (train, forget)"))
+        let envelope: CommandEnvelope
+        switch CommandEnvelope.read(
+            verb: verb, payload: payload, verbs: verbs, group: "rooms", maxPayload: maxPayload,
+            allowed: verb == "train" ? ["id", "room", "device", "seconds"] : ["id", "room"])
+        {
+        case let .success(read): envelope = read
+        case let .failure(failure): return .failure(failure)
         }
-        guard payload.count <= maxPayload else {
-            return bad(nil, "payload", "the payload is \(payload.count) bytes, at most \(maxPayload)")
-        }
-        guard let text = String(validating: payload, as: UTF8.self),
-            let json = try? JSONValue(parsing: text, maxDepth: 4),
-            case let .object(members) = json
-        else { return bad(nil, "payload", "the payload is not a JSON object") }
-        var id: String?
-        if let value = json["id"] {
-            guard let text = value.roomText, Self.isPrintable(text, max: 128) else {
-                return bad(nil, "id", "`id` must be a string of 1-128 printable characters")
-            }
-            id = text
-        }
-        let allowed: Set = verb == "train" ? ["id", "room", "device", "seconds"] : ["id", "room"]
-        if let unknown = members.first(where: { !allowed.contains($0.0) }) {
-            return bad(id, unknown.0, "unknown field `\(String(unknown.0.prefix(64)))`")
-        }
+        let (id, json) = (envelope.id, envelope.json)
         guard let room = json["room"]?.roomText, !room.isEmpty else {
             return bad(id, "room", "`room` (a room of rooms.gateways) is required as a string")
         }
@@ -86,7 +56,7 @@ public enum RoomCommand: Sendable, Equatable {
                     message: "`\(String(room.prefix(64)))` is not a room of rooms.gateways (\(known))"))
         }
         guard verb == "train" else { return .success(.forget(id: id, room: room)) }
-        guard let device = json["device"]?.roomText, Self.isPrintable(device, max: 256) else {
+        guard let device = json["device"]?.roomText, CommandEnvelope.isPrintable(device, max: 256) else {
             return bad(id, "device", "`device` (a beacon id, 1-256 printable characters) is required as a string")
         }
         var seconds = defaultSeconds
@@ -97,10 +67,6 @@ public enum RoomCommand: Sendable, Equatable {
             seconds = number
         }
         return .success(.train(id: id, room: room, device: device, seconds: seconds))
-    }
-
-    static func isPrintable(_ text: String, max: Int) -> Bool {
-        !text.isEmpty && text.utf8.count <= max && !text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
     }
 
     // MARK: Replies (JSON, keys in this order; docs/mqtt.md)

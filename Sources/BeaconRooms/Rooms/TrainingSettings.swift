@@ -1,3 +1,4 @@
+import BeaconModel
 import BeaconConfigReading
 
 /// `rooms.training`: what Home Assistant's "Train <room>" buttons send (docs/rooms.md, "Training, step by step").
@@ -13,7 +14,7 @@ public struct TrainingSettings: Sendable, Equatable {
 
     public func validate() -> [ConfigIssue] {
         var issues: [ConfigIssue] = []
-        if let device, !RoomCommand.isPrintable(device, max: 256) {
+        if let device, !CommandEnvelope.isPrintable(device, max: 256) {
             issues.append(
                 ConfigIssue(
                     path: "rooms.training.device", message: "must be a beacon id of 1-256 printable characters"))

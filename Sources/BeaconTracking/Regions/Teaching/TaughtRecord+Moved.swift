@@ -80,7 +80,7 @@ extension TaughtRecord {
                 return refuse("anchors", "more than \(Self.maximumAnchors) gateways")
             }
             for (peer, value) in members {
-                guard TeachCommand.isPrintable(peer, max: 128), anchors[peer] == nil,
+                guard CommandEnvelope.isPrintable(peer, max: 128), anchors[peer] == nil,
                     let level = number(value), (-127...20).contains(level)
                 else { return refuse("anchors", "each anchor is a gateway id (once) and a level in -127...20 dBm") }
                 anchors[peer] = level

@@ -98,10 +98,10 @@ public struct TaughtRecord: Sendable, Equatable {
         guard recordSite == site else {
             return refuse("site", "taught on site `\(String(recordSite.prefix(64)))`, not this site `\(site)`")
         }
-        guard case let .string(gateway)? = json["gateway"], TeachCommand.isPrintable(gateway, max: 128) else {
+        guard case let .string(gateway)? = json["gateway"], CommandEnvelope.isPrintable(gateway, max: 128) else {
             return refuse("gateway", "`gateway` must be a gateway id")
         }
-        guard case let .string(device)? = json["device"], TeachCommand.isPrintable(device, max: 256) else {
+        guard case let .string(device)? = json["device"], CommandEnvelope.isPrintable(device, max: 256) else {
             return refuse("device", "`device` must be a beacon id")
         }
         var region: String?

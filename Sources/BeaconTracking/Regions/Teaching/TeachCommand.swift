@@ -10,21 +10,9 @@ public enum TeachCommand: Sendable, Equatable {
     case teach(id: String?, region: String?, device: String, spot: TeachSpot, seconds: Double)
     case forget(id: String?, region: String?, device: String)
 
-    /// Why a command was refused: its `id` when usable, the error kind (`bad_request`, `unknown_region`,
-    /// `unknown_device`, `unknown_operation`, `busy`, `not_heard`, ...), the field or step, and a message.
-    public struct Failure: Error, Sendable, Equatable {
-        public var id: String?
-        public var kind: String
-        public var step: String
-        public var message: String
-
-        public init(id: String?, kind: String, step: String, message: String) {
-            self.id = id
-            self.kind = kind
-            self.step = step
-            self.message = message
-        }
-    }
+    /// Why a command was refused (`unknown_region`, `unknown_device`, `not_heard` beside the kinds every command
+    /// shares).
+    public typealias Failure = CommandFailure
 
     public static let verbs = ["teach", "forget"]
     /// The reply topic level of a command whose verb is not one of `verbs`.
@@ -48,9 +36,7 @@ public enum TeachCommand: Sendable, Equatable {
 
     /// The verb of a command topic under `commandBase` (`<prefix>/regions/command`), nil for any other topic.
     public static func verb(inTopic topic: String, commandBase: String) -> String? {
-        guard topic.hasPrefix(commandBase + "/") else { return nil }
-        let verb = String(topic.dropFirst(commandBase.count + 1))
-        return verb.isEmpty || verb.contains("/") ? nil : verb
+        CommandEnvelope.verb(inTopic: topic, commandBase: commandBase)
     }
 
     /// Reads a command. `regions`: the configured regions' names, the only regions accepted. `region` is nil
@@ -59,31 +45,16 @@ public enum TeachCommand: Sendable, Equatable {
         func bad(_ id: String?, _ field: String, _ message: String) -> Result<TeachCommand, Failure> {
             .failure(Failure(id: id, kind: "bad_request", step: field, message: message))
         }
-        guard verbs.contains(verb) else {
-            return .failure(
-                Failure(
-                    id: nil, kind: "unknown_operation", step: "topic",
-                    message: "`\(String(verb.prefix(64)))` is not a regions command (teach, forget)"))
+        let envelope: CommandEnvelope
+        switch CommandEnvelope.read(
+            verb: verb, payload: payload, verbs: verbs, group: "regions", maxPayload: maxPayload,
+            allowed: verb == "teach" ? ["id", "region", "device", "at", "seconds"] : ["id", "region", "device"])
+        {
+        case let .success(read): envelope = read
+        case let .failure(failure): return .failure(failure)
         }
-        guard payload.count <= maxPayload else {
-            return bad(nil, "payload", "the payload is \(payload.count) bytes, at most \(maxPayload)")
-        }
-        guard let text = String(validating: payload, as: UTF8.self),
-            let json = try? JSONValue(parsing: text, maxDepth: 4),
-            case let .object(members) = json
-        else { return bad(nil, "payload", "the payload is not a JSON object") }
-        var id: String?
-        if let value = json["id"] {
-            guard case let .string(text) = value, isPrintable(text, max: 128) else {
-                return bad(nil, "id", "`id` must be a string of 1-128 printable characters")
-            }
-            id = text
-        }
-        let allowed: Set = verb == "teach" ? ["id", "region", "device", "at", "seconds"] : ["id", "region", "device"]
-        if let unknown = members.first(where: { !allowed.contains($0.0) }) {
-            return bad(id, unknown.0, "unknown field `\(String(unknown.0.prefix(64)))`")
-        }
-        guard case let .string(device)? = json["device"], isPrintable(device, max: 256) else {
+        let (id, json) = (envelope.id, envelope.json)
+        guard case let .string(device)? = json["device"], CommandEnvelope.isPrintable(device, max: 256) else {
             return bad(id, "device", "`device` (a beacon id, 1-256 printable characters) is required as a string")
         }
         var spot = TeachSpot.boundary
@@ -95,7 +66,7 @@ public enum TeachCommand: Sendable, Equatable {
         }
         var region: String?
         if let value = json["region"] {
-            guard case let .string(name) = value, isPrintable(name, max: 256) else {
+            guard case let .string(name) = value, CommandEnvelope.isPrintable(name, max: 256) else {
                 return bad(id, "region", "`region` must be a region's name as a string")
             }
             guard regions.contains(name) else {
@@ -129,9 +100,5 @@ public enum TeachCommand: Sendable, Equatable {
             seconds = number
         }
         return .success(.teach(id: id, region: region, device: device, spot: spot, seconds: seconds))
-    }
-
-    static func isPrintable(_ text: String, max: Int) -> Bool {
-        !text.isEmpty && text.utf8.count <= max && !text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
     }
 }
