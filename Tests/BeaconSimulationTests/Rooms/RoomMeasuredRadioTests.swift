@@ -83,7 +83,8 @@ import Testing
     /// Channel offsets of −8, 0 and +8 dB and nothing else random: the measured radio hops between them report by
     /// report, the pessimistic one holds each for its 10 s dwell; the true level is the mean over the channels.
     @Test func theMeasuredRadioMixesTheChannelsReportByReport() throws {
-        let quiet = #""shadowing_sigma_db": 0, "fading_sigma_db": 0, "channel_offsets_db": [-8, 0, 8], "#
+        let quiet =
+            #""shadowing_sigma_db": 0, "fading_sigma_db": 0, "channel_offsets_db": [-8, 0, 8], "#
             + #""body_blocking": {"mean_interval_s": 0}, "loss_burst_share": 0"#
         for model in ["measured", "pessimistic"] {
             let scenario = try Self.still(radio: "{\"model\": \"\(model)\", \(quiet)}")
@@ -115,7 +116,8 @@ import Testing
     /// departs from the true level (the mean of the three) by σ·√(2/3) ≈ 2.7 dB RMS; on the pessimistic radio the
     /// one process is the level and a report departs from it only by rounding.
     @Test func eachChannelHasItsOwnShadowingAndTheLevelIsTheirMean() throws {
-        let only = #""fading_sigma_db": 0, "channel_offset_sigma_db": 0, "shadowing_sigma_db": 3.3, "#
+        let only =
+            #""fading_sigma_db": 0, "channel_offset_sigma_db": 0, "shadowing_sigma_db": 3.3, "#
             + #""shadowing_time_s": 2.1, "body_blocking": {"mean_interval_s": 0}, "loss_burst_share": 0"#
         for model in ["measured", "pessimistic"] {
             let scenario = try Self.still(radio: "{\"model\": \"\(model)\", \(only)}")
