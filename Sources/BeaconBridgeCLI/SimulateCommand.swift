@@ -21,9 +21,10 @@ enum SimulateCommand {
           --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
           --seed N          override the scenario's seed (0...2^64-1)
           --seeds K         run K seeds (the seed, seed+1, ...) and print the aggregate (1...1000)
-          --radio MODEL     run every region scenario on this radio instead of its own: measured (the
-                            default of files that name none), pessimistic (the 5 s model before issue 30)
-                            or independent (docs/scenarios.md, "The radio model")
+          --radio MODEL     run every scenario on this radio instead of its own: measured (the default of
+                            files that name none, rooms files included), pessimistic (the 5 s model before
+                            issue 30) or independent (region scenarios only; docs/scenarios.md, "The radio
+                            model")
           --sensitivity P   run every region with this preset (fast, balanced, steady) instead of its own
                             timing keys (docs/tracking-and-regions.md, "Sensitivity presets")
           --summary-only    print only the summary line, not the events
@@ -139,17 +140,22 @@ enum SimulateCommand {
         // Multi-gateway scenarios ("kind": "rooms") go to the room arbiter's simulation (docs/rooms.md).
         let rooms = texts.filter { RoomScenario.isRoomScenario(json: $0.text) }
         if !rooms.isEmpty {
-            if radioModel != nil || preset != nil || teach != nil {
+            if preset != nil || teach != nil {
+                return usageError("--sensitivity and --teach take region scenarios (rooms have their own arbiter)")
+            }
+            if radioModel == .independent {
                 return usageError(
-                    "--radio, --sensitivity and --teach take region scenarios (rooms have their own radio and arbiter)")
+                    "--radio independent takes region scenarios (rooms run on the measured or pessimistic radio)")
             }
             guard rooms.count == texts.count else {
                 return usageError("rooms scenarios cannot be mixed with region scenarios")
             }
-            if let capturePath { return SimulateRooms.capture(text: rooms[0], seed: seed, pattern: capturePath) }
+            if let capturePath {
+                return SimulateRooms.capture(text: rooms[0], seed: seed, pattern: capturePath, radioModel: radioModel)
+            }
             return SimulateRooms.run(
                 texts: rooms, seed: seed, seeds: seeds, summaryOnly: summaryOnly, frontier: frontier,
-                trueLevels: trueLevels, gatewayLinks: gatewayLinks, spatialBias: spatialBias)
+                trueLevels: trueLevels, gatewayLinks: gatewayLinks, spatialBias: spatialBias, radioModel: radioModel)
         }
         for (path, text) in texts {
             do {

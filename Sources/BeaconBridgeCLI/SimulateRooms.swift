@@ -10,12 +10,12 @@ enum SimulateRooms {
     static func run(
         texts: [(path: String, text: String)], seed: UInt64?, seeds: Int, summaryOnly: Bool, frontier: Bool = false,
         trueLevels: Bool = false, gatewayLinks: GatewayLinkRadio.Variant? = nil,
-        spatialBias: SpatialBiasRadio.Variant? = nil
+        spatialBias: SpatialBiasRadio.Variant? = nil, radioModel: ScenarioRadio.Model? = nil
     ) -> Int32 {
         var scenarios: [RoomScenario] = []
         for (path, text) in texts {
             do {
-                var scenario = try RoomScenario(json: text)
+                var scenario = try RoomScenario(json: text, radioModel: radioModel)
                 if let seed { scenario.seed = seed }
                 if let gatewayLinks { scenario.gatewayLinks = GatewayLinkRadio(gatewayLinks) }
                 if let spatialBias { scenario.spatialBias = SpatialBiasRadio(spatialBias) }
@@ -66,9 +66,11 @@ enum SimulateRooms {
     }
 
     /// `--capture`: one capture per gateway and the ground truth (SimulateRoomsCapture).
-    static func capture(text: (path: String, text: String), seed: UInt64?, pattern: String) -> Int32 {
+    static func capture(
+        text: (path: String, text: String), seed: UInt64?, pattern: String, radioModel: ScenarioRadio.Model? = nil
+    ) -> Int32 {
         do {
-            var scenario = try RoomScenario(json: text.text)
+            var scenario = try RoomScenario(json: text.text, radioModel: radioModel)
             if let seed { scenario.seed = seed }
             return SimulateRoomsCapture.write(scenario, pattern: pattern) ?? ExitCode.ok
         } catch {

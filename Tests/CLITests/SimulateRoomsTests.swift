@@ -102,4 +102,32 @@ import Glibc
         ])
         #expect(regionLinks.status == 64)
     }
+
+    /// Rooms files run on the measured radio unless told (issue 43, session 27): `--radio pessimistic` gives the
+    /// streams of before, `--radio measured` the default's, `--radio independent` is a usage error for rooms.
+    @Test func theRadioOptionTakesRoomsFiles() async throws {
+        try #require(access(SimulateCommandTests.binary, X_OK) == 0, "build the binary first: swift build")
+        let short = SimulateCommandTests.writeTemporary(
+            try String(contentsOfFile: Self.doorway, encoding: .utf8)
+                .replacingOccurrences(of: #""duration_s": 5400"#, with: #""duration_s": 600"#))
+        defer { unlink(short) }
+        let base = ["simulate", "--scenario", short, "--summary-only"]
+        let unnamed = try await BuiltBinary.run(base)
+        let measured = try await BuiltBinary.run(base + ["--radio", "measured"])
+        let pessimistic = try await BuiltBinary.run(base + ["--radio", "pessimistic"])
+        #expect(unnamed.status == 0 && measured.status == 0 && pessimistic.status == 0, "\(pessimistic.stderr)")
+        #expect(unnamed.stdout == measured.stdout, "the default is the measured radio")
+        #expect(measured.stdout != pessimistic.stdout, "another radio, another world")
+        let independent = try await BuiltBinary.run(base + ["--radio", "independent"])
+        #expect(independent.status == 64)
+        #expect(independent.stderr.contains("--radio independent takes region scenarios"))
+        let named = SimulateCommandTests.writeTemporary(
+            #"{"kind": "rooms", "duration_s": 60, "radio": {"model": "independent"}, "#
+                + #""rooms": [{"name": "a", "x": [0, 1], "y": [0, 1]}], "gateways": [{"id": "g", "x": 0.5, "y": 0.5}], "#
+                + #""people": [{"path": [{"t": 0}]}]}"#)
+        defer { unlink(named) }
+        let refused = try await BuiltBinary.run(["simulate", "--scenario", named])
+        #expect(refused.status == 78)
+        #expect(refused.stderr.contains("radio.model: rooms scenarios run on the measured or pessimistic radio"))
+    }
 }

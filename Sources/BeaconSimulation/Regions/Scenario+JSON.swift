@@ -95,13 +95,11 @@ extension Scenario {
 }
 
 extension ScenarioRadio {
-    /// `defaultModel`: the model of a file that names none (rooms scenarios keep the pessimistic radio: the room
-    /// simulator does not draw the measured radio's channel mixing or constant offsets).
-    init(
-        _ fields: ScenarioFields, forcing forced: Model? = nil, defaultModel: Model = .measured
-    ) throws(ScenarioError) {
+    /// A file that names no `model` runs on the measured radio (region and, since issue 43's session 27, rooms
+    /// scenarios alike); `forced` (`simulate --radio`) replaces the file's model.
+    init(_ fields: ScenarioFields, forcing forced: Model? = nil) throws(ScenarioError) {
         var fields = fields
-        var chosen = defaultModel
+        var chosen = Model.measured
         if let name = try fields.string("model") {
             // `realistic` is the pessimistic model's name from before the measured radio (issue 30).
             guard let parsed = name == "realistic" ? .pessimistic : Model(rawValue: name) else {

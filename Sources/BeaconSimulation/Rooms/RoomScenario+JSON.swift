@@ -9,8 +9,12 @@ extension RoomScenario {
         return members.contains { $0.0 == "kind" && $0.1 == .string("rooms") }
     }
 
-    /// Parses and validates a rooms scenario (docs/rooms.md). Errors name the key path.
-    public init(json text: String) throws(ScenarioError) {
+    /// Parses and validates a rooms scenario (docs/rooms.md). Errors name the key path. A file that names no
+    /// `radio.model` runs on the measured radio (issue 43, session 27; before it, rooms defaulted to the
+    /// pessimistic one); `radioModel` runs it on that model instead (`simulate --radio`), the file's keys of the
+    /// measured and pessimistic models still applying on top of that model's defaults. Rooms have no independent
+    /// radio: the room simulator draws only the correlated ones, so `independent` is refused either way.
+    public init(json text: String, radioModel: ScenarioRadio.Model? = nil) throws(ScenarioError) {
         let root: JSONValue
         do { root = try JSONValue(parsing: text) } catch {
             throw ScenarioError(path: "", message: "not valid JSON: \(error)")
@@ -27,8 +31,14 @@ extension RoomScenario {
         }
         let radio =
             try fields.object("radio").map { fields throws(ScenarioError) in
-                try ScenarioRadio(fields, defaultModel: .pessimistic)
-            } ?? ScenarioRadio(model: .pessimistic)
+                try ScenarioRadio(fields, forcing: radioModel)
+            } ?? ScenarioRadio(model: radioModel ?? .measured)
+        guard radio.model != .independent else {
+            throw ScenarioError(
+                kind: .invalid, path: radioModel == nil ? "radio.model" : "",
+                message: "rooms scenarios run on the measured or pessimistic radio, not 'independent' "
+                    + "(the room simulator draws only the correlated radios)")
+        }
         var tracker = RoomScenario.defaultTracker
         if let block = try fields.object("tracker") {
             var hasPublish = block

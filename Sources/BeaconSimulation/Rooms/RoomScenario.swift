@@ -37,7 +37,7 @@ public struct RoomScenario: Sendable {
 
     public init(
         name: String = "rooms", seed: UInt64 = 1, startTime: Timestamp = 1_700_000_000, duration: Double,
-        radio: ScenarioRadio = ScenarioRadio(model: .pessimistic),
+        radio: ScenarioRadio = ScenarioRadio(model: .measured),
         tracker: TrackerSettings = RoomScenario.defaultTracker,
         plan: FloorPlan, people: [ScenarioBeacon], arbiter: RoomArbiterSettings? = nil, warmup: Double = 10,
         minimumStay: Double = 30, matchGrace: Double = 15

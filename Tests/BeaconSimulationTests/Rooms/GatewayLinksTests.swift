@@ -24,7 +24,7 @@ import Testing
     }
 
     static let quiet = """
-        {"shadowing_sigma_db": 0, "fading_sigma_db": 0, "channel_offset_sigma_db": 0,
+        {"model": "pessimistic", "shadowing_sigma_db": 0, "fading_sigma_db": 0, "channel_offset_sigma_db": 0,
          "body_blocking": {"mean_interval_s": 0}}
         """
 

@@ -10,7 +10,7 @@ import Testing
     static func tiny() throws -> RoomScenario {
         try RoomScenario(
             json: """
-                {"kind": "rooms", "name": "tiny", "seed": 4, "duration_s": 700,
+                {"kind": "rooms", "name": "tiny", "seed": 4, "duration_s": 700, "radio": {"model": "pessimistic"},
                  "rooms": [{"name": "a", "x": [0, 5], "y": [0, 4]}, {"name": "b", "x": [5, 10], "y": [0, 4]}],
                  "walls": [{"from": [5, 0], "to": [5, 1.5], "attenuation_db": 6.9},
                            {"from": [5, 2.5], "to": [5, 4], "attenuation_db": 6.9}],

@@ -24,7 +24,7 @@ import Testing
 
     /// Every random radio term off: no shadowing, fading, channel offsets, body blocking or loss.
     static let quiet = """
-        {"shadowing_sigma_db": 0, "fading_sigma_db": 0, "channel_offset_sigma_db": 0,
+        {"model": "pessimistic", "shadowing_sigma_db": 0, "fading_sigma_db": 0, "channel_offset_sigma_db": 0,
          "body_blocking": {"mean_interval_s": 0}}
         """
 
@@ -110,7 +110,7 @@ import Testing
     @Test func theTrueLevelIsTheReportsLessTheFastFadingOfTheSameWorld() throws {
         // Channel offsets off, so a heard report's RSSI is the link's level plus fading (σ 3 dB) and rounding.
         let scenario = try Self.scenario(
-            radio: #"{"channel_offset_sigma_db": 0}"#,
+            radio: #"{"model": "pessimistic", "channel_offset_sigma_db": 0}"#,
             people: #"[{"id": "still", "rate_hz": 5, "loss": 0, "path": [{"t": 0, "x": 2, "y": 2}]}]"#)
         let simulator = RoomSimulator(scenario)
         let person = scenario.people[0]

@@ -27,7 +27,7 @@ import Testing
     }
 
     static let twoRooms = """
-        {"kind": "rooms", "name": "two-rooms", "seed": 3, "duration_s": 1800,
+        {"kind": "rooms", "name": "two-rooms", "seed": 3, "duration_s": 1800, "radio": {"model": "pessimistic"},
          "rooms": [{"name": "a", "x": [0, 5], "y": [0, 4]}, {"name": "b", "x": [5, 10], "y": [0, 4]}],
          "walls": [{"from": [5, 0], "to": [5, 1.5], "attenuation_db": 6.9}, {"from": [5, 2.5], "to": [5, 4], "attenuation_db": 6.9}],
          "gateways": [{"id": "gw-a", "x": 1, "y": 2, "receiver_offset_db": 3}, {"id": "gw-b", "x": 9, "y": 2}],

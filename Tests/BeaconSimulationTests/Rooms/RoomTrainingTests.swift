@@ -14,7 +14,7 @@ import Testing
     {
         try RoomScenario(
             json: """
-                {"kind": "rooms", "name": "train", "seed": 5, "duration_s": \(duration),
+                {"kind": "rooms", "name": "train", "seed": 5, "duration_s": \(duration), "radio": {"model": "pessimistic"},
                  "rooms": \(rooms ?? #"[{"name": "a", "x": [0, 5], "y": [0, 4]}, {"name": "b", "x": [5, 10], "y": [0, 4]}]"#),
                  "walls": [{"from": [5, 0], "to": [5, 1.5], "attenuation_db": 3.4},
                            {"from": [5, 2.5], "to": [5, 4], "attenuation_db": 3.4}],
