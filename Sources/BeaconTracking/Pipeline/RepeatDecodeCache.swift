@@ -70,7 +70,14 @@ struct RepeatDecodeCache: Sendable {
     package struct Entry: Sendable {
         package var observations: [Observation]
         package var localName: String?
+        /// Per observation, the tracker handle of its beacon's slot the last time it was processed (`.none` before
+        /// the first time): the pipeline passes it back to the tracker, which then does not hash the beacon id.
+        package var handles: [TrackerHandle] = []
     }
+
+    /// Where an entry is, from `position(for:)`, until the cache next changes (`insert`, a lookup that moves an
+    /// entry, `removeAll`).
+    package typealias Position = [Key: Entry].Index
 
     /// Longer advertising data (extended advertising, up to 1,650 bytes) is decoded every time, which bounds the
     /// memory the keys take (at most 2 x 1,024 x 255 bytes).
@@ -89,27 +96,52 @@ struct RepeatDecodeCache: Sendable {
 
     /// The cached entry for `key`, or nil (a miss is counted).
     package mutating func entry(for key: Key) -> Entry? {
+        position(for: key).map { entry(at: $0) }
+    }
+
+    /// Where the cached entry for `key` is, or nil (a miss is counted).
+    package mutating func position(for key: Key) -> Position? {
         guard capacity > 0 else { return nil }
-        if let entry = current[key] {
+        if let position = current.index(forKey: key) {
             hits &+= 1
-            return entry
+            return position
         }
         if let entry = previous.removeValue(forKey: key) {
             hits &+= 1
-            insert(entry, for: key)
-            return entry
+            return insert(entry, for: key)
         }
         misses &+= 1
         return nil
     }
 
-    package mutating func insert(_ entry: Entry, for key: Key) {
-        guard capacity > 0 else { return }
+    package func entry(at position: Position) -> Entry { current.values[position] }
+
+    /// The tracker handle kept for the entry's `observation`th observation (`.none` if none was kept).
+    package func handle(at position: Position, observation: Int) -> TrackerHandle {
+        let handles = current.values[position].handles
+        return observation < handles.count ? handles[observation] : .none
+    }
+
+    /// Keeps the tracker handle of the entry's `observation`th observation.
+    package mutating func setHandle(_ handle: TrackerHandle, at position: Position, observation: Int) {
+        guard observation < current.values[position].observations.count else { return }
+        if current.values[position].handles.count != current.values[position].observations.count {
+            current.values[position].handles = Array(
+                repeating: .none, count: current.values[position].observations.count)
+        }
+        current.values[position].handles[observation] = handle
+    }
+
+    /// Caches `entry` for `key`; returns where it is (nil when the cache is off).
+    @discardableResult
+    package mutating func insert(_ entry: Entry, for key: Key) -> Position? {
+        guard capacity > 0 else { return nil }
         if current.count >= capacity {
             previous = current
             current = Dictionary(minimumCapacity: capacity)
         }
         current[key] = entry
+        return current.index(forKey: key)
     }
 
     package mutating func removeAll() {
