@@ -139,7 +139,7 @@ import Testing
         #expect(off.count == 0)
     }
 
-    /// The key's fingerprint (what the dictionary hashes) sees every byte, the length, the address and its type:
+    /// The key's fingerprint (what the cache's table is probed by) sees every byte, the length, the address and its type:
     /// one changed byte anywhere in 0...40 bytes of data, a trailing zero, another sender or type makes
     /// another fingerprint, and equal keys have equal ones.
     @Test func theFingerprintCoversEveryPartOfTheKey() {
@@ -174,5 +174,107 @@ import Testing
             }
         }
         #expect(fingerprints.count == keys)  // 861 distinct keys, 861 distinct fingerprints
+    }
+
+    /// The cache's own table against the two generations as dictionaries (what it was before, written out here):
+    /// the same hits, misses, sizes and entries over 20,000 random lookups-then-inserts, with fingerprints forced to
+    /// collide (200 keys on 4 fingerprints, among them 0 and 1, which the table keeps as tags of their own) and a
+    /// capacity small enough to rotate the generations and leave removed slots in the previous one all the time.
+    @Test(arguments: [1, 5, 64])
+    func theTableBehavesAsTwoDictionaryGenerations(capacity: Int) {
+        struct Reference {
+            var current: [Int: String] = [:]
+            var previous: [Int: String] = [:]
+            let capacity: Int
+            var hits = 0
+            var misses = 0
+            mutating func entry(for key: Int) -> String? {
+                if let name = current[key] {
+                    hits += 1
+                    return name
+                }
+                if let name = previous.removeValue(forKey: key) {
+                    hits += 1
+                    insert(name, for: key)
+                    return name
+                }
+                misses += 1
+                return nil
+            }
+            mutating func insert(_ name: String, for key: Int) {
+                if current.count >= capacity {
+                    previous = current
+                    current = [:]
+                }
+                current[key] = name
+            }
+        }
+        let fingerprints: [UInt64] = [0, 1, 0x8000_0000_0000_0000, 0x1234]
+        func key(_ number: Int) -> RepeatDecodeCache.Key {
+            // Colliding fingerprints, and data that differs only in its last byte or its length.
+            RepeatDecodeCache.Key(
+                data: Array(repeating: 7, count: 9 + number % 3) + [UInt8(number)],
+                address: BluetoothAddress(rawValue: UInt64(number % 2)), addressType: .publicDevice,
+                fingerprint: fingerprints[number % fingerprints.count])
+        }
+        var cache = RepeatDecodeCache(capacity: capacity)
+        var reference = Reference(capacity: capacity)
+        var generator = SplitMix(seed: UInt64(capacity))
+        for _ in 0..<20_000 {
+            // Mostly a hot set of a few keys, sometimes any of the 200.
+            let number = generator.next() % 4 == 0 ? Int(generator.next() % 200) : Int(generator.next() % 6)
+            let expected = reference.entry(for: number)
+            let found = cache.entry(for: key(number))
+            #expect(found?.localName == expected)
+            if expected == nil {
+                reference.insert("k\(number)", for: number)
+                cache.insert(.init(observations: [], localName: "k\(number)"), for: key(number))
+            }
+            #expect(cache.count == reference.current.count + reference.previous.count)
+        }
+        #expect(cache.hits == UInt64(reference.hits))
+        #expect(cache.misses == UInt64(reference.misses))
+        #expect(cache.hits > 1_000 && cache.misses > 1_000)
+    }
+
+    /// A handle kept on an entry stays with it when it moves between generations, and is gone when the entry is
+    /// decoded again (a new entry starts without).
+    @Test func aKeptHandleMovesWithItsEntry() throws {
+        var cache = RepeatDecodeCache(capacity: 2)
+        func key(_ byte: UInt8) -> RepeatDecodeCache.Key {
+            RepeatDecodeCache.Key(
+                data: [2, 1, byte], address: BluetoothAddress(rawValue: 1), addressType: .publicDevice)
+        }
+        let observation = Observation(
+            timestamp: 0, beaconID: "b", format: "ibeacon", identifiers: [], address: BluetoothAddress(rawValue: 1),
+            rssi: nil, measuredPower: nil)
+        let two = RepeatDecodeCache.Entry(observations: [observation, observation], localName: nil)
+        let inserted = cache.insert(two, for: key(0))
+        let position = try #require(inserted)
+        #expect(cache.handle(at: position, observation: 1) == .none)
+        cache.setHandle(TrackerHandle(slot: 3, generation: 9), at: position, observation: 1)
+        cache.insert(two, for: key(1))
+        cache.insert(two, for: key(2))  // rotates: key 0 is in the previous generation
+        let found = cache.position(for: key(0))
+        let moved = try #require(found)
+        #expect(cache.handle(at: moved, observation: 1) == TrackerHandle(slot: 3, generation: 9))
+        #expect(cache.handle(at: moved, observation: 0) == .none)
+        #expect(cache.handle(at: moved, observation: 2) == .none)  // past the observations
+        cache.removeAll()
+        #expect(cache.count == 0)
+        #expect(cache.position(for: key(0)) == nil)
+    }
+}
+
+/// A small seeded generator (SplitMix64), so a failing run repeats.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

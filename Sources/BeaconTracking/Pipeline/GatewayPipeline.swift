@@ -75,11 +75,13 @@ public struct GatewayPipeline: Sendable {
         guard let complete = assembler.add(report) else { return }
         var observations: [Observation]
         // A repeat's observations come from the cache as they are; this report's time and RSSI go on each copy
-        // below (so the cached array is not copied to be changed).
+        // below (so the cached array is not copied to be changed). `cached`: where the cache keeps them and the
+        // tracker handles of their beacons.
         var repeated = false
+        var cached: RepeatDecodeCache.Position?
         switch resolver.resolve(complete.address, type: complete.addressType, at: complete.timestamp) {
         case .notPrivate:
-            (observations, repeated) = decodeRepeatable(complete)
+            (observations, repeated, cached) = decodeRepeatable(complete)
         case .resolved(let index, _):
             counters.resolvedReports += 1
             let data = parse(complete)
@@ -87,7 +89,7 @@ public struct GatewayPipeline: Sendable {
             let device = DecodedAdvertisement(report: complete, advertisingData: data, beacons: [])
             observations.append(privateDevices[index].observation(from: device))
         case .unresolved where publishUnresolved:
-            (observations, repeated) = decodeRepeatable(complete)
+            (observations, repeated, cached) = decodeRepeatable(complete)
         case .unresolved:
             // Privacy by default: nothing identified by this address (device sightings, frames keyed by the
             // address) leaves the gateway; beacons with identifiers of their own still do.
@@ -97,7 +99,7 @@ public struct GatewayPipeline: Sendable {
         }
         guard !observations.isEmpty else { return }
         let rssi = complete.rssi.map { Int($0) }
-        for var observation in observations {
+        for (number, var observation) in observations.enumerated() {
             if repeated {
                 observation.timestamp = complete.timestamp
                 observation.rssi = rssi
@@ -105,7 +107,15 @@ public struct GatewayPipeline: Sendable {
             guard replayGuard.admit(observation) else { continue }
             counters.beacons += 1
             if observation.name == nil { observation.name = names.name(for: complete.address) }
-            events.append(contentsOf: engine.process(observation))
+            guard let cached else {
+                events.append(contentsOf: engine.process(observation))
+                continue
+            }
+            // The beacon's slot by the handle the cache kept (no hash of its id), and the handle kept for next time.
+            let kept = repeats.handle(at: cached, observation: number)
+            var handle = kept
+            events.append(contentsOf: engine.process(observation, handle: &handle))
+            if handle != kept { repeats.setHandle(handle, at: cached, observation: number) }
         }
         counters.replayedFrames = replayGuard.duplicates
     }
@@ -120,20 +130,25 @@ public struct GatewayPipeline: Sendable {
     /// Observations straight from the AD structures (the one decode path; the decode bench measures it), or, when
     /// the device sent the same bytes recently, the cached observations (`repeated`: they still carry the time
     /// and RSSI of the report that was decoded; the caller puts this report's on them).
-    private mutating func decodeRepeatable(_ report: AdvertisingReport) -> (list: [Observation], repeated: Bool) {
+    /// `position`: where the cache keeps the observations (nil when it does not), for their tracker handles.
+    private mutating func decodeRepeatable(
+        _ report: AdvertisingReport
+    ) -> (list: [Observation], repeated: Bool, position: RepeatDecodeCache.Position?) {
         let key =
             report.data.count <= RepeatDecodeCache.maximumDataLength
             ? RepeatDecodeCache.Key(data: report.data, address: report.address, addressType: report.addressType)
             : nil
-        if let key, let entry = repeats.entry(for: key) {
+        if let key, let position = repeats.position(for: key) {
             counters.repeatedReports += 1
+            let entry = repeats.entry(at: position)
             if let name = entry.localName { names.remember(name, for: report.address) }
-            return (entry.observations, true)
+            return (entry.observations, true, position)
         }
         let data = parse(report)
         let observations = decoder.observations(of: report, in: data, includeDevices: includeDevices)
-        if let key { repeats.insert(.init(observations: observations, localName: data.localName), for: key) }
-        return (observations, false)
+        guard let key else { return (observations, false, nil) }
+        let position = repeats.insert(.init(observations: observations, localName: data.localName), for: key)
+        return (observations, false, position)
     }
 
     /// The engine's taught table (`RegionEngine.setTaught`).

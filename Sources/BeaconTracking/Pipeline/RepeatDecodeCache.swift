@@ -14,11 +14,12 @@ import BeaconModel
 /// one and the oldest generation is dropped, so a device that keeps sending the same bytes stays cached while
 /// advertisements that change every time (rotating payloads, counters) pass through without evicting it for long.
 struct RepeatDecodeCache: Sendable {
-    package struct Key: Hashable, Sendable {
-        /// A 64-bit mix of the other three, made once per report: the dictionary hashes only this word (SipHash
-        /// of the address, the type and some 30 data bytes was about 5 % of the live path, issue 45) and
-        /// equality compares it first. Seeded per process, so bytes chosen to collide cannot be prepared in
-        /// advance; a collision costs only a comparison of the data (equality still compares everything).
+    package struct Key: Equatable, Sendable {
+        /// A 64-bit mix of the other three, made once per report: the cache's tables are probed by this word alone
+        /// (no `Hasher`: SipHash of the address, the type and some 30 data bytes, then of the fingerprint, was
+        /// about 5 % of the live path, issue 45) and equality compares it first. Seeded per process, so bytes
+        /// chosen to collide cannot be prepared in advance; a collision costs only a comparison of the data
+        /// (equality still compares everything).
         package let fingerprint: UInt64
         package let data: [UInt8]
         package let address: BluetoothAddress
@@ -31,7 +32,37 @@ struct RepeatDecodeCache: Sendable {
             fingerprint = Self.fingerprint(data, address: address, addressType: addressType)
         }
 
-        package func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
+        /// A key with a chosen fingerprint, for tests of colliding fingerprints.
+        init(data: [UInt8], address: BluetoothAddress, addressType: AddressType, fingerprint: UInt64) {
+            self.data = data
+            self.address = address
+            self.addressType = addressType
+            self.fingerprint = fingerprint
+        }
+
+        /// The fingerprint, then the address and type, then the data (eight bytes at a time).
+        package static func == (lhs: Key, rhs: Key) -> Bool {
+            guard lhs.fingerprint == rhs.fingerprint, lhs.address == rhs.address,
+                lhs.addressType == rhs.addressType, lhs.data.count == rhs.data.count
+            else { return false }
+            return lhs.data.withUnsafeBytes { left in
+                rhs.data.withUnsafeBytes { right in
+                    var offset = 0
+                    while offset + 8 <= left.count {
+                        guard
+                            left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                                == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                        else { return false }
+                        offset += 8
+                    }
+                    while offset < left.count {
+                        guard left[offset] == right[offset] else { return false }
+                        offset += 1
+                    }
+                    return true
+                }
+            }
+        }
 
         /// This process's seed of the fingerprints (random, as `Hasher`'s own seed is).
         static let seed = UInt64.random(in: .min ... .max)
@@ -70,14 +101,17 @@ struct RepeatDecodeCache: Sendable {
     package struct Entry: Sendable {
         package var observations: [Observation]
         package var localName: String?
+        /// Per observation, the tracker handle of its beacon's slot the last time it was processed (`.none` before
+        /// the first time): the pipeline passes it back to the tracker, which then does not hash the beacon id.
+        package var handles: [TrackerHandle] = []
     }
 
     /// Longer advertising data (extended advertising, up to 1,650 bytes) is decoded every time, which bounds the
     /// memory the keys take (at most 2 x 1,024 x 255 bytes).
     static let maximumDataLength = 255
 
-    private var current: [Key: Entry] = [:]
-    private var previous: [Key: Entry] = [:]
+    private var current = RepeatDecodeTable()
+    private var previous = RepeatDecodeTable()
     package let capacity: Int
     private(set) var hits: UInt64 = 0
     private(set) var misses: UInt64 = 0
@@ -87,33 +121,61 @@ struct RepeatDecodeCache: Sendable {
 
     package var count: Int { current.count + previous.count }
 
+    /// Where an entry is, from `position(for:)` or `insert`, until the cache next changes (`insert`, a lookup
+    /// that moves an entry, `removeAll`).
+    package typealias Position = Int
+
     /// The cached entry for `key`, or nil (a miss is counted).
     package mutating func entry(for key: Key) -> Entry? {
+        position(for: key).map { entry(at: $0) }
+    }
+
+    /// Where the cached entry for `key` is, or nil (a miss is counted). An entry found in the previous generation
+    /// moves to the current one.
+    package mutating func position(for key: Key) -> Position? {
         guard capacity > 0 else { return nil }
-        if let entry = current[key] {
+        if let position = current.find(key) {
             hits &+= 1
-            return entry
+            return position
         }
-        if let entry = previous.removeValue(forKey: key) {
+        if let slot = previous.find(key) {
             hits &+= 1
-            insert(entry, for: key)
-            return entry
+            return insert(previous.remove(at: slot), for: key)
         }
         misses &+= 1
         return nil
     }
 
-    package mutating func insert(_ entry: Entry, for key: Key) {
-        guard capacity > 0 else { return }
+    package func entry(at position: Position) -> Entry { current.entry(at: position) }
+
+    /// The tracker handle kept for the entry's `observation`th observation (`.none` if none was kept).
+    package func handle(at position: Position, observation: Int) -> TrackerHandle {
+        current.handle(at: position, observation: observation)
+    }
+
+    /// Keeps the tracker handle of the entry's `observation`th observation.
+    package mutating func setHandle(_ handle: TrackerHandle, at position: Position, observation: Int) {
+        current.setHandle(handle, at: position, observation: observation)
+    }
+
+    /// Caches `entry` for `key` (replacing what the current generation has for it); returns where it is (nil when
+    /// the cache is off). A full current generation becomes the previous one first, and the previous one is
+    /// dropped.
+    @discardableResult
+    package mutating func insert(_ entry: Entry, for key: Key) -> Position? {
+        guard capacity > 0 else { return nil }
         if current.count >= capacity {
-            previous = current
-            current = Dictionary(minimumCapacity: capacity)
+            swap(&current, &previous)
+            current.removeAll(keepingCapacity: true)
+        } else if let position = current.find(key) {
+            current.replace(entry, at: position)
+            return position
         }
-        current[key] = entry
+        return current.insert(entry, for: key)
     }
 
     package mutating func removeAll() {
-        current = [:]
-        previous = [:]
+        current = RepeatDecodeTable()
+        previous = RepeatDecodeTable()
     }
 }

@@ -94,6 +94,15 @@ public struct RegionEngine: Sendable {
 
     /// Processes one observation; returns the events it causes, in order.
     public mutating func process(_ observation: Observation) -> [EngineEvent] {
+        var handle = TrackerHandle.none
+        return process(observation, handle: &handle)
+    }
+
+    /// Processes one observation as `process(_:)` does. `handle`: the tracker handle of the observation's beacon
+    /// from an earlier call, or `.none`; a valid one finds the beacon's slot without hashing its id (issue 45),
+    /// a stale or foreign one is ignored. On return it names the beacon's slot (unchanged when the observation
+    /// has no valid time).
+    mutating func process(_ observation: Observation, handle: inout TrackerHandle) -> [EngineEvent] {
         tracker.counters.observations += 1
         guard observation.timestamp.isFinite else {
             tracker.counters.invalidTime += 1
@@ -102,10 +111,13 @@ public struct RegionEngine: Sendable {
         var events: [EngineEvent] = []
         if observation.rssi == nil { tracker.counters.rssiUnavailable += 1 }
         let filterSettings = settings.filter
-        let (slot, _, evicted) = tracker.slot(for: observation.beaconID, at: observation.timestamp) {
+        let (slot, _, evicted) = tracker.slot(
+            for: observation.beaconID, hint: handle, at: observation.timestamp
+        ) {
             TrackedBeacon(
                 beaconID: observation.beaconID, filter: RSSIFilter(filterSettings), now: observation.timestamp)
         }
+        handle = tracker.handle(of: slot)
         if let evicted {
             evaluator.departure(of: evicted, at: observation.timestamp, events: &events, changes: &changes)
         }
