@@ -117,7 +117,8 @@ import Testing
         // First seen off its anchors once the 60 s window holds the new levels (a check every 30 s), and marked
         // 300 s after that, before the capture ended.
         let since = try #require(Teach.number(recordA["moved"]?["since"]))
-        #expect(since >= Self.start + Self.change && since <= Self.start + Self.change + 120, "since \(since - Self.start)")
+        #expect(
+            since >= Self.start + Self.change && since <= Self.start + Self.change + 120, "since \(since - Self.start)")
         #expect(since + 300 <= Self.start + Self.end)
         let recordB = try #require(subscriber.messages.last { $0.topic == topicB }?.json)
         #expect(recordB["moved"] == nil, "\(recordB.serialized)")

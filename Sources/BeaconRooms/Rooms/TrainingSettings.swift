@@ -1,5 +1,5 @@
-import BeaconModel
 import BeaconConfigReading
+import BeaconModel
 
 /// `rooms.training`: what Home Assistant's "Train <room>" buttons send (docs/rooms.md, "Training, step by step").
 /// Training itself needs no key (the `rooms train` command and the MQTT command name the device); without
