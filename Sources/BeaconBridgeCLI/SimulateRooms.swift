@@ -38,13 +38,15 @@ enum SimulateRooms {
                 Output.stdout(
                     JSONValue.object([
                         ("type", .string("room_summary")), ("scenario", .string(scenario.name)),
-                        ("seed", .string(String(scenario.seed))), ("sightings", .int(Int64(summary.sightings))),
+                        ("seed", .string(String(scenario.seed))), ("radio", .string(scenario.radio.model.rawValue)),
+                        ("sightings", .int(Int64(summary.sightings))),
                         ("rules", json(summary.rules)), ("oracles", json(summary.oracles)),
                         ("calibration", json(summary.calibration)),
                         ("training", json(summary.training)),
                     ]).serialized)
                 Output.stderr(
-                    "\(scenario.name) (seed \(scenario.seed)), \(summary.sightings) sightings:\n" + text(summary))
+                    "\(scenario.name) (seed \(scenario.seed), \(scenario.radio.model.rawValue) radio), \(summary.sightings) sightings:\n"
+                        + text(summary))
                 summaries.append(summary)
             }
         }
@@ -55,6 +57,7 @@ enum SimulateRooms {
                     ("type", .string("room_aggregate")), ("runs", .int(Int64(summaries.count))),
                     ("scenarios", .array(scenarios.map { .string($0.name) })),
                     ("seeds_per_scenario", .int(Int64(seeds))),
+                    ("radios", .array(Set(scenarios.map(\.radio.model.rawValue)).sorted().map { .string($0) })),
                     ("rules", json(all.rules)), ("oracles", json(all.oracles)),
                     ("calibration", json(all.calibration)),
                 ]).serialized)

@@ -117,7 +117,14 @@ import Glibc
         let pessimistic = try await BuiltBinary.run(base + ["--radio", "pessimistic"])
         #expect(unnamed.status == 0 && measured.status == 0 && pessimistic.status == 0, "\(pessimistic.stderr)")
         #expect(unnamed.stdout == measured.stdout, "the default is the measured radio")
-        #expect(measured.stdout != pessimistic.stdout, "another radio, another world")
+        func summary(_ run: BuiltBinary.Result) -> JSONValue? {
+            run.stdout.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
+                .first { $0["type"] == .string("room_summary") }
+        }
+        #expect(summary(unnamed)?["radio"] == .string("measured"), "\(unnamed.stdout)")
+        #expect(summary(pessimistic)?["radio"] == .string("pessimistic"), "\(pessimistic.stdout)")
+        #expect(pessimistic.stderr.contains("pessimistic radio), "), "\(pessimistic.stderr)")
+        #expect(summary(measured)?["rules"] != summary(pessimistic)?["rules"], "another radio, another world")
         let independent = try await BuiltBinary.run(base + ["--radio", "independent"])
         #expect(independent.status == 64)
         #expect(independent.stderr.contains("--radio independent takes region scenarios"))
