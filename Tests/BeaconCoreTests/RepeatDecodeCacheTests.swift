@@ -219,7 +219,7 @@ import Testing
         }
         var cache = RepeatDecodeCache(capacity: capacity)
         var reference = Reference(capacity: capacity)
-        var generator = SplitMix(seed: UInt64(capacity))
+        var generator = SeededGenerator(seed: UInt64(capacity))
         for _ in 0..<20_000 {
             // Mostly a hot set of a few keys, sometimes any of the 200.
             let number = generator.next() % 4 == 0 ? Int(generator.next() % 200) : Int(generator.next() % 6)
@@ -263,18 +263,5 @@ import Testing
         cache.removeAll()
         #expect(cache.count == 0)
         #expect(cache.position(for: key(0)) == nil)
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a failing run repeats.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

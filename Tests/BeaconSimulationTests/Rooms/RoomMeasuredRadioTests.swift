@@ -1,3 +1,4 @@
+import BeaconModel
 import Foundation
 import TestSupport
 import Testing
@@ -13,6 +14,17 @@ import Testing
     }
 
     /// One still beacon 3 m from one gateway, 20 minutes; `radio` is the file's radio block.
+    /// The advertisement times of `still(radio:)`'s one person and what its first gateway hears of them.
+    static func stillLink(
+        radio: String
+    ) throws -> (schedule: [Double], run: (observations: [Observation], levels: [Double], fixed: Double)) {
+        let scenario = try still(radio: radio)
+        let simulator = RoomSimulator(scenario)
+        let person = scenario.people[0]
+        let schedule = simulator.advertisements(of: person, index: 0)
+        return (schedule, simulator.link(person, index: 0, gateway: 0, schedule: schedule))
+    }
+
     static func still(radio: String) throws(ScenarioError) -> RoomScenario {
         var scenario = try RoomScenario(
             json: """
@@ -87,11 +99,7 @@ import Testing
             #""shadowing_sigma_db": 0, "fading_sigma_db": 0, "channel_offsets_db": [-8, 0, 8], "#
             + #""body_blocking": {"mean_interval_s": 0}, "loss_burst_share": 0"#
         for model in ["measured", "pessimistic"] {
-            let scenario = try Self.still(radio: "{\"model\": \"\(model)\", \(quiet)}")
-            let simulator = RoomSimulator(scenario)
-            let person = scenario.people[0]
-            let schedule = simulator.advertisements(of: person, index: 0)
-            let run = simulator.link(person, index: 0, gateway: 0, schedule: schedule)
+            let (schedule, run) = try Self.stillLink(radio: "{\"model\": \"\(model)\", \(quiet)}")
             let rssi = run.observations.compactMap(\.rssi)
             #expect(rssi.count == schedule.count, "no loss, far above the floor")
             let levels = Set(rssi)
@@ -120,11 +128,7 @@ import Testing
             #""fading_sigma_db": 0, "channel_offset_sigma_db": 0, "shadowing_sigma_db": 3.3, "#
             + #""shadowing_time_s": 2.1, "body_blocking": {"mean_interval_s": 0}, "loss_burst_share": 0"#
         for model in ["measured", "pessimistic"] {
-            let scenario = try Self.still(radio: "{\"model\": \"\(model)\", \(only)}")
-            let simulator = RoomSimulator(scenario)
-            let person = scenario.people[0]
-            let schedule = simulator.advertisements(of: person, index: 0)
-            let run = simulator.link(person, index: 0, gateway: 0, schedule: schedule)
+            let (schedule, run) = try Self.stillLink(radio: "{\"model\": \"\(model)\", \(only)}")
             #expect(run.observations.count == schedule.count)
             let residuals = zip(run.observations, run.levels).map { Double($0.rssi ?? 0) - $1 }
             let rms = (residuals.map { $0 * $0 }.reduce(0, +) / Double(residuals.count)).squareRoot()
