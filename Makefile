@@ -45,6 +45,7 @@ TEST_STAGES := $(CHECK_STAGES) \
 	home-assistant \
 	home-assistant-trixie \
 	esphome \
+	systemd-start \
 	e2e \
 	systemd \
 	container \
@@ -124,8 +125,12 @@ stage-esphome:
 	@$(STAGE) esphome scripts/esphome-stage.sh $(DEBUG_BIN)
 stage-e2e:
 	@$(STAGE) e2e env E2E_BIN=$(DEBUG_BIN) scripts/e2e.sh
+# The systemd stage runs in the background beside the e2e stage (each QEMU guest is one TCG vCPU: a core each) and
+# stage systemd waits for it and prints its output (scripts/systemd-stage.sh --start / --finish).
+stage-systemd-start:
+	@$(STAGE) systemd-start env DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/systemd-stage.sh --start
 stage-systemd:
-	@$(STAGE) systemd env DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/systemd-stage.sh
+	@$(STAGE) systemd env DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/systemd-stage.sh --finish
 stage-container:
 	@$(STAGE) container env DEB_BIN=$(RELEASE_BIN) SWIFT=$(SWIFT) scripts/container-stage.sh
 stage-arm64:

@@ -2,18 +2,79 @@
 # The systemd stage (docs/e2e.md, "The systemd stage"): the Debian package installed in a Debian 12 guest that
 # boots with systemd as PID 1 in QEMU, checked as a user would (scripts/systemd-stage/guest.sh lists the
 # scenarios). Each scenario prints PASS or FAIL; exit 0 only when every one passed.
-# Usage: scripts/systemd-stage.sh
+# Usage: scripts/systemd-stage.sh [--start|--finish]
 # Environment: SYSTEMD_STAGE_CACHE (root file system cache, default ~/.cache/beaconbridge), E2E_CACHE (kernel,
 # shared with scripts/e2e.sh, default .build/e2e-cache), SYSTEMD_STAGE_ACCEL (kvm|tcg), SYSTEMD_STAGE_TIMEOUT
 # (seconds for the guest, default 1200 under TCG, 600 under KVM: a hang guard; quiet it needs about 215 s under TCG,
 # under `stress-ng --cpu 2` more than 420), SYSTEMD_STAGE_DEB (an already built package),
 # SYSTEMD_STAGE_KEEP=1 (keep the run directory).
 # Prints "SKIP systemd-stage: <reason>" and exits 0 only where QEMU cannot run at all.
+# In `make test` the stage runs beside the e2e stage (each guest is one TCG vCPU, so the two take a core each):
+#   scripts/systemd-stage.sh --start    install the harness's packages (foreground, so that the e2e stage's own
+#                                       install finds nothing to do), then start the stage in the background
+#                                       (output to .build/systemd-stage.log) and return at once
+#   scripts/systemd-stage.sh --finish   wait for it (at most SYSTEMD_STAGE_WAIT_S, default 1800 s), print its
+#                                       output and exit with its status; without a background run, the same as
+#                                       no option
+# A run left by an interrupted `make test` is stopped by the next --start (its process group).
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 HERE="$REPO/scripts/systemd-stage"
 # shellcheck source=e2e/host-lib.sh
 . "$REPO/scripts/e2e/host-lib.sh"
+BG_STATE="$REPO/.build/systemd-stage.background"
+BG_LOG="$REPO/.build/systemd-stage.log"
+bg_stop_stale() {
+    local pid
+    pid=$(sed -n 's/^pid=//p' "$BG_STATE/info" 2>/dev/null || true)
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -- "-$pid" 2>/dev/null || true; fi
+    rm -rf "$BG_STATE"
+}
+case "${1:-}" in
+--start)
+    bg_stop_stale
+    if e2e_can_run_qemu > /dev/null && [ "$(id -u)" = 0 ]; then
+        E2E_PACKAGES="$E2E_PACKAGES debootstrap" e2e_install_deps || echo "systemd stage: could not install the harness packages (the stage will say why)"
+    fi
+    mkdir -p "$BG_STATE"
+    setsid bash -c '"$1" > "$2" 2>&1; echo $? > "$3.tmp"; mv "$3.tmp" "$3"' _ "$0" "$BG_LOG" "$BG_STATE/status" \
+        < /dev/null > /dev/null 2>&1 &
+    printf 'pid=%s\nstarted=%s\n' "$!" "$(date +%s)" > "$BG_STATE/info"
+    echo "systemd stage: started in the background (pid $!, log .build/systemd-stage.log)"
+    exit 0 ;;
+--finish)
+    if [ -f "$BG_STATE/info" ]; then
+        bg_started=$(sed -n 's/^started=//p' "$BG_STATE/info")
+        pid=$(sed -n 's/^pid=//p' "$BG_STATE/info")
+        limit=${SYSTEMD_STAGE_WAIT_S:-1800}
+        waited_from=$SECONDS
+        while [ ! -f "$BG_STATE/status" ]; do
+            if ! kill -0 "$pid" 2>/dev/null; then
+                sleep 1
+                [ -f "$BG_STATE/status" ] && break
+                cat "$BG_LOG"; rm -rf "$BG_STATE"
+                echo "FAIL systemd-stage: the background run (pid $pid) ended without a status"
+                exit 1
+            fi
+            if [ $((SECONDS - waited_from)) -ge "$limit" ]; then
+                bg_stop_stale
+                cat "$BG_LOG"
+                echo "FAIL systemd-stage: the background run did not end within $limit s of the wait (stopped)"
+                exit 1
+            fi
+            sleep 2
+        done
+        status=$(cat "$BG_STATE/status")
+        ended=$(stat -c %Y "$BG_STATE/status")
+        rm -rf "$BG_STATE"
+        cat "$BG_LOG"
+        echo "systemd stage: the background run took $((ended - bg_started)) s; waited $((SECONDS - waited_from)) s for it here"
+        exit "$status"
+    fi
+    shift ;;
+"") ;;
+*) echo "usage: $0 [--start|--finish]" >&2; exit 64 ;;
+esac
 E2E_CACHE=${E2E_CACHE:-$REPO/.build/e2e-cache}
 SD_CACHE=${SYSTEMD_STAGE_CACHE:-$HOME/.cache/beaconbridge}
 # The kernel modules the guest loads (with their dependencies): Bluetooth and btvirt's crypto needs; dummy (an

@@ -59,6 +59,11 @@ grep -q "build .*needed by fuzz-typecheck" "$work/out" || fail "build not shown 
 # A stage's own script: the build it needs, then the stage.
 expect_order "scripts/esphome-stage.sh" \
     "build esphome | lint swift-tests fuzz-typecheck reference release arm64-start home-assistant home-assistant-trixie e2e systemd arm64"
+# The systemd stage's background start (beside e2e in the full order) comes with it, before it.
+with_background_systemd=(lint build swift-tests fuzz-typecheck reference release arm64-start home-assistant home-assistant-trixie esphome systemd-start e2e systemd container arm64)
+expect_order "config/beaconbridge.service" \
+    "release arm64-start systemd-start systemd arm64 | lint build swift-tests fuzz-typecheck reference home-assistant home-assistant-trixie esphome e2e container" \
+    "${with_background_systemd[@]}"
 # Documents: no stage first; an unknown path and the Makefile: everything, in make test's order.
 expect_order "docs/e2e.md" "| ${today[*]}"
 expect_order "somewhere/new.txt" "${today[*]} |"

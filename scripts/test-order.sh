@@ -131,7 +131,8 @@ home-assistant          build
 home-assistant-trixie   build
 esphome                 build
 e2e                     build
-systemd                 release
+systemd-start           release
+systemd                 release systemd-start
 container               release
 web                     release
 arm64                   release arm64-start
