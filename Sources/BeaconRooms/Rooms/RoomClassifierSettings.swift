@@ -24,6 +24,13 @@ public struct RoomClassifierSettings: Sendable, Equatable {
     /// implicitly; a posture (3-21 dB shared across a body's links, field notes) then does not move the beacon.
     /// Off: the absolute levels (less the slow device offset) count (docs/rooms.md, "Session 26").
     public var differences = false
+    /// Whether each link of each room carries a blocked/clear state (`fingerprint_blocking`, docs/rooms.md,
+    /// "Session 28"): a body in the way lowers one link by 8-15 dB for 5-60 s, once per ten minutes (field notes),
+    /// so a link's level is drawn from its fingerprint's Gaussian while clear and from one `Self.blockingDepth`
+    /// lower while blocked, and the state persists from step to step as episodes do (`Self.blockingLength`,
+    /// `Self.blockingInterval`). Off: a deviation counts at most `RoomArbiter.maximumDeviation` spreads at every
+    /// step, so a blocked link of the beacon's own room adds evidence against it for as long as the body stays.
+    public var blocking = false
     /// Bound of the heard/not-heard terms: a gateway's heard share is taken within `missingFloor...1 -
     /// missingFloor`, so one gateway silent (or heard unexpectedly) costs at most ln(1/missingFloor) nats.
     public var missingFloor: Double = 0.05
@@ -45,6 +52,13 @@ public struct RoomClassifierSettings: Sendable, Equatable {
     /// from the most likely room; clamped to ±`offsetLimit` dB.
     public var offsetTime: Double = 60
     public var offsetLimit: Double = 12
+
+    /// Body blocking as the field notes state it: 8-15 dB (measured magnitude; the mean and the variance of a
+    /// uniform depth), episodes of 5-60 s (mean 32.5 s) once per 600 s on average (an assumption, stated so).
+    public static let blockingDepth = 11.5
+    public static let blockingDepthVariance = 49.0 / 12
+    public static let blockingLength = 32.5
+    public static let blockingInterval = 600.0
 
     public init() {}
 
@@ -75,6 +89,7 @@ public struct RoomClassifierSettings: Sendable, Equatable {
         spreadFloor = r.value("fingerprint_spread_floor_db", default: spreadFloor)
         evidenceNoise = r.value("fingerprint_evidence_noise_db", default: evidenceNoise)
         differences = r.bool("fingerprint_differences", default: differences)
+        blocking = r.bool("fingerprint_blocking", default: blocking)
         missingFloor = r.value("fingerprint_missing_floor", default: missingFloor)
         observationTime = r.duration("fingerprint_observation_s", default: observationTime)
         changeRate = r.value("room_change_per_s", default: changeRate)
