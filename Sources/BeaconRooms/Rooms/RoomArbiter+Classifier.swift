@@ -214,7 +214,9 @@ extension RoomArbiter {
     }
 
     /// One step of the forward filter to `now`, and the offset's update. Returns the current levels.
-    func updatedBelief(_ id: String, _ track: Track, rooms: [String], now: Timestamp) -> (belief: Belief, levels: [String: Double]) {
+    func updatedBelief(_ id: String, _ track: Track, rooms: [String], now: Timestamp) -> (
+        belief: Belief, levels: [String: Double]
+    ) {
         let model = settings.classifier
         var belief = track.belief
         let step = min(max(0, now - (belief.updated ?? now)), Self.maximumStep)
@@ -244,7 +246,8 @@ extension RoomArbiter {
             if model.blocking {
                 var blocked = belief.blocked[room] ?? [:]
                 logs[room] =
-                    base + blockingLogLikelihood(levels, under: fingerprint, blocked: &blocked, step: step, weight: weight)
+                    base
+                    + blockingLogLikelihood(levels, under: fingerprint, blocked: &blocked, step: step, weight: weight)
                 belief.blocked[room] = blocked
             } else {
                 logs[room] = base + weight * logLikelihood(levels, under: fingerprint)

@@ -177,7 +177,9 @@ import Testing
         }
         for seed: UInt64 in [21, 22, 23] {
             #expect(run(blocking: true, seed: seed).map(\.to) == ["b"], "seed \(seed)")
-            #expect(run(blocking: false, seed: seed).count > 1, "seed \(seed): the block moves the beacon without the model")
+            #expect(
+                run(blocking: false, seed: seed).count > 1, "seed \(seed): the block moves the beacon without the model"
+            )
         }
     }
 
