@@ -168,11 +168,11 @@ extension RoomArbiter {
         return total
     }
 
-    /// The spread (dB) of a level under a fingerprint's gateway: its trained spread (at least the floor) and the
-    /// evidence's own noise in quadrature.
+    /// The spread (dB) of a level under a fingerprint's gateway: its trained spread (at least the floor; the floor
+    /// alone with `commonSpread`) and the evidence's own noise in quadrature.
     func spread(of trained: RoomFingerprint.Level) -> Double {
         let model = settings.classifier
-        let floored = max(trained.spread, model.spreadFloor)
+        let floored = model.commonSpread ? model.spreadFloor : max(trained.spread, model.spreadFloor)
         return (floored * floored + model.evidenceNoise * model.evidenceNoise).squareRoot()
     }
 

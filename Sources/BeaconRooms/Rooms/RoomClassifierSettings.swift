@@ -24,6 +24,15 @@ public struct RoomClassifierSettings: Sendable, Equatable {
     /// implicitly; a posture (3-21 dB shared across a body's links, field notes) then does not move the beacon.
     /// Off: the absolute levels (less the slow device offset) count (docs/rooms.md, "Session 26").
     public var differences = false
+    /// Whether every gateway of every room is credited with the same spread, `spreadFloor` (with `evidenceNoise`
+    /// in quadrature), instead of its training walk's (`fingerprint_common_spread`, docs/rooms.md, "Session 28").
+    /// A walk at three spots gives about three independent samples of how a room's level varies from spot to
+    /// spot, so its spread is known to about ±50 % (the standard error of a deviation from n samples is
+    /// σ/√(2(n−1))); in a Gaussian likelihood that error enters as ln σ per gateway and step and as the width
+    /// a deviation is measured in, so a room whose walk passed near its gateway (a wide spread) loses against a
+    /// room whose levels fit worse. With one spread the likelihood ranks rooms by the squared distance to their
+    /// means, as the fingerprint floor (`oracle-fp`) does.
+    public var commonSpread = false
     /// Whether each link of each room carries a blocked/clear state (`fingerprint_blocking`, docs/rooms.md,
     /// "Session 28"): a body in the way lowers one link by 8-15 dB for 5-60 s, once per ten minutes (field notes),
     /// so a link's level is drawn from its fingerprint's Gaussian while clear and from one `Self.blockingDepth`
@@ -90,6 +99,7 @@ public struct RoomClassifierSettings: Sendable, Equatable {
         evidenceNoise = r.value("fingerprint_evidence_noise_db", default: evidenceNoise)
         differences = r.bool("fingerprint_differences", default: differences)
         blocking = r.bool("fingerprint_blocking", default: blocking)
+        commonSpread = r.bool("fingerprint_common_spread", default: commonSpread)
         missingFloor = r.value("fingerprint_missing_floor", default: missingFloor)
         observationTime = r.duration("fingerprint_observation_s", default: observationTime)
         changeRate = r.value("room_change_per_s", default: changeRate)

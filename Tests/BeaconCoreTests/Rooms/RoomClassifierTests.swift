@@ -146,12 +146,12 @@ import Testing
         #expect(told.deviceOffset(of: "tag") == 0)
     }
 
-    /// Rooms through light walls (the next room's gateway 7 dB down, the far one 25 dB): a body in the way of the
+    /// Rooms a and b through a light wall (the other's gateway 7 dB down), c far: a body in the way of the
     /// beacon's own gateway (12 dB for 50 s, field notes: 8-15 dB, 5-60 s) makes a neighbour fit better than the
     /// beacon's room while it lasts. With the blocked/clear state per link (`blocking`) the beacon stays; without
     /// it, it leaves for the neighbour.
     @Test func aBodyInTheWayOfTheOwnGatewayForFiftySecondsDoesNotMoveTheBeaconWithTheBlockingModel() {
-        let light: [String: [Double]] = ["a": [-55, -62, -80], "b": [-62, -55, -62], "c": [-80, -62, -55]]
+        let light: [String: [Double]] = ["a": [-55, -62, -85], "b": [-62, -55, -80], "c": [-85, -80, -55]]
         let book = FingerprintBook(
             ["a", "b", "c"].map { room in
                 var levels: [String: RoomFingerprint.Level] = [:]
@@ -180,6 +180,35 @@ import Testing
             #expect(
                 run(blocking: false, seed: seed).count > 1, "seed \(seed): the block moves the beacon without the model"
             )
+        }
+    }
+
+    /// Room a's walk passed near its gateways (spreads of 10.5 dB), b's did not (6 dB); a beacon whose levels are
+    /// nearer a's means (2, 1, 5 dB off) than b's (4, 2, 8 dB off), as in four-rooms seed 6's desk (docs/rooms.md,
+    /// "Session 28"). The walk's spreads make b the more likely (its ln σ is smaller); one spread for every
+    /// gateway (`commonSpread`) ranks by the distance to the means, as `oracle-fp` does, and takes a.
+    @Test func oneSpreadForEveryGatewayRanksRoomsByTheDistanceToTheirMeans() {
+        let means: [String: [Double]] = ["a": [-88, -78, -89], "b": [-90, -75, -92], "c": [-60, -95, -95]]
+        let spreads: [String: Double] = ["a": 10.5, "b": 6, "c": 5]
+        let book = FingerprintBook(
+            ["a", "b", "c"].map { room in
+                var levels: [String: RoomFingerprint.Level] = [:]
+                for (index, gateway) in Self.gateways.enumerated() {
+                    levels[gateway] = RoomFingerprint.Level(
+                        mean: means[room]?[index] ?? -90, spread: spreads[room] ?? 5, samples: 60, heardShare: 1)
+                }
+                return RoomFingerprint(room: room, levels: levels, seconds: 60, walks: 1, recorded: Self.t0 - 3_600)
+            })
+        for common in [true, false] {
+            var settings = Self.settings
+            settings.classifier.commonSpread = common
+            var arbiter = RoomArbiter(settings: settings)
+            arbiter.setFingerprints(book)
+            var generator = SeededGenerator(seed: 31)
+            let changes = Self.feed(&arbiter, from: 0, to: 120) { _ in
+                [-86, -77, -84].map { Optional($0 + Self.normal(&generator)) }
+            }
+            #expect(changes.map(\.to) == [common ? "a" : "b"], "common spread \(common): \(changes)")
         }
     }
 
@@ -342,13 +371,14 @@ import Testing
             ConfigEntry(key: "room_change_per_s", value: .scalar("0.02")),
             ConfigEntry(key: "fingerprint_differences", value: .scalar("true")),
             ConfigEntry(key: "fingerprint_blocking", value: .scalar("true")),
+            ConfigEntry(key: "fingerprint_common_spread", value: .scalar("true")),
         ])
         var reader = ConfigReader(section, path: ConfigPath(parsing: "rooms"))
         let read = RoomSettings(from: &reader).arbiter.classifier
         #expect(read.enabled && read.enterProbability == 0.9 && read.dwell == 3 && read.changeRate == 0.02)
         #expect(read.spreadFloor == RoomClassifierSettings().spreadFloor)
         #expect(read.differences && !RoomClassifierSettings().differences)
-        #expect(read.blocking)
+        #expect(read.blocking && read.commonSpread)
         var settings = Self.settings
         settings.classifier.enterProbability = 0.3
         settings.classifier.offsetLimit = .nan
