@@ -7,7 +7,8 @@ import BeaconConfigReading
 public struct RoomClassifierSettings: Sendable, Equatable {
     /// Whether the classifier decides at all once every room is trained (`fingerprint_classifier`). Off by
     /// default: on the simulator's rooms scenarios it still switches more than the level rule on some files, with
-    /// either likelihood (docs/rooms.md, "Session 23" and "Session 26").
+    /// either likelihood (docs/rooms.md, "Session 23" and "Session 26"), and with the common spread or the blocking
+    /// state of Session 28.
     public var enabled = false
     /// Seconds of a gateway's reports whose median is its current level for the classifier (a short robust
     /// average: channel-mixed reports decorrelate within about 1 s, so 5 s holds about five independent ones).
