@@ -5,7 +5,7 @@ Runs `beaconbridge simulate` on copies of config/scenarios/rooms-*.json with the
 `arbiter` keys, and prints per file wrong % / false switches per beacon-hour / change p95 s of the rule
 (beaconbridge), calibrated, distance-margin, the classifier (trained) and oracle-fp.
 
-Usage: scripts/rooms-classifier-grid.py FIRST_SEED:SEEDS ['{"fingerprint_observation_s": 5}'] [simulate args]
+Usage: scripts/rooms-classifier-grid.py FIRST_SEED:SEEDS ['{"fingerprint_observation_s": 5}'] [simulate args, e.g. --ablations]
 BEACONBRIDGE names the binary (default .build/release/beaconbridge).
 """
 import json, os, subprocess, sys, tempfile
@@ -34,6 +34,8 @@ for f in files:
             if r.get('dark_room_elsewhere_share') is not None: x['dark'].append(r['dark_room_elsewhere_share'])
     rows[f] = acc
 names = ['beaconbridge','calibrated','distance-margin','trained','oracle-fp']
+# `--ablations` (docs/rooms.md, "Session 28"): the classifier's ablation rows too.
+if '--ablations' in extra: names += ['fp+configured','fp+offset','fp+true-levels','fp+fixed-levels']
 print('file'.ljust(14) + ''.join(n.ljust(24) for n in names))
 for f in files:
     line = f.ljust(14)

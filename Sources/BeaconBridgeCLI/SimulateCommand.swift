@@ -15,7 +15,7 @@ import Glibc
 enum SimulateCommand {
     static let usage = """
         Usage: beaconbridge simulate --scenario FILE... [--seed N] [--seeds K] [--radio MODEL] [--sensitivity P]
-                                     [--summary-only] [--capture OUT] [--frontier [--true-levels]]
+                                     [--summary-only] [--capture OUT] [--frontier [--true-levels]] [--ablations]
                                      [--gateway-links assumed|pessimistic] [--spatial-bias measured|off]
                                      [--teach | --teach-seconds N] [--teach-turning]
           --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
@@ -36,6 +36,8 @@ enum SimulateCommand {
                             15 engine runs per scenario and seed; docs/tracking-and-regions.md); for rooms
                             scenarios the arbiter over a grid of its parameters (docs/rooms.md)
           --true-levels     rooms --frontier: also every variant fed the links' true levels (docs/rooms.md)
+          --ablations       rooms: also the classifier's ablation rows (analysis: the classifier with one term
+                            after another told its true value; docs/rooms.md, "Session 28")
           --gateway-links V rooms: the gateways' own radio terms for self-calibration, assumed (default) or
                             pessimistic (docs/scenarios.md, "Gateway links")
           --spatial-bias V  rooms: the people's position-dependent link bias and postures, measured
@@ -56,6 +58,7 @@ enum SimulateCommand {
         var capturePath: String?
         var frontier = false
         var trueLevels = false
+        var ablations = false
         var radioModel: ScenarioRadio.Model?
         var preset: RegionSensitivity?
         var gatewayLinks: GatewayLinkRadio.Variant?
@@ -108,6 +111,7 @@ enum SimulateCommand {
             case "--summary-only": summaryOnly = true
             case "--frontier": frontier = true
             case "--true-levels": trueLevels = true
+            case "--ablations": ablations = true
             case "--capture":
                 guard let value = rest.popFirst() else { return usageError("--capture needs a file") }
                 capturePath = value
@@ -120,6 +124,9 @@ enum SimulateCommand {
         guard !paths.isEmpty else { return usageError("--scenario FILE is required") }
         if frontier, capturePath != nil { return usageError("--frontier and --capture do not go together") }
         if trueLevels, !frontier { return usageError("--true-levels goes with --frontier") }
+        if ablations, frontier || capturePath != nil {
+            return usageError("--ablations goes with neither --frontier nor --capture")
+        }
         if teach != nil, frontier || capturePath != nil {
             return usageError("--teach goes with neither --frontier nor --capture")
         }
@@ -155,8 +162,10 @@ enum SimulateCommand {
             }
             return SimulateRooms.run(
                 texts: rooms, seed: seed, seeds: seeds, summaryOnly: summaryOnly, frontier: frontier,
-                trueLevels: trueLevels, gatewayLinks: gatewayLinks, spatialBias: spatialBias, radioModel: radioModel)
+                trueLevels: trueLevels, gatewayLinks: gatewayLinks, spatialBias: spatialBias, radioModel: radioModel,
+                ablations: ablations)
         }
+        if ablations { return usageError("--ablations takes rooms scenarios") }
         for (path, text) in texts {
             do {
                 var scenario = try Scenario(json: text, radioModel: radioModel)

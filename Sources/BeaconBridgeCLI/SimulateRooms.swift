@@ -10,7 +10,8 @@ enum SimulateRooms {
     static func run(
         texts: [(path: String, text: String)], seed: UInt64?, seeds: Int, summaryOnly: Bool, frontier: Bool = false,
         trueLevels: Bool = false, gatewayLinks: GatewayLinkRadio.Variant? = nil,
-        spatialBias: SpatialBiasRadio.Variant? = nil, radioModel: ScenarioRadio.Model? = nil
+        spatialBias: SpatialBiasRadio.Variant? = nil, radioModel: ScenarioRadio.Model? = nil,
+        ablations: Bool = false
     ) -> Int32 {
         var scenarios: [RoomScenario] = []
         for (path, text) in texts {
@@ -32,7 +33,9 @@ enum SimulateRooms {
             for offset in 0..<seeds {
                 var scenario = base
                 scenario.seed = base.seed &+ UInt64(offset)
-                let summary = RoomScenarioRun(scenario).run { change in
+                var run = RoomScenarioRun(scenario)
+                run.classifierAblations = ablations
+                let summary = run.run { change in
                     if single, !summaryOnly { Output.stdout(json(change).serialized) }
                 }
                 Output.stdout(

@@ -137,4 +137,39 @@ import Glibc
         #expect(refused.status == 78)
         #expect(refused.stderr.contains("radio.model: rooms scenarios run on the measured or pessimistic radio"))
     }
+    /// `--ablations` (docs/rooms.md, "Session 28"): the classifier's four ablation rows among the oracle rows, in
+    /// order, the rules unchanged; a usage error with `--frontier` or on region scenarios.
+    @Test func theAblationsOptionAddsTheClassifiersAnalysisRows() async throws {
+        try #require(access(SimulateCommandTests.binary, X_OK) == 0, "build the binary first: swift build")
+        let short = SimulateCommandTests.writeTemporary(
+            try String(contentsOfFile: Self.doorway, encoding: .utf8)
+                .replacingOccurrences(of: #""duration_s": 5400"#, with: #""duration_s": 600"#))
+        defer { unlink(short) }
+        let base = ["simulate", "--scenario", short, "--summary-only"]
+        let plain = try await BuiltBinary.run(base)
+        let ablated = try await BuiltBinary.run(base + ["--ablations"])
+        #expect(plain.status == 0 && ablated.status == 0, "\(ablated.stderr)")
+        func summary(_ run: BuiltBinary.Result) -> JSONValue? {
+            run.stdout.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
+                .first { $0["type"] == .string("room_summary") }
+        }
+        func names(_ value: JSONValue?) -> [String] {
+            guard case let .array(rows)? = value else { return [] }
+            return rows.compactMap { row in
+                guard case let .string(name)? = row["name"] else { return nil }
+                return name
+            }
+        }
+        #expect(summary(plain)?["rules"] == summary(ablated)?["rules"])
+        let added = names(summary(ablated)?["oracles"]).filter { !names(summary(plain)?["oracles"]).contains($0) }
+        #expect(added == ["fp+configured", "fp+offset", "fp+true-levels", "fp+fixed-levels"])
+        let frontier = try await BuiltBinary.run(base + ["--ablations", "--frontier"])
+        #expect(frontier.status == 64)
+        let region = try await BuiltBinary.run([
+            "simulate", "--scenario", SimulateCommandTests.packageRoot + "/config/scenarios/walk-past.json",
+            "--ablations",
+        ])
+        #expect(region.status == 64)
+        #expect(region.stderr.contains("--ablations takes rooms scenarios"))
+    }
 }

@@ -27,6 +27,8 @@ extension RoomArbiter {
         /// The beacon's level against the training device's, dB (its transmit power and antenna).
         package var offset: Double = 0
         package var updated: Timestamp?
+        /// Per room and gateway, the probability that the link is blocked now (`fingerprint_blocking`).
+        var blocked: [String: [String: Double]] = [:]
         var challenger: String?
         var challengerSince: Timestamp = 0
     }
@@ -112,11 +114,65 @@ extension RoomArbiter {
         return total
     }
 
-    /// The spread (dB) of a level under a fingerprint's gateway: its trained spread (at least the floor) and the
-    /// evidence's own noise in quadrature.
+    /// `logLikelihood` with each heard link's Gaussian replaced by a mixture of clear and blocked (`blocked`: per
+    /// gateway, the probability that the link is blocked, carried from step to step and updated here), the
+    /// evidence weighted by `weight` as in the forward filter: a two-state chain per link (blocked episodes start
+    /// at 1/`blockingInterval` per second and end at 1/`blockingLength`), its level under blocking a Gaussian
+    /// `blockingDepth` below the fingerprint's mean with the depth's variance added. A link that stays low for the
+    /// length of a body in the way is soon taken as blocked and stops counting against the room; a link louder
+    /// than the fingerprint (which no body causes) counts as before. Heard shares and untrained gateways as in
+    /// `logLikelihood`.
+    func blockingLogLikelihood(
+        _ levels: [String: Double], under fingerprint: RoomFingerprint, blocked: inout [String: Double],
+        step: Double, weight: Double
+    ) -> Double {
+        let model = settings.classifier
+        let shift = model.differences ? commonOffset(levels, under: fingerprint) : 0
+        let start = 1 - ElementaryMath.exp(-step / RoomClassifierSettings.blockingInterval)
+        let end = 1 - ElementaryMath.exp(-step / RoomClassifierSettings.blockingLength)
+        let steady =
+            RoomClassifierSettings.blockingLength
+            / (RoomClassifierSettings.blockingLength + RoomClassifierSettings.blockingInterval)
+        var total = 0.0
+        for gateway in settings.gatewayRooms.keys where !offlineGateways.contains(gateway) {
+            let trained = fingerprint.levels[gateway]
+            let share = min(max(trained?.heardShare ?? 0, model.missingFloor), 1 - model.missingFloor)
+            let was = blocked[gateway] ?? steady
+            let prior = was * (1 - end) + (1 - was) * start
+            blocked[gateway] = prior
+            guard let level = levels[gateway] else {
+                total += weight * ElementaryMath.ln(1 - share)
+                continue
+            }
+            total += weight * ElementaryMath.ln(share)
+            guard let trained else {
+                total -= weight * ElementaryMath.ln(Self.untrainedWidth)
+                continue
+            }
+            let sigma = spread(of: trained)
+            let clearDeviation = min(abs(level - shift - trained.mean) / sigma, Self.maximumDeviation)
+            let clear = -0.5 * clearDeviation * clearDeviation - ElementaryMath.ln(sigma)
+            let blockedSigma = (sigma * sigma + RoomClassifierSettings.blockingDepthVariance).squareRoot()
+            let blockedDeviation = min(
+                abs(level - shift - trained.mean + RoomClassifierSettings.blockingDepth) / blockedSigma,
+                Self.maximumDeviation)
+            let low = -0.5 * blockedDeviation * blockedDeviation - ElementaryMath.ln(blockedSigma)
+            // ln((1 − prior)·e^(w·clear) + prior·e^(w·low)), computed from the larger term.
+            let a = ElementaryMath.ln(max(1 - prior, 1e-300)) + weight * clear
+            let b = ElementaryMath.ln(max(prior, 1e-300)) + weight * low
+            let top = max(a, b)
+            let sum = ElementaryMath.exp(a - top) + ElementaryMath.exp(b - top)
+            total += top + ElementaryMath.ln(sum)
+            blocked[gateway] = ElementaryMath.exp(b - top) / sum
+        }
+        return total
+    }
+
+    /// The spread (dB) of a level under a fingerprint's gateway: its trained spread (at least the floor; the floor
+    /// alone with `commonSpread`) and the evidence's own noise in quadrature.
     func spread(of trained: RoomFingerprint.Level) -> Double {
         let model = settings.classifier
-        let floored = max(trained.spread, model.spreadFloor)
+        let floored = model.commonSpread ? model.spreadFloor : max(trained.spread, model.spreadFloor)
         return (floored * floored + model.evidenceNoise * model.evidenceNoise).squareRoot()
     }
 
@@ -158,7 +214,9 @@ extension RoomArbiter {
     }
 
     /// One step of the forward filter to `now`, and the offset's update. Returns the current levels.
-    func updatedBelief(_ track: Track, rooms: [String], now: Timestamp) -> (belief: Belief, levels: [String: Double]) {
+    func updatedBelief(_ id: String, _ track: Track, rooms: [String], now: Timestamp) -> (
+        belief: Belief, levels: [String: Double]
+    ) {
         let model = settings.classifier
         var belief = track.belief
         let step = min(max(0, now - (belief.updated ?? now)), Self.maximumStep)
@@ -175,6 +233,7 @@ extension RoomArbiter {
             for room in rooms { prior[room] = 1 / Double(rooms.count) }
         }
         let raw = currentLevels(track, now: now)
+        if let pinned = pinnedOffsets[id] { belief.offset = pinned }
         let levels = raw.mapValues { $0 - belief.offset }
         let weight = step / model.observationTime
         var logs: [String: Double] = [:]
@@ -184,7 +243,15 @@ extension RoomArbiter {
                 logs[room] = base
                 continue
             }
-            logs[room] = base + weight * logLikelihood(levels, under: fingerprint)
+            if model.blocking {
+                var blocked = belief.blocked[room] ?? [:]
+                logs[room] =
+                    base
+                    + blockingLogLikelihood(levels, under: fingerprint, blocked: &blocked, step: step, weight: weight)
+                belief.blocked[room] = blocked
+            } else {
+                logs[room] = base + weight * logLikelihood(levels, under: fingerprint)
+            }
         }
         let top = logs.values.max() ?? 0
         var sum = 0.0
@@ -196,7 +263,8 @@ extension RoomArbiter {
         belief.probabilities = logs.mapValues { $0 / max(sum, .leastNormalMagnitude) }
         // The offset: a robust average (median) of level − mean over the gateways heard now that the most likely
         // room's fingerprint has, learned slowly and only from a fairly sure room and two or more gateways.
-        if step > 0, let best = mostLikely(belief.probabilities), (belief.probabilities[best] ?? 0) >= 0.5,
+        if step > 0, pinnedOffsets[id] == nil, let best = mostLikely(belief.probabilities),
+            (belief.probabilities[best] ?? 0) >= 0.5,
             let fingerprint = fingerprints[best]
         {
             let residuals = raw.compactMap { gateway, level in fingerprint.levels[gateway].map { level - $0.mean } }
@@ -225,7 +293,7 @@ extension RoomArbiter {
         _ id: String, track: inout Track, rooms: [String], now: Timestamp
     ) -> [RoomChange] {
         let model = settings.classifier
-        let (belief, levels) = updatedBelief(track, rooms: rooms, now: now)
+        let (belief, levels) = updatedBelief(id, track, rooms: rooms, now: now)
         track.belief = belief
         let probabilities = belief.probabilities
         guard !levels.isEmpty, let best = mostLikely(probabilities) else { return [] }

@@ -113,6 +113,10 @@ public struct RoomArbiter: Sendable {
     /// fingerprints, the simulator from its training phase).
     public private(set) var fingerprints = FingerprintBook()
 
+    /// Analysis only (the simulator's ablation rows, docs/rooms.md "Session 28"): per beacon a device offset the
+    /// classifier uses as given instead of learning it (the simulator's true one). Empty in a gateway.
+    package var pinnedOffsets: [String: Double] = [:]
+
     package var tracks: [String: Track] = [:]
     var dirty: Set<String> = []
 

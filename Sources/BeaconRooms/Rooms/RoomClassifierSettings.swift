@@ -7,7 +7,8 @@ import BeaconConfigReading
 public struct RoomClassifierSettings: Sendable, Equatable {
     /// Whether the classifier decides at all once every room is trained (`fingerprint_classifier`). Off by
     /// default: on the simulator's rooms scenarios it still switches more than the level rule on some files, with
-    /// either likelihood (docs/rooms.md, "Session 23" and "Session 26").
+    /// either likelihood (docs/rooms.md, "Session 23" and "Session 26"), and with the common spread or the blocking
+    /// state of Session 28.
     public var enabled = false
     /// Seconds of a gateway's reports whose median is its current level for the classifier (a short robust
     /// average: channel-mixed reports decorrelate within about 1 s, so 5 s holds about five independent ones).
@@ -24,6 +25,22 @@ public struct RoomClassifierSettings: Sendable, Equatable {
     /// implicitly; a posture (3-21 dB shared across a body's links, field notes) then does not move the beacon.
     /// Off: the absolute levels (less the slow device offset) count (docs/rooms.md, "Session 26").
     public var differences = false
+    /// Whether every gateway of every room is credited with the same spread, `spreadFloor` (with `evidenceNoise`
+    /// in quadrature), instead of its training walk's (`fingerprint_common_spread`, docs/rooms.md, "Session 28").
+    /// A walk at three spots gives about three independent samples of how a room's level varies from spot to
+    /// spot, so its spread is known to about ±50 % (the standard error of a deviation from n samples is
+    /// σ/√(2(n−1))); in a Gaussian likelihood that error enters as ln σ per gateway and step and as the width
+    /// a deviation is measured in, so a room whose walk passed near its gateway (a wide spread) loses against a
+    /// room whose levels fit worse. With one spread the likelihood ranks rooms by the squared distance to their
+    /// means, as the fingerprint floor (`oracle-fp`) does.
+    public var commonSpread = false
+    /// Whether each link of each room carries a blocked/clear state (`fingerprint_blocking`, docs/rooms.md,
+    /// "Session 28"): a body in the way lowers one link by 8-15 dB for 5-60 s, once per ten minutes (field notes),
+    /// so a link's level is drawn from its fingerprint's Gaussian while clear and from one `Self.blockingDepth`
+    /// lower while blocked, and the state persists from step to step as episodes do (`Self.blockingLength`,
+    /// `Self.blockingInterval`). Off: a deviation counts at most `RoomArbiter.maximumDeviation` spreads at every
+    /// step, so a blocked link of the beacon's own room adds evidence against it for as long as the body stays.
+    public var blocking = false
     /// Bound of the heard/not-heard terms: a gateway's heard share is taken within `missingFloor...1 -
     /// missingFloor`, so one gateway silent (or heard unexpectedly) costs at most ln(1/missingFloor) nats.
     public var missingFloor: Double = 0.05
@@ -45,6 +62,13 @@ public struct RoomClassifierSettings: Sendable, Equatable {
     /// from the most likely room; clamped to ±`offsetLimit` dB.
     public var offsetTime: Double = 60
     public var offsetLimit: Double = 12
+
+    /// Body blocking as the field notes state it: 8-15 dB (measured magnitude; the mean and the variance of a
+    /// uniform depth), episodes of 5-60 s (mean 32.5 s) once per 600 s on average (an assumption, stated so).
+    public static let blockingDepth = 11.5
+    public static let blockingDepthVariance = 49.0 / 12
+    public static let blockingLength = 32.5
+    public static let blockingInterval = 600.0
 
     public init() {}
 
@@ -75,6 +99,8 @@ public struct RoomClassifierSettings: Sendable, Equatable {
         spreadFloor = r.value("fingerprint_spread_floor_db", default: spreadFloor)
         evidenceNoise = r.value("fingerprint_evidence_noise_db", default: evidenceNoise)
         differences = r.bool("fingerprint_differences", default: differences)
+        blocking = r.bool("fingerprint_blocking", default: blocking)
+        commonSpread = r.bool("fingerprint_common_spread", default: commonSpread)
         missingFloor = r.value("fingerprint_missing_floor", default: missingFloor)
         observationTime = r.duration("fingerprint_observation_s", default: observationTime)
         changeRate = r.value("room_change_per_s", default: changeRate)

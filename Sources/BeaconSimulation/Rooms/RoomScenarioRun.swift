@@ -10,6 +10,8 @@ import BeaconTracking
 public struct RoomScenarioRun {
     public let scenario: RoomScenario
     public let simulator: RoomSimulator
+    /// Whether `run` adds the classifier's ablation rows to the oracle rows (`classifierAblations`).
+    public var classifierAblations = false
 
     /// `scenario` is realised for its seed first (`RoomScenario.realized`: the gateways' own terms drawn).
     public init(_ scenario: RoomScenario) {
@@ -142,6 +144,7 @@ public struct RoomScenarioRun {
                         steps: world.calibration.steps, awayTimeout: scenario.arbiter.awayTimeout),
                     stream: world.sightings, in: world))
             summary.training = world.training.reports
+            if classifierAblations { summary.oracles += classifierAblations(in: world) }
         }
         for kind in RoomOracle.tableKinds {
             summary.oracles.append(score(RoomOracleRule(kind, oracle: world.oracle), stream: [], in: world))

@@ -130,6 +130,88 @@ import Testing
         }
     }
 
+    /// The simulator's ablation rows tell the classifier a beacon's device offset (`pinnedOffsets`, analysis
+    /// only): it is used as given from the first step and never learned, whatever the levels say.
+    @Test func aPinnedOffsetIsUsedAndNotLearned() {
+        var arbiter = Self.trainedArbiter()
+        arbiter.pinnedOffsets = ["tag": -8]
+        var generator = SeededGenerator(seed: 2)
+        let changes = Self.feed(&arbiter, from: 0, to: 300) { _ in Self.at("b", offset: -8, noise: 3, &generator) }
+        #expect(changes.map(\.to) == ["b"])
+        #expect(arbiter.deviceOffset(of: "tag") == -8)
+        // Told 0 while the device is 8 dB weaker: a learning arbiter would move towards -8; a pinned one stays.
+        var told = Self.trainedArbiter()
+        told.pinnedOffsets = ["tag": 0]
+        _ = Self.feed(&told, from: 0, to: 300) { _ in Self.at("b", offset: -8, noise: 3, &generator) }
+        #expect(told.deviceOffset(of: "tag") == 0)
+    }
+
+    /// Rooms a and b through a light wall (the other's gateway 7 dB down), c far: a body in the way of the
+    /// beacon's own gateway (12 dB for 50 s, field notes: 8-15 dB, 5-60 s) makes a neighbour fit better than the
+    /// beacon's room while it lasts. With the blocked/clear state per link (`blocking`) the beacon stays; without
+    /// it, it leaves for the neighbour.
+    @Test func aBodyInTheWayOfTheOwnGatewayForFiftySecondsDoesNotMoveTheBeaconWithTheBlockingModel() {
+        let light: [String: [Double]] = ["a": [-55, -62, -85], "b": [-62, -55, -80], "c": [-85, -80, -55]]
+        let book = FingerprintBook(
+            ["a", "b", "c"].map { room in
+                var levels: [String: RoomFingerprint.Level] = [:]
+                for (index, gateway) in Self.gateways.enumerated() {
+                    levels[gateway] = RoomFingerprint.Level(
+                        mean: light[room]?[index] ?? -90, spread: 4, samples: 60, heardShare: 1)
+                }
+                return RoomFingerprint(room: room, levels: levels, seconds: 60, walks: 1, recorded: Self.t0 - 3_600)
+            })
+        func run(blocking: Bool, seed: UInt64) -> [RoomChange] {
+            var settings = Self.settings
+            settings.classifier.blocking = blocking
+            var arbiter = RoomArbiter(settings: settings)
+            arbiter.setFingerprints(book)
+            var generator = SeededGenerator(seed: seed)
+            let noisy = { (levels: [Double]) in levels.map { Optional($0 + 2 * Self.normal(&generator)) } }
+            var changes = Self.feed(&arbiter, from: 0, to: 120) { _ in noisy(light["b"] ?? []) }
+            changes += Self.feed(&arbiter, from: 120, to: 170) { _ in
+                noisy(zip(light["b"] ?? [], [0, -12, 0]).map { $0 + $1 })
+            }
+            changes += Self.feed(&arbiter, from: 170, to: 230) { _ in noisy(light["b"] ?? []) }
+            return changes
+        }
+        for seed: UInt64 in [21, 22, 23] {
+            #expect(run(blocking: true, seed: seed).map(\.to) == ["b"], "seed \(seed)")
+            #expect(
+                run(blocking: false, seed: seed).count > 1, "seed \(seed): the block moves the beacon without the model"
+            )
+        }
+    }
+
+    /// Room a's walk passed near its gateways (spreads of 10.5 dB), b's did not (6 dB); a beacon whose levels are
+    /// nearer a's means (2, 1, 5 dB off) than b's (4, 2, 8 dB off), as in four-rooms seed 6's desk (docs/rooms.md,
+    /// "Session 28"). The walk's spreads make b the more likely (its ln σ is smaller); one spread for every
+    /// gateway (`commonSpread`) ranks by the distance to the means, as `oracle-fp` does, and takes a.
+    @Test func oneSpreadForEveryGatewayRanksRoomsByTheDistanceToTheirMeans() {
+        let means: [String: [Double]] = ["a": [-88, -78, -89], "b": [-90, -75, -92], "c": [-60, -95, -95]]
+        let spreads: [String: Double] = ["a": 10.5, "b": 6, "c": 5]
+        let book = FingerprintBook(
+            ["a", "b", "c"].map { room in
+                var levels: [String: RoomFingerprint.Level] = [:]
+                for (index, gateway) in Self.gateways.enumerated() {
+                    levels[gateway] = RoomFingerprint.Level(
+                        mean: means[room]?[index] ?? -90, spread: spreads[room] ?? 5, samples: 60, heardShare: 1)
+                }
+                return RoomFingerprint(room: room, levels: levels, seconds: 60, walks: 1, recorded: Self.t0 - 3_600)
+            })
+        for common in [true, false] {
+            var settings = Self.settings
+            settings.classifier.commonSpread = common
+            var arbiter = RoomArbiter(settings: settings)
+            arbiter.setFingerprints(book)
+            var generator = SeededGenerator(seed: 31)
+            let changes = Self.feed(&arbiter, from: 0, to: 120) { _ in
+                [-86, -77, -84].map { Optional($0 + Self.normal(&generator)) }
+            }
+            #expect(changes.map(\.to) == [common ? "a" : "b"], "common spread \(common): \(changes)")
+        }
+    }
+
     @Test func theOffsetStopsAtItsLimit() {
         var settings = Self.settings
         settings.classifier.offsetLimit = 4
@@ -288,12 +370,15 @@ import Testing
             ConfigEntry(key: "probability_dwell_s", value: .scalar("3s")),
             ConfigEntry(key: "room_change_per_s", value: .scalar("0.02")),
             ConfigEntry(key: "fingerprint_differences", value: .scalar("true")),
+            ConfigEntry(key: "fingerprint_blocking", value: .scalar("true")),
+            ConfigEntry(key: "fingerprint_common_spread", value: .scalar("true")),
         ])
         var reader = ConfigReader(section, path: ConfigPath(parsing: "rooms"))
         let read = RoomSettings(from: &reader).arbiter.classifier
         #expect(read.enabled && read.enterProbability == 0.9 && read.dwell == 3 && read.changeRate == 0.02)
         #expect(read.spreadFloor == RoomClassifierSettings().spreadFloor)
         #expect(read.differences && !RoomClassifierSettings().differences)
+        #expect(read.blocking && read.commonSpread)
         var settings = Self.settings
         settings.classifier.enterProbability = 0.3
         settings.classifier.offsetLimit = .nan
