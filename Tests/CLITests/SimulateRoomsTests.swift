@@ -103,13 +103,24 @@ import Glibc
         #expect(regionLinks.status == 64)
     }
 
+    /// The doorway file cut to 10 minutes, in a temporary file (the caller unlinks it).
+    static func shortDoorway() throws -> String {
+        SimulateCommandTests.writeTemporary(
+            try String(contentsOfFile: doorway, encoding: .utf8)
+                .replacingOccurrences(of: #""duration_s": 5400"#, with: #""duration_s": 600"#))
+    }
+
+    /// The `room_summary` line of a run's output.
+    static func summary(_ run: BuiltBinary.Result) -> JSONValue? {
+        run.stdout.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
+            .first { $0["type"] == .string("room_summary") }
+    }
+
     /// Rooms files run on the measured radio unless told (issue 43, session 27): `--radio pessimistic` gives the
     /// streams of before, `--radio measured` the default's, `--radio independent` is a usage error for rooms.
     @Test func theRadioOptionTakesRoomsFiles() async throws {
         try #require(access(SimulateCommandTests.binary, X_OK) == 0, "build the binary first: swift build")
-        let short = SimulateCommandTests.writeTemporary(
-            try String(contentsOfFile: Self.doorway, encoding: .utf8)
-                .replacingOccurrences(of: #""duration_s": 5400"#, with: #""duration_s": 600"#))
+        let short = try Self.shortDoorway()
         defer { unlink(short) }
         let base = ["simulate", "--scenario", short, "--summary-only"]
         let unnamed = try await BuiltBinary.run(base)
@@ -117,14 +128,10 @@ import Glibc
         let pessimistic = try await BuiltBinary.run(base + ["--radio", "pessimistic"])
         #expect(unnamed.status == 0 && measured.status == 0 && pessimistic.status == 0, "\(pessimistic.stderr)")
         #expect(unnamed.stdout == measured.stdout, "the default is the measured radio")
-        func summary(_ run: BuiltBinary.Result) -> JSONValue? {
-            run.stdout.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
-                .first { $0["type"] == .string("room_summary") }
-        }
-        #expect(summary(unnamed)?["radio"] == .string("measured"), "\(unnamed.stdout)")
-        #expect(summary(pessimistic)?["radio"] == .string("pessimistic"), "\(pessimistic.stdout)")
+        #expect(Self.summary(unnamed)?["radio"] == .string("measured"), "\(unnamed.stdout)")
+        #expect(Self.summary(pessimistic)?["radio"] == .string("pessimistic"), "\(pessimistic.stdout)")
         #expect(pessimistic.stderr.contains("pessimistic radio), "), "\(pessimistic.stderr)")
-        #expect(summary(measured)?["rules"] != summary(pessimistic)?["rules"], "another radio, another world")
+        #expect(Self.summary(measured)?["rules"] != Self.summary(pessimistic)?["rules"], "another radio, another world")
         let independent = try await BuiltBinary.run(base + ["--radio", "independent"])
         #expect(independent.status == 64)
         #expect(independent.stderr.contains("--radio independent takes region scenarios"))
@@ -137,22 +144,17 @@ import Glibc
         #expect(refused.status == 78)
         #expect(refused.stderr.contains("radio.model: rooms scenarios run on the measured or pessimistic radio"))
     }
+
     /// `--ablations` (docs/rooms.md, "Session 28"): the classifier's four ablation rows among the oracle rows, in
     /// order, the rules unchanged; a usage error with `--frontier` or on region scenarios.
     @Test func theAblationsOptionAddsTheClassifiersAnalysisRows() async throws {
         try #require(access(SimulateCommandTests.binary, X_OK) == 0, "build the binary first: swift build")
-        let short = SimulateCommandTests.writeTemporary(
-            try String(contentsOfFile: Self.doorway, encoding: .utf8)
-                .replacingOccurrences(of: #""duration_s": 5400"#, with: #""duration_s": 600"#))
+        let short = try Self.shortDoorway()
         defer { unlink(short) }
         let base = ["simulate", "--scenario", short, "--summary-only"]
         let plain = try await BuiltBinary.run(base)
         let ablated = try await BuiltBinary.run(base + ["--ablations"])
         #expect(plain.status == 0 && ablated.status == 0, "\(ablated.stderr)")
-        func summary(_ run: BuiltBinary.Result) -> JSONValue? {
-            run.stdout.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
-                .first { $0["type"] == .string("room_summary") }
-        }
         func names(_ value: JSONValue?) -> [String] {
             guard case let .array(rows)? = value else { return [] }
             return rows.compactMap { row in
@@ -160,8 +162,10 @@ import Glibc
                 return name
             }
         }
-        #expect(summary(plain)?["rules"] == summary(ablated)?["rules"])
-        let added = names(summary(ablated)?["oracles"]).filter { !names(summary(plain)?["oracles"]).contains($0) }
+        #expect(Self.summary(plain)?["rules"] == Self.summary(ablated)?["rules"])
+        let added = names(Self.summary(ablated)?["oracles"]).filter {
+            !names(Self.summary(plain)?["oracles"]).contains($0)
+        }
         #expect(added == ["fp+configured", "fp+offset", "fp+true-levels", "fp+fixed-levels"])
         let frontier = try await BuiltBinary.run(base + ["--ablations", "--frontier"])
         #expect(frontier.status == 64)
