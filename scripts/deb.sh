@@ -4,6 +4,7 @@
 # Usage: scripts/deb.sh
 # Environment:
 #   DEB_BIN      a release binary built with --static-swift-stdlib (default: build one into .build/release)
+#   LINK_ORDER   0 to build that binary without the Makefile's LINK_ORDER_FLAGS (lld and scripts/link-order.txt)
 #   DEB_OUT      output directory (default .build/deb); the package is DEB_OUT/beaconbridge_VERSION_ARCH.deb
 #   DEB_VERSION  package version (default: `beaconbridge --version`)
 #   DEB_UNIT     the systemd unit to package (default config/beaconbridge.service)
@@ -42,7 +43,11 @@ fi
 
 if [ -z "${DEB_BIN:-}" ]; then
     log "building the release binary (Swift runtime linked statically)"
-    ( cd "$REPO" && "$SWIFT" build -c release --product beaconbridge --static-swift-stdlib \
+    # The Makefile's RELEASE_FLAGS, with its LINK_ORDER_FLAGS (LINK_ORDER=0 leaves them out).
+    order=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -use-ld=lld -Xlinker "--symbol-ordering-file=$REPO/scripts/link-order.txt"
+        -Xlinker --no-warn-symbol-ordering)
+    [ "${LINK_ORDER:-1}" = 1 ] || order=()
+    ( cd "$REPO" && "$SWIFT" build -c release --product beaconbridge --static-swift-stdlib ${order[@]+"${order[@]}"} \
         -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xswiftc -warnings-as-errors ) >&2 \
         || die "swift build failed"
     DEB_BIN="$REPO/.build/release/beaconbridge"
