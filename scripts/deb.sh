@@ -4,6 +4,7 @@
 # Usage: scripts/deb.sh
 # Environment:
 #   DEB_BIN      a release binary built with --static-swift-stdlib (default: build one into .build/release)
+#   LINK_ORDER   0 to build that binary without the Makefile's LINK_ORDER_FLAGS (lld and scripts/link-order.txt)
 #   DEB_OUT      output directory (default .build/deb); the package is DEB_OUT/beaconbridge_VERSION_ARCH.deb
 #   DEB_VERSION  package version (default: `beaconbridge --version`)
 #   DEB_UNIT     the systemd unit to package (default config/beaconbridge.service)
@@ -42,7 +43,11 @@ fi
 
 if [ -z "${DEB_BIN:-}" ]; then
     log "building the release binary (Swift runtime linked statically)"
-    ( cd "$REPO" && "$SWIFT" build -c release --product beaconbridge --static-swift-stdlib \
+    # The Makefile's RELEASE_FLAGS, with its LINK_ORDER_FLAGS (LINK_ORDER=0 leaves them out).
+    order=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -use-ld=lld -Xlinker "--symbol-ordering-file=$REPO/scripts/link-order.txt"
+        -Xlinker --no-warn-symbol-ordering -Xlinker -z -Xlinker pack-relative-relocs)
+    [ "${LINK_ORDER:-1}" = 1 ] || order=()
+    ( cd "$REPO" && "$SWIFT" build -c release --product beaconbridge --static-swift-stdlib ${order[@]+"${order[@]}"} \
         -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xswiftc -warnings-as-errors ) >&2 \
         || die "swift build failed"
     DEB_BIN="$REPO/.build/release/beaconbridge"
@@ -127,6 +132,11 @@ printf 'Source: beaconbridge\n\nPackage: beaconbridge\nArchitecture: any\n' > "$
 depends=$(cd "$WORK/src" && dpkg-shlibdeps ${DEB_SHLIBDEPS_ARGS:-} -O -e"$ROOT/usr/bin/beaconbridge" 2>"$WORK/shlibdeps.log" | sed -n 's/^shlibs:Depends=//p') \
     || { cat "$WORK/shlibdeps.log" >&2; die "dpkg-shlibdeps failed"; }
 [ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies"
+# Packed relative relocations (DT_RELR, the Makefile's LINK_ORDER_FLAGS) need glibc 2.36; dpkg-shlibdeps does not see
+# that (a version needed without a symbol), so raise a lower libc6 bound to it.
+if readelf -V "$ROOT/usr/bin/beaconbridge" | grep -q GLIBC_ABI_DT_RELR; then
+    depends=$(sed -E 's/libc6 \(>= 2\.([0-9]|[12][0-9]|3[0-5])\)/libc6 (>= 2.36)/' <<< "$depends")
+fi
 # The maintainer scripts call deb-systemd-invoke.
 depends="$depends, init-system-helpers (>= 1.54~)"
 size=$(du -sk --exclude=DEBIAN "$ROOT" | cut -f1)

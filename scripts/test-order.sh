@@ -99,6 +99,9 @@ scripts/demo-events.awk         -
 scripts/arm64-figures.sh        -
 scripts/stress-runs.sh          -
 scripts/binary-pages.py         -
+scripts/text-pages.py           -
+scripts/link-order.sh           -
+scripts/link-order.txt          release web e2e systemd container
 scripts/rooms-classifier-grid.py -
 scripts/rooms-scale*.sh -
 scripts/rooms-scale-scenario.py -
