@@ -16,10 +16,18 @@ BUILD_FLAGS := -Xswiftc -warnings-as-errors
 # A name the binary does not have is skipped and the rest keep the default order, so a stale list costs RSS, not
 # correctness. With lld also packed relative relocations (DT_RELR, glibc >= 2.36: Debian 12 and later; deb.sh says so
 # in Depends): the loader reads 6 kB of them at start instead of 0.76 MB of .rela.dyn, and those pages stay mapped.
+# --no-export-dynamic undoes the -export-dynamic of the toolchain's static-stdlib-args.lnk (it comes later on the link
+# line, and the last one wins). That exported every public and package symbol of our own modules, about 13,300 (the
+# runtime's and standard library's are already hidden by the same file's --exclude-libs ALL), in a .dynsym, .dynstr
+# and .gnu.hash of 1.2 MB that stayed resident. Nothing looks them up: we dlsym none of our own symbols (the curl
+# loader's dlsym is on libcurl's handle), no library refers back to the executable, the runtime's dladdr stack trace
+# is printed only for debug builds' fatal errors and a few runtime errors with the backtracer off, and the Swift
+# backtracer reads .symtab and DWARF. Cost: the stripped package binary no longer names its public functions to gdb
+# or perf (docs/daemon-bench.md, session 28).
 # LINK_ORDER=0 links as before (the default linker, no order). The arm64 and trixie packages
 # (scripts/cross-build.sh, trixie's Swift 6.0.3) keep their own flags: not applied there, not measured there.
 LINK_ORDER ?= 1
-LINK_ORDER_FLAGS := $(if $(filter 1,$(LINK_ORDER)),-Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=$(CURDIR)/scripts/link-order.txt -Xlinker --no-warn-symbol-ordering -Xlinker -z -Xlinker pack-relative-relocs)
+LINK_ORDER_FLAGS := $(if $(filter 1,$(LINK_ORDER)),-Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=$(CURDIR)/scripts/link-order.txt -Xlinker --no-warn-symbol-ordering -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic)
 RELEASE_FLAGS := -c release --static-swift-stdlib $(LINK_ORDER_FLAGS) -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(BUILD_FLAGS)
 RELEASE_BIN := $(CURDIR)/.build/release/beaconbridge
 # Runs a stage and prints its wall time when it ends (one line per stage; scripts/stage.sh).
