@@ -128,8 +128,10 @@ stage-fuzz-typecheck:
 	@$(STAGE) fuzz-typecheck scripts/fuzz.sh --wait-typecheck
 stage-reference:
 	@$(STAGE) reference env SWIFT=$(SWIFT) scripts/reference-check.sh
+# With LINK_ORDER=1 the stage also checks that the binary still has the functions scripts/link-order.txt lists
+# (scripts/link-order-check.sh: at least 90 % of them and of the hottest 500; else rerun scripts/link-order.sh).
 stage-release:
-	@$(STAGE) release $(SWIFT) build $(RELEASE_FLAGS)
+	@$(STAGE) release sh -c '$(SWIFT) build $(RELEASE_FLAGS) $(if $(filter 1,$(LINK_ORDER)),&& scripts/link-order-check.sh $(RELEASE_BIN))'
 # A real Prometheus (Debian's) scrapes the release binary replaying the demo story with `http:` on, and its query API
 # must return the figures (scripts/web-stage.sh, about 40 s; docs/status-page.md).
 stage-web:

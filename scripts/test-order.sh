@@ -102,6 +102,7 @@ scripts/binary-pages.py         -
 scripts/text-pages.py           -
 scripts/link-order.sh           -
 scripts/link-order.txt          release web e2e systemd container
+scripts/link-order-check.sh     release
 scripts/rooms-classifier-grid.py -
 scripts/rooms-scale*.sh -
 scripts/rooms-scale-scenario.py -

@@ -206,9 +206,11 @@ enum DecodeBench {
             line("stage: HCI + AD + beacons, no observations", beaconsOnly, "reports")
                 + ", \(beaconsOnly.extra) beacons")
         print(line("reference copy+checksum", reference, "events") + ", checksum \(checksum & 0xFFFF)")
+        // Issue 45's goal is for the realistic mix; the sensor mix keeps the earlier goal of 2.5 M (docs/decoding.md).
         print(
-            "  goal >= 2,500,000 reports/s per core (median), every format enabled, daemon path: "
-                + "realistic mix \(path.median >= 2_500_000 ? "met" : "NOT met"), mix with sensors \(sensorPath.median >= 2_500_000 ? "met" : "NOT met")"
+            "  goals (median, every format enabled, daemon path): realistic mix >= 3,000,000 reports/s per core "
+                + "\(path.median >= 3_000_000 ? "met" : "NOT met"), mix with sensors >= 2,500,000 "
+                + "\(sensorPath.median >= 2_500_000 ? "met" : "NOT met")"
         )
     }
 

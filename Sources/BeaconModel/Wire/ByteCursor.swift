@@ -2,92 +2,108 @@
 /// `DecodeError` carrying the offset of the read that failed; nothing here can trap on any input.
 ///
 /// Offsets are absolute indices into `bytes`, so errors point at the byte in the caller's input.
+///
+/// Its reads are `@inlinable` (with the stored offsets `@usableFromInline`), so the decoders in other modules
+/// (BeaconFormats' HCI event parser reads every report's fields through one) compile them inline instead of
+/// calling into BeaconModel per byte; the error path stays out of line (`truncated`).
 public struct ByteCursor: Sendable {
     public let bytes: [UInt8]
+    @usableFromInline var storedOffset: Int
+    @usableFromInline var storedEnd: Int
     /// Index of the next byte to read.
-    public private(set) var offset: Int
+    @inlinable public var offset: Int { storedOffset }
     /// One past the last readable index (may be less than `bytes.count` to read a sub-range).
-    public private(set) var end: Int
+    @inlinable public var end: Int { storedEnd }
 
     /// Reads `bytes[range]` (clamped to the array).
     public init(_ bytes: [UInt8], range: Range<Int>? = nil) {
         self.bytes = bytes
         let whole = 0..<bytes.count
         let clamped = (range ?? whole).clamped(to: whole)
-        self.offset = clamped.lowerBound
-        self.end = clamped.upperBound
+        self.storedOffset = clamped.lowerBound
+        self.storedEnd = clamped.upperBound
     }
 
-    public var remaining: Int { end - offset }
-    public var isAtEnd: Bool { offset >= end }
+    @inlinable public var remaining: Int { storedEnd - storedOffset }
+    @inlinable public var isAtEnd: Bool { storedOffset >= storedEnd }
 
-    @inline(__always)
-    private func require(_ count: Int, _ what: StaticString) throws(DecodeError) {
-        guard count >= 0, end - offset >= count else {
-            throw DecodeError(
-                offset: offset, reason: "truncated \(what): need \(count) byte(s), \(max(0, end - offset)) left")
-        }
+    @inlinable @inline(__always)
+    func require(_ count: Int, _ what: StaticString) throws(DecodeError) {
+        guard count >= 0, storedEnd - storedOffset >= count else { throw truncated(count, what) }
     }
 
-    @inline(__always)
+    @usableFromInline @inline(never)
+    func truncated(_ count: Int, _ what: StaticString) -> DecodeError {
+        DecodeError(
+            offset: storedOffset,
+            reason: "truncated \(what): need \(count) byte(s), \(max(0, storedEnd - storedOffset)) left")
+    }
+
+    @inlinable @inline(__always)
     public mutating func readUInt8(_ what: StaticString = "byte") throws(DecodeError) -> UInt8 {
         try require(1, what)
-        defer { offset += 1 }
-        return bytes[offset]
+        defer { storedOffset += 1 }
+        return bytes[storedOffset]
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func readInt8(_ what: StaticString = "byte") throws(DecodeError) -> Int8 {
         Int8(bitPattern: try readUInt8(what))
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func readUInt16LE(_ what: StaticString = "16-bit value") throws(DecodeError) -> UInt16 {
         try require(2, what)
-        defer { offset += 2 }
-        return UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
+        defer { storedOffset += 2 }
+        return UInt16(bytes[storedOffset]) | UInt16(bytes[storedOffset + 1]) << 8
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func readUInt16BE(_ what: StaticString = "16-bit value") throws(DecodeError) -> UInt16 {
         try require(2, what)
-        defer { offset += 2 }
-        return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
+        defer { storedOffset += 2 }
+        return UInt16(bytes[storedOffset]) << 8 | UInt16(bytes[storedOffset + 1])
     }
 
+    @inlinable
     public mutating func readUInt32BE(_ what: StaticString = "32-bit value") throws(DecodeError) -> UInt32 {
         try require(4, what)
         var value: UInt32 = 0
-        for index in offset..<(offset + 4) { value = value << 8 | UInt32(bytes[index]) }
-        offset += 4
+        for index in storedOffset..<(storedOffset + 4) { value = value << 8 | UInt32(bytes[index]) }
+        storedOffset += 4
         return value
     }
 
+    @inlinable
     public mutating func readUInt32LE(_ what: StaticString = "32-bit value") throws(DecodeError) -> UInt32 {
         try require(4, what)
         var value: UInt32 = 0
-        for index in stride(from: offset + 3, through: offset, by: -1) { value = value << 8 | UInt32(bytes[index]) }
-        offset += 4
+        for index in stride(from: storedOffset + 3, through: storedOffset, by: -1) {
+            value = value << 8 | UInt32(bytes[index])
+        }
+        storedOffset += 4
         return value
     }
 
+    @inlinable
     public mutating func readUInt64BE(_ what: StaticString = "64-bit value") throws(DecodeError) -> UInt64 {
         try require(8, what)
         var value: UInt64 = 0
-        for index in offset..<(offset + 8) { value = value << 8 | UInt64(bytes[index]) }
-        offset += 8
+        for index in storedOffset..<(storedOffset + 8) { value = value << 8 | UInt64(bytes[index]) }
+        storedOffset += 8
         return value
     }
 
     /// The index range of the next `count` bytes, consumed without copying.
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func readRange(_ count: Int, _ what: StaticString = "bytes") throws(DecodeError) -> Range<Int> {
         try require(count, what)
-        defer { offset += count }
-        return offset..<(offset + count)
+        defer { storedOffset += count }
+        return storedOffset..<(storedOffset + count)
     }
 
     /// Copies the next `count` bytes.
+    @inlinable
     public mutating func readBytes(_ count: Int, _ what: StaticString = "bytes") throws(DecodeError) -> [UInt8] {
         let range = try readRange(count, what)
         guard count > 0 else { return [] }
@@ -97,14 +113,16 @@ public struct ByteCursor: Sendable {
         }
     }
 
+    @inlinable
     public mutating func skip(_ count: Int, _ what: StaticString = "bytes") throws(DecodeError) {
         try require(count, what)
-        offset += count
+        storedOffset += count
     }
 
     /// Restricts further reads to the next `count` bytes (e.g. an event's declared parameter length).
+    @inlinable
     public mutating func limit(to count: Int, _ what: StaticString = "declared length") throws(DecodeError) {
         try require(count, what)
-        end = offset + count
+        storedEnd = storedOffset + count
     }
 }
