@@ -33,7 +33,7 @@ RELEASE_BIN := $(CURDIR)/.build/release/beaconbridge
 # Runs a stage and prints its wall time when it ends (one line per stage; scripts/stage.sh).
 STAGE := scripts/stage.sh
 
-.PHONY: deps build release check test test-changed lint format fuzz bench demo e2e deb deb-arm64 deb-trixie arm64-smoke arm64-stage cross-roots-background container container-root-background clean
+.PHONY: deps build release print-release-flags check test test-changed lint format fuzz bench demo e2e deb deb-arm64 deb-trixie arm64-smoke arm64-stage cross-roots-background container container-root-background clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
@@ -50,6 +50,10 @@ build: deps
 # binary users run (its RSS is about 1.5 MB lower than with the shared runtime).
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
+
+# RELEASE_FLAGS for scripts that build the release binary themselves (scripts/deb.sh without DEB_BIN).
+print-release-flags:
+	@echo $(RELEASE_FLAGS)
 
 # The stages of `make test` in the order the full run (CI's) takes them: `make check`'s five, then one a line. Each
 # stage is defined once, as the target stage-NAME below (timed by scripts/stage.sh), and every order runs

@@ -43,12 +43,12 @@ fi
 
 if [ -z "${DEB_BIN:-}" ]; then
     log "building the release binary (Swift runtime linked statically)"
-    # The Makefile's RELEASE_FLAGS, with its LINK_ORDER_FLAGS (LINK_ORDER=0 leaves them out).
-    order=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -use-ld=lld -Xlinker "--symbol-ordering-file=$REPO/scripts/link-order.txt"
-        -Xlinker --no-warn-symbol-ordering -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic)
-    [ "${LINK_ORDER:-1}" = 1 ] || order=()
-    ( cd "$REPO" && "$SWIFT" build -c release --product beaconbridge --static-swift-stdlib ${order[@]+"${order[@]}"} \
-        -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xswiftc -warnings-as-errors ) >&2 \
+    # The Makefile's RELEASE_FLAGS, which it prints (one definition of them), with its LINK_ORDER_FLAGS unless
+    # LINK_ORDER=0.
+    flags=$(make -s --no-print-directory -C "$REPO" print-release-flags LINK_ORDER="${LINK_ORDER:-1}") \
+        || die "could not read RELEASE_FLAGS from the Makefile"
+    read -ra flags <<< "$flags"
+    ( cd "$REPO" && "$SWIFT" build --product beaconbridge "${flags[@]}" ) >&2 \
         || die "swift build failed"
     DEB_BIN="$REPO/.build/release/beaconbridge"
 fi
