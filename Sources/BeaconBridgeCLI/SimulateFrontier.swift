@@ -71,7 +71,8 @@ enum SimulateFrontier {
                 + TableText.cell("missed", 7)
                 + TableText.cell("right %", 8)
                 + TableText.cell("felt enter p95 ≥1/≥5", 22) + TableText.cell("felt exit", 10)
-                + TableText.cell("made felt enter p95 ≥1/≥5 (missed)", 36) + TableText.cell("made felt exit (missed)", 24)
+                + TableText.cell("made felt enter p95 ≥1/≥5 (missed)", 36)
+                + TableText.cell("made felt exit (missed)", 24)
                 + TableText.cell("old enter p95 ≥1/≥5", 20) + "old exit p95",
         ]
         for point in points {
@@ -123,7 +124,10 @@ enum SimulateFrontier {
                     verdict.candidates.map { candidate in
                         .object([
                             ("name", .string(candidate.point.name)),
-                            ("false_transitions_per_beacon_hour", TableText.json(candidate.point.falsePerBeaconHour, 1000)),
+                            (
+                                "false_transitions_per_beacon_hour",
+                                TableText.json(candidate.point.falsePerBeaconHour, 1000)
+                            ),
                             ("oracle_enter_p95_1hz_s", optional(candidate.oracleEnterP95)),
                             ("oracle_enter_p95_5hz_s", optional(candidate.oracleEnterP95Fast)),
                             ("within_ratio", .bool(candidate.withinRatio)),

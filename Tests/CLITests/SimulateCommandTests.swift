@@ -139,7 +139,8 @@ import Glibc
         #expect(try await Self.run(["simulate", "--scenario", scenario, "--teach-seconds", "61"]).status == 64)
         #expect(try await Self.run(["simulate", "--scenario", scenario, "--teach-seconds", "x"]).status == 64)
         #expect(
-            try await Self.run(["simulate", "--scenario", scenario, "--teach", "--capture", "/tmp/never.btsnoop"]).status
+            try await Self.run(["simulate", "--scenario", scenario, "--teach", "--capture", "/tmp/never.btsnoop"])
+                .status
                 == 64)
         let rooms = Self.packageRoot + "/config/scenarios/rooms-corridor.json"
         #expect(try await Self.run(["simulate", "--scenario", rooms, "--teach"]).status == 64)
@@ -161,10 +162,12 @@ import Glibc
         #expect(!plain.stdout.contains("taught_verdict"))
         #expect(taught.stdout.contains("\"made_felt_enter_p95_1hz_s\""))
         // The untaught rows are the plain frontier's (the same streams).
-        let engine = { (text: String) in text.split(separator: "\n").first { $0.contains("\"name\":\"beaconbridge\"") } }
+        let engine = { (text: String) in text.split(separator: "\n").first { $0.contains("\"name\":\"beaconbridge\"") }
+        }
         #expect(engine(plain.stdout) != nil && engine(plain.stdout) == engine(taught.stdout))
         for bad in [["--taught-grid", "2:5:3.5:30"], ["--taught-grid", "2:5:x:30:30"]] {
-            #expect(try await Self.run(["simulate", "--scenario", scenario, "--frontier", "--teach"] + bad).status == 64)
+            #expect(
+                try await Self.run(["simulate", "--scenario", scenario, "--frontier", "--teach"] + bad).status == 64)
         }
         #expect(try await Self.run(["simulate", "--scenario", scenario, "--frontier"] + grid).status == 64)
         #expect(try await Self.run(["simulate", "--scenario", scenario, "--teach"] + grid).status == 64)

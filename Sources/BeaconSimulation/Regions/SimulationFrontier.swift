@@ -166,7 +166,8 @@ public struct SimulationFrontier: Sendable {
             madeFeltEnterP95: SimulationSummary.percentile(scores.feltEnterLatencies(atLeast: 1), 0.95),
             madeFeltEnterP95Fast: SimulationSummary.percentile(scores.feltEnterLatencies(atLeast: 5), 0.95),
             madeFeltExitP95: SimulationSummary.percentile(scores.feltExitLatencies, 0.95),
-            feltMissedEnters: scores.feltMissedEnters(atLeast: 1), feltMissedEntersFast: scores.feltMissedEnters(atLeast: 5),
+            feltMissedEnters: scores.feltMissedEnters(atLeast: 1),
+            feltMissedEntersFast: scores.feltMissedEnters(atLeast: 5),
             feltMissedExits: scores.feltMissedExits)
     }
 

@@ -95,7 +95,13 @@ public struct TaughtFrontierRule: Sendable, Equatable {
     }
 
     /// The grid `--frontier --teach` runs, once with the taught links and once with the oracle's: allowance
-    /// × hysteresis × margin × evidence × exit period.
-    public static let defaultGrid = grid(
-        allowances: [0, 2, 4], hystereses: [4, 5, 7], margins: [2, 3.5, 5], evidences: [15, 30, 60], exitPeriods: [30])
+    /// {0, 1, 2, 3} dB × hysteresis {5, 6, 7, 8} dB × margin {3.5, 5, 7} dB × evidence {15, 30, 60} dB·s at the
+    /// `balanced` exit period (30 s), and an exit-period slice (20 s and 40 s over allowance {0, 1, 2} ×
+    /// hysteresis {6, 7, 8} at margin 5, evidence 30). 162 points; about 7 minutes over the nine issue-43
+    /// scenarios × 5 seeds on a release build (docs/tracking-and-regions.md, "The taught and oracle frontier").
+    public static let defaultGrid =
+        grid(
+            allowances: [0, 1, 2, 3], hystereses: [5, 6, 7, 8], margins: [3.5, 5, 7], evidences: [15, 30, 60],
+            exitPeriods: [30])
+        + grid(allowances: [0, 1, 2], hystereses: [6, 7, 8], margins: [5], evidences: [30], exitPeriods: [20, 40])
 }

@@ -53,7 +53,8 @@ import Testing
         #expect(other.enter == -75.5 && other.exit == -82.5)
         let defaults = try #require(
             link.levels(
-                enterAllowance: TaughtRegionLink.taughtEnterAllowance, hysteresis: TaughtRegionLink.boundaryOnlyHysteresis))
+                enterAllowance: TaughtRegionLink.taughtEnterAllowance,
+                hysteresis: TaughtRegionLink.boundaryOnlyHysteresis))
         #expect(defaults.enter == link.levels?.enter && defaults.exit == link.levels?.exit)
         #expect(TaughtRegionLink().levels(enterAllowance: 0, hysteresis: 5) == nil)
     }

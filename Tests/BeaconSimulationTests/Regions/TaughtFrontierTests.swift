@@ -14,7 +14,8 @@ import Testing
         let scenario = Scenario(
             seed: 3, duration: 500, radio: TeachPhaseTests.radio(), regions: [F.room],
             beacons: [TeachPhaseTests.walker(1), TeachPhaseTests.walker(2, rate: 1)])
-        let other = TaughtFrontierRule(enterAllowance: 4, hysteresis: 7, enterMargin: 2, enterEvidence: 15, exitPeriod: 20)
+        let other = TaughtFrontierRule(
+            enterAllowance: 4, hysteresis: 7, enterMargin: 2, enterEvidence: 15, exitPeriod: 20)
         let grid = [TaughtFrontierRule.current, other]
         let rules = Array(FrontierRule.family.prefix(2))
         var plain = SimulationFrontier(rules: rules)
@@ -34,13 +35,17 @@ import Testing
         }
         // Today's taught levels and keys are `runTaught`'s taught and oracle detectors, on the same stream.
         let summary = ScenarioRun(scenario).runTaught(TeachPhase())
-        for (family, name) in [(SimulationFrontier.Point.Family.taught, ScenarioRun.taughtName), (.oracle, ScenarioRun.oracleName)] {
+        for (family, name) in [
+            (SimulationFrontier.Point.Family.taught, ScenarioRun.taughtName), (.oracle, ScenarioRun.oracleName),
+        ] {
             let detector = try #require(summary.baselines.first { $0.name == name })
-            let point = try #require(points.first { $0.name == "\(family.rawValue)-\(TaughtFrontierRule.current.name)" })
+            let point = try #require(
+                points.first { $0.name == "\(family.rawValue)-\(TaughtFrontierRule.current.name)" })
             #expect(point.family == family)
             #expect(point.falsePerBeaconHour == detector.falseTransitionsPerBeaconHour)
             #expect(point.rightFraction == detector.rightFraction)
-            #expect(point.madeFeltEnterP95 == SimulationSummary.percentile(detector.feltEnterLatencies(atLeast: 1), 0.95))
+            #expect(
+                point.madeFeltEnterP95 == SimulationSummary.percentile(detector.feltEnterLatencies(atLeast: 1), 0.95))
             #expect(point.madeFeltExitP95 == SimulationSummary.percentile(detector.feltExitLatencies, 0.95))
             #expect(point.feltMissedEnters == detector.feltMissedEnters(atLeast: 1))
             #expect(point.feltMissedExits == detector.feltMissedExits)
@@ -56,10 +61,12 @@ import Testing
 
     @Test func aGridPointSetsTheLevelsFromTheTeachAndTheKeys() throws {
         let beacons = [TeachPhaseTests.walker(1), TeachPhaseTests.walker(2)]
-        let scenario = Scenario(seed: 1, duration: 60, radio: TeachPhaseTests.radio(), regions: [F.room], beacons: beacons)
+        let scenario = Scenario(
+            seed: 1, duration: 60, radio: TeachPhaseTests.radio(), regions: [F.room], beacons: beacons)
         let boundary = TaughtLevel(level: -70, spread: 2, reports: 30, seconds: 30)
         let links = [TeachPhaseTests.key(1): TaughtRegionLink(boundary: boundary)]
-        let point = TaughtFrontierRule(enterAllowance: 1.5, hysteresis: 6, enterMargin: 2, enterEvidence: 15, exitPeriod: 20)
+        let point = TaughtFrontierRule(
+            enterAllowance: 1.5, hysteresis: 6, enterMargin: 2, enterEvidence: 15, exitPeriod: 20)
         #expect(point.name == "a1.5-h6-m2-e15-x20")
         let regions = point.regions(scenario, links: links)
         #expect(regions.rules.count == 2)
@@ -81,9 +88,10 @@ import Testing
         #expect(many.count == 12)
         #expect(many.first?.enterAllowance == 0 && many.last?.enterAllowance == 2)
         #expect(Set(many.map(\.name)).count == 12)
-        for bad in ["", "2:5:3.5:30", "2:5:3.5:30:30:1", "2:x:3.5:30:30", "2:5:3.5::30", "2:5,:3.5:30:30", "-1:5:3.5:30:30",
-            "2:0:3.5:30:30", "2:5:3.5:30:0", "2:5:3.5:inf:30"]
-        {
+        for bad in [
+            "", "2:5:3.5:30", "2:5:3.5:30:30:1", "2:x:3.5:30:30", "2:5:3.5::30", "2:5,:3.5:30:30", "-1:5:3.5:30:30",
+            "2:0:3.5:30:30", "2:5:3.5:30:0", "2:5:3.5:inf:30",
+        ] {
             #expect(TaughtFrontierRule.grid(spec: bad) == nil, "\(bad)")
         }
         #expect(TaughtFrontierRule.defaultGrid.contains(TaughtFrontierRule.current))
