@@ -17,7 +17,7 @@ enum SimulateCommand {
         Usage: beaconbridge simulate --scenario FILE... [--seed N] [--seeds K] [--radio MODEL] [--sensitivity P]
                                      [--summary-only] [--capture OUT] [--frontier [--true-levels]] [--ablations]
                                      [--gateway-links assumed|pessimistic] [--spatial-bias measured|off]
-                                     [--teach | --teach-seconds N] [--teach-turning]
+                                     [--teach | --teach-seconds N] [--teach-turning] [--taught-grid A:H:M:E:X]
           --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
           --seed N          override the scenario's seed (0...2^64-1)
           --seeds K         run K seeds (the seed, seed+1, ...) and print the aggregate (1...1000)
@@ -48,6 +48,12 @@ enum SimulateCommand {
                             levels to the comparison
           --teach-seconds N the same, holding N seconds at each spot (1...60)
           --teach-turning   the same, the installer turning through four postures during each hold
+                            (with --frontier: also the engine over a grid of the taught links' levels and keys,
+                            with the taught levels and with the oracle's, on the same streams)
+          --taught-grid G   --frontier --teach: that grid instead of the default, written A:H:M:E:X, five
+                            comma-separated lists: the enter allowance below the taught boundary, the exit
+                            level's distance below the enter level, enter_margin_db, enter_evidence_db,
+                            exit_period_s (e.g. 0,2:5:3.5:30:30)
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -64,6 +70,7 @@ enum SimulateCommand {
         var gatewayLinks: GatewayLinkRadio.Variant?
         var spatialBias: SpatialBiasRadio.Variant?
         var teach: TeachPhase?
+        var taughtGrid: [TaughtFrontierRule]?
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -108,6 +115,11 @@ enum SimulateCommand {
                     parsed >= 1, parsed <= TeachPhase.maximumSeconds
                 else { return usageError("--teach-seconds needs a number of seconds 1...60") }
                 teach = TeachPhase(seconds: parsed, postures: teach?.postures ?? 1)
+            case "--taught-grid":
+                guard let value = rest.popFirst(), let parsed = TaughtFrontierRule.grid(spec: value) else {
+                    return usageError("--taught-grid needs A:H:M:E:X, five comma-separated lists of numbers")
+                }
+                taughtGrid = parsed
             case "--summary-only": summaryOnly = true
             case "--frontier": frontier = true
             case "--true-levels": trueLevels = true
@@ -127,8 +139,9 @@ enum SimulateCommand {
         if ablations, frontier || capturePath != nil {
             return usageError("--ablations goes with neither --frontier nor --capture")
         }
-        if teach != nil, frontier || capturePath != nil {
-            return usageError("--teach goes with neither --frontier nor --capture")
+        if teach != nil, capturePath != nil { return usageError("--teach does not go with --capture") }
+        if taughtGrid != nil, !frontier || teach == nil {
+            return usageError("--taught-grid goes with --frontier and --teach")
         }
         if capturePath != nil, paths.count > 1 || seeds > 1 {
             return usageError("--capture takes one scenario and one seed")
@@ -186,7 +199,10 @@ enum SimulateCommand {
         if trueLevels { return usageError("--true-levels takes rooms scenarios") }
         if gatewayLinks != nil { return usageError("--gateway-links takes rooms scenarios") }
         if spatialBias != nil { return usageError("--spatial-bias takes rooms scenarios") }
-        if frontier { return SimulateFrontier.run(scenarios, seeds: seeds) }
+        if frontier {
+            return SimulateFrontier.run(
+                scenarios, seeds: seeds, teach: teach, taughtGrid: taughtGrid ?? TaughtFrontierRule.defaultGrid)
+        }
         if let capturePath, let failed = SimulateCapture.write(scenarios[0], to: capturePath) { return failed }
 
         let single = scenarios.count == 1 && seeds == 1

@@ -138,9 +138,39 @@ import Glibc
         #expect(firstRow(turning.stderr) == firstRow(plain.stderr))
         #expect(try await Self.run(["simulate", "--scenario", scenario, "--teach-seconds", "61"]).status == 64)
         #expect(try await Self.run(["simulate", "--scenario", scenario, "--teach-seconds", "x"]).status == 64)
-        #expect(try await Self.run(["simulate", "--scenario", scenario, "--teach", "--frontier"]).status == 64)
+        #expect(
+            try await Self.run(["simulate", "--scenario", scenario, "--teach", "--capture", "/tmp/never.btsnoop"])
+                .status
+                == 64)
         let rooms = Self.packageRoot + "/config/scenarios/rooms-corridor.json"
         #expect(try await Self.run(["simulate", "--scenario", rooms, "--teach"]).status == 64)
+    }
+
+    @Test func frontierWithATeachAddsTaughtAndOracleRowsAndAVerdict() async throws {
+        try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
+        let scenario = Self.packageRoot + "/config/scenarios/demo.json"
+        let grid = ["--taught-grid", "2,4:5:3.5:30:30"]
+        let plain = try await Self.run(["simulate", "--scenario", scenario, "--frontier"])
+        let taught = try await Self.run(["simulate", "--scenario", scenario, "--frontier", "--teach"] + grid)
+        #expect(plain.status == 0 && taught.status == 0)
+        for name in ["taught-a2-h5-m3.5-e30-x30", "oracle-a2-h5-m3.5-e30-x30", "taught-a4-h5-m3.5-e30-x30"] {
+            #expect(taught.stdout.contains("\"name\":\"\(name)\",\"family\":\"\(name.prefix(6))\""), "\(name)")
+            #expect(taught.stderr.contains(name), "\(name)")
+            #expect(!plain.stdout.contains(name), "\(name)")
+        }
+        #expect(taught.stdout.contains("\"type\":\"taught_verdict\""))
+        #expect(!plain.stdout.contains("taught_verdict"))
+        #expect(taught.stdout.contains("\"made_felt_enter_p95_1hz_s\""))
+        // The untaught rows are the plain frontier's (the same streams).
+        let engine = { (text: String) in text.split(separator: "\n").first { $0.contains("\"name\":\"beaconbridge\"") }
+        }
+        #expect(engine(plain.stdout) != nil && engine(plain.stdout) == engine(taught.stdout))
+        for bad in [["--taught-grid", "2:5:3.5:30"], ["--taught-grid", "2:5:x:30:30"]] {
+            #expect(
+                try await Self.run(["simulate", "--scenario", scenario, "--frontier", "--teach"] + bad).status == 64)
+        }
+        #expect(try await Self.run(["simulate", "--scenario", scenario, "--frontier"] + grid).status == 64)
+        #expect(try await Self.run(["simulate", "--scenario", scenario, "--teach"] + grid).status == 64)
     }
 
     @Test func radioAndSensitivityOptionsReplaceTheFilesChoices() async throws {

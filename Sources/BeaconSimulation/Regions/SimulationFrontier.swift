@@ -10,10 +10,14 @@ import BeaconTracking
 /// transition) and as users feel them (issue 30), with missed transitions counted as infinitely late (so a rule
 /// cannot look fast by never entering), and whether it is on the Pareto frontier of false transitions and the
 /// three felt latencies. The engine also runs with each `sensitivity` preset.
+///
+/// With a `teach` (`--frontier --teach`), every run's links are taught first (`TeachPhase`) and the engine runs,
+/// on the same report stream and truth, once per `TaughtFrontierRule` of `taughtGrid` with the taught levels
+/// (family `taught`) and once with the oracle's (family `oracle`: each link's constant offset told exactly).
 public struct SimulationFrontier: Sendable {
     /// One rule's figures over all the runs added.
     public struct Point: Sendable, Equatable {
-        public enum Family: String, Sendable { case engine, baseline, mean }
+        public enum Family: String, Sendable { case engine, baseline, mean, taught, oracle }
         public var name: String
         public var family: Family
         public var falsePerBeaconHour: Double
@@ -29,6 +33,14 @@ public struct SimulationFrontier: Sendable {
         public var feltEnterP95 = 0.0
         public var feltEnterP95Fast = 0.0
         public var feltExitP95 = 0.0
+        /// The felt p95s over the felt transitions the rule made (the issue-43 tables' figures), nil when it made
+        /// none; the felt transitions it missed are counted apart (≥ 1 Hz, ≥ 5 Hz, exits).
+        public var madeFeltEnterP95: Double?
+        public var madeFeltEnterP95Fast: Double?
+        public var madeFeltExitP95: Double?
+        public var feltMissedEnters = 0
+        public var feltMissedEntersFast = 0
+        public var feltMissedExits = 0
         /// Not dominated by another point on false transitions and the felt enter p95s and exit p95.
         public var pareto = false
 
@@ -54,13 +66,28 @@ public struct SimulationFrontier: Sendable {
     }
 
     public let rules: [FrontierRule]
+    /// The teach each run's links get first (nil: no taught or oracle rows).
+    public let teach: TeachPhase?
+    /// The taught links' grid, run with the taught levels and with the oracle's.
+    public let taughtGrid: [TaughtFrontierRule]
     private var runs: [SimulationSummary] = []
+    private var taughtRuns: [[SimulationSummary]]
+    private var oracleRuns: [[SimulationSummary]]
     private var gridRuns: [[SimulationSummary]] = Array(repeating: [], count: SimulationFrontier.engineGrid.count)
     private var presetRuns: [[SimulationSummary]] = Array(repeating: [], count: SimulationFrontier.presets.count)
     /// The largest exit period of the regions seen (the exit goal is this + 5 s).
     public private(set) var exitPeriod = 0.0
 
-    public init(rules: [FrontierRule] = FrontierRule.family) { self.rules = rules }
+    public init(
+        rules: [FrontierRule] = FrontierRule.family, teach: TeachPhase? = nil,
+        taughtGrid: [TaughtFrontierRule] = TaughtFrontierRule.defaultGrid
+    ) {
+        self.rules = rules
+        self.teach = teach
+        self.taughtGrid = teach == nil ? [] : taughtGrid
+        taughtRuns = Array(repeating: [], count: self.taughtGrid.count)
+        oracleRuns = Array(repeating: [], count: self.taughtGrid.count)
+    }
 
     /// Runs one scenario (one seed) for every rule: the default engine with the baselines and the window
     /// rules, then the engine once per grid point (the same reports).
@@ -85,6 +112,12 @@ public struct SimulationFrontier: Sendable {
             }
             presetRuns[index].append(run.with(regions: regions).run(baselines: false))
         }
+        guard let teach else { return }
+        let links = teach.teach(scenario)
+        for (index, point) in taughtGrid.enumerated() {
+            taughtRuns[index].append(run.run(baselines: false, taught: point.regions(scenario, links: links.taught)))
+            oracleRuns[index].append(run.run(baselines: false, taught: point.regions(scenario, links: links.oracle)))
+        }
     }
 
     /// Every rule's figures, pooled over the runs added, with the Pareto flags set.
@@ -103,6 +136,10 @@ public struct SimulationFrontier: Sendable {
         }
         points += all.baselines.map { Self.point($0.name, .baseline, $0) }
         points += all.frontier.map { Self.point($0.name, .mean, $0) }
+        for (index, rule) in taughtGrid.enumerated() {
+            points.append(Self.point("taught-\(rule.name)", .taught, SimulationSummary.merged(taughtRuns[index])))
+            points.append(Self.point("oracle-\(rule.name)", .oracle, SimulationSummary.merged(oracleRuns[index])))
+        }
         for index in points.indices {
             points[index].pareto = !points.contains { $0.dominates(points[index]) }
         }
@@ -125,7 +162,13 @@ public struct SimulationFrontier: Sendable {
             exitP95: p95(pairs.flatMap(\.exitLatencies), missed: pairs.reduce(0) { $0 + $1.missed - $1.missedEnters }),
             feltEnterP95: p95(scores.feltEnterLatencies(atLeast: 1), missed: scores.feltMissedEnters(atLeast: 1)),
             feltEnterP95Fast: p95(scores.feltEnterLatencies(atLeast: 5), missed: scores.feltMissedEnters(atLeast: 5)),
-            feltExitP95: p95(scores.feltExitLatencies, missed: scores.feltMissedExits))
+            feltExitP95: p95(scores.feltExitLatencies, missed: scores.feltMissedExits),
+            madeFeltEnterP95: SimulationSummary.percentile(scores.feltEnterLatencies(atLeast: 1), 0.95),
+            madeFeltEnterP95Fast: SimulationSummary.percentile(scores.feltEnterLatencies(atLeast: 5), 0.95),
+            madeFeltExitP95: SimulationSummary.percentile(scores.feltExitLatencies, 0.95),
+            feltMissedEnters: scores.feltMissedEnters(atLeast: 1),
+            feltMissedEntersFast: scores.feltMissedEnters(atLeast: 5),
+            feltMissedExits: scores.feltMissedExits)
     }
 
     private static func text(_ value: Double) -> String {

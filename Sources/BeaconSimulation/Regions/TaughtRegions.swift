@@ -16,8 +16,14 @@ public struct TaughtRegions: Sendable {
     var peerLevels: [TeachPhase.Key: (enter: Double, exit: Double)] = [:]
 
     /// `links`: what each pair was taught; a pair without levels (nothing heard) keeps the configured rule. With
-    /// `peersTaught` the peer baselines get the taught levels too (what a peer would do with our teach).
-    public init(scenario: Scenario, links: [TeachPhase.Key: TaughtRegionLink], peersTaught: Bool = true) {
+    /// `peersTaught` the peer baselines get the taught levels too (what a peer would do with our teach). The levels
+    /// sit `enterAllowance` dB below the taught boundary and `hysteresis` dB below that
+    /// (`TaughtRegionLink.levels(enterAllowance:hysteresis:)`; by default the daemon's).
+    public init(
+        scenario: Scenario, links: [TeachPhase.Key: TaughtRegionLink], peersTaught: Bool = true,
+        enterAllowance: Double = TaughtRegionLink.taughtEnterAllowance,
+        hysteresis: Double = TaughtRegionLink.boundaryOnlyHysteresis
+    ) {
         for rule in scenario.regions {
             guard rule.enter != nil else {
                 rules.append(rule)
@@ -31,7 +37,7 @@ public struct TaughtRegions: Sendable {
                 var own = rule
                 own.name = "\(rule.name)\u{1F}\(beacon.beaconID)"
                 own.match = RegionMatch(format: beacon.format, identifiers: beacon.identifiers, address: beacon.address)
-                if let levels = links[key]?.levels {
+                if let levels = links[key]?.levels(enterAllowance: enterAllowance, hysteresis: hysteresis) {
                     own.enter = .rssi(levels.enter)
                     own.exit = .rssi(levels.exit)
                     if peersTaught { peerLevels[key] = levels }

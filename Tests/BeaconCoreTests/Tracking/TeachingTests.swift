@@ -46,6 +46,19 @@ import Testing
         #expect(shifted.enter == -73)
     }
 
+    @Test func levelsTakeAnotherAllowanceAndHysteresis() throws {
+        // The frontier's grid (`simulate --frontier --teach`) sets both; the defaults are `levels`.
+        let link = TaughtRegionLink(boundary: TaughtLevel(level: -75, spread: 2, reports: 30, seconds: 30))
+        let other = try #require(link.levels(enterAllowance: 0.5, hysteresis: 7))
+        #expect(other.enter == -75.5 && other.exit == -82.5)
+        let defaults = try #require(
+            link.levels(
+                enterAllowance: TaughtRegionLink.taughtEnterAllowance,
+                hysteresis: TaughtRegionLink.boundaryOnlyHysteresis))
+        #expect(defaults.enter == link.levels?.enter && defaults.exit == link.levels?.exit)
+        #expect(TaughtRegionLink().levels(enterAllowance: 0, hysteresis: 5) == nil)
+    }
+
     @Test func qualityNamesWhatIsMissing() {
         let good = TaughtLevel(level: -75, spread: 2, reports: 30, seconds: 30)
         #expect(TeachQuality(spot: .boundary, level: good).isGood)

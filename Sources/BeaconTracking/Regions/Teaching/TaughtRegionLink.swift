@@ -28,9 +28,16 @@ public struct TaughtRegionLink: Sendable, Equatable, Hashable {
     /// the inside-boundary separation, made 66 false exits where 5 dB made 44 on the same streams). The inside
     /// level does not move the levels: it judges the teach (`TeachQuality`).
     public var levels: (enter: Double, exit: Double)? {
+        levels(enterAllowance: Self.taughtEnterAllowance, hysteresis: Self.boundaryOnlyHysteresis)
+    }
+
+    /// The enter and exit levels with another allowance below the taught boundary and another distance of the
+    /// exit level below the enter level (dB): what `levels` gives with `taughtEnterAllowance` and
+    /// `boundaryOnlyHysteresis`. The simulator's frontier (`simulate --frontier --teach`) runs a grid of these.
+    public func levels(enterAllowance: Double, hysteresis: Double) -> (enter: Double, exit: Double)? {
         guard let boundary else { return nil }
-        let enter = boundary.level - Self.taughtEnterAllowance
-        return (enter, enter - Self.boundaryOnlyHysteresis)
+        let enter = boundary.level - enterAllowance
+        return (enter, enter - hysteresis)
     }
 
     /// The same link as a device whose reference power is `decibels` higher would show it.
