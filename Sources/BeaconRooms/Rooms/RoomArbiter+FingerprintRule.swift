@@ -73,7 +73,9 @@ extension RoomArbiter {
     /// Per gateway of `comparedGateways`, the beacon's level less `shift` (`unheardLevel` when not heard), at
     /// least `unheardLevel`.
     func observed(_ levels: [String: Double], shift: Double) -> [Double] {
-        comparedGateways.map { gateway in levels[gateway].map { max($0 - shift, Self.unheardLevel) } ?? Self.unheardLevel }
+        comparedGateways.map { gateway in
+            levels[gateway].map { max($0 - shift, Self.unheardLevel) } ?? Self.unheardLevel
+        }
     }
 
     /// Per gateway of `comparedGateways`, a fingerprint's mean (`unheardLevel` where its walk did not hear it), at
