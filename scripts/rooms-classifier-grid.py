@@ -3,7 +3,9 @@
 
 Runs `beaconbridge simulate` on copies of config/scenarios/rooms-*.json with the classifier on and the given
 `arbiter` keys, and prints per file wrong % / false switches per beacon-hour / change p95 s of the rule
-(beaconbridge), calibrated, distance-margin, the classifier (trained) and oracle-fp.
+(beaconbridge), calibrated, distance-margin, the classifier (trained), the fingerprint margin rule (fp-margin,
+docs/rooms.md "Session 29"; the given keys apply to it too, e.g. '{"fingerprint_rule_offset": "learned"}') and
+oracle-fp.
 
 Usage: scripts/rooms-classifier-grid.py FIRST_SEED:SEEDS ['{"fingerprint_observation_s": 5}'] [simulate args, e.g. --ablations]
 BEACONBRIDGE names the binary (default .build/release/beaconbridge).
@@ -33,7 +35,7 @@ for f in files:
             x['p95'].append(r['room_change_latency_s']['p95'])
             if r.get('dark_room_elsewhere_share') is not None: x['dark'].append(r['dark_room_elsewhere_share'])
     rows[f] = acc
-names = ['beaconbridge','calibrated','distance-margin','trained','oracle-fp']
+names = ['beaconbridge','calibrated','distance-margin','trained','fp-margin','oracle-fp']
 # `--ablations` (docs/rooms.md, "Session 28"): the classifier's ablation rows too.
 if '--ablations' in extra: names += ['fp+configured','fp+offset','fp+true-levels','fp+fixed-levels']
 print('file'.ljust(14) + ''.join(n.ljust(24) for n in names))

@@ -86,7 +86,7 @@ enum RoomsCommand {
         await Output.line(
             report.decisionLine(
                 gatewayRooms: arbiter.gatewayRooms, withoutGateway: arbiter.roomsWithoutGateway,
-                classifier: arbiter.classifier.enabled))
+                classifier: arbiter.classifier.enabled, rule: arbiter.classifier.rule))
         await Output.line(
             TaughtStatus.table(
                 messages: messages.filter { $0.topic.hasPrefix(taughtPrefix) }, site: configuration.topics.prefix,

@@ -39,7 +39,7 @@ import Glibc
             names
                 == [
                     "beaconbridge", "nearest", "distance-margin", "uncalibrated", "nearest-uncalibrated",
-                    "distance-margin-uncalibrated", "calibrated", "trained", "knn",
+                    "distance-margin-uncalibrated", "calibrated", "trained", "fp-margin", "knn",
                 ].map { .string($0) })
         for key in ["\"training\":", "\"quality\":", "\"nearest_stop_m\":"] {
             #expect(lines[0].contains(key), "\(key)")

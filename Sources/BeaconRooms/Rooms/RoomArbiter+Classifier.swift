@@ -40,11 +40,11 @@ extension RoomArbiter {
     /// Longest step (s) the filter takes at once (the caller ticks at least once a second).
     static let maximumStep = 2.0
 
-    /// The rooms the classifier decides among, sorted: the gateways' rooms and the rooms without a gateway; nil
-    /// when the level rule decides (the classifier not enabled, fewer than two rooms, or a room without a
+    /// The rooms the classifier (or the fingerprint margin rule) decides among, sorted: the gateways' rooms and the
+    /// rooms without a gateway; nil when the level rule decides (neither enabled, fewer than two rooms, or a room without a
     /// fingerprint that names one of the site's gateways).
     var classifiedRooms: [String]? {
-        guard settings.classifier.enabled else { return nil }
+        guard settings.classifier.enabled || settings.classifier.rule else { return nil }
         let rooms = Set(settings.gatewayRooms.values).union(settings.roomsWithoutGateway)
         guard rooms.count >= 2 else { return nil }
         for room in rooms {
@@ -53,13 +53,14 @@ extension RoomArbiter {
         return rooms.sorted()
     }
 
-    /// Whether decisions come from the fingerprints (every room of the site trained) rather than the level rule.
+    /// Whether decisions come from the fingerprints (every room of the site trained) rather than the level rule: the
+    /// classifier's, or the fingerprint margin rule's (`decidesByFingerprintRule`).
     public var decidesByFingerprints: Bool { classifiedRooms != nil }
 
     /// Every room's probability for a beacon (summing to 1); empty while the level rule decides or before the
     /// beacon's first evidence.
     public func probabilities(of beaconID: String) -> [String: Double] {
-        guard decidesByFingerprints else { return [:] }
+        guard decidesByFingerprints, settings.classifier.enabled else { return [:] }
         return tracks[beaconID]?.belief.probabilities ?? [:]
     }
 

@@ -336,7 +336,12 @@ public struct RoomArbiter: Sendable {
             return [RoomChange(beaconID: id, time: now, from: former, to: nil, hadRoom: true)]
         }
         // Every room trained: the fingerprint classifier decides (RoomArbiter+Classifier.swift).
-        if let rooms = classifiedRooms { return decideByProbability(id, track: &track, rooms: rooms, now: now) }
+        // (Or, with the classifier off and `fingerprint_rule` on, the fingerprint margin rule:
+        // RoomArbiter+FingerprintRule.swift.)
+        if let rooms = classifiedRooms {
+            if settings.classifier.enabled { return decideByProbability(id, track: &track, rooms: rooms, now: now) }
+            return decideByFingerprintRule(id, track: &track, rooms: rooms, now: now)
+        }
         let levels = levels(track, now: now)
         if track.darkRoom != nil {
             for (room, level) in levels {

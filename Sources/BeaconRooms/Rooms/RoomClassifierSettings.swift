@@ -10,6 +10,23 @@ public struct RoomClassifierSettings: Sendable, Equatable {
     /// either likelihood (docs/rooms.md, "Session 23" and "Session 26"), and with the common spread or the blocking
     /// state of Session 28.
     public var enabled = false
+    /// Whether, with the classifier off, trained rooms are decided by the fingerprint margin rule instead of the
+    /// level rule (`fingerprint_rule`; `RoomArbiter+FingerprintRule.swift`, docs/rooms.md "Session 29"): the level
+    /// rule's smoothing, median window, margins and dwells, with rooms scored by the distance of the beacon's levels
+    /// to each trained room's fingerprint means instead of by their loudest gateway. Off by default (the gate of
+    /// issue 43 is not met on every rooms file: docs/rooms.md "Session 29"). `fingerprint_classifier: true` takes
+    /// precedence.
+    public var rule = false
+    /// How the fingerprint margin rule takes a beacon's own level (its transmit power, a pocket) out
+    /// (`fingerprint_rule_offset`).
+    public var ruleOffset = RuleOffset.differences
+
+    /// `fingerprint_rule_offset`: none (absolute levels, as `oracle-fp`), learned (the device offset learned from the
+    /// decided room's fingerprint, as the classifier learns it), differences (per room and step the mean difference
+    /// of the gateways heard now and in its fingerprint taken out, as `oracle-fp-diff`).
+    public enum RuleOffset: String, Sendable, Equatable, CaseIterable {
+        case none, learned, differences
+    }
     /// Seconds of a gateway's reports whose median is its current level for the classifier (a short robust
     /// average: channel-mixed reports decorrelate within about 1 s, so 5 s holds about five independent ones).
     public var levelWindow: Double = 5
@@ -95,6 +112,15 @@ public struct RoomClassifierSettings: Sendable, Equatable {
     /// The classifier's keys, over the current values (called by `RoomArbiterSettings.read(from:)`).
     public mutating func read(from r: inout ConfigReader) {
         enabled = r.bool("fingerprint_classifier", default: enabled)
+        rule = r.bool("fingerprint_rule", default: rule)
+        if r.has("fingerprint_rule_offset") {
+            let text = r.string("fingerprint_rule_offset", default: ruleOffset.rawValue)
+            if let mode = RuleOffset(rawValue: text) {
+                ruleOffset = mode
+            } else {
+                r.issue("must be `none`, `learned` or `differences`, got `\(text)`", key: "fingerprint_rule_offset")
+            }
+        }
         levelWindow = r.duration("fingerprint_level_window_s", default: levelWindow)
         spreadFloor = r.value("fingerprint_spread_floor_db", default: spreadFloor)
         evidenceNoise = r.value("fingerprint_evidence_noise_db", default: evidenceNoise)

@@ -215,12 +215,12 @@ extension RoomSettings {
                     ))
             }
         }
-        if !roomsWithoutGateway.isEmpty, !arbiter.classifier.enabled {
+        if !roomsWithoutGateway.isEmpty, !arbiter.classifier.enabled, !arbiter.classifier.rule {
             issues.append(
                 ConfigIssue(
                     path: "rooms.rooms_without_gateway",
                     message:
-                        "only the fingerprint classifier can name a room without a gateway: set rooms.fingerprint_classifier: true and train every room (docs/rooms.md, \"Rooms without a gateway\")"
+                        "only the fingerprint classifier or the fingerprint margin rule can name a room without a gateway: set rooms.fingerprint_classifier: true or rooms.fingerprint_rule: true and train every room (docs/rooms.md, \"Rooms without a gateway\")"
                 ))
         }
         return issues

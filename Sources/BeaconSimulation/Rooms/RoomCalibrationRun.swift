@@ -106,10 +106,16 @@ struct SelfCalibratedArbiter: RoomDeciding {
     let steps: [RoomCalibrationRun.Step]
     var next = 0
     let trained: Bool
-    var name: String { trained ? "trained" : "calibrated" }
+    let label: String?
+    var name: String { label ?? (trained ? "trained" : "calibrated") }
 
-    /// With `fingerprints` (the training phase's book), the `trained` row: set before the first sighting.
-    init(settings: RoomArbiterSettings, steps: [RoomCalibrationRun.Step], fingerprints: FingerprintBook? = nil) {
+    /// With `fingerprints` (the training phase's book), the `trained` row: set before the first sighting. `name`
+    /// names another row (`fp-margin`).
+    init(
+        settings: RoomArbiterSettings, steps: [RoomCalibrationRun.Step], fingerprints: FingerprintBook? = nil,
+        name: String? = nil
+    ) {
+        label = name
         var start = settings
         start.receiverOffsets = [:]
         base = settings

@@ -103,7 +103,8 @@ public struct RoomScenarioRun {
 
     /// `run` on a world already computed; `calibrationRows` adds the rules without the configured offsets
     /// (`uncalibrated`, and the baselines so), with self-calibration's (`calibrated`), and with those and the
-    /// training phase's fingerprints (`trained`), the plain k-NN fingerprint rule (`knn`), and the calibration's and training's figures.
+    /// training phase's fingerprints (`trained`), the same deciding by the fingerprint margin rule (`fp-margin`),
+    /// the plain k-NN fingerprint rule (`knn`), and the calibration's and training's figures.
     public func run(
         in world: World, calibrationRows: Bool = true, onChange: (RoomChange) -> Void = { _ in }
     ) -> RoomSummary {
@@ -135,6 +136,17 @@ public struct RoomScenarioRun {
                     SelfCalibratedArbiter(
                         settings: scenario.arbiter, steps: world.calibration.steps,
                         fingerprints: world.training.book),
+                    stream: world.sightings, in: world))
+            // `fp-margin`: the same with the fingerprint margin rule deciding (the classifier off, `fingerprint_rule`
+            // on, the scenario's other keys), whatever the file selects for `trained` (docs/rooms.md, "Session 29").
+            var margin = scenario.arbiter
+            margin.classifier.enabled = false
+            margin.classifier.rule = true
+            summary.rules.append(
+                score(
+                    SelfCalibratedArbiter(
+                        settings: margin, steps: world.calibration.steps, fingerprints: world.training.book,
+                        name: "fp-margin"),
                     stream: world.sightings, in: world))
             // `knn`: the plain fingerprint rule on the training's per-second vectors, calibrated alike.
             summary.rules.append(

@@ -48,6 +48,13 @@ import Testing
             off.decisionLine(gatewayRooms: Self.rooms, classifier: true)
                 == "decisions: the fingerprint classifier (every room trained: kitchen, office)")
         #expect(Self.arbiterDecidesByFingerprints(off))
+        // The fingerprint margin rule (docs/rooms.md, "Session 29") when the classifier is off; the classifier first.
+        #expect(
+            off.decisionLine(gatewayRooms: Self.rooms, classifier: false, rule: true)
+                == "decisions: the fingerprint margin rule (every room trained: kitchen, office)")
+        #expect(
+            off.decisionLine(gatewayRooms: Self.rooms, classifier: true, rule: true)
+                == "decisions: the fingerprint classifier (every room trained: kitchen, office)")
 
         let half = Self.status(trained: ["kitchen": ["gw-a", "gw-b"]])
         #expect(
