@@ -308,12 +308,8 @@ extension RoomArbiter {
         guard case let .some(.some(current)) = track.room, !relit else {
             guard let heardSince = track.heardSince, now - heardSince >= settings.settleTime else { return [] }
             let hadRoom = track.room != nil
-            track.relit = nil
-            track.room = .some(best)
-            track.since = now
-            track.updated = now
+            placeFirst(id, &track, in: best, now: now)
             track.belief.challenger = nil
-            dirty.insert(id)
             return [
                 RoomChange(
                     beaconID: id, time: now, from: relit ? Self.unknownRoom : nil, to: best, hadRoom: hadRoom,
@@ -336,14 +332,8 @@ extension RoomArbiter {
             track.belief.challengerSince = now
         }
         guard now - track.belief.challengerSince >= model.dwell else { return [] }
-        track.room = .some(best)
-        track.since = now
-        track.fastChallenger = nil
-        track.fastHeld = 0
-        track.slowChallenger = nil
-        track.leaveDarkness()
+        move(id, &track, to: best, now: now)
         track.belief.challenger = nil
-        dirty.insert(id)
         return [
             RoomChange(beaconID: id, time: now, from: current, to: best, hadRoom: true, gatewayID: loudest(in: best))
         ]

@@ -40,12 +40,9 @@ extension RoomArbiter {
     /// `evidenceMaxAge`.
     func gatewayLevels(_ track: Track, now: Timestamp, median: Bool) -> [String: Double] {
         var result: [String: Double] = [:]
-        for (gateway, evidence) in track.evidence where !offlineGateways.contains(gateway) {
-            guard settings.gatewayRooms[gateway] != nil else { continue }
-            let age = now - evidence.lastHeard
-            guard age <= settings.evidenceMaxAge else { continue }
-            let penalty = max(0, age - settings.staleAfter) * settings.staleDecay
-            result[gateway] = (median ? evidence.median : evidence.fast) - penalty
+        for (gateway, evidence) in track.evidence {
+            guard let current = currentLevels(of: gateway, evidence, now: now) else { continue }
+            result[gateway] = median ? current.median : current.fast
         }
         return result
     }
@@ -174,14 +171,10 @@ extension RoomArbiter {
         guard case let .some(.some(current)) = track.room, !relit else {
             guard let heardSince = track.heardSince, now - heardSince >= settings.settleTime else { return [] }
             let hadRoom = track.room != nil
-            track.relit = nil
-            track.room = .some(best)
-            track.since = now
-            track.updated = now
+            placeFirst(id, &track, in: best, now: now)
             track.fastChallenger = nil
             track.fastHeld = 0
             track.slowChallenger = nil
-            dirty.insert(id)
             return [
                 RoomChange(
                     beaconID: id, time: now, from: relit ? Self.unknownRoom : nil, to: best, hadRoom: hadRoom,
@@ -223,13 +216,7 @@ extension RoomArbiter {
         }
         guard let winner else { return [] }
         let gain = lead(fastDistances, from: incumbent, to: winner)
-        track.room = .some(winner)
-        track.since = now
-        track.fastChallenger = nil
-        track.fastHeld = 0
-        track.slowChallenger = nil
-        track.leaveDarkness()
-        dirty.insert(id)
+        move(id, &track, to: winner, now: now)
         return [
             RoomChange(
                 beaconID: id, time: now, from: current, to: winner, hadRoom: true, lead: gain.isFinite ? gain : nil,

@@ -300,23 +300,56 @@ public struct RoomArbiter: Sendable {
         return !track.evidence.contains { settings.gatewayRooms[$0.key] == back.room && $0.value.lastHeard >= back.at }
     }
 
+    /// A gateway's room and levels at `now` (its fast level and median less the stale decay), or nil when its
+    /// evidence says nothing: the gateway offline or in no room, or not heard within `evidenceMaxAge`. The level
+    /// rule (`levels`) and the fingerprint margin rule (`gatewayLevels`) read evidence through it.
+    func currentLevels(
+        of gateway: String, _ evidence: Evidence, now: Timestamp
+    ) -> (room: String, fast: Double, median: Double)? {
+        guard !offlineGateways.contains(gateway), let room = settings.gatewayRooms[gateway] else { return nil }
+        let age = now - evidence.lastHeard
+        guard age <= settings.evidenceMaxAge else { return nil }
+        let penalty = max(0, age - settings.staleAfter) * settings.staleDecay
+        return (room, evidence.fast - penalty, evidence.median - penalty)
+    }
+
     /// Every room's level from fresh evidence at `now` (its best gateway by fast level).
     package func levels(_ track: Track, now: Timestamp) -> [String: Level] {
         var result: [String: Level] = [:]
-        for (gateway, evidence) in track.evidence where !offlineGateways.contains(gateway) {
-            guard let room = settings.gatewayRooms[gateway] else { continue }
-            let age = now - evidence.lastHeard
-            guard age <= settings.evidenceMaxAge else { continue }
-            let penalty = max(0, age - settings.staleAfter) * settings.staleDecay
+        for (gateway, evidence) in track.evidence {
+            guard let current = currentLevels(of: gateway, evidence, now: now) else { continue }
+            let room = current.room
             let level = Level(
-                fast: evidence.fast - penalty, median: evidence.median - penalty,
-                rise: evidence.fast - evidence.median, gateway: gateway)
+                fast: current.fast, median: current.median, rise: evidence.fast - evidence.median, gateway: gateway)
             if let best = result[room], best.fast > level.fast || (best.fast == level.fast && best.gateway < gateway) {
                 continue
             }
             result[room] = level
         }
         return result
+    }
+
+    /// A beacon's first room (a first decision, or back from not_home or `unknown`): what the level rule, the
+    /// classifier and the fingerprint margin rule share; each clears its own challengers.
+    mutating func placeFirst(_ id: String, _ track: inout Track, in room: String, now: Timestamp) {
+        track.relit = nil
+        track.room = .some(room)
+        track.since = now
+        track.updated = now
+        dirty.insert(id)
+    }
+
+    /// A move to `room` (the level rule, the classifier and the fingerprint margin rule): the level paths'
+    /// challengers and the dark room cleared (the classifier clears its own challenger).
+    mutating func move(_ id: String, _ track: inout Track, to room: String, now: Timestamp) {
+        track.room = .some(room)
+        track.since = now
+        track.updated = now
+        track.fastChallenger = nil
+        track.fastHeld = 0
+        track.slowChallenger = nil
+        track.leaveDarkness()
+        dirty.insert(id)
     }
 
     private mutating func decide(_ id: String, now: Timestamp) -> [RoomChange] {
@@ -359,13 +392,9 @@ public struct RoomArbiter: Sendable {
             guard let heardSince = track.heardSince, now - heardSince >= settings.settleTime else { return [] }
             let hadRoom = track.room != nil
             let former = relit ? Self.unknownRoom : nil
-            track.relit = nil
-            track.room = .some(best.key)
-            track.since = now
-            track.updated = now
+            placeFirst(id, &track, in: best.key, now: now)
             track.fastChallenger = nil
             track.slowChallenger = nil
-            dirty.insert(id)
             return [
                 RoomChange(
                     beaconID: id, time: now, from: former, to: best.key, hadRoom: hadRoom,
@@ -414,14 +443,7 @@ public struct RoomArbiter: Sendable {
         }
         guard let winner else { return [] }
         let lead = incumbent.map { winner.level.fast - $0.fast }
-        track.room = .some(winner.room)
-        track.since = now
-        track.updated = now
-        track.fastChallenger = nil
-        track.fastHeld = 0
-        track.slowChallenger = nil
-        track.leaveDarkness()
-        dirty.insert(id)
+        move(id, &track, to: winner.room, now: now)
         return [
             RoomChange(
                 beaconID: id, time: now, from: current, to: winner.room, hadRoom: true, lead: lead,
