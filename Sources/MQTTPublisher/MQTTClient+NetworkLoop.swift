@@ -36,7 +36,7 @@ extension MQTTClient {
                 $0.readSinceCheck = false
             }
             installLogCallback()
-            let rc = firstAttempt ? connect() : mosquitto_reconnect(handle)
+            let rc = turnLock.withLock { _ in firstAttempt ? connect() : mosquitto_reconnect(handle) }
             firstAttempt = false
             var failure: MQTTError
             if rc != MQTTError.success {
@@ -44,12 +44,15 @@ extension MQTTClient {
             } else {
                 var loopRC = MQTTError.success
                 var oversized: Int64?
+                state.withLock { $0.callerWrites = true }
                 while loopRC == MQTTError.success && !isStopping && oversized == nil {
                     // Everything that needs the thread sooner wakes it (flush, subscribe, stop): the timeout only
                     // paces the keepalive (`mosquitto_loop_misc`), so an idle gateway wakes once a second.
                     loopRC = pump(timeoutMilliseconds: MQTTClient.idlePollMilliseconds)
                     oversized = incomingPacketOverLimit()
                 }
+                // Taken, so no write from a caller is under way once the loop has ended.
+                turnLock.withLock { _ in state.withLock { $0.callerWrites = false } }
                 if isStopping { break }
                 if let oversized {
                     // Cut it off; the reconnect below closes the socket and frees the partial packet.
@@ -98,7 +101,7 @@ extension MQTTClient {
             guard pump(timeoutMilliseconds: 50) == MQTTError.success else { return }
             rounds += 1
         }
-        guard mosquitto_disconnect(handle) == MQTTError.success else { return }
+        guard turnLock.withLock({ _ in mosquitto_disconnect(handle) }) == MQTTError.success else { return }
         for _ in 0..<10 {
             guard mosquitto_socket(handle) >= 0, pump(timeoutMilliseconds: 50) == MQTTError.success else { return }
         }
@@ -133,25 +136,34 @@ extension MQTTClient {
         }
         let readable = descriptors.0.revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
         let writable = descriptors.0.revents & Int16(POLLOUT) != 0
-        if readable || (writable && !state.withLock({ $0.connackSeen })) {
-            state.withLock { $0.readSinceCheck = true }
-            let rc = mosquitto_loop_read(handle, 1)
-            guard rc == MQTTError.success else { return rc }
-        }
-        if mosquitto_want_write(handle) {
-            // libmosquitto writes each queued packet with its own write(2), and the socket has TCP_NODELAY: a
-            // batch of n messages would leave as n segments, each a trip through the stack and a wake-up of the
-            // broker. Corked, they leave together when the cork comes out, right after this turn's writes.
-            let batch = state.withLock { state -> Int in
-                defer { state.publishedSinceWrite = 0 }
-                return state.publishedSinceWrite
+        return turnLock.withLock { _ in
+            if readable || (writable && !state.withLock({ $0.connackSeen })) {
+                state.withLock { $0.readSinceCheck = true }
+                let rc = mosquitto_loop_read(handle, 1)
+                guard rc == MQTTError.success else { return rc }
             }
-            let corked = batch > 1 && beaconbridge_tcp_cork(socket, 1) == 0
-            let rc = mosquitto_loop_write(handle, 1)
-            if corked { _ = beaconbridge_tcp_cork(socket, 0) }
-            guard rc == MQTTError.success else { return rc }
+            if mosquitto_want_write(handle) {
+                let rc = writeQueued(socket: socket)
+                guard rc == MQTTError.success else { return rc }
+            }
+            return mosquitto_loop_misc(handle)
         }
-        return mosquitto_loop_misc(handle)
+    }
+
+    /// Writes what libmosquitto has queued, with `turnLock` held (a turn of the network thread, or
+    /// `writeFromCaller`). libmosquitto writes each queued packet with its own write(2), and the socket has
+    /// TCP_NODELAY: a batch of n messages would leave as n segments, each a trip through the stack and a wake-up
+    /// of the broker. Corked, they leave together when the cork comes out, right after the writes.
+    /// The corresponding C function is `mosquitto_loop_write`.
+    func writeQueued(socket: Int32) -> Int32 {
+        let batch = state.withLock { state -> Int in
+            defer { state.publishedSinceWrite = 0 }
+            return state.publishedSinceWrite
+        }
+        let corked = batch > 1 && beaconbridge_tcp_cork(socket, 1) == 0
+        let rc = mosquitto_loop_write(handle, 1)
+        if corked { _ = beaconbridge_tcp_cork(socket, 0) }
+        return rc
     }
 
     /// CONNECT; over MQTT 5 with the Maximum Packet Size property (`maxIncomingPacket`), so a compliant

@@ -31,8 +31,10 @@ public final class MQTTClient: @unchecked Sendable {
         var awaitingAck: Set<Int32> = []
         /// A publish or subscribe since the last `flush()`: the network thread has not been woken for it yet.
         var unflushed = false
-        /// Messages published since the network thread's last write turn (more than one: write them corked).
+        /// Messages published since the last write (more than one: write them corked).
         var publishedSinceWrite = 0
+        /// The network thread is in its connected loop: `flush()` may write from the caller's thread (`turnLock`).
+        var callerWrites = false
         /// The socket's received byte count at the end of the last turn in which an incoming packet was
         /// handled (`incomingPacketOverLimit`).
         var packetBoundary: Int64 = 0
@@ -49,6 +51,11 @@ public final class MQTTClient: @unchecked Sendable {
     let state = Mutex(State())
     /// Held around every libmosquitto call made from outside the network thread (publish, subscribe) and around `mosquitto_reinitialise` on the network thread, which rebuilds the handle.
     let handleLock = Mutex(())
+    /// Whoever touches the socket holds this: the network thread for each turn after its `poll` (read, write,
+    /// keepalive) and around connecting, reconnecting, rebuilding the handle and disconnecting; `flush()` for a
+    /// write from the caller's thread, which it makes only if it gets the lock at once (`writeFromCaller`). So
+    /// reads and writes never overlap (TLS needs that) and a caller never waits for a connect.
+    let turnLock = Mutex(())
     /// Wakes the network thread out of `poll` (`flush()`, `stop()`): a non-blocking pipe, read end first.
     /// libmosquitto's own wake-up (a byte on its internal socket pair per queued packet, read one per
     /// `mosquitto_loop`) would wake the thread once per message; the loop here never polls that pair.
@@ -93,9 +100,12 @@ public final class MQTTClient: @unchecked Sendable {
     /// (docs/outbox.md), over and over. The publisher has already put everything unacknowledged back in the
     /// outbox, so nothing is lost. Network thread only. The corresponding C function is `mosquitto_reinitialise`.
     func reinitialise() throws(MQTTError) {
-        let rc = handleLock.withLock { _ in
-            handleGeneration.add(1, ordering: .relaxed)
-            return mosquitto_reinitialise(handle, options.clientID, true, Unmanaged.passUnretained(self).toOpaque())
+        let rc = turnLock.withLock { _ in
+            handleLock.withLock { _ in
+                handleGeneration.add(1, ordering: .relaxed)
+                return mosquitto_reinitialise(
+                    handle, options.clientID, true, Unmanaged.passUnretained(self).toOpaque())
+            }
         }
         guard rc == MQTTError.success else { throw MQTTError(operation: "reinitialise the client", code: rc) }
         try handleLock.withLock { (_) throws(MQTTError) in try configure() }
@@ -180,9 +190,8 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     /// Queues a message; returns its message id (`messageID(_:)`: never reused after a reconnect). The
-    /// acknowledgement (`.acknowledged`) can arrive before this returns. The message goes out once `flush()`
-    /// wakes the network thread (or at its next turn, at most `idlePollMilliseconds` later), so a batch costs one
-    /// wake-up.
+    /// acknowledgement (`.acknowledged`) can arrive before this returns. The message goes out at `flush()` (or at
+    /// the network thread's next turn, at most `idlePollMilliseconds` later), so a batch is one write.
     /// The corresponding C function is `mosquitto_publish`.
     public func publish(topic: String, payload: String, qos: UInt8, retain: Bool) -> Result<Int32, TransportFailure> {
         var messageID: Int32 = 0
@@ -207,14 +216,31 @@ public final class MQTTClient: @unchecked Sendable {
         return .success(messageID)
     }
 
-    /// Wakes the network thread once for everything published since the last call, which it then writes in
-    /// one turn. Cheap when nothing was published.
+    /// Sends everything published since the last call: written at once from the caller's thread when the
+    /// connection is up and the network thread is between turns (`writeFromCaller`), else the network thread is
+    /// woken once to write it in its next turn. Cheap when nothing was published.
     public func flush() {
         let needed = state.withLock { state -> Bool in
             defer { state.unflushed = false }
             return state.unflushed
         }
-        if needed { wake() }
+        if needed && !writeFromCaller() { wake() }
+    }
+
+    /// Writes what is queued from the caller's thread, so a batch costs no wake-up of the network thread (on
+    /// this machine a wake-up costs about 28 µs of CPU, docs/daemon-bench.md). Only while the network thread is
+    /// in its connected loop and not in a turn: the lock is tried, never waited for. Returns false when the
+    /// network thread must still be woken: the lock was busy, no connection, an error (the network thread meets
+    /// it too, in its own turn, and reconnects), or data left over that needs the socket to become writable.
+    /// The corresponding C functions are `mosquitto_loop_write` and `mosquitto_want_write`.
+    func writeFromCaller() -> Bool {
+        let written = turnLock.withLockIfAvailable { _ -> Bool in
+            guard state.withLock({ $0.callerWrites }) else { return false }
+            let socket = mosquitto_socket(handle)
+            guard socket >= 0, writeQueued(socket: socket) == MQTTError.success else { return false }
+            return !mosquitto_want_write(handle)
+        }
+        return written ?? false
     }
 
     /// How long the network thread waits for the socket or a wake-up before its keepalive turn (1 s, as
