@@ -104,6 +104,7 @@ scripts/link-order.sh           -
 scripts/link-order.txt          release web e2e systemd container
 scripts/link-order-check.sh     release
 scripts/rooms-classifier-grid.py -
+scripts/rooms-wrong-time.py -
 scripts/rooms-scale*.sh -
 scripts/rooms-scale-scenario.py -
 # The package, the image and what they ship.

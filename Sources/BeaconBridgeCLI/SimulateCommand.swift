@@ -16,6 +16,7 @@ enum SimulateCommand {
     static let usage = """
         Usage: beaconbridge simulate --scenario FILE... [--seed N] [--seeds K] [--radio MODEL] [--sensitivity P]
                                      [--summary-only] [--capture OUT] [--frontier [--true-levels]] [--ablations]
+                                     [--events ROW]
                                      [--gateway-links assumed|pessimistic] [--spatial-bias measured|off]
                                      [--teach | --teach-seconds N] [--teach-turning] [--taught-grid A:H:M:E:X]
           --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
@@ -38,6 +39,9 @@ enum SimulateCommand {
           --true-levels     rooms --frontier: also every variant fed the links' true levels (docs/rooms.md)
           --ablations       rooms: also the classifier's ablation rows (analysis: the classifier with one term
                             after another told its true value; docs/rooms.md, "Session 28")
+          --events ROW      rooms, one scenario and seed: print that row's decisions (e.g. fp-margin,
+                            trained, oracle-fp) as the room_change lines instead of the arbiter's, and the
+                            true stays as room_truth lines (docs/rooms.md, "Session 30")
           --gateway-links V rooms: the gateways' own radio terms for self-calibration, assumed (default) or
                             pessimistic (docs/scenarios.md, "Gateway links")
           --spatial-bias V  rooms: the people's position-dependent link bias and postures, measured
@@ -65,6 +69,7 @@ enum SimulateCommand {
         var frontier = false
         var trueLevels = false
         var ablations = false
+        var eventsRow: String?
         var radioModel: ScenarioRadio.Model?
         var preset: RegionSensitivity?
         var gatewayLinks: GatewayLinkRadio.Variant?
@@ -124,6 +129,11 @@ enum SimulateCommand {
             case "--frontier": frontier = true
             case "--true-levels": trueLevels = true
             case "--ablations": ablations = true
+            case "--events":
+                guard let value = rest.popFirst(), !value.isEmpty else {
+                    return usageError("--events needs a row name")
+                }
+                eventsRow = value
             case "--capture":
                 guard let value = rest.popFirst() else { return usageError("--capture needs a file") }
                 capturePath = value
@@ -138,6 +148,10 @@ enum SimulateCommand {
         if trueLevels, !frontier { return usageError("--true-levels goes with --frontier") }
         if ablations, frontier || capturePath != nil {
             return usageError("--ablations goes with neither --frontier nor --capture")
+        }
+        if eventsRow != nil, frontier || capturePath != nil || summaryOnly || paths.count > 1 || seeds > 1 {
+            return usageError(
+                "--events takes one scenario and one seed, without --summary-only, --frontier or --capture")
         }
         if teach != nil, capturePath != nil { return usageError("--teach does not go with --capture") }
         if taughtGrid != nil, !frontier || teach == nil {
@@ -176,9 +190,10 @@ enum SimulateCommand {
             return SimulateRooms.run(
                 texts: rooms, seed: seed, seeds: seeds, summaryOnly: summaryOnly, frontier: frontier,
                 trueLevels: trueLevels, gatewayLinks: gatewayLinks, spatialBias: spatialBias, radioModel: radioModel,
-                ablations: ablations)
+                ablations: ablations, eventsRow: eventsRow)
         }
         if ablations { return usageError("--ablations takes rooms scenarios") }
+        if eventsRow != nil { return usageError("--events takes rooms scenarios") }
         for (path, text) in texts {
             do {
                 var scenario = try Scenario(json: text, radioModel: radioModel)

@@ -4,14 +4,15 @@ import BeaconSimulation
 
 /// `beaconbridge simulate` on multi-gateway scenarios (`"kind": "rooms"`, docs/rooms.md): the room arbiter and
 /// the two peer rules on the same sightings; per run a `room_summary` line (and, for a single run without
-/// `--summary-only`, every arbiter decision as a `room_change` line first), with several runs an
+/// `--summary-only`, every arbiter decision as a `room_change` line first; with `--events ROW` that row's decisions
+/// and then the true stays as `room_truth` lines), with several runs an
 /// `room_aggregate` line; the same figures as a table on stderr.
 enum SimulateRooms {
     static func run(
         texts: [(path: String, text: String)], seed: UInt64?, seeds: Int, summaryOnly: Bool, frontier: Bool = false,
         trueLevels: Bool = false, gatewayLinks: GatewayLinkRadio.Variant? = nil,
         spatialBias: SpatialBiasRadio.Variant? = nil, radioModel: ScenarioRadio.Model? = nil,
-        ablations: Bool = false
+        ablations: Bool = false, eventsRow: String? = nil
     ) -> Int32 {
         var scenarios: [RoomScenario] = []
         for (path, text) in texts {
@@ -35,8 +36,20 @@ enum SimulateRooms {
                 scenario.seed = base.seed &+ UInt64(offset)
                 var run = RoomScenarioRun(scenario)
                 run.classifierAblations = ablations
+                run.eventsRow = eventsRow
                 let summary = run.run { change in
                     if single, !summaryOnly { Output.stdout(json(change).serialized) }
+                }
+                if let eventsRow {
+                    guard (summary.rules + summary.oracles).contains(where: { $0.name == eventsRow }) else {
+                        Output.stderr(
+                            "beaconbridge simulate: --events: no row named '\(eventsRow)' (rows: "
+                                + (summary.rules + summary.oracles).map(\.name).joined(separator: ", ") + ")")
+                        return ExitCode.usage
+                    }
+                    for person in scenario.people {
+                        for stay in run.simulator.truth(of: person) { Output.stdout(truth(stay, of: person, scenario)) }
+                    }
                 }
                 Output.stdout(
                     JSONValue.object([
@@ -83,6 +96,15 @@ enum SimulateRooms {
             Output.stderr("beaconbridge simulate: \(text.path): \(error)")
             return error.kind == .invalid ? ExitCode.config : ExitCode.dataError
         }
+    }
+
+    /// One true stay as `--capture` prints it (capture times).
+    static func truth(_ stay: RoomStay, of person: ScenarioBeacon, _ scenario: RoomScenario) -> String {
+        JSONValue.object([
+            ("type", .string("room_truth")), ("beacon_id", .string(person.beaconID)),
+            ("room", .string(stay.room ?? RoomEvent.notHome)), ("start", .double(scenario.startTime + stay.start)),
+            ("end", .double(scenario.startTime + stay.end)),
+        ]).serialized
     }
 
     static func json(_ change: RoomChange) -> JSONValue {

@@ -37,15 +37,7 @@ enum SimulateRoomsCapture {
             }
         }
         for person in scenario.people {
-            for stay in simulator.truth(of: person) {
-                Output.stdout(
-                    JSONValue.object([
-                        ("type", .string("room_truth")), ("beacon_id", .string(person.beaconID)),
-                        ("room", .string(stay.room ?? RoomEvent.notHome)),
-                        ("start", .double(scenario.startTime + stay.start)),
-                        ("end", .double(scenario.startTime + stay.end)),
-                    ]).serialized)
-            }
+            for stay in simulator.truth(of: person) { Output.stdout(SimulateRooms.truth(stay, of: person, scenario)) }
         }
         return nil
     }

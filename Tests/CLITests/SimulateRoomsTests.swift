@@ -182,4 +182,43 @@ import Glibc
         #expect(region.status == 64)
         #expect(region.stderr.contains("--ablations takes rooms scenarios"))
     }
+
+    /// `--events ROW` (docs/rooms.md, "Session 30"): that row's decisions as the `room_change` lines and the true
+    /// stays as `room_truth` lines, the summary unchanged; the arbiter's lines as without it; usage errors for an
+    /// unknown row, several seeds, `--summary-only` and region scenarios.
+    @Test func theEventsOptionPrintsTheNamedRowsDecisionsAndTheTrueStays() async throws {
+        try #require(access(SimulateCommandTests.binary, X_OK) == 0, "build the binary first: swift build")
+        let short = try Self.shortDoorway()
+        defer { unlink(short) }
+        let base = ["simulate", "--scenario", short]
+        let plain = try await BuiltBinary.run(base)
+        let arbiter = try await BuiltBinary.run(base + ["--events", "beaconbridge"])
+        let oracle = try await BuiltBinary.run(base + ["--events", "oracle-fp"])
+        #expect(plain.status == 0 && arbiter.status == 0 && oracle.status == 0, "\(oracle.stderr)")
+        func lines(_ run: BuiltBinary.Result, _ type: String) -> [Substring] {
+            run.stdout.split(separator: "\n").filter { $0.hasPrefix("{\"type\":\"\(type)\",") }
+        }
+        #expect(lines(arbiter, "room_change") == lines(plain, "room_change"))
+        #expect(lines(plain, "room_truth").isEmpty)
+        let truth = lines(arbiter, "room_truth")
+        #expect(truth.contains { $0.contains("\"beacon_id\":\"doorway\",\"room\":\"living\",\"start\":1700000000,") })
+        #expect(lines(oracle, "room_truth") == truth)
+        #expect(!lines(oracle, "room_change").isEmpty)
+        #expect(lines(oracle, "room_change") != lines(plain, "room_change"), "the oracle's own decisions")
+        #expect(Self.summary(oracle) == Self.summary(plain))
+        let unknown = try await BuiltBinary.run(base + ["--events", "no-such-row"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("no row named 'no-such-row' (rows: beaconbridge, "), "\(unknown.stderr)")
+        for refused in [["--seeds", "2"], ["--summary-only"]] {
+            let run = try await BuiltBinary.run(base + ["--events", "fp-margin"] + refused)
+            #expect(run.status == 64)
+            #expect(run.stderr.contains("--events takes one scenario and one seed"))
+        }
+        let region = try await BuiltBinary.run([
+            "simulate", "--scenario", SimulateCommandTests.packageRoot + "/config/scenarios/walk-past.json",
+            "--events", "beaconbridge",
+        ])
+        #expect(region.status == 64)
+        #expect(region.stderr.contains("--events takes rooms scenarios"))
+    }
 }

@@ -62,23 +62,39 @@ extension RoomArbiter {
         return min(max(sum / Double(count), -limit), limit)
     }
 
-    /// The gateways compared: the site's online gateways, sorted.
-    var comparedGateways: [String] {
-        settings.gatewayRooms.keys.filter { !offlineGateways.contains($0) }.sorted()
-    }
+    /// What one decision compares, computed once per decision: the site's online gateways, sorted, and per room
+    /// its fingerprint's means on them (`unheardLevel` where its walk did not hear a gateway, every mean at least
+    /// that).
+    struct FingerprintComparison {
+        var gateways: [String]
+        var expected: [String: [Double]]
 
-    /// Per gateway of `comparedGateways`, the beacon's level less `shift` (`unheardLevel` when not heard), at
-    /// least `unheardLevel`.
-    func observed(_ levels: [String: Double], shift: Double) -> [Double] {
-        comparedGateways.map { gateway in
-            levels[gateway].map { max($0 - shift, Self.unheardLevel) } ?? Self.unheardLevel
+        /// A room's means on `gateways` (from `expected`, else from its fingerprint).
+        func means(_ room: String, _ fingerprint: RoomFingerprint) -> [Double] {
+            expected[room]
+                ?? gateways.map {
+                    max(fingerprint.levels[$0]?.mean ?? RoomArbiter.unheardLevel, RoomArbiter.unheardLevel)
+                }
         }
     }
 
-    /// Per gateway of `comparedGateways`, a fingerprint's mean (`unheardLevel` where its walk did not hear it), at
-    /// least `unheardLevel`.
-    func expected(_ fingerprint: RoomFingerprint) -> [Double] {
-        comparedGateways.map { max(fingerprint.levels[$0]?.mean ?? Self.unheardLevel, Self.unheardLevel) }
+    /// The comparison for one decision among `rooms` (the site's gateways less the offline ones).
+    func fingerprintComparison(rooms: [String]) -> FingerprintComparison {
+        var comparison = FingerprintComparison(
+            gateways: settings.gatewayRooms.keys.filter { !offlineGateways.contains($0) }.sorted(), expected: [:])
+        for room in rooms {
+            guard let fingerprint = fingerprints[room] else { continue }
+            comparison.expected[room] = comparison.means(room, fingerprint)
+        }
+        return comparison
+    }
+
+    /// Per gateway of the comparison, the beacon's level less `shift` (`unheardLevel` when not heard), at least
+    /// `unheardLevel`.
+    func observed(_ levels: [String: Double], shift: Double, on gateways: [String]) -> [Double] {
+        gateways.map { gateway in
+            levels[gateway].map { max($0 - shift, Self.unheardLevel) } ?? Self.unheardLevel
+        }
     }
 
     /// The shift taken out of the beacon's levels against `fingerprint` (`fingerprint_rule_offset`).
@@ -91,12 +107,15 @@ extension RoomArbiter {
     }
 
     /// Mean squared difference (dB²) between the beacon's levels and each room's fingerprint means.
-    func fingerprintDistances(_ levels: [String: Double], rooms: [String], learned: Double) -> [String: Double] {
+    func fingerprintDistances(
+        _ levels: [String: Double], rooms: [String], learned: Double, comparison: FingerprintComparison
+    ) -> [String: Double] {
         var result: [String: Double] = [:]
         for room in rooms {
             guard let fingerprint = fingerprints[room] else { continue }
-            let o = observed(levels, shift: ruleShift(levels, under: fingerprint, learned: learned))
-            let e = expected(fingerprint)
+            let o = observed(
+                levels, shift: ruleShift(levels, under: fingerprint, learned: learned), on: comparison.gateways)
+            let e = comparison.means(room, fingerprint)
             guard !o.isEmpty else { continue }
             var sum = 0.0
             for (a, b) in zip(o, e) { sum += (a - b) * (a - b) }
@@ -107,12 +126,15 @@ extension RoomArbiter {
 
     /// The challenger's lead over the current room in the level rule's dB (the linear discriminant between the
     /// two fingerprints, scaled to the noise of a difference of two links; see the extension's comment).
-    func lead(_ distances: [String: Double], from current: String, to challenger: String) -> Double {
+    func lead(
+        _ distances: [String: Double], from current: String, to challenger: String,
+        comparison: FingerprintComparison
+    ) -> Double {
         guard let own = distances[current], let other = distances[challenger],
             let a = fingerprints[current], let b = fingerprints[challenger]
         else { return -.infinity }
-        let ea = expected(a)
-        let eb = expected(b)
+        let ea = comparison.means(current, a)
+        let eb = comparison.means(challenger, b)
         var separation = 0.0
         var compared = 0
         for (x, y) in zip(ea, eb) where x > Self.unheardLevel || y > Self.unheardLevel {
@@ -128,16 +150,17 @@ extension RoomArbiter {
     /// The challenger's rise against the current room: fast level less median on the gateways heard now that
     /// `challenger`'s fingerprint hears louder than `current`'s, weighted by how much louder (unit weights' norm).
     func fingerprintRise(
-        fast: [String: Double], median: [String: Double], from current: String, to challenger: String
+        fast: [String: Double], median: [String: Double], from current: String, to challenger: String,
+        comparison: FingerprintComparison
     ) -> Double {
         guard let a = fingerprints[current], let b = fingerprints[challenger] else { return 0 }
+        let ea = comparison.means(current, a)
+        let eb = comparison.means(challenger, b)
         var sum = 0.0
         var norm = 0.0
-        for gateway in comparedGateways {
+        for (index, gateway) in comparison.gateways.enumerated() {
             guard let f = fast[gateway], let m = median[gateway] else { continue }
-            let weight =
-                max(b.levels[gateway]?.mean ?? Self.unheardLevel, Self.unheardLevel)
-                - max(a.levels[gateway]?.mean ?? Self.unheardLevel, Self.unheardLevel)
+            let weight = eb[index] - ea[index]
             guard weight > 0 else { continue }
             sum += weight * (f - m)
             norm += weight * weight
@@ -160,8 +183,9 @@ extension RoomArbiter {
         guard !fast.isEmpty else { return [] }
         learnRuleOffset(&track, median: median, now: now)
         let offset = track.belief.offset
-        let fastDistances = fingerprintDistances(fast, rooms: rooms, learned: offset)
-        let slowDistances = fingerprintDistances(median, rooms: rooms, learned: offset)
+        let comparison = fingerprintComparison(rooms: rooms)
+        let fastDistances = fingerprintDistances(fast, rooms: rooms, learned: offset, comparison: comparison)
+        let slowDistances = fingerprintDistances(median, rooms: rooms, learned: offset, comparison: comparison)
         guard let best = nearest(fastDistances) else { return [] }
         func loudest(in room: String) -> String? {
             fast.filter { settings.gatewayRooms[$0.key] == room }.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
@@ -194,8 +218,9 @@ extension RoomArbiter {
                 track.fastHeld = 0
             }
             let ahead =
-                lead(fastDistances, from: incumbent, to: best) >= settings.margin
-                && fingerprintRise(fast: fast, median: median, from: incumbent, to: best) >= settings.rise
+                lead(fastDistances, from: incumbent, to: best, comparison: comparison) >= settings.margin
+                && fingerprintRise(fast: fast, median: median, from: incumbent, to: best, comparison: comparison)
+                    >= settings.rise
             track.fastHeld = max(0, track.fastHeld + (ahead ? elapsed : -elapsed))
             if ahead, track.fastHeld >= (dark ? settings.slowDwell : settings.dwell) { winner = best }
         } else {
@@ -203,8 +228,8 @@ extension RoomArbiter {
             track.fastHeld = 0
         }
         if !dark, let slowBest = nearest(slowDistances), slowBest != incumbent,
-            lead(slowDistances, from: incumbent, to: slowBest) >= settings.slowMargin,
-            lead(fastDistances, from: incumbent, to: slowBest) >= 0
+            lead(slowDistances, from: incumbent, to: slowBest, comparison: comparison) >= settings.slowMargin,
+            lead(fastDistances, from: incumbent, to: slowBest, comparison: comparison) >= 0
         {
             if track.slowChallenger != slowBest {
                 track.slowChallenger = slowBest
@@ -215,7 +240,7 @@ extension RoomArbiter {
             track.slowChallenger = nil
         }
         guard let winner else { return [] }
-        let gain = lead(fastDistances, from: incumbent, to: winner)
+        let gain = lead(fastDistances, from: incumbent, to: winner, comparison: comparison)
         move(id, &track, to: winner, now: now)
         return [
             RoomChange(

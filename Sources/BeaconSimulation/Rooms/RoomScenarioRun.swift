@@ -12,6 +12,8 @@ public struct RoomScenarioRun {
     public let simulator: RoomSimulator
     /// Whether `run` adds the classifier's ablation rows to the oracle rows (`classifierAblations`).
     public var classifierAblations = false
+    /// The row whose decisions `run` hands to `onChange` (`simulate --events`); nil: the arbiter's (the first row).
+    public var eventsRow: String?
 
     /// `scenario` is realised for its seed first (`RoomScenario.realized`: the gateways' own terms drawn).
     public init(_ scenario: RoomScenario) {
@@ -109,57 +111,63 @@ public struct RoomScenarioRun {
         in world: World, calibrationRows: Bool = true, onChange: (RoomChange) -> Void = { _ in }
     ) -> RoomSummary {
         var summary = RoomSummary(sightings: world.sightings.count)
+        // Every row's decisions go to `onChange` only if it is the row asked for (`eventsRow`, else the first).
+        func scoreRow(
+            _ rule: some RoomDeciding, name: String? = nil, first: Bool = false, stream: [RoomSighting]
+        ) -> RoomSummary.Rule {
+            let wanted = eventsRow.map { $0 == (name ?? rule.name) } ?? first
+            return score(rule, name: name, stream: stream, in: world, onChange: wanted ? onChange : { _ in })
+        }
         for (ruleIndex, decider) in deciders().enumerated() {
-            summary.rules.append(
-                score(decider, stream: world.sightings, in: world, onChange: ruleIndex == 0 ? onChange : { _ in }))
+            summary.rules.append(scoreRow(decider, first: ruleIndex == 0, stream: world.sightings))
         }
         if calibrationRows {
             var bare = scenario.arbiter
             bare.receiverOffsets = [:]
             let n = scenario.radio.pathLossExponent
             summary.rules.append(
-                score(RoomArbiter(settings: bare), name: "uncalibrated", stream: world.sightings, in: world))
+                scoreRow(RoomArbiter(settings: bare), name: "uncalibrated", stream: world.sightings))
             for kind in RoomBaseline.Kind.allCases {
                 summary.rules.append(
-                    score(
+                    scoreRow(
                         RoomBaseline(kind, settings: bare, pathLossExponent: n), name: kind.rawValue + "-uncalibrated",
-                        stream: world.sightings, in: world))
+                        stream: world.sightings))
             }
             summary.rules.append(
-                score(
+                scoreRow(
                     SelfCalibratedArbiter(settings: scenario.arbiter, steps: world.calibration.steps),
-                    stream: world.sightings, in: world))
+                    stream: world.sightings))
             summary.calibration = [world.calibration]
             // `trained`: the `calibrated` row's arbiter given the training's fingerprints before the stream.
             summary.rules.append(
-                score(
+                scoreRow(
                     SelfCalibratedArbiter(
                         settings: scenario.arbiter, steps: world.calibration.steps,
                         fingerprints: world.training.book),
-                    stream: world.sightings, in: world))
+                    stream: world.sightings))
             // `fp-margin`: the same with the fingerprint margin rule deciding (the classifier off, `fingerprint_rule`
             // on, the scenario's other keys), whatever the file selects for `trained` (docs/rooms.md, "Session 29").
             var margin = scenario.arbiter
             margin.classifier.enabled = false
             margin.classifier.rule = true
             summary.rules.append(
-                score(
+                scoreRow(
                     SelfCalibratedArbiter(
                         settings: margin, steps: world.calibration.steps, fingerprints: world.training.book,
                         name: "fp-margin"),
-                    stream: world.sightings, in: world))
+                    stream: world.sightings))
             // `knn`: the plain fingerprint rule on the training's per-second vectors, calibrated alike.
             summary.rules.append(
-                score(
+                scoreRow(
                     RoomNearestFingerprints(
                         gatewayIDs: scenario.plan.gateways.map(\.id), vectors: world.training.vectors,
                         steps: world.calibration.steps, awayTimeout: scenario.arbiter.awayTimeout),
-                    stream: world.sightings, in: world))
+                    stream: world.sightings))
             summary.training = world.training.reports
             if classifierAblations { summary.oracles += classifierAblations(in: world) }
         }
         for kind in RoomOracle.tableKinds {
-            summary.oracles.append(score(RoomOracleRule(kind, oracle: world.oracle), stream: [], in: world))
+            summary.oracles.append(scoreRow(RoomOracleRule(kind, oracle: world.oracle), stream: []))
         }
         // The fingerprint floor: the training's book, then an ideal walk of every room.
         for fingerprints in [
@@ -167,15 +175,15 @@ public struct RoomScenarioRun {
             RoomFingerprintOracle(oracle: world.oracle),
         ] {
             for match in RoomFingerprintOracle.Match.allCases {
-                summary.oracles.append(score(RoomOracleRule(match, oracle: fingerprints), stream: [], in: world))
+                summary.oracles.append(scoreRow(RoomOracleRule(match, oracle: fingerprints), stream: []))
             }
         }
         for fixed in [false, true] {
             summary.oracles.append(
-                score(
+                scoreRow(
                     RoomArbiter(settings: scenario.arbiter),
                     name: fixed ? "oracle-fixed+arbiter" : "oracle-mean+arbiter",
-                    stream: world.oracle.sightings(fixed: fixed), in: world))
+                    stream: world.oracle.sightings(fixed: fixed)))
         }
         return summary
     }
