@@ -18,6 +18,7 @@ enum SimulateCommand {
                                      [--summary-only] [--capture OUT] [--frontier [--true-levels]] [--ablations]
                                      [--gateway-links assumed|pessimistic] [--spatial-bias measured|off]
                                      [--teach | --teach-seconds N] [--teach-turning] [--taught-grid A:H:M:E:X]
+                                     [--teach-errors]
           --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
           --seed N          override the scenario's seed (0...2^64-1)
           --seeds K         run K seeds (the seed, seed+1, ...) and print the aggregate (1...1000)
@@ -54,6 +55,8 @@ enum SimulateCommand {
                             comma-separated lists: the enter allowance below the taught boundary, the exit
                             level's distance below the enter level, enter_margin_db, enter_evidence_db,
                             exit_period_s (e.g. 0,2:5:3.5:30:30)
+          --teach-errors    with --teach: instead of the comparison, each taught link's level error (its
+                            taught boundary and inside levels minus the oracle's), per link and summarised
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -71,6 +74,7 @@ enum SimulateCommand {
         var spatialBias: SpatialBiasRadio.Variant?
         var teach: TeachPhase?
         var taughtGrid: [TaughtFrontierRule]?
+        var teachErrors = false
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -120,6 +124,7 @@ enum SimulateCommand {
                     return usageError("--taught-grid needs A:H:M:E:X, five comma-separated lists of numbers")
                 }
                 taughtGrid = parsed
+            case "--teach-errors": teachErrors = true
             case "--summary-only": summaryOnly = true
             case "--frontier": frontier = true
             case "--true-levels": trueLevels = true
@@ -142,6 +147,9 @@ enum SimulateCommand {
         if teach != nil, capturePath != nil { return usageError("--teach does not go with --capture") }
         if taughtGrid != nil, !frontier || teach == nil {
             return usageError("--taught-grid goes with --frontier and --teach")
+        }
+        if teachErrors, teach == nil || frontier || capturePath != nil {
+            return usageError("--teach-errors goes with --teach, without --frontier and --capture")
         }
         if capturePath != nil, paths.count > 1 || seeds > 1 {
             return usageError("--capture takes one scenario and one seed")
@@ -199,6 +207,7 @@ enum SimulateCommand {
         if trueLevels { return usageError("--true-levels takes rooms scenarios") }
         if gatewayLinks != nil { return usageError("--gateway-links takes rooms scenarios") }
         if spatialBias != nil { return usageError("--spatial-bias takes rooms scenarios") }
+        if teachErrors, let teach { return SimulateTeachErrors.run(scenarios, seeds: seeds, teach: teach) }
         if frontier {
             return SimulateFrontier.run(
                 scenarios, seeds: seeds, teach: teach, taughtGrid: taughtGrid ?? TaughtFrontierRule.defaultGrid)

@@ -67,11 +67,43 @@ public struct TeachPhase: Sendable, Equatable {
         public var boundaryDistance: [Key: Double] = [:]
     }
 
+    /// One pair's teach as heard: the reports at each spot, and what the oracle is told.
+    public struct Recording: Sendable {
+        public var key: Key
+        /// The beacon's advertising rate, Hz.
+        public var rate: Double
+        /// The reports (RSSI dBm, capture time s) held at the boundary, then inside, in the order heard.
+        public var boundary: [(rssi: Int, at: Double)]
+        public var inside: [(rssi: Int, at: Double)]
+        /// The oracle's link: each spot's true mean plus the link's constant offset.
+        public var oracle: TaughtRegionLink
+        public var offset: Double
+        public var boundaryDistance: Double
+    }
+
     /// Teaches every (region with an enter condition, matching beacon) pair of the scenario.
     public func teach(_ scenario: Scenario) -> Result {
+        var result = Result()
+        for recording in recordings(scenario) {
+            let key = recording.key
+            let spots = [recording.boundary, recording.inside].map { reports -> TaughtLevel? in
+                var recorder = LevelRecorder()
+                for report in reports { recorder.add(rssi: report.rssi, at: report.at) }
+                return recorder.summary
+            }
+            result.taught[key] = TaughtRegionLink(boundary: spots[0], inside: spots[1])
+            result.oracle[key] = recording.oracle
+            result.offsets[key] = recording.offset
+            result.boundaryDistance[key] = recording.boundaryDistance
+        }
+        return result
+    }
+
+    /// The reports each (region with an enter condition, matching beacon) pair's teach hears, pair by pair.
+    public func recordings(_ scenario: Scenario) -> [Recording] {
         let simulator = ScenarioSimulator(scenario)
         let model = scenario.distanceModel
-        var result = Result()
+        var result: [Recording] = []
         var constants: [Int: LinkConstants] = [:]
         for (regionIndex, rule) in scenario.regions.enumerated() {
             guard let enter = rule.enter else { continue }
@@ -87,27 +119,25 @@ public struct TeachPhase: Sendable, Equatable {
                 else { continue }
                 let link = constants[index] ?? simulator.linkConstants(of: beacon, index: index)
                 constants[index] = link
-                let key = Key(region: rule.name, beaconID: beacon.beaconID)
                 let inside = boundary * Self.insideFraction
-                var spots: [TaughtLevel?] = []
+                var spots: [[(rssi: Int, at: Double)]] = []
                 for (spot, distance) in [boundary, inside].enumerated() {
-                    var recorder = LevelRecorder()
-                    for observation in simulator.teachRecording(
-                        of: beacon, index: index, distance: distance, seconds: seconds, constants: link,
-                        stream: UInt64(regionIndex * 2 + spot), postures: postures)
-                    {
-                        if let rssi = observation.rssi { recorder.add(rssi: rssi, at: observation.timestamp) }
-                    }
-                    spots.append(recorder.summary)
+                    spots.append(
+                        simulator.teachRecording(
+                            of: beacon, index: index, distance: distance, seconds: seconds, constants: link,
+                            stream: UInt64(regionIndex * 2 + spot), postures: postures
+                        ).compactMap { observation in observation.rssi.map { ($0, observation.timestamp) } })
                 }
-                result.taught[key] = TaughtRegionLink(boundary: spots[0], inside: spots[1])
                 let insideLevel =
                     model.meanRSSI(atDistance: inside, measuredPower: beacon.measuredPower) - beacon.attenuation
-                result.oracle[key] = TaughtRegionLink(
+                let oracle = TaughtRegionLink(
                     boundary: TaughtLevel(level: level + link.offset, spread: 0, reports: 0, seconds: 0),
                     inside: TaughtLevel(level: insideLevel + link.offset, spread: 0, reports: 0, seconds: 0))
-                result.offsets[key] = link.offset
-                result.boundaryDistance[key] = boundary
+                result.append(
+                    Recording(
+                        key: Key(region: rule.name, beaconID: beacon.beaconID), rate: beacon.rate,
+                        boundary: spots[0], inside: spots[1], oracle: oracle, offset: link.offset,
+                        boundaryDistance: boundary))
             }
         }
         return result
