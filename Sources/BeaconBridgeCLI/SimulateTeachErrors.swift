@@ -57,6 +57,14 @@ enum SimulateTeachErrors {
                         note("\(spot) quarter medians", quarters)
                         fields += [
                             ("\(spot)_reports", .int(Int64(reports.count))),
+                            ("\(spot)_spread_db", recorder.summary.map { TableText.json($0.spread, 100) } ?? .null),
+                            (
+                                "\(spot)_good",
+                                .bool(
+                                    TeachQuality(
+                                        spot: spot == "boundary" ? .boundary : .inside, level: recorder.summary
+                                    ).isGood)
+                            ),
                             ("\(spot)_error_db", taught.map { TableText.json($0, 100) } ?? .null),
                             ("\(spot)_mean_db_error_db", meanDB.map { TableText.json($0, 100) } ?? .null),
                             ("\(spot)_linear_mean_error_db", linear.map { TableText.json($0, 100) } ?? .null),
