@@ -39,10 +39,14 @@ public struct TeachPhase: Sendable, Equatable {
     /// Postures the installer's hold goes through at each spot (1: one posture for the whole hold, the model of
     /// issue 43; 4: turning slowly through a full circle, a quarter of the hold facing each way).
     public var postures: Int
+    /// Times the installer teaches a spot again when its quality figure (`TeachQuality`) asks for more, as the
+    /// teach's reply tells them to; the last hold is kept (what the daemon stores). 0: every spot is held once.
+    public var retries: Int
 
-    public init(seconds: Double = TeachPhase.defaultSeconds, postures: Int = 1) {
+    public init(seconds: Double = TeachPhase.defaultSeconds, postures: Int = 1, retries: Int = 0) {
         self.seconds = seconds
         self.postures = max(1, postures)
+        self.retries = max(0, retries)
     }
 
     /// One (region, beacon) pair.
@@ -122,11 +126,18 @@ public struct TeachPhase: Sendable, Equatable {
                 let inside = boundary * Self.insideFraction
                 var spots: [[(rssi: Int, at: Double)]] = []
                 for (spot, distance) in [boundary, inside].enumerated() {
-                    spots.append(
-                        simulator.teachRecording(
+                    var heard: [(rssi: Int, at: Double)] = []
+                    for attempt in 0...retries {
+                        // A retry is a new hold: its own posture, shadowing, blocking and loss.
+                        heard = simulator.teachRecording(
                             of: beacon, index: index, distance: distance, seconds: seconds, constants: link,
-                            stream: UInt64(regionIndex * 2 + spot), postures: postures
-                        ).compactMap { observation in observation.rssi.map { ($0, observation.timestamp) } })
+                            stream: UInt64(regionIndex * 2 + spot) | UInt64(attempt) << 32, postures: postures
+                        ).compactMap { observation in observation.rssi.map { ($0, observation.timestamp) } }
+                        var recorder = LevelRecorder()
+                        for report in heard { recorder.add(rssi: report.rssi, at: report.at) }
+                        if TeachQuality(spot: spot == 0 ? .boundary : .inside, level: recorder.summary).isGood { break }
+                    }
+                    spots.append(heard)
                 }
                 let insideLevel =
                     model.meanRSSI(atDistance: inside, measuredPower: beacon.measuredPower) - beacon.attenuation
