@@ -19,6 +19,7 @@ enum SimulateCommand {
                                      [--events ROW]
                                      [--gateway-links assumed|pessimistic] [--spatial-bias measured|off]
                                      [--teach | --teach-seconds N] [--teach-turning] [--taught-grid A:H:M:E:X]
+                                     [--teach-retries N] [--teach-errors]
           --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
           --seed N          override the scenario's seed (0...2^64-1)
           --seeds K         run K seeds (the seed, seed+1, ...) and print the aggregate (1...1000)
@@ -58,6 +59,10 @@ enum SimulateCommand {
                             comma-separated lists: the enter allowance below the taught boundary, the exit
                             level's distance below the enter level, enter_margin_db, enter_evidence_db,
                             exit_period_s (e.g. 0,2:5:3.5:30:30)
+          --teach-retries N with --teach: the installer teaches a spot again, up to N times (0...3), while
+                            its quality figure asks for more (the last hold is kept)
+          --teach-errors    with --teach: instead of the comparison, each taught link's level error (its
+                            taught boundary and inside levels minus the oracle's), per link and summarised
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -76,6 +81,8 @@ enum SimulateCommand {
         var spatialBias: SpatialBiasRadio.Variant?
         var teach: TeachPhase?
         var taughtGrid: [TaughtFrontierRule]?
+        var teachErrors = false
+        var retries: Int?
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -114,17 +121,24 @@ enum SimulateCommand {
                 spatialBias = parsed
             case "--teach": teach = teach ?? TeachPhase()
             case "--teach-turning":
-                teach = TeachPhase(seconds: teach?.seconds ?? TeachPhase.defaultSeconds, postures: 4)
+                teach = TeachPhase(
+                    seconds: teach?.seconds ?? TeachPhase.defaultSeconds, postures: 4, retries: teach?.retries ?? 0)
             case "--teach-seconds":
                 guard let value = rest.popFirst(), let parsed = Double(value),
                     parsed >= 1, parsed <= TeachPhase.maximumSeconds
                 else { return usageError("--teach-seconds needs a number of seconds 1...60") }
-                teach = TeachPhase(seconds: parsed, postures: teach?.postures ?? 1)
+                teach = TeachPhase(seconds: parsed, postures: teach?.postures ?? 1, retries: teach?.retries ?? 0)
+            case "--teach-retries":
+                guard let value = rest.popFirst(), let parsed = Int(value), (0...3).contains(parsed) else {
+                    return usageError("--teach-retries needs a number 0...3")
+                }
+                retries = parsed
             case "--taught-grid":
                 guard let value = rest.popFirst(), let parsed = TaughtFrontierRule.grid(spec: value) else {
                     return usageError("--taught-grid needs A:H:M:E:X, five comma-separated lists of numbers")
                 }
                 taughtGrid = parsed
+            case "--teach-errors": teachErrors = true
             case "--summary-only": summaryOnly = true
             case "--frontier": frontier = true
             case "--true-levels": trueLevels = true
@@ -156,6 +170,14 @@ enum SimulateCommand {
         if teach != nil, capturePath != nil { return usageError("--teach does not go with --capture") }
         if taughtGrid != nil, !frontier || teach == nil {
             return usageError("--taught-grid goes with --frontier and --teach")
+        }
+        if let retries {
+            guard var phase = teach else { return usageError("--teach-retries goes with --teach") }
+            phase.retries = retries
+            teach = phase
+        }
+        if teachErrors, teach == nil || frontier || capturePath != nil {
+            return usageError("--teach-errors goes with --teach, without --frontier and --capture")
         }
         if capturePath != nil, paths.count > 1 || seeds > 1 {
             return usageError("--capture takes one scenario and one seed")
@@ -214,6 +236,7 @@ enum SimulateCommand {
         if trueLevels { return usageError("--true-levels takes rooms scenarios") }
         if gatewayLinks != nil { return usageError("--gateway-links takes rooms scenarios") }
         if spatialBias != nil { return usageError("--spatial-bias takes rooms scenarios") }
+        if teachErrors, let teach { return SimulateTeachErrors.run(scenarios, seeds: seeds, teach: teach) }
         if frontier {
             return SimulateFrontier.run(
                 scenarios, seeds: seeds, teach: teach, taughtGrid: taughtGrid ?? TaughtFrontierRule.defaultGrid)

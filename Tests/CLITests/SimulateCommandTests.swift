@@ -146,6 +146,35 @@ import Glibc
         #expect(try await Self.run(["simulate", "--scenario", rooms, "--teach"]).status == 64)
     }
 
+    @Test func teachErrorsPrintEachLinksLevelErrorAgainstTheOracle() async throws {
+        try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
+        let scenario = Self.packageRoot + "/config/scenarios/walk-in-stay-out.json"
+        let errors = try await Self.run(["simulate", "--scenario", scenario, "--teach", "--teach-errors"])
+        #expect(errors.status == 0)
+        let lines = errors.stdout.split(separator: "\n")
+        // One line per (region, beacon) link: one region, four beacons.
+        #expect(lines.filter { $0.contains("\"type\":\"teach_error\"") }.count == 4)
+        #expect(lines.contains { $0.contains("\"statistic\":\"boundary taught\"") && $0.contains("\"links\":4") })
+        #expect(lines.allSatisfy { !$0.contains("\"type\":\"summary\"") })
+        #expect(errors.stderr.contains("teach level error, taught minus oracle"))
+        let turning = try await Self.run([
+            "simulate", "--scenario", scenario, "--teach-turning", "--teach-errors",
+        ])
+        #expect(turning.status == 0 && turning.stdout != errors.stdout)
+        #expect(try await Self.run(["simulate", "--scenario", scenario, "--teach-errors"]).status == 64)
+        // A retry of the spots the quality figure flags (none with 0: the same output).
+        let noRetry = try await Self.run([
+            "simulate", "--scenario", scenario, "--teach", "--teach-retries", "0", "--teach-errors",
+        ])
+        #expect(noRetry.status == 0 && noRetry.stdout == errors.stdout)
+        for bad in [["--teach-retries", "1"], ["--teach", "--teach-retries", "4"], ["--teach", "--teach-retries"]] {
+            #expect(try await Self.run(["simulate", "--scenario", scenario] + bad).status == 64)
+        }
+        #expect(
+            try await Self.run(["simulate", "--scenario", scenario, "--teach", "--teach-errors", "--frontier"]).status
+                == 64)
+    }
+
     @Test func frontierWithATeachAddsTaughtAndOracleRowsAndAVerdict() async throws {
         try #require(access(Self.binary, X_OK) == 0, "build the binary first: swift build")
         let scenario = Self.packageRoot + "/config/scenarios/demo.json"

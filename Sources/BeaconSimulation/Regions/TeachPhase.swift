@@ -39,10 +39,14 @@ public struct TeachPhase: Sendable, Equatable {
     /// Postures the installer's hold goes through at each spot (1: one posture for the whole hold, the model of
     /// issue 43; 4: turning slowly through a full circle, a quarter of the hold facing each way).
     public var postures: Int
+    /// Times the installer teaches a spot again when its quality figure (`TeachQuality`) asks for more, as the
+    /// teach's reply tells them to; the last hold is kept (what the daemon stores). 0: every spot is held once.
+    public var retries: Int
 
-    public init(seconds: Double = TeachPhase.defaultSeconds, postures: Int = 1) {
+    public init(seconds: Double = TeachPhase.defaultSeconds, postures: Int = 1, retries: Int = 0) {
         self.seconds = seconds
         self.postures = max(1, postures)
+        self.retries = max(0, retries)
     }
 
     /// One (region, beacon) pair.
@@ -67,11 +71,43 @@ public struct TeachPhase: Sendable, Equatable {
         public var boundaryDistance: [Key: Double] = [:]
     }
 
+    /// One pair's teach as heard: the reports at each spot, and what the oracle is told.
+    public struct Recording: Sendable {
+        public var key: Key
+        /// The beacon's advertising rate, Hz.
+        public var rate: Double
+        /// The reports (RSSI dBm, capture time s) held at the boundary, then inside, in the order heard.
+        public var boundary: [(rssi: Int, at: Double)]
+        public var inside: [(rssi: Int, at: Double)]
+        /// The oracle's link: each spot's true mean plus the link's constant offset.
+        public var oracle: TaughtRegionLink
+        public var offset: Double
+        public var boundaryDistance: Double
+    }
+
     /// Teaches every (region with an enter condition, matching beacon) pair of the scenario.
     public func teach(_ scenario: Scenario) -> Result {
+        var result = Result()
+        for recording in recordings(scenario) {
+            let key = recording.key
+            let spots = [recording.boundary, recording.inside].map { reports -> TaughtLevel? in
+                var recorder = LevelRecorder()
+                for report in reports { recorder.add(rssi: report.rssi, at: report.at) }
+                return recorder.summary
+            }
+            result.taught[key] = TaughtRegionLink(boundary: spots[0], inside: spots[1])
+            result.oracle[key] = recording.oracle
+            result.offsets[key] = recording.offset
+            result.boundaryDistance[key] = recording.boundaryDistance
+        }
+        return result
+    }
+
+    /// The reports each (region with an enter condition, matching beacon) pair's teach hears, pair by pair.
+    public func recordings(_ scenario: Scenario) -> [Recording] {
         let simulator = ScenarioSimulator(scenario)
         let model = scenario.distanceModel
-        var result = Result()
+        var result: [Recording] = []
         var constants: [Int: LinkConstants] = [:]
         for (regionIndex, rule) in scenario.regions.enumerated() {
             guard let enter = rule.enter else { continue }
@@ -87,27 +123,32 @@ public struct TeachPhase: Sendable, Equatable {
                 else { continue }
                 let link = constants[index] ?? simulator.linkConstants(of: beacon, index: index)
                 constants[index] = link
-                let key = Key(region: rule.name, beaconID: beacon.beaconID)
                 let inside = boundary * Self.insideFraction
-                var spots: [TaughtLevel?] = []
+                var spots: [[(rssi: Int, at: Double)]] = []
                 for (spot, distance) in [boundary, inside].enumerated() {
-                    var recorder = LevelRecorder()
-                    for observation in simulator.teachRecording(
-                        of: beacon, index: index, distance: distance, seconds: seconds, constants: link,
-                        stream: UInt64(regionIndex * 2 + spot), postures: postures)
-                    {
-                        if let rssi = observation.rssi { recorder.add(rssi: rssi, at: observation.timestamp) }
+                    var heard: [(rssi: Int, at: Double)] = []
+                    for attempt in 0...retries {
+                        // A retry is a new hold: its own posture, shadowing, blocking and loss.
+                        heard = simulator.teachRecording(
+                            of: beacon, index: index, distance: distance, seconds: seconds, constants: link,
+                            stream: UInt64(regionIndex * 2 + spot) | UInt64(attempt) << 32, postures: postures
+                        ).compactMap { observation in observation.rssi.map { ($0, observation.timestamp) } }
+                        var recorder = LevelRecorder()
+                        for report in heard { recorder.add(rssi: report.rssi, at: report.at) }
+                        if TeachQuality(spot: spot == 0 ? .boundary : .inside, level: recorder.summary).isGood { break }
                     }
-                    spots.append(recorder.summary)
+                    spots.append(heard)
                 }
-                result.taught[key] = TaughtRegionLink(boundary: spots[0], inside: spots[1])
                 let insideLevel =
                     model.meanRSSI(atDistance: inside, measuredPower: beacon.measuredPower) - beacon.attenuation
-                result.oracle[key] = TaughtRegionLink(
+                let oracle = TaughtRegionLink(
                     boundary: TaughtLevel(level: level + link.offset, spread: 0, reports: 0, seconds: 0),
                     inside: TaughtLevel(level: insideLevel + link.offset, spread: 0, reports: 0, seconds: 0))
-                result.offsets[key] = link.offset
-                result.boundaryDistance[key] = boundary
+                result.append(
+                    Recording(
+                        key: Key(region: rule.name, beaconID: beacon.beaconID), rate: beacon.rate,
+                        boundary: spots[0], inside: spots[1], oracle: oracle, offset: link.offset,
+                        boundaryDistance: boundary))
             }
         }
         return result

@@ -70,6 +70,74 @@ import Testing
         #expect(offsets.contains { $0 > 4 } && offsets.contains { $0 < -4 })
     }
 
+    @Test func theTurningTeachAveragesPosturesWithoutBias() {
+        // Session 30 (docs/tracking-and-regions.md, "Session 30: the teach's level error"): the same 40 links
+        // taught still (one posture per hold) and turning (four, a quarter each). The turning hold's median is
+        // the postures' mean plus the noise: expected spread √(9/4 + 1) ≈ 1.8 dB against the still √(9 + 1)
+        // ≈ 3.2 dB, both centred on 0 (the postures are symmetric in dB, so the median of their mixture is not
+        // pulled either way).
+        let level = -59 - 27 * ElementaryMath.log10(3)
+        let beacons = (0..<40).map { Self.beacon($0, path: [Waypoint(time: 0, x: 12)]) }
+        let scenario = Scenario(seed: 11, duration: 10, radio: Self.radio(), regions: [F.room], beacons: beacons)
+        func errors(_ phase: TeachPhase) -> (mean: Double, sd: Double) {
+            let result = phase.teach(scenario)
+            let errors = (0..<40).map { index in
+                let key = Self.key(index)
+                return (result.taught[key]?.boundary?.level ?? .nan) - (level + (result.offsets[key] ?? .nan))
+            }
+            let mean = errors.reduce(0, +) / 40
+            return (mean, (errors.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / 39).squareRoot())
+        }
+        let still = errors(TeachPhase())
+        let turning = errors(TeachPhase(postures: 4))
+        #expect(abs(turning.mean) < 0.8, "mean \(turning.mean)")
+        #expect(turning.sd > 1.0 && turning.sd < 2.6, "sd \(turning.sd)")
+        #expect(turning.sd < still.sd, "still \(still.sd), turning \(turning.sd)")
+    }
+
+    @Test func aRetryTeachesAgainOnlyTheSpotsTheQualityFigureFlags() {
+        // Half the beacons at 0.7 Hz (about 18 reports in 30 s, under `TeachQuality.minimumReports`): flagged,
+        // taught again from a fresh hold. The 10 Hz ones are good at once and keep their first hold.
+        let beacons = (0..<20).map {
+            Self.beacon($0, path: [Waypoint(time: 0, x: 12)], rate: $0 % 2 == 0 ? 10 : 0.7)
+        }
+        let scenario = Scenario(seed: 7, duration: 10, radio: Self.radio(), regions: [F.room], beacons: beacons)
+        let once = TeachPhase().teach(scenario)
+        #expect(TeachPhase(retries: 0).teach(scenario).taught == once.taught)
+        let again = TeachPhase(retries: 1).teach(scenario)
+        var retaught = 0
+        for index in 0..<20 {
+            let key = Self.key(index)
+            let first = once.taught[key]?.boundary
+            if TeachQuality(spot: .boundary, level: first).isGood {
+                #expect(again.taught[key]?.boundary == first, "\(index)")
+            } else if again.taught[key]?.boundary != first {
+                retaught += 1
+            }
+            #expect(again.oracle[key] == once.oracle[key])
+        }
+        #expect(retaught >= 5, "\(retaught)")
+    }
+
+    @Test func theRecordingsAreWhatTheTeachSummarises() throws {
+        // `recordings` (what `simulate --teach-errors` reads) hands out each spot's reports; `teach` is their
+        // `LevelRecorder` summaries, with the same oracle.
+        let scenario = Scenario(
+            seed: 3, duration: 60, radio: Self.radio(), regions: [F.room], beacons: [Self.walker(1), Self.walker(2)])
+        let phase = TeachPhase()
+        let result = phase.teach(scenario)
+        let recordings = phase.recordings(scenario)
+        #expect(recordings.count == 2)
+        for recording in recordings {
+            var recorder = LevelRecorder()
+            for report in recording.boundary { recorder.add(rssi: report.rssi, at: report.at) }
+            #expect(recording.boundary.count >= 200 && recording.inside.count >= 200)
+            #expect(result.taught[recording.key]?.boundary == recorder.summary)
+            #expect(result.oracle[recording.key] == recording.oracle)
+            #expect(result.offsets[recording.key] == recording.offset)
+        }
+    }
+
     @Test func theOracleIsToldTheScoredStreamsOwnOffset() {
         // With every random term but the placement off, each scored report is round(mean + placement): the
         // oracle's boundary level minus the enter level must equal what the stream shows, to the rounding.

@@ -33,6 +33,9 @@ public struct LevelRecorder: Sendable {
             seconds: max(0, last - first))
     }
 
+    /// The median of sorted values.
+    public static func median(_ sorted: [Double]) -> Double { quantile(sorted, 0.5) }
+
     static func quantile(_ sorted: [Double], _ q: Double) -> Double {
         let position = q * Double(sorted.count - 1)
         let lower = Int(position)
