@@ -66,6 +66,11 @@ enum LiveBench {
             Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         }
         func selected(_ name: String) -> Bool { only?.contains(name) ?? true }
+        let wake = wakeUpCost()
+        print(
+            "  reference: a thread wake-up costs \(DaemonBench.format(wake.bare, 1)) µs of CPU on this machine, "
+                + "\(DaemonBench.format(wake.touching, 1)) µs when it then reads 256 KiB (poll with a 5 ms timeout, "
+                + "\(wakeUpRounds) times; the gateway wakes about 3 threads per batch window)")
         print("  default publish policy (sightings at most every 5 s per beacon):")
         for rate in [500, 5000] where selected("live-\(rate)") {
             let seconds = rate == 5000 ? drift ?? 40 : 40
@@ -100,6 +105,30 @@ enum LiveBench {
             )
             describe(result)
         }
+    }
+
+    static let wakeUpRounds = 200
+
+    /// The CPU time one wake-up of a sleeping thread costs here, the unit the low-rate figures are made of: in a
+    /// virtual machine it is several times what it is on a Raspberry Pi (docs/daemon-bench.md, session 30).
+    /// Measured on this thread: `poll` with no descriptors and a 5 ms timeout, bare and followed by a read of
+    /// 256 KiB (about the data a batch window's work touches, so the caches' refill after the sleep counts).
+    /// Returns microseconds per wake-up. The corresponding C functions are `poll` and `clock_gettime`.
+    static func wakeUpCost() -> (bare: Double, touching: Double) {
+        let buffer = [UInt64](repeating: 1, count: 256 * 1024 / 8)
+        var checksum: UInt64 = 0
+        func measure(touch: Bool) -> Double {
+            let start = DecodeBench.threadCPUSeconds()
+            for _ in 0..<wakeUpRounds {
+                _ = poll(nil, 0, 5)
+                if touch { for index in stride(from: 0, to: buffer.count, by: 8) { checksum &+= buffer[index] } }
+            }
+            return (DecodeBench.threadCPUSeconds() - start) / Double(wakeUpRounds) * 1e6
+        }
+        let bare = measure(touch: false)
+        let touching = measure(touch: true)
+        if checksum == 0 { print("  (checksum 0)") }
+        return (bare, touching)
     }
 
     static func describe(_ result: Result) {

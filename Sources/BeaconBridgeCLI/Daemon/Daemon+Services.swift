@@ -132,7 +132,7 @@ final class DaemonLoopService: Service, @unchecked Sendable {
     func stopping(because reason: ServiceGroup.Reason) { state.withLock { $0.reason = reason } }
 
     func run() async {
-        let code = await daemon.runLoop(publisherGate: publisherGate)
+        let code = await daemon.runLoopOnItsThread(publisherGate: publisherGate)
         state.withLock { $0.exitCode = code }
     }
 

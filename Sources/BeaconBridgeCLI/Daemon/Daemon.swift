@@ -52,6 +52,9 @@ final class Daemon {
     let stopRequested = Latch<ServiceGroup.Reason>()
     /// The source started (the loop ran).
     var sourceStarted = false
+    /// The thread the loop runs on (`runLoopOnItsThread`), lent to the HCI reading thread for each batch; nil
+    /// before the loop starts or when the thread could not be made (the loop then runs on the pool).
+    var loopExecutor: LoopExecutor?
     /// The loop's only input: HCI batches (at most `scanner.queue_capacity` events wait: a live scanner
     /// then drops its oldest, counted as `source_dropped`; a replay waits) and controls.
     let mailbox: EventMailbox<DaemonInput>
@@ -117,6 +120,19 @@ final class Daemon {
         }
         webhook?.logStopped(to: logger)
         return services.loop.exitCode
+    }
+
+    /// `runLoop` on the loop's own thread (`LoopExecutor`, `bb-loop`) rather than the cooperative pool, so the
+    /// reading thread can run it for each batch (docs/architecture.md, "The daemon"); on the pool when that
+    /// thread cannot be made.
+    func runLoopOnItsThread(publisherGate: Latch<Bool>) async -> Int32 {
+        guard let executor = LoopExecutor.start() else {
+            logger.warning("cannot start the loop's thread: the loop runs on the shared pool")
+            return await runLoop(publisherGate: publisherGate)
+        }
+        loopExecutor = executor
+        defer { executor.shutdown() }
+        return await withTaskExecutorPreference(executor) { await runLoop(publisherGate: publisherGate) }
     }
 
     /// The loop service's run, the owner of delivery from start to stop: starts the source and delivery (the
@@ -205,7 +221,13 @@ final class Daemon {
     /// Starts the source; the exit code when it cannot start.
     private func startSource() async -> Int32? {
         do {
-            try await source.start(into: mailbox)
+            // Live, the reading thread runs the loop's work on each batch itself (no wake-up of the loop's
+            // thread); a replay's thread waits for room in the mailbox instead, so it only hands over.
+            if let loopExecutor, !isReplay {
+                try await source.start(into: HostedEventSink(mailbox: mailbox, executor: loopExecutor))
+            } else {
+                try await source.start(into: mailbox)
+            }
         } catch {
             logger.critical("cannot start the source", metadata: ["error": "\(error)"])
             return ExitCode.forSourceFailure(error)
