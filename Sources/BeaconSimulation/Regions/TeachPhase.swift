@@ -141,7 +141,9 @@ public struct TeachPhase: Sendable, Equatable {
                         ).compactMap { observation in observation.rssi.map { ($0, observation.timestamp) } }
                         var recorder = LevelRecorder()
                         for report in heard { recorder.add(rssi: report.rssi, at: report.at) }
-                        if TeachQuality(spot: spot == 0 ? .boundary : .inside, level: recorder.summary, checks: checks).isGood {
+                        if TeachQuality(spot: spot == 0 ? .boundary : .inside, level: recorder.summary, checks: checks)
+                            .isGood
+                        {
                             break
                         }
                     }

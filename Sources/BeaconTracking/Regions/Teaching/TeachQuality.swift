@@ -13,7 +13,7 @@ public struct TeachQuality: Sendable, Equatable {
         /// The spread of the reports against `maximumSpread`.
         public static let spread = Checks(rawValue: 1)
         /// The step between the halves of the recording against `maximumStep` (docs/tracking-and-regions.md,
-        /// "Session 31: a step within the hold").
+        /// "A step within the teach's hold").
         public static let step = Checks(rawValue: 2)
         /// What the product judges by.
         public static let standard: Checks = [.spread]
@@ -26,9 +26,9 @@ public struct TeachQuality: Sendable, Equatable {
     /// A step between the medians of a recording's halves (`TaughtLevel.step`) this large (dB) or larger means
     /// something stood between the device and the gateway for part of the hold: the least body blocking the
     /// field notes measure (8-15 dB). Without one, the halves of a still hold differ by their medians' noise
-    /// (σ about 2 dB) and those of a turning hold also by its postures (σ 3 dB between two halves of two
-    /// postures each), so a hold without blocking reaches 8 dB about 0.01 % (still) and 1-3 % (turning) of
-    /// the time.
+    /// (σ 1.6-2.7 dB, more at a phone's 1 Hz) and those of a turning hold also by its postures (σ 3 dB between
+    /// two halves of two postures each; σ 3.6-4.3 dB in all), so 8 dB is reached by 0.25 % of still holds and
+    /// 5 % of turning ones without blocking (simulated; docs/tracking-and-regions.md, "A step within the teach's hold").
     public static let maximumStep = 8.0
 
     /// Judges one spot's recording.
