@@ -28,7 +28,8 @@ public struct TeachQuality: Sendable, Equatable {
     /// field notes measure (8-15 dB). Without one, the halves of a still hold differ by their medians' noise
     /// (σ 1.6-2.7 dB, more at a phone's 1 Hz) and those of a turning hold also by its postures (σ 3 dB between
     /// two halves of two postures each; σ 3.6-4.3 dB in all), so 8 dB is reached by 0.25 % of still holds and
-    /// 5 % of turning ones without blocking (simulated; docs/tracking-and-regions.md, "A step within the teach's hold").
+    /// 5 % of turning ones without blocking (simulated; docs/tracking-and-regions.md, "A step within the
+    /// teach's hold").
     public static let maximumStep = 8.0
 
     /// Judges one spot's recording.
