@@ -19,7 +19,7 @@ enum SimulateCommand {
                                      [--events ROW]
                                      [--gateway-links assumed|pessimistic] [--spatial-bias measured|off]
                                      [--teach | --teach-seconds N] [--teach-turning] [--taught-grid A:H:M:E:X]
-                                     [--teach-retries N] [--teach-errors]
+                                     [--teach-retries N] [--teach-check C] [--teach-errors]
           --scenario FILE   scenario (JSON, see docs/scenarios.md); repeat for several
           --seed N          override the scenario's seed (0...2^64-1)
           --seeds K         run K seeds (the seed, seed+1, ...) and print the aggregate (1...1000)
@@ -61,9 +61,15 @@ enum SimulateCommand {
                             exit_period_s (e.g. 0,2:5:3.5:30:30)
           --teach-retries N with --teach: the installer teaches a spot again, up to N times (0...3), while
                             its quality figure asks for more (the last hold is kept)
+          --teach-check C   with --teach: what the quality figure judges a hold by besides its reports:
+                            spread (the product's), step (the halves' medians) or spread+step
           --teach-errors    with --teach: instead of the comparison, each taught link's level error (its
                             taught boundary and inside levels minus the oracle's), per link and summarised
         """
+
+    static let teachChecks: [String: TeachQuality.Checks] = [
+        "spread": .spread, "step": .step, "spread+step": [.spread, .step],
+    ]
 
     static func run(_ arguments: [String]) -> Int32 {
         var paths: [String] = []
@@ -83,6 +89,7 @@ enum SimulateCommand {
         var taughtGrid: [TaughtFrontierRule]?
         var teachErrors = false
         var retries: Int?
+        var checks: TeachQuality.Checks?
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -138,6 +145,11 @@ enum SimulateCommand {
                     return usageError("--taught-grid needs A:H:M:E:X, five comma-separated lists of numbers")
                 }
                 taughtGrid = parsed
+            case "--teach-check":
+                guard let value = rest.popFirst(), let parsed = Self.teachChecks[value] else {
+                    return usageError("--teach-check needs spread, step or spread+step")
+                }
+                checks = parsed
             case "--teach-errors": teachErrors = true
             case "--summary-only": summaryOnly = true
             case "--frontier": frontier = true
@@ -174,6 +186,11 @@ enum SimulateCommand {
         if let retries {
             guard var phase = teach else { return usageError("--teach-retries goes with --teach") }
             phase.retries = retries
+            teach = phase
+        }
+        if let checks {
+            guard var phase = teach else { return usageError("--teach-check goes with --teach") }
+            phase.checks = checks
             teach = phase
         }
         if teachErrors, teach == nil || frontier || capturePath != nil {

@@ -58,13 +58,10 @@ enum SimulateTeachErrors {
                         fields += [
                             ("\(spot)_reports", .int(Int64(reports.count))),
                             ("\(spot)_spread_db", recorder.summary.map { TableText.json($0.spread, 100) } ?? .null),
-                            (
-                                "\(spot)_good",
-                                .bool(
-                                    TeachQuality(
-                                        spot: spot == "boundary" ? .boundary : .inside, level: recorder.summary
-                                    ).isGood)
-                            ),
+                            ("\(spot)_step_db", recorder.summary?.step.map { TableText.json($0, 100) } ?? .null),
+                            ("\(spot)_good", .bool(judge(spot, recorder.summary, teach.checks))),
+                            ("\(spot)_spread_good", .bool(judge(spot, recorder.summary, .spread))),
+                            ("\(spot)_step_good", .bool(judge(spot, recorder.summary, .step))),
                             ("\(spot)_error_db", taught.map { TableText.json($0, 100) } ?? .null),
                             ("\(spot)_mean_db_error_db", meanDB.map { TableText.json($0, 100) } ?? .null),
                             ("\(spot)_linear_mean_error_db", linear.map { TableText.json($0, 100) } ?? .null),
@@ -99,6 +96,11 @@ enum SimulateTeachErrors {
         }
         Output.stderr(text)
         return ExitCode.ok
+    }
+
+    /// Whether the quality figure, judging by `checks`, calls the spot's recording good.
+    static func judge(_ spot: String, _ level: TaughtLevel?, _ checks: TeachQuality.Checks) -> Bool {
+        TeachQuality(spot: spot == "boundary" ? .boundary : .inside, level: level, checks: checks).isGood
     }
 
     /// The mean of the sorted values less a `share` at each end; nil when empty.

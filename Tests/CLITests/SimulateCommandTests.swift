@@ -170,6 +170,15 @@ import Glibc
         for bad in [["--teach-retries", "1"], ["--teach", "--teach-retries", "4"], ["--teach", "--teach-retries"]] {
             #expect(try await Self.run(["simulate", "--scenario", scenario] + bad).status == 64)
         }
+        // The quality figure the retries judge by: the product's (spread) by default; the step check on request.
+        let spread = try await Self.run([
+            "simulate", "--scenario", scenario, "--teach", "--teach-check", "spread", "--teach-errors",
+        ])
+        #expect(spread.status == 0 && spread.stdout == errors.stdout)
+        #expect(errors.stdout.contains("\"boundary_step_db\"") && errors.stdout.contains("\"boundary_step_good\""))
+        for bad in [["--teach-check", "step"], ["--teach", "--teach-check", "width"], ["--teach", "--teach-check"]] {
+            #expect(try await Self.run(["simulate", "--scenario", scenario] + bad).status == 64)
+        }
         #expect(
             try await Self.run(["simulate", "--scenario", scenario, "--teach", "--teach-errors", "--frontier"]).status
                 == 64)

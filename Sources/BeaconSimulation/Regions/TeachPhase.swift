@@ -42,11 +42,17 @@ public struct TeachPhase: Sendable, Equatable {
     /// Times the installer teaches a spot again when its quality figure (`TeachQuality`) asks for more, as the
     /// teach's reply tells them to; the last hold is kept (what the daemon stores). 0: every spot is held once.
     public var retries: Int
+    /// What the quality figure judges a hold by when deciding a retry (`TeachQuality.Checks`).
+    public var checks: TeachQuality.Checks
 
-    public init(seconds: Double = TeachPhase.defaultSeconds, postures: Int = 1, retries: Int = 0) {
+    public init(
+        seconds: Double = TeachPhase.defaultSeconds, postures: Int = 1, retries: Int = 0,
+        checks: TeachQuality.Checks = .standard
+    ) {
         self.seconds = seconds
         self.postures = max(1, postures)
         self.retries = max(0, retries)
+        self.checks = checks
     }
 
     /// One (region, beacon) pair.
@@ -135,7 +141,11 @@ public struct TeachPhase: Sendable, Equatable {
                         ).compactMap { observation in observation.rssi.map { ($0, observation.timestamp) } }
                         var recorder = LevelRecorder()
                         for report in heard { recorder.add(rssi: report.rssi, at: report.at) }
-                        if TeachQuality(spot: spot == 0 ? .boundary : .inside, level: recorder.summary).isGood { break }
+                        if TeachQuality(spot: spot == 0 ? .boundary : .inside, level: recorder.summary, checks: checks)
+                            .isGood
+                        {
+                            break
+                        }
                     }
                     spots.append(heard)
                 }

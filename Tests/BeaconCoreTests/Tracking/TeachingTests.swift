@@ -72,4 +72,42 @@ import Testing
         )
         #expect(close.needs.count == 1 && close.needs[0].hasPrefix("inside is only 1 dB above the boundary"))
     }
+
+    @Test func recorderMeasuresTheStepBetweenItsHalves() throws {
+        // 30 s at 1 Hz, the second half 10 dB down (a body stepped between half way): the halves' medians.
+        var recorder = LevelRecorder()
+        for second in 0..<30 { recorder.add(rssi: (second < 15 ? -70 : -80) + (second % 3) - 1, at: Double(second)) }
+        #expect(try #require(recorder.summary?.step) == -10)
+        // Too few reports in a half for its median to mean anything: no step.
+        var few = LevelRecorder()
+        for second in 0..<8 { few.add(rssi: -70, at: Double(second)) }
+        #expect(few.summary?.step == nil)
+        // A level read back from the store has none either; shifting keeps it.
+        let level = TaughtLevel(level: -75, spread: 2, reports: 30, seconds: 30, step: -9)
+        #expect(level.shifted(by: 3).step == -9)
+        #expect(TaughtLevel(level: -75, spread: 2, reports: 30, seconds: 30).step == nil)
+    }
+
+    @Test func qualityFlagsAStepOnlyWhenAskedTo() {
+        let dropped = TaughtLevel(level: -75, spread: 5, reports: 30, seconds: 30, step: -9.5)
+        // The product's figure (`TeachQuality.Checks.standard`) judges by spread: 5 dB is within it.
+        #expect(TeachQuality(spot: .boundary, level: dropped).isGood)
+        let step = TeachQuality(spot: .boundary, level: dropped, checks: .step)
+        #expect(
+            step.needs == [
+                "boundary: the level dropped 9.5 dB half way through: someone may have stood between the device and "
+                    + "the gateway for part of the teach; teach again with the space between them clear"
+            ])
+        let rose = TeachQuality(
+            spot: .inside, level: TaughtLevel(level: -70, spread: 7, reports: 30, seconds: 30, step: 8),
+            checks: [.spread, .step])
+        #expect(rose.needs.count == 2 && rose.needs[1].hasPrefix("inside: the level rose 8 dB half way through"))
+        // Below `maximumStep` (a turning hold's postures, σ 3 dB between its halves), or unknown: good.
+        for quiet in [-7.5, 7.9, nil] as [Double?] {
+            let level = TaughtLevel(level: -75, spread: 3, reports: 30, seconds: 30, step: quiet)
+            #expect(TeachQuality(spot: .boundary, level: level, checks: .step).isGood)
+        }
+        let link = TaughtRegionLink(boundary: dropped)
+        #expect(TeachQuality(link: link, checks: .step).needs.count == 1)
+    }
 }

@@ -119,6 +119,25 @@ import Testing
         #expect(retaught >= 5, "\(retaught)")
     }
 
+    @Test func aRetryJudgesByTheChecksAsked() {
+        // With the step check a spot is taught again when its halves' medians are 8 dB or more apart (or it has
+        // too few reports), whatever its spread; a spot the step check calls good keeps its first hold.
+        let beacons = (0..<20).map {
+            Self.beacon($0, path: [Waypoint(time: 0, x: 12)], rate: $0 % 2 == 0 ? 10 : 0.7)
+        }
+        let scenario = Scenario(seed: 7, duration: 10, radio: Self.radio(), regions: [F.room], beacons: beacons)
+        let once = TeachPhase(checks: .step).teach(scenario)
+        #expect(once.taught == TeachPhase().teach(scenario).taught)
+        let again = TeachPhase(retries: 1, checks: .step).teach(scenario)
+        for index in 0..<20 {
+            let key = Self.key(index)
+            let first = once.taught[key]?.boundary
+            if TeachQuality(spot: .boundary, level: first, checks: .step).isGood {
+                #expect(again.taught[key]?.boundary == first, "\(index)")
+            }
+        }
+    }
+
     @Test func theRecordingsAreWhatTheTeachSummarises() throws {
         // `recordings` (what `simulate --teach-errors` reads) hands out each spot's reports; `teach` is their
         // `LevelRecorder` summaries, with the same oracle.

@@ -5,6 +5,8 @@ import BeaconModel
 public struct LevelRecorder: Sendable {
     public let capacity: Int
     private var samples: [Int8] = []
+    /// Each kept report's capture time, in the order heard (the halves of `TaughtLevel.step`).
+    private var times: [Timestamp] = []
     private var first: Timestamp = .nan
     private var last: Timestamp = .nan
 
@@ -20,6 +22,7 @@ public struct LevelRecorder: Sendable {
         guard rssi >= -127, rssi <= 20, samples.count < capacity, time.isFinite else { return }
         if samples.isEmpty { first = time }
         samples.append(Int8(rssi))
+        times.append(time)
         last = time
     }
 
@@ -30,7 +33,25 @@ public struct LevelRecorder: Sendable {
         let iqr = Self.quantile(sorted, 0.75) - Self.quantile(sorted, 0.25)
         return TaughtLevel(
             level: Self.quantile(sorted, 0.5), spread: iqr / 1.349, reports: sorted.count,
-            seconds: max(0, last - first))
+            seconds: max(0, last - first), step: step)
+    }
+
+    /// Reports each half of a recording needs before `step` is given: a median of fewer moves by several dB
+    /// with the reports' own noise (about 4.4 dB per report).
+    public static let minimumReportsPerHalf = 5
+
+    /// The median of the second half of the recording (in capture time, split half way between the first and
+    /// the last report) minus that of the first, dB; nil when a half has fewer than `minimumReportsPerHalf`.
+    var step: Double? {
+        guard samples.count >= 2 * Self.minimumReportsPerHalf, last > first else { return nil }
+        let middle = first + (last - first) / 2
+        var early: [Double] = []
+        var late: [Double] = []
+        for (sample, time) in zip(samples, times) {
+            if time < middle { early.append(Double(sample)) } else { late.append(Double(sample)) }
+        }
+        guard early.count >= Self.minimumReportsPerHalf, late.count >= Self.minimumReportsPerHalf else { return nil }
+        return Self.median(late.sorted()) - Self.median(early.sorted())
     }
 
     /// The median of sorted values.
