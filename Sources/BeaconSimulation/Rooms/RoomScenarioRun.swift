@@ -182,7 +182,8 @@ public struct RoomScenarioRun {
         summary.oracles.append(
             scoreRow(
                 RoomOracleRule(
-                    .absolute, oracle: RoomFingerprintOracle(oracle: world.oracle, training: world.training, evidence: .felt)),
+                    .absolute,
+                    oracle: RoomFingerprintOracle(oracle: world.oracle, training: world.training, evidence: .felt)),
                 stream: []))
         for fixed in [false, true] {
             summary.oracles.append(
