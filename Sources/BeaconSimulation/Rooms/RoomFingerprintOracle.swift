@@ -15,7 +15,7 @@ import BeaconModel
 ///   of the whole room. What more training than a minute at three spots could give at most.
 /// Outside every room it shows `not_home`, the truth there.
 ///
-/// `oracle-fp-felt` (session 31, "The evidence floor") is `oracle-fp` (the training's book, `absolute`) matched
+/// `oracle-fp-felt` (docs/rooms.md, "The evidence floor") is `oracle-fp` (the training's book, `absolute`) matched
 /// against `RoomOracle.Kind.felt`'s levels instead: the same long-run levels plus what the beacon carries for a
 /// while and no averaging of its reports takes out: the posture term of each link for the stay, and the body
 /// blocking at that second. It is told the spot (its spatial bias), the configured calibration, the posture and
