@@ -5,7 +5,8 @@ Runs `beaconbridge simulate` on copies of config/scenarios/rooms-*.json with the
 `arbiter` keys, and prints per file wrong % / false switches per beacon-hour / change p95 s of the rule
 (beaconbridge), calibrated, distance-margin, the classifier (trained), the fingerprint margin rule (fp-margin,
 docs/rooms.md "Session 29"; the given keys apply to it too, e.g. '{"fingerprint_rule_offset": "learned"}') and
-oracle-fp.
+oracle-fp and the evidence floor oracle-fp-felt (oracle-fp told the posture of the stay and the blocking too,
+docs/rooms.md "The evidence floor").
 
 Usage: scripts/rooms-classifier-grid.py FIRST_SEED:SEEDS ['{"fingerprint_observation_s": 5}'] [simulate args, e.g. --ablations]
 BEACONBRIDGE names the binary (default .build/release/beaconbridge).
@@ -35,7 +36,7 @@ for f in files:
             x['p95'].append(r['room_change_latency_s']['p95'])
             if r.get('dark_room_elsewhere_share') is not None: x['dark'].append(r['dark_room_elsewhere_share'])
     rows[f] = acc
-names = ['beaconbridge','calibrated','distance-margin','trained','fp-margin','oracle-fp']
+names = ['beaconbridge','calibrated','distance-margin','trained','fp-margin','oracle-fp','oracle-fp-felt']
 # `--ablations` (docs/rooms.md, "Session 28"): the classifier's ablation rows too.
 if '--ablations' in extra: names += ['fp+configured','fp+offset','fp+true-levels','fp+fixed-levels']
 print('file'.ljust(14) + ''.join(n.ljust(24) for n in names))

@@ -63,8 +63,25 @@ import Glibc
                 == [
                     "oracle-mean", "oracle-mean-10s", "oracle-mean-30s", "oracle-mean-60s", "oracle-fixed",
                     "oracle-geometry", "oracle-fp", "oracle-fp-diff", "oracle-fp-room", "oracle-fp-room-diff",
-                    "oracle-mean+arbiter", "oracle-fixed+arbiter",
+                    "oracle-fp-felt", "oracle-mean+arbiter", "oracle-fixed+arbiter",
                 ].map { .string($0) })
+        // The evidence floor (docs/rooms.md, "The evidence floor"): not at most `oracle-fp`'s wrong time by
+        // construction (noise can help a match), so only a share in 0...1.
+        let felt = oracles.first { rule in
+            guard case let .object(fields) = rule else { return false }
+            return fields.contains { $0.0 == "name" && $0.1 == .string("oracle-fp-felt") }
+        }
+        guard case let .object(feltFields)? = felt else {
+            Issue.record("no oracle-fp-felt in \(lines[0])")
+            return
+        }
+        let feltWrong: Double? =
+            switch feltFields.first(where: { $0.0 == "wrong_room_share" })?.1 {
+            case let .double(share)?: share
+            case let .int(share)?: Double(share)
+            default: nil
+            }
+        #expect(feltWrong.map { $0 >= 0 && $0 <= 1 } == true, "\(String(describing: feltWrong))")
         #expect(lines[0].contains("\"oracle_mean_wrong_too\":"))
         #expect(result.stderr.contains("oracles (analysis, not deployable"))
         for key in ["wrong_room_share", "false_switches_per_beacon_hour", "room_change_latency_s"] {

@@ -14,6 +14,16 @@ import BeaconModel
 ///   long-run level (path loss, walls, spatial field; the scored person's measured power) over a 0.25 m grid
 ///   of the whole room. What more training than a minute at three spots could give at most.
 /// Outside every room it shows `not_home`, the truth there.
+///
+/// `oracle-fp-felt` (docs/rooms.md, "The evidence floor") is `oracle-fp` (the training's book, `absolute`) matched
+/// against `RoomOracle.Kind.felt`'s levels instead: the same long-run levels plus what the beacon carries for a
+/// while and no averaging of its reports takes out: the posture term of each link for the stay, and the body
+/// blocking at that second. It is told the spot (its spatial bias), the configured calibration, the posture and
+/// the blocking exactly, at every second, from every gateway (outages ignored, as by `oracle-fp`); it is not given
+/// the slow shadowing, the channel draw, the fast fading, report loss or the device's own loss (`attenuation`,
+/// constant over the run, which a rule can learn as an offset). So it is the nearest fingerprint that a rule could
+/// reach if it averaged each link perfectly without lag: the floor of a fingerprint rule on this evidence, where
+/// `oracle-fp` is the floor without the per-stay terms.
 public struct RoomFingerprintOracle: Sendable {
     public enum Source: String, Sendable { case trained, room }
 
@@ -27,6 +37,8 @@ public struct RoomFingerprintOracle: Sendable {
 
     public let oracle: RoomOracle
     public let source: Source
+    /// The levels matched: `fixed` (`oracle-fp*`) or `felt` (`oracle-fp-felt`).
+    public let evidence: RoomOracle.Kind
     /// Per room (the plan's order) and gateway index: the fingerprint's mean, in the oracle's calibration;
     /// nil where the fingerprint lacks the gateway. Per person for `room` (measured power differs), one shared
     /// row set for `trained`.
@@ -35,8 +47,10 @@ public struct RoomFingerprintOracle: Sendable {
     /// The 0.25 m grid of an ideal walk.
     static let gridStep = 0.25
 
-    public init(oracle: RoomOracle, training: RoomTrainingRun) {
+    public init(oracle: RoomOracle, training: RoomTrainingRun, evidence: RoomOracle.Kind = .fixed) {
+        precondition(evidence == .fixed || evidence == .felt, "a fingerprint oracle matches fixed or felt levels")
         self.oracle = oracle
+        self.evidence = evidence
         source = .trained
         let scenario = oracle.scenario
         let rows = scenario.plan.rooms.compactMap { room -> (room: String, levels: [Double?])? in
@@ -56,6 +70,7 @@ public struct RoomFingerprintOracle: Sendable {
 
     public init(oracle: RoomOracle) {
         self.oracle = oracle
+        evidence = .fixed
         source = .room
         let scenario = oracle.scenario
         let field = oracle.field
@@ -82,14 +97,14 @@ public struct RoomFingerprintOracle: Sendable {
     }
 
     public func name(_ match: Match) -> String {
-        let base = source == .trained ? "oracle-fp" : "oracle-fp-room"
+        let base = (source == .trained ? "oracle-fp" : "oracle-fp-room") + (evidence == .felt ? "-felt" : "")
         return match == .differences ? base + "-diff" : base
     }
 
     /// The room shown for person `person` at a whole scenario second.
     public func room(_ match: Match, person: Int, second: Int) -> String? {
         let clamped = min(max(second, 0), max(Int(oracle.scenario.duration.rounded(.down)), 0))
-        guard let levels = oracle.level(.fixed, person: person, second: clamped) else { return nil }
+        guard let levels = oracle.level(evidence, person: person, second: clamped) else { return nil }
         return Self.nearest(levels, means[person], match)
     }
 

@@ -19,7 +19,13 @@ import BeaconRooms
 ///   link's fixed bias (per-channel offsets averaged, calibration error), with the shadowing and body blocking
 ///   averaged away; what an infinitely long average at a spot converges to;
 /// - `geometry` (`oracle-geometry`): path loss and walls only, receiver offsets calibrated away: the "ambiguous"
-///   class of `RoomScore`.
+///   class of `RoomScore`;
+/// - `felt` (not a row of its own; `RoomFingerprintOracle`'s `oracle-fp-felt`): `fixed`'s level plus the terms
+///   the person's beacon carries for a while and a perfect averager could not take out: the link's posture term
+///   for the current segment of the path (`SpatialField.postures`, one draw per stay or walk) and the body
+///   blocking now (the link's episodes, `BlockingEpisodes`), both evaluated at the whole second itself. Still
+///   without the slow shadowing, the channel draw, the fast fading and report loss, and without the person's own
+///   loss (`attenuation`, a device offset constant over the whole run, left out as `fixed` leaves it out).
 /// Every kind shows `not_home` (nil) exactly when the person is outside every room: the truth there.
 public struct RoomOracle: Sendable {
     /// One link as the simulator drew it: the level at every advertisement time, and its fixed bias.
@@ -27,6 +33,10 @@ public struct RoomOracle: Sendable {
         public var times: [Double]
         public var levels: [Double]
         public var fixed: Double
+        /// The link's posture term per segment of the person's path (`ScenarioBeacon.segment(at:)`), and its body
+        /// blocking episodes as drawn (`felt`); none: no posture, no blocking.
+        var postures: [Double] = []
+        var blocking: BlockingEpisodes?
         public init(times: [Double], levels: [Double], fixed: Double) {
             self.times = times
             self.levels = levels
@@ -38,12 +48,14 @@ public struct RoomOracle: Sendable {
         case mean(window: Int)
         case fixed
         case geometry
+        case felt
 
         public var name: String {
             switch self {
             case let .mean(window): window > 0 ? "oracle-mean-\(window)s" : "oracle-mean"
             case .fixed: "oracle-fixed"
             case .geometry: "oracle-geometry"
+            case .felt: "oracle-felt"
             }
         }
     }
@@ -61,6 +73,9 @@ public struct RoomOracle: Sendable {
     let field: SpatialField
     /// Per person, per whole second: path loss and walls of every gateway's link (empty outside every room).
     let geometry: [[[Double]]]
+    /// Per person, per gateway, per whole second 0...duration: the link's posture term less its blocking depth
+    /// at that second (`felt` adds it to `fixed`).
+    let stay: [[[Double]]]
     private var rooms: [Kind: [[String?]]] = [:]
 
     init(scenario: RoomScenario, links: [[Link]]) {
@@ -71,11 +86,21 @@ public struct RoomOracle: Sendable {
         var perSecond: [[[Double]]] = []
         var fixedBias: [[Double]] = []
         var geometry: [[[Double]]] = []
+        var stay: [[[Double]]] = []
         for (index, person) in scenario.people.enumerated() {
             var levels: [[Double]] = []
             var biases: [Double] = []
+            var stays: [[Double]] = []
             for gateway in gateways.indices {
                 let link = links[index][gateway]
+                var blocking = link.blocking
+                stays.append(
+                    (0...seconds).map { second in
+                        let t = Double(second)
+                        let segment = person.segment(at: t)
+                        let posture = link.postures.isEmpty ? 0 : link.postures[min(segment, link.postures.count - 1)]
+                        return posture - (blocking?.depth(at: t) ?? 0)
+                    })
                 let calibration = scenario.arbiter.receiverOffsets[gateways[gateway].id] ?? 0
                 biases.append(link.fixed - calibration)
                 var row: [Double] = []
@@ -99,10 +124,12 @@ public struct RoomOracle: Sendable {
             perSecond.append(levels)
             fixedBias.append(biases)
             geometry.append(spots)
+            stay.append(stays)
         }
         self.perSecond = perSecond
         self.fixedBias = fixedBias
         self.geometry = geometry
+        self.stay = stay
         for kind in Self.tableKinds { rooms[kind] = computeRooms(kind) }
     }
 
@@ -121,11 +148,13 @@ public struct RoomOracle: Sendable {
         switch kind {
         case .geometry:
             return spot
-        case .fixed:
-            // The long-run level includes the position's spatial bias (`SpatialField`), fixed for a spot.
+        case .fixed, .felt:
+            // The long-run level includes the position's spatial bias (`SpatialField`), fixed for a spot; `felt`
+            // adds the posture of the stay and the blocking now.
             let position = scenario.people[person].position(at: Double(second))
             return zip(spot, fixedBias[person]).enumerated().map { gateway, pair in
-                pair.0 + pair.1 + field.bias(gateway: gateway, x: position.x, y: position.y)
+                let level = pair.0 + pair.1 + field.bias(gateway: gateway, x: position.x, y: position.y)
+                return kind == .felt ? level + stay[person][gateway][second] : level
             }
         case let .mean(window):
             let low = max(0, second - max(window, 1) + 1)

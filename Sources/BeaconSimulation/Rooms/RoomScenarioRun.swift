@@ -178,6 +178,13 @@ public struct RoomScenarioRun {
                 summary.oracles.append(scoreRow(RoomOracleRule(match, oracle: fingerprints), stream: []))
             }
         }
+        // The evidence floor (`oracle-fp-felt`): `oracle-fp` told the posture of the stay and the blocking too.
+        summary.oracles.append(
+            scoreRow(
+                RoomOracleRule(
+                    .absolute,
+                    oracle: RoomFingerprintOracle(oracle: world.oracle, training: world.training, evidence: .felt)),
+                stream: []))
         for fixed in [false, true] {
             summary.oracles.append(
                 scoreRow(

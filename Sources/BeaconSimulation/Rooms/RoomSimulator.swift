@@ -45,7 +45,10 @@ public struct RoomSimulator: Sendable {
                 let run = link(person, index: index, gateway: gatewayIndex, schedule: schedule)
                 let id = scenario.plan.gateways[gatewayIndex].id
                 heard[gatewayIndex] += scenario.heard(run.observations, by: id).map { ($0, index) }
-                perGateway.append(RoomOracle.Link(times: schedule, levels: run.levels, fixed: run.fixed))
+                var drawn = RoomOracle.Link(times: schedule, levels: run.levels, fixed: run.fixed)
+                drawn.postures = run.postures
+                drawn.blocking = run.blocking
+                perGateway.append(drawn)
             }
             links.append(perGateway)
         }
@@ -94,9 +97,12 @@ public struct RoomSimulator: Sendable {
     /// measured radio) a report's channel is random, so the slow level is the mean over the channels of each
     /// channel's shadowing plus its offset: what a perfect averager of the reports converges to while the slow
     /// terms hold; without it (pessimistic) it is the one shadowing process plus the mean offset, as before.
+    /// Also the link's per-stay terms, as drawn: its posture term per segment of the path and the body-blocking
+    /// episodes (`RoomOracle.Kind.felt`); handing them over draws nothing.
     func link(
         _ person: ScenarioBeacon, index: Int, gateway gatewayIndex: Int, schedule: [Double]
-    ) -> (observations: [Observation], levels: [Double], fixed: Double) {
+    ) -> (observations: [Observation], levels: [Double], fixed: Double, postures: [Double], blocking: BlockingEpisodes)
+    {
         let gateway = scenario.plan.gateways[gatewayIndex]
         let radio = scenario.radio
         let params = radio.realistic
@@ -113,6 +119,7 @@ public struct RoomSimulator: Sendable {
         // radio; only the pessimistic one dwells).
         let phase = random.uniform() * radio.channelDwell * Double(offsets.count)
         var blocks = BlockingEpisodes(params.blocking, duration: scenario.duration, random: &random)
+        let drawnBlocks = blocks
         var loss = LossChannel(loss: person.loss, burst: params.lossBurst, share: params.lossBurstShare)
         loss.start(random: &random)
         let sigma = person.sigma ?? params.shadowingSigma
@@ -179,6 +186,6 @@ public struct RoomSimulator: Sendable {
                     addressType: .publicDevice, rssi: Int(min(max(rssi, -126), 20)),
                     measuredPower: person.measuredPower, name: person.name))
         }
-        return (result, levels, meanOffset + gateway.receiverOffset)
+        return (result, levels, meanOffset + gateway.receiverOffset, postures.map { $0[gatewayIndex] }, drawnBlocks)
     }
 }

@@ -42,7 +42,7 @@ import Testing
                     "arbiter-m40-sm40",
                 ]
                 + RoomOracle.tableKinds.map(\.name)
-                + ["oracle-fp", "oracle-fp-diff", "oracle-fp-room", "oracle-fp-room-diff"]
+                + ["oracle-fp", "oracle-fp-diff", "oracle-fp-room", "oracle-fp-room-diff", "oracle-fp-felt"]
                 + ["oracle-mean+arbiter", "oracle-fixed+arbiter"])
         let byName = Dictionary(uniqueKeysWithValues: points.map { ($0.name, $0) })
         // The variant equal to the defaults has the default's figures exactly.

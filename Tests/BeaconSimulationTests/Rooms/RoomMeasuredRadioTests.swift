@@ -17,7 +17,12 @@ import Testing
     /// The advertisement times of `still(radio:)`'s one person and what its first gateway hears of them.
     static func stillLink(
         radio: String
-    ) throws -> (schedule: [Double], run: (observations: [Observation], levels: [Double], fixed: Double)) {
+    ) throws -> (
+        schedule: [Double],
+        run: (
+            observations: [Observation], levels: [Double], fixed: Double, postures: [Double], blocking: BlockingEpisodes
+        )
+    ) {
         let scenario = try still(radio: radio)
         let simulator = RoomSimulator(scenario)
         let person = scenario.people[0]
