@@ -204,11 +204,14 @@ enum LiveBench {
             var cpu: [Double?]
             var rss: Int?
             var fed: Int
+            var gatewayThreads: [String: Double]?
         }
         // The broker is shared by the runs: only its difference over the window counts.
         let processes = [gateway, subscriber, broker.process]
         func sample(_ time: Double) -> Sample {
-            Sample(time: time, cpu: processes.map(\.cpuSeconds), rss: gateway.residentBytes, fed: feeder.sent)
+            Sample(
+                time: time, cpu: processes.map(\.cpuSeconds), rss: gateway.residentBytes, fed: feeder.sent,
+                gatewayThreads: gateway.threadRunTimes)
         }
         feeder.start()
         let start = Date()
@@ -239,13 +242,30 @@ enum LiveBench {
                 "no samples of the gateway; it exited with \(status.map(String.init) ?? "?"): \(text.suffix(600))")
         }
         func delta(_ index: Int) -> Double { (last.cpu[index] ?? 0) - (first.cpu[index] ?? 0) }
+        let window = complete.filter { $0.time >= first.time && $0.time <= last.time }
+        let gatewayCPU = threadCPU(window.map(\.gatewayThreads)) ?? delta(0)
         let lines = (try? String(contentsOfFile: received, encoding: .utf8))?.split(separator: "\n").count ?? 0
         return Result(
             rate: rate, window: last.time - first.time, reports: last.fed - first.fed,
-            gatewayCPU: delta(0), subscriberCPU: delta(1), brokerCPU: delta(2),
+            gatewayCPU: gatewayCPU, subscriberCPU: delta(1), brokerCPU: delta(2),
             rssStart: first.rss, rssEnd: last.rss, rssPeak: complete.compactMap(\.rss).max(),
             windowStart: first.time, fed: feeder.sent, skipped: feeder.skipped, received: lines,
             summary: DaemonBench.stoppedSummary(log: log), exitStatus: status)
+    }
+
+    /// The CPU a process's threads spent between the first and the last of `samples` (thread id → run time),
+    /// from their `schedstat`: each thread from its reading in the first sample (0 for one started later) to its
+    /// last reading (dispatch's worker threads come and go; one that ended is counted up to its last sample, at
+    /// most one sample interval short). Nil without the first or last reading (the ticks are used then).
+    static func threadCPU(_ samples: [[String: Double]?]) -> Double? {
+        guard let first = samples.first ?? nil, samples.last ?? nil != nil else { return nil }
+        var latest: [String: Double] = [:]
+        for sample in samples { for (thread, time) in sample ?? [:] { latest[thread] = time } }
+        // A reading below the first one is a new thread that reused an ended one's id: all of it counts.
+        return latest.reduce(0) { total, entry in
+            let start = first[entry.key] ?? 0
+            return total + (entry.value >= start ? entry.value - start : entry.value)
+        }
     }
 
     static func rss(_ bytes: Int?) -> String { bytes.map(DaemonBench.mb) ?? "n/a" }
