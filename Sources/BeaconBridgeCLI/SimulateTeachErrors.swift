@@ -55,17 +55,19 @@ enum SimulateTeachErrors {
                         note("\(spot) trimmed 10%", trimmed10)
                         note("\(spot) trimmed 25%", trimmed25)
                         note("\(spot) quarter medians", quarters)
-                        fields += [
-                            ("\(spot)_reports", .int(Int64(reports.count))),
-                            ("\(spot)_spread_db", recorder.summary.map { TableText.json($0.spread, 100) } ?? .null),
-                            ("\(spot)_step_db", recorder.summary?.step.map { TableText.json($0, 100) } ?? .null),
-                            ("\(spot)_good", .bool(judge(spot, recorder.summary, teach.checks))),
-                            ("\(spot)_spread_good", .bool(judge(spot, recorder.summary, .spread))),
-                            ("\(spot)_step_good", .bool(judge(spot, recorder.summary, .step))),
-                            ("\(spot)_error_db", taught.map { TableText.json($0, 100) } ?? .null),
-                            ("\(spot)_mean_db_error_db", meanDB.map { TableText.json($0, 100) } ?? .null),
-                            ("\(spot)_linear_mean_error_db", linear.map { TableText.json($0, 100) } ?? .null),
-                        ]
+                        // One field at a time: as one array literal, Swift 6.0.3 (the trixie build) gave up
+                        // type-checking it in reasonable time.
+                        let summary = recorder.summary
+                        func decibels(_ value: Double?) -> JSONValue { value.map { TableText.json($0, 100) } ?? .null }
+                        fields.append(("\(spot)_reports", .int(Int64(reports.count))))
+                        fields.append(("\(spot)_spread_db", decibels(summary?.spread)))
+                        fields.append(("\(spot)_step_db", decibels(summary?.step)))
+                        fields.append(("\(spot)_good", .bool(judge(spot, summary, teach.checks))))
+                        fields.append(("\(spot)_spread_good", .bool(judge(spot, summary, .spread))))
+                        fields.append(("\(spot)_step_good", .bool(judge(spot, summary, .step))))
+                        fields.append(("\(spot)_error_db", decibels(taught)))
+                        fields.append(("\(spot)_mean_db_error_db", decibels(meanDB)))
+                        fields.append(("\(spot)_linear_mean_error_db", decibels(linear)))
                         note("\(spot) taught", taught)
                         note("\(spot) taught \(band)", taught)
                         note("\(spot) mean dB", meanDB)
