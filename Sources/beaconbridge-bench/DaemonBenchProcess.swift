@@ -47,11 +47,9 @@ final class DaemonBenchProcess {
     /// `stat` (utime + stime in clock ticks), which also counts threads that have exited.
     var cpuSeconds: Double? {
         if let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"),
-            threads.count == 1,
-            let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(threads[0])/schedstat", encoding: .utf8),
-            let first = text.split(separator: " ").first, let nanoseconds = Double(first)
+            threads.count == 1, let seconds = runSeconds(thread: threads[0])
         {
-            return nanoseconds / 1e9
+            return seconds
         }
         return tickSeconds
     }
@@ -66,12 +64,18 @@ final class DaemonBenchProcess {
         var times: [String: Double] = [:]
         for thread in threads {
             // A thread that ended meanwhile is left out (`threadCPU` counts it up to its last reading).
-            guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/schedstat", encoding: .utf8),
-                let first = text.split(separator: " ").first, let value = Double(first)
-            else { continue }
-            times[thread] = value / 1e9
+            guard let seconds = runSeconds(thread: thread) else { continue }
+            times[thread] = seconds
         }
         return times
+    }
+
+    /// One thread's run time in seconds (the first field of its `schedstat`, nanoseconds); nil once it is gone.
+    private func runSeconds(thread: String) -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/schedstat", encoding: .utf8),
+            let first = text.split(separator: " ").first, let nanoseconds = Double(first)
+        else { return nil }
+        return nanoseconds / 1e9
     }
 
     /// CPU seconds from `/proc/<pid>/stat` (utime + stime, clock ticks); nil once the process is gone.
